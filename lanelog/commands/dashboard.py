@@ -1,0 +1,33 @@
+"""`lanelog dashboard`: serve the Streamlit app on a DuckDB file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="DuckDB file to read (default: $LANELOG_DB, else ./lanelog.duckdb).",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (one interface).")
+@click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True, help="Port to listen on.")
+def dashboard(db: Path | None, host: str, port: int) -> None:
+    """Serve the dashboard on the lane-log database, locally and headless.
+
+    The app opens the database read-only for each look and never holds it, so
+    `lanelog ingest` can run while the dashboard is open; press its Refresh
+    button to see new rows.
+
+    \b
+    Example:
+        lanelog dashboard --db lanelog.duckdb --port 8501
+    """
+    from dashboard.launch import serve
+    from ingest import default_db_path
+
+    serve(db if db is not None else default_db_path(), host=host, port=port)
