@@ -1,0 +1,219 @@
+"""The weekly figures and every view's data, from the SQL in ``queries/*.sql``.
+
+Each public function takes an open DuckDB connection (made by ``ingest``) and a
+``Filters``.  Functions named in the interface contract return pandas DataFrames;
+``report`` and ``check`` return plain JSON-ready dicts and never import pandas, so
+the CLI stays fast.  Weeks are Mondays (UTC); ``week`` is NaT/None for the undated
+bucket, which always comes after the dated weeks and is never filtered out by dates.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lanelog.errors import QueryError
+from queries.loader import Query, load
+
+if TYPE_CHECKING:
+    import duckdb
+    import pandas as pd
+
+QUERIES: dict[str, Query] = load(Path(__file__).parent)
+FIGURES = ("attempts", "probe_rejects", "calls_armed", "credit_bugs", "quarantined", "units")
+ROW_LIMIT = 1000  # rows listed by the data-health views; counts are never limited
+
+
+@dataclass(frozen=True)
+class Filters:
+    """The scope of every figure: weeks touching [since, until] (inclusive) and one repo."""
+
+    since: date | None = None
+    until: date | None = None
+    repo: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("since", "until"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, datetime) or not isinstance(value, date)):
+                raise QueryError(f"{name} must be a date, not {value!r}")
+        if self.since and self.until and self.since > self.until:
+            raise QueryError(f"since {self.since} is after until {self.until}")
+        if self.repo is not None and not isinstance(self.repo, str):
+            raise QueryError(f"repo must be a string, not {self.repo!r}")
+
+    @classmethod
+    def parse(cls, since: str | None = None, until: str | None = None,
+              repo: str | None = None) -> Filters:
+        """Filters from text (CLI options, URL query strings); a bad date names itself."""
+        return cls(_parse_day("since", since), _parse_day("until", until), repo or None)
+
+    def bound(self) -> dict[str, Any]:
+        return {"since": self.since, "until": self.until, "repo": self.repo}
+
+
+def _parse_day(name: str, text: str | None) -> date | None:
+    if text is None or text == "":
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise QueryError(f"bad date for {name}: {text!r} (expected YYYY-MM-DD)") from None
+
+
+def _query(name: str) -> Query:
+    query = QUERIES.get(name)
+    if query is None:
+        raise QueryError(f"no query named {name!r}; known: {', '.join(sorted(QUERIES))}")
+    return query
+
+
+def _scope(name: str, filters: Filters | None) -> dict[str, Any]:
+    """The filter values a query binds (none for the queries no filter applies to)."""
+    return (filters or Filters()).bound() if "since" in _query(name).params else {}
+
+
+def execute(con: duckdb.DuckDBPyConnection, name: str, **values: Any) -> duckdb.DuckDBPyConnection:
+    """Run the named query with its parameters bound; the result is pending on ``con``."""
+    query = _query(name)
+    bound = query.bind(values)
+    con.execute(QUERIES["scope"].sql)
+    return con.execute(query.sql, bound)
+
+
+def records(con: duckdb.DuckDBPyConnection, name: str, filters: Filters | None = None,
+            **values: Any) -> list[dict[str, Any]]:
+    """The named query's rows as dicts, without pandas."""
+    result = execute(con, name, **_scope(name, filters), **values)
+    columns = [column[0] for column in result.description]
+    return [dict(zip(columns, row)) for row in result.fetchall()]
+
+
+def _frame(con: duckdb.DuckDBPyConnection, name: str, filters: Filters | None,
+           **values: Any) -> pd.DataFrame:
+    return execute(con, name, **_scope(name, filters), **values).df()
+
+
+def weekly(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> pd.DataFrame:
+    """week, attempts, probe_rejects, calls_armed, credit_bugs, quarantined, units, armed_per_reject."""
+    frame = _frame(con, "figures", filters)
+    return frame[~frame["is_total"]].drop(columns="is_total").reset_index(drop=True)
+
+
+def _number(value: float | None) -> int | float | None:
+    """JSON-ready units: whole numbers as int; a sum too large for a double as null."""
+    if value is None or not math.isfinite(value):
+        return None
+    return int(value) if float(value).is_integer() else float(value)
+
+
+def _figures(row: dict[str, Any]) -> dict[str, Any]:
+    out = {key: row[key] for key in FIGURES}
+    out["units"] = _number(row["units"])
+    out["armed_per_reject"] = row["armed_per_reject"]
+    return out
+
+
+def totals(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> dict[str, Any]:
+    """The figures over every week in scope, the undated bucket included."""
+    rows = records(con, "figures", filters)
+    return _figures(rows[-1])
+
+
+def report(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> dict[str, Any]:
+    """The JSON contract of ``lanelog report --format json`` (see the README)."""
+    rows = records(con, "figures", filters)
+    weeks = [
+        {"week": row["week"].isoformat() if row["week"] else None, **_figures(row)}
+        for row in rows[:-1]
+    ]
+    rejected = records(con, "rejected_line_count")[0]["rejected_lines"]
+    return {"weeks": weeks, "totals": _figures(rows[-1]), "rejected_lines": rejected}
+
+
+def check(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> dict[str, Any]:
+    """The seed's alert: credit-bug rows (the alert) and the audit's warnings, as dicts."""
+    return {
+        "credit_bugs": records(con, "credit_bug_rows", filters),
+        "warnings": records(con, "audit", filters),
+    }
+
+
+def reject_reasons(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> pd.DataFrame:
+    """week, reason, attempts: probe rejects per reason code."""
+    return _frame(con, "reject_reasons", filters)
+
+
+def credit_bug_rows(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> pd.DataFrame:
+    """week, ts, attempt_id, repo, head, producer, quarantine, merge_credit, source, line_no, raw."""
+    return _frame(con, "credit_bug_rows", filters)
+
+
+def audit(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> pd.DataFrame:
+    """rule, week, ts, attempt_id, repo, producer, source, line_no, detail."""
+    return _frame(con, "audit", filters)
+
+
+def spend_by_property(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> pd.DataFrame:
+    """week, property, calls_armed, units."""
+    return _frame(con, "spend_by_property", filters)
+
+
+def spend_by_repo(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> pd.DataFrame:
+    """week, repo, calls_armed, units."""
+    return _frame(con, "spend_by_repo", filters)
+
+
+def freezes(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> pd.DataFrame:
+    """quarantine_id, week, attempts."""
+    return _frame(con, "freezes", filters)
+
+
+def freeze_summary(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> pd.DataFrame:
+    """quarantine_id, attempts, first_seen, last_seen, expired_reports."""
+    return _frame(con, "freeze_summary", filters)
+
+
+def lanes_weekly(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> pd.DataFrame:
+    """week, lane, attempts."""
+    return _frame(con, "lanes_weekly", filters)
+
+
+def unresolved_units(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> pd.DataFrame:
+    """week, lanes_run, unresolved, unresolved_share, units."""
+    return _frame(con, "unresolved_units", filters)
+
+
+def property_results(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> pd.DataFrame:
+    """property, hold, fail, unresolved."""
+    return _frame(con, "property_results", filters)
+
+
+def repos(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Every repo named in the database, sorted."""
+    return [row["repo"] for row in records(con, "repo_names")]
+
+
+def sources(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> pd.DataFrame:
+    """Each log read (filters do not apply: a log is not in a week or a repo)."""
+    return _frame(con, "sources", filters)
+
+
+def rejected_lines(con: duckdb.DuckDBPyConnection, filters: Filters | None = None,
+                   limit: int = ROW_LIMIT) -> pd.DataFrame:
+    """source, line_no, byte_offset, reason, text (filters do not apply: no week, no repo)."""
+    return _frame(con, "rejected_lines", filters, limit=limit)
+
+
+def type_anomalies(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> pd.DataFrame:
+    """field, attempts."""
+    return _frame(con, "type_anomalies", filters)
+
+
+def undated(con: duckdb.DuckDBPyConnection, filters: Filters | None = None,
+            limit: int = ROW_LIMIT) -> pd.DataFrame:
+    """source, line_no, attempt_id, repo, raw of attempts without a usable ts."""
+    return _frame(con, "undated", filters, limit=limit)

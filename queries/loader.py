@@ -1,0 +1,118 @@
+"""Load the named queries from the ``.sql`` files beside this module.
+
+A file holds one or more blocks, each shaped like this::
+
+    -- name: weekly
+    -- One row per week: attempts, probe rejects, armed calls ...
+    -- params: since, until, repo
+    SELECT ...
+
+The comment lines under the name are the query's docstring; ``-- params:``
+declares the ``$name`` parameters the SQL binds.  At load time the declared
+parameters must be exactly the ``$name`` placeholders in the SQL (string
+literals and comments aside), so a typo fails on import, not on a Monday
+morning.  At call time the values given must be exactly the declared ones.
+Values are always bound by DuckDB; nothing is ever formatted into the SQL.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lanelog.errors import QueryError
+
+NAME_LINE = re.compile(r"^--\s*name:\s*(?P<name>\S*)\s*$")
+PARAMS_LINE = re.compile(r"^--\s*params:(?P<params>.*)$")
+IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
+PLACEHOLDER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+# What may hide a "$name" or "?" that is not a placeholder: literals, quoted names, comments.
+NOT_CODE = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*")
+
+
+@dataclass(frozen=True)
+class Query:
+    """One named SQL statement with its docstring and declared parameters."""
+
+    name: str
+    doc: str
+    params: tuple[str, ...]
+    sql: str
+    origin: str  # "file.sql:line", for error messages
+
+    def bind(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The values to bind, refused unless they are exactly the declared parameters."""
+        missing = sorted(set(self.params) - set(values))
+        unknown = sorted(set(values) - set(self.params))
+        if missing or unknown:
+            raise QueryError(
+                f"query {self.name!r} ({self.origin}) takes {list(self.params)}: "
+                f"missing {missing}, unknown {unknown}"
+            )
+        return {name: values[name] for name in self.params}
+
+
+def _placeholders(sql: str, origin: str) -> set[str]:
+    code = NOT_CODE.sub(" ", sql)
+    if "?" in code:
+        raise QueryError(f"{origin}: use named $parameters, not '?'")
+    return set(PLACEHOLDER.findall(code))
+
+
+def _block(name: str, lines: list[str], origin: str) -> Query:
+    if not IDENTIFIER.match(name):
+        raise QueryError(f"{origin}: query name {name!r} is not a lower-case identifier")
+    doc: list[str] = []
+    params: tuple[str, ...] | None = None
+    index = 0
+    while index < len(lines) and lines[index].lstrip().startswith("--"):
+        declared = PARAMS_LINE.match(lines[index].strip())
+        if declared:
+            params = tuple(p.strip() for p in declared["params"].split(",") if p.strip())
+        else:
+            doc.append(lines[index].strip()[2:].strip())
+        index += 1
+    sql = "\n".join(lines[index:]).strip()
+    if params is None:
+        raise QueryError(f"{origin}: query {name!r} has no '-- params:' line")
+    if not " ".join(doc).strip():
+        raise QueryError(f"{origin}: query {name!r} has no docstring under its name")
+    if not sql:
+        raise QueryError(f"{origin}: query {name!r} has no SQL")
+    used = _placeholders(sql, origin)
+    if used != set(params) or len(set(params)) != len(params):
+        raise QueryError(
+            f"{origin}: query {name!r} declares {list(params)} but its SQL uses {sorted(used)}"
+        )
+    return Query(name, "\n".join(doc).strip(), params, sql, origin)
+
+
+def parse(text: str, filename: str) -> list[Query]:
+    """The queries of one ``.sql`` file; text before the first name is a file comment."""
+    blocks: list[tuple[str, int, list[str]]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = NAME_LINE.match(line.strip())
+        if header is not None:
+            blocks.append((header["name"], number, []))
+        elif blocks:
+            blocks[-1][2].append(line)
+        elif line.strip() and not line.lstrip().startswith("--"):
+            raise QueryError(f"{filename}:{number}: SQL before the first '-- name:' line")
+    return [_block(name, body, f"{filename}:{number}") for name, number, body in blocks]
+
+
+def load(folder: Path) -> dict[str, Query]:
+    """Every query in ``folder/*.sql`` by name; a name defined twice is an error."""
+    queries: dict[str, Query] = {}
+    for path in sorted(folder.glob("*.sql")):
+        for query in parse(path.read_text(encoding="utf-8"), path.name):
+            if query.name in queries:
+                raise QueryError(
+                    f"{query.origin}: query {query.name!r} is already defined at "
+                    f"{queries[query.name].origin}"
+                )
+            queries[query.name] = query
+    return queries

@@ -1,0 +1,48 @@
+-- The seed's Step 6 figures, per week and in total.
+
+-- name: figures
+-- One row per week with attempts (weeks without any are omitted), the undated bucket
+-- (week NULL) after the dated weeks, then the total row (is_total) over all of them.
+-- The definitions are the seed reader's, computed at ingest with Python truthiness:
+-- probe_rejects (probe == "reject"), calls_armed (truthy model_call_allowed),
+-- credit_bugs (truthy merge_credit and truthy quarantine), quarantined (truthy quarantine).
+-- units: the sum of spent_units (see in_scope).  armed_per_reject: calls_armed divided by
+-- probe_rejects, NULL when there is no probe reject (the ratio is undefined, not zero).
+-- params: since, until, repo
+SELECT
+    week,
+    count(*) AS attempts,
+    count(*) FILTER (WHERE is_reject) AS probe_rejects,
+    count(*) FILTER (WHERE armed) AS calls_armed,
+    count(*) FILTER (WHERE credit_bug) AS credit_bugs,
+    count(*) FILTER (WHERE quarantined) AS quarantined,
+    coalesce(sum(spent_units), 0) AS units,
+    count(*) FILTER (WHERE armed) / nullif(count(*) FILTER (WHERE is_reject), 0)
+        AS armed_per_reject,
+    grouping(week) = 1 AS is_total
+FROM in_scope($since, $until, $repo)
+GROUP BY GROUPING SETS ((week), ())
+ORDER BY is_total, week NULLS LAST
+
+-- name: reject_reasons
+-- Probe rejects per week and reason code.  An attempt counts once per distinct reason;
+-- a reject that records no reasons counts under reason NULL, so each week's rows cover
+-- every reject.
+-- params: since, until, repo
+SELECT week, reason, count(*) AS attempts
+FROM (
+    SELECT
+        week,
+        unnest(CASE WHEN len(reasons) > 0 THEN list_distinct(reasons)
+                    ELSE [NULL]::VARCHAR[] END) AS reason
+    FROM in_scope($since, $until, $repo)
+    WHERE is_reject
+)
+GROUP BY week, reason
+ORDER BY week NULLS LAST, attempts DESC, reason NULLS LAST
+
+-- name: rejected_line_count
+-- Lines that were not JSON objects.  They have no week and no repo, so no filter applies:
+-- this is the count over the whole database.
+-- params:
+SELECT count(*) AS rejected_lines FROM rejected_lines
