@@ -1,0 +1,24 @@
+"""The lanelog dashboard: `lanelog dashboard` runs this with `streamlit run`.
+
+The entry script draws the sidebar (filters, uploader, refresh) and hands over
+to one short script per page under views/.
+"""
+
+import streamlit as st
+
+from dashboard import sidebar
+
+st.set_page_config(page_title="lanelog", page_icon=":material/fact_check:", layout="wide")
+
+PAGES = [
+    st.Page("views/overview.py", title="Overview", icon=":material/monitoring:", default=True),
+    st.Page("views/triage.py", title="Credit-bug triage", icon=":material/crisis_alert:", url_path="triage"),
+    st.Page("views/spend.py", title="Spend review", icon=":material/payments:", url_path="spend"),
+    st.Page("views/probe.py", title="Probe", icon=":material/rule:", url_path="probe"),
+    st.Page("views/quarantine.py", title="Quarantine", icon=":material/ac_unit:", url_path="quarantine"),
+    st.Page("views/health.py", title="Data health", icon=":material/health_and_safety:", url_path="health"),
+]
+
+page = st.navigation(PAGES)
+if sidebar.render():
+    page.run()

@@ -1,0 +1,148 @@
+"""Altair charts for the pages. Presentation only: every number comes from a query result.
+
+Weeks are drawn as ordinal labels in the order the queries give them (dated weeks
+in date order, the undated bucket last), so an undated bucket is never dropped.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+ALERT = "#d62728"  # the one alarm colour: weeks with a credit bug
+NEUTRAL = "#9aa4b1"  # quiet weeks, quarantine without credit
+REJECT = "#8c6bb1"
+ARMED = "#1f77b4"
+RATIO = "#ff7f0e"
+LANE_COLOURS = {"hold": "#2ca02c", "fail": "#8c564b", "unresolved": "#e7ba52", "not_started": "#c7c7c7"}
+CREDIT_BUG, CLEAN = "credit bug", "no credit bug"
+
+
+def week_label(week: object) -> str:
+    """A week's label: its Monday as YYYY-MM-DD, or "undated" for the undated bucket."""
+    if week is None or pd.isna(week):
+        return "undated"
+    return pd.Timestamp(week).date().isoformat()
+
+
+def labelled(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy whose `week` column holds labels, keeping the query's row order."""
+    out = frame.copy()
+    out["week"] = [week_label(week) for week in frame["week"]]
+    return out
+
+
+def _week_axis(frame: pd.DataFrame) -> alt.X:
+    order = list(dict.fromkeys(frame["week"]))
+    return alt.X("week:O", sort=order, title="week (Monday, UTC)", axis=alt.Axis(labelAngle=-40))
+
+
+def rejects_vs_armed(weekly: pd.DataFrame) -> alt.LayerChart:
+    """Probe rejects and armed calls side by side per week, with armed calls per reject."""
+    frame = labelled(weekly)
+    bars_data = frame.melt(
+        id_vars=["week"], value_vars=["probe_rejects", "calls_armed"], var_name="figure", value_name="attempts"
+    )
+    bars = (
+        alt.Chart(bars_data)
+        .mark_bar()
+        .encode(
+            x=_week_axis(frame),
+            xOffset=alt.XOffset("figure:N", sort=["probe_rejects", "calls_armed"]),
+            y=alt.Y("attempts:Q", title="attempts"),
+            color=alt.Color(
+                "figure:N",
+                scale=alt.Scale(domain=["probe_rejects", "calls_armed"], range=[REJECT, ARMED]),
+                legend=alt.Legend(title=None, orient="top"),
+            ),
+            tooltip=["week:O", "figure:N", "attempts:Q"],
+        )
+    )
+    ratio = (
+        alt.Chart(frame)
+        .mark_line(point=True, color=RATIO)
+        .encode(
+            x=_week_axis(frame),
+            y=alt.Y("armed_per_reject:Q", title="armed calls per probe reject"),
+            tooltip=["week:O", alt.Tooltip("armed_per_reject:Q", format=".2f")],
+        )
+    )
+    return alt.layer(bars, ratio).resolve_scale(y="independent")
+
+
+def credit_bug_weeks(weekly: pd.DataFrame) -> alt.LayerChart:
+    """Credit bugs per week; a week with any credit bug is drawn in the alert colour."""
+    frame = labelled(weekly)[["week", "credit_bugs", "quarantined"]]
+    frame["status"] = [CREDIT_BUG if count > 0 else CLEAN for count in frame["credit_bugs"]]
+    base = alt.Chart(frame).encode(x=_week_axis(frame))
+    bars = base.mark_bar().encode(
+        y=alt.Y("credit_bugs:Q", title="credit bugs", axis=alt.Axis(tickMinStep=1)),
+        color=alt.Color(
+            "status:N",
+            scale=alt.Scale(domain=[CLEAN, CREDIT_BUG], range=[NEUTRAL, ALERT]),
+            legend=alt.Legend(title=None, orient="top"),
+        ),
+        tooltip=["week:O", "credit_bugs:Q", "quarantined:Q"],
+    )
+    counts = base.mark_text(dy=-8).encode(
+        y=alt.Y("credit_bugs:Q"),
+        text=alt.Text("credit_bugs:Q"),
+        color=alt.Color("status:N", scale=alt.Scale(domain=[CLEAN, CREDIT_BUG], range=[NEUTRAL, ALERT]), legend=None),
+    )
+    return alt.layer(bars, counts)
+
+
+def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
+                  colours: dict[str, str] | None = None) -> alt.Chart:
+    """A stacked bar per week: `value` split by `part` (reason, lane, property, repo)."""
+    data = labelled(frame)
+    data[part] = data[part].fillna("(none)").astype(str)
+    colour = alt.Color(f"{part}:N", legend=alt.Legend(title=part, orient="right"))
+    if colours:
+        colour = alt.Color(
+            f"{part}:N",
+            scale=alt.Scale(domain=list(colours), range=list(colours.values())),
+            legend=alt.Legend(title=part, orient="right"),
+        )
+    return (
+        alt.Chart(data)
+        .mark_bar()
+        .encode(
+            x=_week_axis(data),
+            y=alt.Y(f"{value}:Q", title=title, stack="zero"),
+            color=colour,
+            tooltip=["week:O", f"{part}:N", f"{value}:Q"],
+        )
+    )
+
+
+def freeze_heatmap(freezes: pd.DataFrame) -> alt.Chart:
+    """Attempts each quarantine id touched per week (a neutral scale: a freeze is not an alert)."""
+    data = labelled(freezes)
+    return (
+        alt.Chart(data)
+        .mark_rect()
+        .encode(
+            x=_week_axis(data),
+            y=alt.Y("quarantine_id:N", title="quarantine id"),
+            color=alt.Color("attempts:Q", scale=alt.Scale(scheme="greys"), title="attempts"),
+            tooltip=["quarantine_id:N", "week:O", "attempts:Q"],
+        )
+    )
+
+
+def unresolved_units(frame: pd.DataFrame) -> alt.Chart:
+    """Units spent per week on lanes that ended unresolved: spend that bought no result."""
+    data = labelled(frame)
+    return (
+        alt.Chart(data)
+        .mark_bar(color=LANE_COLOURS["unresolved"])
+        .encode(
+            x=_week_axis(data),
+            y=alt.Y("units:Q", title="units on unresolved lanes"),
+            tooltip=[
+                "week:O", "units:Q", "unresolved:Q", "lanes_run:Q",
+                alt.Tooltip("unresolved_share:Q", format=".0%", title="unresolved share"),
+            ],
+        )
+    )

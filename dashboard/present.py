@@ -1,0 +1,119 @@
+"""Small presentation helpers shared by the pages: labels, deltas, tables, CSV."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dashboard.charts import labelled
+
+# The overview's metrics, in the order of the report's JSON keys.
+METRICS = [
+    ("attempts", "Attempts"),
+    ("probe_rejects", "Probe rejects"),
+    ("calls_armed", "Armed calls"),
+    ("credit_bugs", "Credit bugs"),
+    ("units", "Units spent"),
+]
+# A spreadsheet runs a cell that starts with one of these as a formula.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def alert_text(credit_bugs: int) -> str:
+    noun = "credit bug" if credit_bugs == 1 else "credit bugs"
+    return (
+        f"{credit_bugs} {noun} in range: merge credit was set on quarantined attempts. "
+        "Open Credit-bug triage for the rows."
+    )
+
+
+def latest_weeks(weeks: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The latest dated week with data and the one listed before it (undated only if nothing is dated)."""
+    dated = [row for row in weeks if row["week"] is not None]
+    rows = dated or weeks
+    if not rows:
+        return None, None
+    return rows[-1], rows[-2] if len(rows) > 1 else None
+
+
+def number(value: Any) -> int | float | str:
+    if value is None:
+        return "n/a"
+    return int(value) if float(value).is_integer() else round(float(value), 2)
+
+
+def delta(latest: dict[str, Any], previous: dict[str, Any] | None, key: str) -> int | float | None:
+    """The change against the week before, or None when there is no week before."""
+    if previous is None or latest[key] is None or previous[key] is None:
+        return None
+    change = latest[key] - previous[key]
+    return int(change) if float(change).is_integer() else round(float(change), 2)
+
+
+def range_caption(report: dict[str, Any]) -> str:
+    totals = report["totals"]
+    dated = [row["week"] for row in report["weeks"] if row["week"]]
+    span = f"{dated[0]} to {dated[-1]}" if dated else "no dated weeks"
+    undated = " plus undated attempts" if any(row["week"] is None for row in report["weeks"]) else ""
+    return (
+        f"In range (weeks {span}{undated}): {totals['attempts']} attempts, "
+        f"{totals['probe_rejects']} probe rejects, {totals['calls_armed']} armed calls, "
+        f"{totals['credit_bugs']} credit bugs, {number(totals['units'])} units."
+    )
+
+
+def weekly_table(weekly: pd.DataFrame) -> pd.DataFrame:
+    return labelled(weekly)
+
+
+def _texty(column: pd.Series) -> bool:
+    return pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)
+
+
+def flat(frame: pd.DataFrame) -> pd.DataFrame:
+    """Lists as "a; b" text and weeks as labels, for tables and CSV."""
+    out = labelled(frame) if "week" in frame else frame.copy()
+    for column in out.columns:
+        if _texty(out[column]):
+            out[column] = [
+                "; ".join(str(item) for item in value) if isinstance(value, (list, tuple, np.ndarray)) else value
+                for value in out[column]
+            ]
+    return out
+
+
+def csv_bytes(frame: pd.DataFrame) -> bytes:
+    """CSV of a table of log content, with text cells defused for spreadsheets."""
+    out = flat(frame)
+    for column in out.columns:
+        if _texty(out[column]):
+            out[column] = [
+                f"'{value}" if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
+                for value in out[column]
+            ]
+    buffer = io.StringIO()
+    out.to_csv(buffer, index=False)
+    return buffer.getvalue().encode("utf-8")
+
+
+TRIAGE_COLUMNS = ["ts", "attempt_id", "repo", "head", "producer", "quarantine", "merge_credit", "line"]
+HIGHLIGHT = "background-color: rgba(214, 39, 40, 0.16)"
+
+
+def triage_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """The credit-bug rows as triage reads them: source file and line as one column, lists as text."""
+    out = rows.copy()
+    out["line"] = [f"{source}:{line_no}" for source, line_no in zip(rows["source"], rows["line_no"])]
+    return flat(out[TRIAGE_COLUMNS])
+
+
+def highlighted(table: pd.DataFrame) -> Any:
+    """Every row tinted with the alert colour (cell values stay plain text)."""
+    return table.style.map(lambda _: HIGHLIGHT)
+
+
+def row_label(row: pd.Series) -> str:
+    return f"{row['attempt_id']} ({row['source']}:{row['line_no']})"

@@ -1,0 +1,100 @@
+"""The sidebar: filters kept in the URL, the uploader, and a refresh.
+
+The week range and repo widgets are bound to the query string, so a view can be
+shared by its URL. The range defaults to every dated week in the database; while
+it stays at the default no date filter applies.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import data, ui
+from dashboard.launch import UPLOAD_LIMIT_MB
+from lanelog.errors import LanelogError
+from queries import Filters
+
+ALL_REPOS = "All repositories"
+
+
+def _dated_span(report: dict[str, Any]) -> tuple[date, date] | None:
+    """Monday of the first dated week to Sunday of the last, or None without dated weeks."""
+    mondays = [date.fromisoformat(row["week"]) for row in report["weeks"] if row["week"]]
+    if not mondays:
+        return None
+    return min(mondays), max(mondays) + timedelta(days=6)
+
+
+def filters(report: dict[str, Any], repos: list[str]) -> Filters:
+    """Draw the filter widgets and return the Filters they select."""
+    since = until = None
+    span = _dated_span(report)
+    if span is not None:
+        picked = st.sidebar.date_input(
+            "Weeks", value=span, key="weeks", bind="query-params", format="YYYY-MM-DD",
+            help="Weeks touching this range (Monday to Sunday, UTC). Undated attempts always count.",
+        )
+        chosen = tuple(pd.Timestamp(day).date() for day in picked) if isinstance(picked, (tuple, list)) else ()
+        if chosen and chosen != span:
+            since, until = chosen[0], chosen[-1] if len(chosen) > 1 else None
+    repo = st.sidebar.selectbox(
+        "Repository", [ALL_REPOS, *repos], key="repo", bind="query-params",
+    )
+    return Filters(since=since, until=until, repo=None if repo == ALL_REPOS else repo)
+
+
+def refresh() -> None:
+    if st.sidebar.button("Refresh", key="refresh", help="Read the database again (after an ingest)."):
+        data.bump_refresh()
+
+
+def uploader() -> None:
+    """Ingest an uploaded lane log with the rules of `lanelog ingest`."""
+    with st.sidebar.expander("Upload a lane log"):
+        upload = st.file_uploader(
+            f"JSONL file, up to {UPLOAD_LIMIT_MB} MB", type=["jsonl"], key="upload",
+            max_upload_size=UPLOAD_LIMIT_MB,
+        )
+        if upload is None or not st.button("Ingest the file", key="ingest_upload"):
+            return
+        try:
+            summary = data.ingest_upload(upload.name, upload.getvalue())
+        except LanelogError as error:
+            st.error("The file was not ingested.")
+            st.text(error.format_message())
+            return
+        added, rejected = summary["attempts_added"], summary["rejected"]
+        if rejected and not added:
+            st.warning(f"No attempts added: {rejected} lines were not JSON objects (see Data health).")
+        else:
+            st.success(
+                f"{added} attempts added, {summary['duplicates']} duplicates, {rejected} rejected lines."
+            )
+        for message in summary["errors"]:
+            st.text(message)
+
+
+def database_caption() -> None:
+    st.sidebar.caption("Database")
+    st.sidebar.text(str(data.db_path()))
+
+
+def render() -> bool:
+    """The whole sidebar. Returns False when there is nothing to show yet (guidance shown)."""
+    refresh()
+    empty = True
+    if data.db_path().exists():
+        base = ui.figures("report", "repos", filters=Filters(), note=False)
+        report, repos = base["report"], base["repos"]
+        empty = report["totals"]["attempts"] == 0 and report["rejected_lines"] == 0
+        if not empty:
+            st.session_state[ui.FILTERS_KEY] = filters(report, repos)
+    uploader()
+    database_caption()
+    if empty:
+        ui.show_guidance(str(data.db_path()))
+    return not empty

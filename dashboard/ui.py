@@ -1,0 +1,49 @@
+"""Streamlit helpers shared by the pages: getting figures, guidance, notes.
+
+Log content (test ids, file names, messages, raw lines) is only ever drawn with
+st.text, st.code, dataframes or charts, never as markdown or HTML.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from dashboard import data
+from lanelog.errors import DatabaseLocked, LanelogError
+from queries import Filters
+
+FILTERS_KEY = "filters"
+
+
+def show_guidance(path: str) -> None:
+    """What an empty or missing database shows instead of figures."""
+    st.info("No lane-log data here yet. Load a lane log, or make demo data with the real router:")
+    st.code("lanelog ingest lane-log.jsonl\nlanelog demo", language="bash")
+    st.caption("Database file:")
+    st.text(path)
+    st.caption("Or upload a lane-log JSONL file in the sidebar.")
+
+
+def figures(*names: str, filters: Filters | None = None, note: bool = True) -> dict[str, Any]:
+    """The named query results for this page, or a stop with guidance or a quiet note."""
+    try:
+        result = data.look(*names, filters=filters if filters is not None else current_filters())
+    except data.NoDatabase:
+        show_guidance(str(data.db_path()))
+        st.stop()
+    except DatabaseLocked:
+        st.info("Ingest in progress: the figures show when it finishes (press Refresh).")
+        st.stop()
+    except LanelogError as error:
+        st.error("The database cannot be read.")
+        st.text(error.format_message())
+        st.stop()
+    if result.stale and note:
+        st.caption("ingest in progress: showing the last figures")
+    return result.figures
+
+
+def current_filters() -> Filters:
+    return st.session_state.get(FILTERS_KEY, Filters())

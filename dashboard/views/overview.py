@@ -1,0 +1,38 @@
+"""Overview: the latest week against the one before, rejects against armed calls, credit bugs."""
+
+import streamlit as st
+
+from dashboard import charts, present, ui
+
+st.title("Overview")
+figures = ui.figures("report", "weekly")
+report, weekly = figures["report"], figures["weekly"]
+totals = report["totals"]
+
+if totals["credit_bugs"]:
+    st.error(present.alert_text(totals["credit_bugs"]), icon=":material/crisis_alert:")
+
+latest, previous = present.latest_weeks(report["weeks"])
+if latest is None:
+    st.info("No attempts in this range.")
+    st.stop()
+st.subheader(f"Week of {latest['week'] or 'undated attempts'}")
+columns = st.columns(len(present.METRICS) + 1)
+for column, (key, label) in zip(columns, present.METRICS):
+    column.metric(label, present.number(latest[key]), delta=present.delta(latest, previous, key),
+                  delta_color="inverse" if key == "credit_bugs" else "off")
+columns[-1].metric("Quarantined (no alert)", present.number(latest["quarantined"]),
+                   delta=present.delta(latest, previous, "quarantined"), delta_color="off",
+                   help="Attempts with a live freeze. A freeze is expected; it alerts only if it moved the merge bit.")
+st.caption(present.range_caption(report))
+
+left, right = st.columns(2)
+with left:
+    st.subheader("Probe rejects and armed calls")
+    st.altair_chart(charts.rejects_vs_armed(weekly), key="rejects_vs_armed")
+with right:
+    st.subheader("Credit bugs per week")
+    st.altair_chart(charts.credit_bug_weeks(weekly), key="credit_bug_weeks")
+
+with st.expander("Weekly figures"):
+    st.dataframe(present.weekly_table(weekly), hide_index=True, key="weekly_table")

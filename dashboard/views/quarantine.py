@@ -1,0 +1,16 @@
+"""Quarantine: freeze hygiene. A live freeze is expected; it is never drawn as an alert."""
+
+import streamlit as st
+
+from dashboard import charts, present, ui
+
+st.title("Quarantine")
+f = ui.figures("freezes", "freeze_summary")
+if f["freeze_summary"].empty:
+    st.info("No quarantine ids in range.")
+    st.stop()
+st.subheader("Attempts each freeze touched per week")
+st.altair_chart(charts.freeze_heatmap(f["freezes"]), key="freezes")
+st.subheader("Freezes")
+st.caption("expired_reports: attempts that listed the id as an expired freeze (a dead row that no longer suppresses).")
+st.dataframe(present.flat(f["freeze_summary"]), hide_index=True, key="freeze_summary_table")

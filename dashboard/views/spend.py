@@ -1,0 +1,43 @@
+"""Spend review: what armed calls cost, where, and what the property lane bought."""
+
+import streamlit as st
+
+from dashboard import charts, present, ui
+
+st.title("Spend review")
+f = ui.figures("weekly", "spend_by_property", "spend_by_repo", "lanes_weekly", "unresolved_units",
+               "property_results")
+
+left, right = st.columns(2)
+with left:
+    st.subheader("Units by property")
+    st.altair_chart(charts.stacked_weeks(f["spend_by_property"], "units", "property", "units"), key="units_by_property")
+with right:
+    st.subheader("Units by repo")
+    st.altair_chart(charts.stacked_weeks(f["spend_by_repo"], "units", "repo", "units"), key="units_by_repo")
+
+left, right = st.columns(2)
+with left:
+    st.subheader("Armed calls and calls the probe saved")
+    st.caption("Calls not armed because the probe rejected the patch.")
+    st.altair_chart(charts.rejects_vs_armed(f["weekly"]), key="spend_rejects_vs_armed")
+with right:
+    st.subheader("Lane outcomes per week")
+    st.altair_chart(
+        charts.stacked_weeks(f["lanes_weekly"], "attempts", "lane", "attempts", charts.LANE_COLOURS),
+        key="lanes_weekly",
+    )
+
+st.subheader("Units that bought no result")
+st.caption("Units spent on attempts whose property lane ended unresolved (no hold or fail token).")
+st.altair_chart(charts.unresolved_units(f["unresolved_units"]), key="unresolved_units")
+
+with st.expander("Tables"):
+    st.caption("Per week and property")
+    st.dataframe(present.flat(f["spend_by_property"]), hide_index=True, key="spend_property_table")
+    st.caption("Per week and repo")
+    st.dataframe(present.flat(f["spend_by_repo"]), hide_index=True, key="spend_repo_table")
+    st.caption("Lane results per property")
+    st.dataframe(f["property_results"], hide_index=True, key="property_results_table")
+    st.caption("Unresolved lanes per week")
+    st.dataframe(present.flat(f["unresolved_units"]), hide_index=True, key="unresolved_table")
