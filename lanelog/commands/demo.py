@@ -1,0 +1,72 @@
+"""`lanelog demo`: make demo data with the real router, ingest it, optionally serve it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="DuckDB file to create (default: $LANELOG_DB, else ./lanelog.duckdb).",
+)
+@click.option("--weeks", type=click.IntRange(1, 52), default=8, show_default=True, help="Weeks to simulate.")
+@click.option("--replace", is_flag=True, help="Rebuild the database if it already exists.")
+@click.option(
+    "--logs",
+    "log_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Keep the demo's lane logs in this folder (default: thrown away; the database keeps every line).",
+)
+@click.option("--serve", is_flag=True, help="Then serve the dashboard on the new database.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="With --serve: address to bind.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True, help="With --serve: port.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+def demo(
+    db: Path | None, weeks: int, replace: bool, log_dir: Path | None,
+    serve: bool, host: str, port: int, as_json: bool,
+) -> None:
+    """Make demo data honestly: the real `lanelog route` on a throwaway repository.
+
+    A scripted agent makes patches of every kind the decision table knows across
+    the simulated weeks; the router judges each one, and a small local runner
+    answers the property lane (hold, fail, or prose that counts as unresolved).
+    A clearly labelled faulty producer ("legacy-promoter") then grants merge
+    credit on a few quarantined attempts, so the credit-bug alert has something
+    to show. Both logs are ingested into the database.
+
+    \b
+    Example:
+        lanelog demo --serve
+        lanelog demo --db /tmp/demo.duckdb --weeks 4 --replace
+    """
+    from ingest import default_db_path
+    from lanelog.demo import run_demo
+
+    target = db if db is not None else default_db_path()
+    if serve:
+        from dashboard.launch import check_host
+
+        check_host(host)  # refuse a bad --host before spending time on the data
+    summary = run_demo(target, weeks=weeks, replace=replace, log_dir=log_dir)
+    if as_json:
+        click.echo(json.dumps(summary.as_dict(), sort_keys=True))
+    else:
+        click.echo(
+            f"demo: {summary.attempts} attempts over {summary.weeks} weeks "
+            f"({summary.credit_bugs} credit bugs from the legacy-promoter) "
+            f"in {summary.seconds:.1f} s -> {summary.db}"
+        )
+        click.echo("lanes: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.lanes.items())))
+        click.echo("reject reasons: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.reasons.items())))
+    if serve:
+        from dashboard.launch import serve as serve_dashboard
+
+        click.echo(f"serving the dashboard on http://{host}:{port}", err=True)
+        serve_dashboard(target, host=host, port=port)

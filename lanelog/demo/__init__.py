@@ -1,0 +1,143 @@
+"""`lanelog demo`: honest demo data from the real router, ingested into a database.
+
+It builds throwaway git repositories, lets the scripted agent (`agent`) make
+patches of every kind the decision table knows, runs the real `lanelog route`
+as a subprocess on each with `--today` stepping through the weeks and `--run`
+calling the demo's property runner, adds a few lines from the clearly labelled
+faulty `legacy-promoter`, and ingests both logs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+from lanelog.demo.agent import Patch
+from lanelog.demo.promoter import promotion_lines
+from lanelog.demo.scenario import START, build_repos, human_changes, week_patches
+from lanelog.errors import LanelogError
+
+ROUTER_LOG = "lane-log.jsonl"
+PROMOTER_LOG = "legacy-promoter.jsonl"
+RUNNER = f"{shlex.quote(sys.executable)} -m lanelog.demo.runner"
+
+
+class DemoError(LanelogError):
+    """The demo could not make its data."""
+
+
+@dataclass
+class DemoSummary:
+    """What the demo made: counts a user (and the tests) can check."""
+
+    db: Path
+    weeks: int
+    attempts: int = 0
+    credit_bugs: int = 0
+    kinds: Counter[str] = field(default_factory=Counter)
+    reasons: Counter[str] = field(default_factory=Counter)
+    lanes: Counter[str] = field(default_factory=Counter)
+    seconds: float = 0.0
+    ingest: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "db": str(self.db),
+            "weeks": self.weeks,
+            "attempts": self.attempts,
+            "credit_bugs": self.credit_bugs,
+            "kinds": dict(sorted(self.kinds.items())),
+            "reasons": dict(sorted(self.reasons.items())),
+            "lanes": dict(sorted(self.lanes.items())),
+            "seconds": round(self.seconds, 1),
+            "ingest": self.ingest,
+        }
+
+
+def route(patch: Patch, day: date, log: Path) -> dict[str, Any]:
+    """Run the real `lanelog route` on one patch; return the plan it printed."""
+    argv = [
+        sys.executable, "-m", "lanelog", "route",
+        "--repo", str(patch.checkout or patch.repo.root),
+        "--base", patch.base,
+        "--head", patch.head,
+        "--today", day.isoformat(),
+        "--log", str(log),
+        "--repo-name", patch.repo.name,
+        "--run", RUNNER,
+        *patch.extra_args,
+    ]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if done.returncode not in (0, 1):
+        raise DemoError(f"lanelog route exited {done.returncode} on a {patch.kind} patch: {done.stderr.strip()}")
+    return json.loads(done.stdout)
+
+
+def make_logs(workdir: Path, log_dir: Path, weeks: int) -> tuple[list[Path], DemoSummary]:
+    """Route every patch of every week; write the router's log and the faulty producer's log."""
+    repos = build_repos(workdir / "repos")
+    log_dir.mkdir(parents=True, exist_ok=True)
+    log, promoter_log = log_dir / ROUTER_LOG, log_dir / PROMOTER_LOG
+    for old in (log, promoter_log):
+        old.unlink(missing_ok=True)
+    summary = DemoSummary(db=Path(), weeks=weeks)
+    numbers = itertools.count(1)
+    promotions: list[str] = []
+    for week in range(weeks):
+        monday = START + timedelta(weeks=week)
+        human_changes(repos, week, monday)
+        plans = []
+        for day, patch in week_patches(repos, week, monday, numbers):
+            plan = route(patch, day, log)
+            plans.append(plan)
+            summary.kinds[patch.kind] += 1
+            summary.reasons.update(plan.get("reasons") or [])
+            summary.lanes[plan.get("lane") or "not_started"] += 1
+        if week % 3 == 2:  # the legacy script ran in these weeks
+            promotions += promotion_lines(plans)
+        summary.attempts += len(plans)
+    promoter_log.write_text("".join(line + "\n" for line in promotions), encoding="utf-8")
+    summary.attempts += len(promotions)
+    summary.credit_bugs = len(promotions)
+    return [log, promoter_log], summary
+
+
+def run_demo(db: Path, weeks: int = 8, replace: bool = False, log_dir: Path | None = None) -> DemoSummary:
+    """Make the demo data and ingest it into a new database at `db`.
+
+    An existing database is left alone unless `replace` is set, so the demo never mixes
+    its weeks into real data. The logs live in a throwaway folder unless `log_dir` is given.
+    """
+    import ingest
+
+    if weeks < 1:
+        raise DemoError("--weeks must be at least 1")
+    if db.exists() and not replace:
+        raise DemoError(
+            f"{db} already exists; look at it with `lanelog dashboard --db {db}`, "
+            "or rebuild it with `lanelog demo --replace`"
+        )
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="lanelog-demo-") as tmp:
+        logs, summary = make_logs(Path(tmp), log_dir or Path(tmp), weeks)
+        for stale in (db, Path(f"{db}.wal")):
+            stale.unlink(missing_ok=True)
+        con = ingest.open_db(db)
+        try:
+            result = ingest.ingest_paths(con, logs)
+        finally:
+            con.close()
+    summary.db = db
+    summary.ingest = result.as_dict()
+    summary.seconds = time.monotonic() - started
+    return summary
