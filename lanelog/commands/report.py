@@ -1,0 +1,126 @@
+"""`lanelog report` and `lanelog check`: thin commands over the `queries` package."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+import duckdb
+
+import ingest
+import queries
+from lanelog.errors import IngestError, QueryError
+from queries import Filters, render
+
+
+@contextmanager
+def _database(db: Path | None, logs: tuple[Path, ...], wait: float) -> Iterator[Any]:
+    """The DuckDB file read-only, or, given LOG files, a throwaway in-memory database."""
+    if db is not None and logs:
+        raise click.UsageError("give either --db FILE or LOG files, not both")
+    if logs:
+        con = ingest.open_memory()
+        summary = ingest.ingest_paths(con, list(logs))
+        if summary.errors:
+            con.close()
+            raise IngestError("cannot read lane log: " + "; ".join(summary.errors))
+        where = "the given lane logs"
+    else:
+        path = db if db is not None else ingest.default_db_path()
+        con = ingest.open_db(path, read_only=True, wait=wait)
+        where = str(path)
+    try:
+        yield con
+    except duckdb.Error as error:
+        raise QueryError(f"cannot read the figures from {where}: {error}") from None
+    finally:
+        con.close()
+
+
+def scope_options(command: Any) -> Any:
+    """The options `report` and `check` share: where the data is and which of it counts."""
+    options = [
+        click.argument("logs", nargs=-1, metavar="[LOG]...", type=click.Path(path_type=Path)),
+        click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+                     help="DuckDB file (default ./lanelog.duckdb, or env LANELOG_DB)."),
+        click.option("--since", metavar="DATE", help="First day (YYYY-MM-DD); its whole week counts."),
+        click.option("--until", metavar="DATE", help="Last day (YYYY-MM-DD); its whole week counts."),
+        click.option("--repo", metavar="NAME", help="Only attempts of this repo."),
+        click.option("--wait", type=float, default=60.0, show_default=True,
+                     help="Seconds to wait while an ingest holds the database."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+@click.command()
+@scope_options
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown", "csv"]),
+              default="table", show_default=True, help="Output form; json is a stable contract.")
+def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: str | None,
+           repo: str | None, wait: float, fmt: str) -> None:
+    """Print the weekly figures: attempts, probe rejects, armed calls, credit bugs, units.
+
+    Reads the DuckDB file, or, given LOG files, ingests them into a throwaway
+    in-memory database first.  The undated bucket is always its own row, last.
+
+    \b
+    Examples:
+        lanelog report --since 2026-10-01 --format markdown
+        lanelog report lane-log.jsonl --format json
+    """
+    filters = Filters.parse(since, until, repo)
+    with _database(db, logs, wait) as con:
+        figures = queries.report(con, filters)
+        if fmt == "markdown":
+            credit_bugs = queries.records(con, "credit_bug_rows", filters)
+            reasons = queries.records(con, "reject_reasons", filters)
+    if fmt == "json":
+        click.echo(json.dumps(figures))
+    elif fmt == "csv":
+        click.echo(render.csv_text(figures))
+    elif fmt == "markdown":
+        click.echo(render.markdown(figures, credit_bugs, reasons, filters))
+    else:
+        click.echo(render.table(figures))
+
+
+@click.command()
+@scope_options
+@click.option("--strict", is_flag=True, help="Exit 1 on warnings too, not only on credit bugs.")
+@click.option("--json", "as_json", is_flag=True, help="Print rows as JSON lines (summary on stderr).")
+@click.pass_context
+def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: str | None,
+          until: str | None, repo: str | None, wait: float, strict: bool, as_json: bool) -> None:
+    """Alert on credit bugs (exit 1) and audit the decision table's other rules.
+
+    A credit bug is merge credit on an attempt with a live quarantine; each one in
+    range is printed and the exit code is 1.  Undated credit bugs always count.  A
+    quarantine without merge credit never alerts.  Other breaches are warnings
+    (exit 1 only with --strict).  Errors exit 2.
+
+    \b
+    Example (cron or CI):
+        lanelog check --since "$(date -d '7 days ago' +%F)" || notify-on-call
+    """
+    filters = Filters.parse(since, until, repo)
+    with _database(db, logs, wait) as con:
+        found = queries.check(con, filters)
+        checked = queries.totals(con, filters)
+    lines = render.check_json_lines(found) if as_json else render.check_lines(found)
+    for line in lines:
+        click.echo(line)
+    bugs, warnings = len(found["credit_bugs"]), len(found["warnings"])
+    if bugs:
+        summary = f"{bugs} credit bug(s) in range: merge credit on quarantined attempts"
+    else:
+        summary = (f"no credit bugs in range ({checked['attempts']} attempts checked, "
+                   f"{checked['quarantined']} quarantined without credit)")
+    summary += f"; {warnings} warning(s)" + (" (--strict)" if strict and warnings else "")
+    click.echo(summary, err=as_json)
+    ctx.exit(1 if bugs or (strict and warnings) else 0)

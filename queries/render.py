@@ -1,0 +1,203 @@
+"""Text forms of the figures: the terminal table, the markdown review, CSV, and check lines.
+
+Everything here works on the plain dicts of ``queries.report`` and ``queries.check``.
+Text from the logs (ids, repos, file names) is untrusted: control characters are
+escaped for the terminal, and markdown special characters are escaped so a log
+can never inject a link, HTML or a table cell into a pasted review.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from datetime import date, datetime
+from typing import Any
+
+from queries import FIGURES, Filters
+
+HEADINGS = {
+    "week": "week",
+    "attempts": "attempts",
+    "probe_rejects": "probe rejects",
+    "calls_armed": "armed calls",
+    "credit_bugs": "credit bugs",
+    "quarantined": "quarantined",
+    "units": "units",
+    "armed_per_reject": "armed per reject",
+}
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# Enough to stop emphasis, code, links, HTML, entities and table cells; values never open a line.
+MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
+TOP_REASONS = 5
+
+
+def plain(value: Any) -> str:
+    """A value as one terminal-safe line: control characters shown as \\xNN."""
+    if value is None:
+        return "-"
+    if isinstance(value, datetime):
+        return value.isoformat() + "Z"
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, list):
+        return "[" + ", ".join(plain(item) for item in value) + "]"
+    return CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(value))
+
+
+def md(value: Any) -> str:
+    """A value as markdown text that renders literally."""
+    return MARKDOWN_SPECIAL.sub(r"\\\1", plain(value))
+
+
+def _cell(key: str, value: Any) -> str:
+    if key == "week":
+        return value or "undated"
+    if key == "armed_per_reject":
+        return "-" if value is None else f"{value:.2f}"
+    return plain(value)
+
+
+def _rows(report: dict[str, Any]) -> list[list[str]]:
+    keys = list(HEADINGS)
+    rows = [[_cell(key, week[key]) for key in keys] for week in report["weeks"]]
+    rows.append(["total"] + [_cell(key, report["totals"][key]) for key in keys[1:]])
+    return rows
+
+
+def table(report: dict[str, Any]) -> str:
+    """The weekly figures as an aligned terminal table, totals last."""
+    header = list(HEADINGS.values())
+    rows = _rows(report)
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(
+            cell.ljust(width) if i == 0 else cell.rjust(width)
+            for i, (cell, width) in enumerate(zip(cells, widths))
+        )
+
+    out = [line(header), line(["-" * width for width in widths])]
+    out += [line(row) for row in rows[:-1]] + [line(rows[-1])]
+    out.append(f"rejected lines (not JSON objects, whole database): {report['rejected_lines']}")
+    return "\n".join(out)
+
+
+def csv_text(report: dict[str, Any]) -> str:
+    """One CSV row per week (the undated bucket has an empty week); no total row."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(HEADINGS)
+    for week in report["weeks"]:
+        writer.writerow(["" if week[key] is None else week[key] for key in HEADINGS])
+    return buffer.getvalue().rstrip("\n")
+
+
+def _change(now: Any, before: Any) -> str:
+    if now is None or before is None:
+        return "-"
+    delta = now - before
+    return f"{delta:+g}" if isinstance(delta, float) else f"{delta:+d}"
+
+
+def _week_over_week(weeks: list[dict[str, Any]]) -> list[str]:
+    dated = [week for week in weeks if week["week"] is not None]
+    if len(dated) < 2:
+        return ["Fewer than two dated weeks in range: no change to show."]
+    latest, before = dated[-1], dated[-2]
+    out = [
+        f"Week of {latest['week']} against the week of {before['week']}"
+        + ("" if date.fromisoformat(latest["week"]).toordinal()
+           - date.fromisoformat(before["week"]).toordinal() == 7
+           else " (the latest earlier week with attempts)") + ":",
+        "",
+        f"| figure | {before['week']} | {latest['week']} | change |",
+        "|---|---:|---:|---:|",
+    ]
+    for key in FIGURES:
+        out.append(f"| {HEADINGS[key]} | {plain(before[key])} | {plain(latest[key])} | "
+                   f"{_change(latest[key], before[key])} |")
+    return out
+
+
+def _scope_line(filters: Filters) -> str:
+    since = filters.since.isoformat() if filters.since else "the first week"
+    until = filters.until.isoformat() if filters.until else "the latest week"
+    repo = md(filters.repo) if filters.repo else "all repos"
+    return f"Scope: weeks touching {since} to {until}, {repo}; undated attempts always included."
+
+
+def markdown(report: dict[str, Any], credit_bugs: list[dict[str, Any]],
+             reasons: list[dict[str, Any]], filters: Filters) -> str:
+    """The weekly spend review, ready to paste: figures, change, credit bugs, top reasons."""
+    header = [HEADINGS[key] for key in HEADINGS]
+    out = ["# Weekly spend review", "", _scope_line(filters), "", "## Figures", "",
+           "| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+    for row in _rows(report):
+        row[0] = f"**{row[0]}**" if row[0] == "total" else row[0]
+        out.append("| " + " | ".join(row) + " |")
+    out += ["", f"Rejected lines (not JSON objects, whole database): {report['rejected_lines']}.",
+            "", "## Week over week", "", *_week_over_week(report["weeks"]), "", "## Credit bugs", ""]
+    if not credit_bugs:
+        out.append("None in range. Quarantined attempts without merge credit are expected, "
+                   "not incidents.")
+    for bug in credit_bugs:
+        out.append(
+            f"- **{md(bug['attempt_id'])}** at {md(bug['ts'])}, repo {md(bug['repo'])}, "
+            f"head {md(bug['head'])}, producer {md(bug['producer'])}: merge credit "
+            f"{md(bug['merge_credit'])} with quarantine {md(bug['quarantine'])} "
+            f"({md(bug['source'])}:{bug['line_no']})"
+        )
+    out += ["", "## Top reject reasons", ""]
+    counts: dict[str | None, int] = {}
+    for row in reasons:
+        counts[row["reason"]] = counts.get(row["reason"], 0) + row["attempts"]
+    top = sorted(counts.items(), key=lambda item: (-item[1], item[0] is None, item[0] or ""))
+    if not top:
+        out.append("No probe rejects in range.")
+    else:
+        out += ["| reason | probe rejects |", "|---|---:|"]
+        out += [f"| {md(reason) if reason else '(none recorded)'} | {n} |"
+                for reason, n in top[:TOP_REASONS]]
+    return "\n".join(out)
+
+
+def _jsonable(row: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in row.items():
+        if isinstance(value, datetime):
+            value = value.isoformat() + "Z"
+        elif isinstance(value, date):
+            value = value.isoformat()
+        elif key == "merge_credit" and value is not None:
+            value = json.loads(value)
+        out[key] = value
+    return out
+
+
+def check_json_lines(found: dict[str, Any]) -> list[str]:
+    """`check --json`: one object a line, credit bugs then warnings, each with its kind."""
+    lines = [json.dumps({"kind": "credit_bug", **_jsonable(row)}) for row in found["credit_bugs"]]
+    lines += [json.dumps({"kind": "warning", **_jsonable(row)}) for row in found["warnings"]]
+    return lines
+
+
+def check_lines(found: dict[str, Any]) -> list[str]:
+    """`check` for a terminal or a cron mail: each credit bug with its raw line, then warnings."""
+    lines: list[str] = []
+    for bug in found["credit_bugs"]:
+        lines.append(
+            f"CREDIT BUG {plain(bug['ts'])} attempt {plain(bug['attempt_id'])} "
+            f"repo {plain(bug['repo'])} head {plain(bug['head'])} "
+            f"producer {plain(bug['producer'])} quarantine {plain(bug['quarantine'])} "
+            f"merge_credit {plain(bug['merge_credit'])} at {plain(bug['source'])}:{bug['line_no']}"
+        )
+        lines.append(f"  raw: {plain(bug['raw'])}")
+    for warning in found["warnings"]:
+        lines.append(
+            f"warning: {warning['rule']} {plain(warning['ts'])} attempt "
+            f"{plain(warning['attempt_id'])} repo {plain(warning['repo'])} at "
+            f"{plain(warning['source'])}:{warning['line_no']}: {plain(warning['detail'])}"
+        )
+    return lines

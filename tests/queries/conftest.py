@@ -1,0 +1,75 @@
+"""Test databases for the queries, built by inserting rows straight into the schema.
+
+These rows are written by hand, truthiness columns included, so the queries are tested
+apart from ingest; the tests that read real lane-log files go through `ingest`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+SCHEMA = Path(__file__).resolve().parents[2] / "ingest" / "schema.sql"
+
+COLUMNS = (
+    "source_id", "line_no", "byte_offset", "raw", "provisional", "attempt_id", "ts", "week",
+    "repo", "head", "producer", "probe", "lane", "is_reject", "armed", "quarantined",
+    "has_credit", "credit_bug", "merge_credit", "units", "budget_cap", "properties",
+    "quarantine", "reasons", "expired_freezes", "results", "type_anomalies",
+)
+
+
+def attempt(line_no: int, week: date | None = None, **fields: Any) -> dict[str, Any]:
+    """One attempts row: a passing, unarmed attempt unless the fields say otherwise."""
+    row: dict[str, Any] = {
+        "source_id": 1, "line_no": line_no, "byte_offset": 100 * line_no, "provisional": False,
+        "attempt_id": f"a{line_no}", "week": week,
+        "ts": datetime(week.year, week.month, week.day, 12) if week else None,
+        "repo": "svc", "head": "c0ffee", "producer": "lanelog-route", "probe": "pass",
+        "lane": None, "is_reject": False, "armed": False, "quarantined": False,
+        "has_credit": False, "credit_bug": False, "merge_credit": "0", "units": None,
+        "budget_cap": None, "properties": [], "quarantine": [], "reasons": [],
+        "expired_freezes": [], "results": None, "type_anomalies": [],
+    }
+    row.update(fields)
+    row["raw"] = fields.get("raw", json.dumps({"attempt_id": row["attempt_id"]}))
+    return row
+
+
+def build(rows: Iterable[dict[str, Any]], rejected: int = 0,
+          path: str = "lane-log.jsonl") -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    con.execute(SCHEMA.read_text())
+    con.execute(
+        "INSERT INTO sources VALUES (1, $path, 'fp', 0, 0, 0, now()::TIMESTAMP, now()::TIMESTAMP)",
+        {"path": path},
+    )
+    placeholders = ", ".join(f"${name}" for name in COLUMNS)
+    for row in rows:
+        con.execute(f"INSERT INTO attempts ({', '.join(COLUMNS)}) VALUES ({placeholders})", row)
+    for number in range(rejected):
+        con.execute(
+            "INSERT INTO rejected_lines VALUES (1, $n, 0, 'x'::BLOB, 'x', 'invalid_json')",
+            {"n": 1000 + number},
+        )
+    return con
+
+
+@pytest.fixture
+def db() -> Callable[..., duckdb.DuckDBPyConnection]:
+    """Build an in-memory lanelog database from attempt rows."""
+    opened: list[duckdb.DuckDBPyConnection] = []
+
+    def make(rows: Iterable[dict[str, Any]], **options: Any) -> duckdb.DuckDBPyConnection:
+        opened.append(build(rows, **options))
+        return opened[-1]
+
+    yield make
+    for con in opened:
+        con.close()
