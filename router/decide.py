@@ -1,0 +1,201 @@
+"""The seed's decision table, in one place.
+
+``route()`` is the seed's contract (Step 4): pure, no git, no files, no
+network.  It takes the facts a probe collected, the job clock and the freeze
+dates, and returns a ``Plan``.  Every reject reason the router can log and
+every lane outcome is decided here; the other modules only collect facts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+
+from router.policy import SEED_POLICY, Policy
+
+# Every reason a probe can reject with, and the sentence a person reads.
+# Setup reasons come from the loaders (they cannot be decided without a
+# repository or a policy); the others are decided by route() from the facts.
+REASONS: dict[str, str] = {
+    "not_a_repo": "the folder is not a git checkout",
+    "base_missing": "the base ref does not resolve to a commit; an unknown size is never skipped",
+    "head_missing": "the head ref does not resolve to a commit",
+    "policy_missing": "no policy file: the router fails closed",
+    "policy_invalid": "the policy file cannot be used",
+    "flaky_invalid": "the flaky list cannot be used",
+    "policy_changed": "the patch edits the policy or the flaky list: "
+    "change the policy in a reviewed human pull request",
+    "line_cap": "too many lines changed",
+    "size_unknown": "a binary file has unknown size",
+    "fixture_and_test": "the patch edits a fixture path and a test path in one diff",
+    "assertion_removed": "the patch removes an assertion or a prop_ line",
+    "no_properties": "no touched path maps to a property: nothing means stop",
+    "over_budget": "the selected properties cost more units than the budget cap: "
+    "split the patch; do not raise the cap",
+    "internal_error": "the router failed unexpectedly",
+}
+
+# The property lane's outcomes (the last two rows of the seed's table).
+TOKENS = ("hold", "fail")
+LANES = ("not_started", "hold", "fail", "unresolved")
+
+
+@dataclass
+class PatchFacts:
+    """What the probe learned from git; the first four fields are the seed's."""
+
+    lines_changed: int
+    files: list[str]
+    assertion_deletions: int
+    flaky_ids: list[str]
+    # Lines per touched path (None: a binary file), so excluded paths can be
+    # counted out of the cap.  Empty when the caller gives only the total.
+    line_counts: dict[str, int | None] = field(default_factory=dict)
+    # The diff touches the policy or the flaky list the patch is judged by.
+    policy_touched: bool = False
+
+
+@dataclass
+class Problem:
+    """A reason found before route() could look at the facts, with its detail."""
+
+    reason: str
+    message: str
+
+    def __post_init__(self) -> None:
+        if self.reason not in REASONS:
+            raise ValueError(f"unknown reject reason {self.reason!r}")
+
+
+@dataclass
+class Plan:
+    """The router's decision; the first five fields are the seed's."""
+
+    probe: str
+    properties: list[str] = field(default_factory=list)
+    quarantine: list[str] = field(default_factory=list)
+    merge_credit: int = 0
+    model_call_allowed: bool = False
+    reasons: list[str] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+    units: int = 0
+    lines_changed: int | None = None
+    expired_freezes: list[str] = field(default_factory=list)
+    review: str = "pending"
+
+    @property
+    def message(self) -> str | None:
+        """All reasons' sentences on one line, or None for a pass."""
+        return "; ".join(self.messages) if self.messages else None
+
+
+def route(
+    facts: PatchFacts | None,
+    today: date,
+    freeze_expiry: Mapping[str, date],
+    policy: Policy | None = SEED_POLICY,
+    *,
+    problems: Sequence[Problem] = (),
+) -> Plan:
+    """Apply the decision table before any remote call.
+
+    ``facts`` is None when git could not supply them and ``policy`` is None
+    when no usable policy was found; the checks that need them are skipped,
+    not guessed, and ``problems`` must then say why.  All reasons are
+    collected.  Merge credit is never set above 0 here.
+    """
+    plan = Plan(probe="reject")
+    for problem in problems:
+        _add(plan, problem.reason, problem.message)
+    if facts is not None:
+        plan.expired_freezes = [
+            test_id for test_id in _unique(facts.flaky_ids)
+            if test_id in freeze_expiry and today > freeze_expiry[test_id]
+        ]
+        if facts.policy_touched:
+            _add(plan, "policy_changed", REASONS["policy_changed"])
+    selected: list[str] = []
+    if facts is not None and policy is not None:
+        selected = _judge_diff(plan, facts, policy)
+    if facts is None or policy is None:
+        if not plan.reasons:
+            raise ValueError("route() without facts or policy needs a problem saying why")
+    if plan.reasons:
+        return plan
+    plan.probe = "pass"
+    plan.properties = selected
+    plan.units = sum(policy.properties[prop].units for prop in selected)
+    plan.quarantine = [
+        test_id for test_id in _unique(facts.flaky_ids)
+        if test_id in freeze_expiry and today <= freeze_expiry[test_id]
+    ]
+    plan.model_call_allowed = True
+    plan.merge_credit = 0
+    return plan
+
+
+def _judge_diff(plan: Plan, facts: PatchFacts, policy: Policy) -> list[str]:
+    """The probe's rows of the table; returns the selected property ids."""
+    excluded = [path for path in facts.line_counts if policy.is_excluded(path)]
+    counted = facts.lines_changed - sum(facts.line_counts[path] or 0 for path in excluded)
+    plan.lines_changed = counted
+    if counted > policy.line_cap:
+        _add(plan, "line_cap", f"{counted} lines changed (excluded paths left out) "
+             f"> line_cap {policy.line_cap}")
+    unknown = [path for path, count in facts.line_counts.items()
+               if count is None and not policy.is_excluded(path)]
+    if unknown:
+        _add(plan, "size_unknown", f"binary file of unknown size: {_few(unknown)}; "
+             "exclude generated paths in the policy")
+    fixtures = [path for path in facts.files if policy.is_fixture(path)]
+    tests = [path for path in facts.files if policy.is_test(path) and not policy.is_fixture(path)]
+    if fixtures and tests:
+        _add(plan, "fixture_and_test", f"fixture {_few(fixtures)} and test {_few(tests)} "
+             "in one diff")
+    if facts.assertion_deletions:
+        _add(plan, "assertion_removed",
+             f"{facts.assertion_deletions} removed line(s) match an assertion pattern")
+    selected = _unique(prop for path in facts.files for prop in policy.properties_for(path))
+    if not selected:
+        _add(plan, "no_properties", REASONS["no_properties"])
+        return selected
+    units = sum(policy.properties[prop].units for prop in selected)
+    if units > policy.budget_cap:
+        _add(plan, "over_budget", f"{units} units > budget_cap {policy.budget_cap}: "
+             "split the patch; do not raise the cap")
+    return selected
+
+
+def lane_for(results: Mapping[str, str]) -> str:
+    """The lane's outcome from the per-property tokens.
+
+    Hold only when every property that ran returned hold; a lane where nothing
+    ran (every selected id quarantined) is unresolved, because a quarantine
+    can delay a signal but never create one.
+    """
+    if not results:
+        return "unresolved"
+    if any(token == "fail" for token in results.values()):
+        return "fail"
+    if all(token == "hold" for token in results.values()):
+        return "hold"
+    return "unresolved"
+
+
+def _add(plan: Plan, reason: str, message: str) -> None:
+    if reason not in plan.reasons:
+        plan.reasons.append(reason)
+    plan.messages.append(f"{reason}: {message}")
+
+
+def _unique(items) -> list[str]:
+    seen: dict[str, None] = {}
+    for item in items:
+        seen.setdefault(item, None)
+    return list(seen)
+
+
+def _few(paths: Sequence[str], limit: int = 3) -> str:
+    shown = ", ".join(paths[:limit])
+    return shown if len(paths) <= limit else f"{shown} and {len(paths) - limit} more"

@@ -1,0 +1,225 @@
+"""The policy (``lanes.yaml``): caps, path classes and the property map.
+
+Path patterns use gitignore semantics (pathspec), so ``fixtures/`` matches
+that folder at any depth and ``/store.py`` only the root file.  An invalid
+policy raises ``PolicyInvalid`` with a message naming the file, key and line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pathspec
+
+from router.yamlfile import YamlFile, YamlFileError
+
+DEFAULTS: dict[str, Any] = {
+    "line_cap": 400,
+    "budget_cap": 3,
+    "exclude": ["*.lock", "generated/"],
+    "fixture_paths": ["fixtures/", "*.fixture.json"],
+    "test_paths": ["tests/", "test_*"],
+    "assertion_patterns": [r"\bassert", r"\bexpect\(", r"\bprop_"],
+}
+REQUIRED = ("properties", "map")
+KNOWN_KEYS = (*DEFAULTS, *REQUIRED)
+
+# Property ids reach a runner's argv and environment; a plain word keeps them
+# inert there (no spaces, no leading dash, no shell syntax).
+PROPERTY_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
+
+
+class PolicyInvalid(ValueError):
+    """A policy that cannot be used; the message names the file, key and line."""
+
+
+@dataclass(frozen=True)
+class Property:
+    """A named statement stored in the repo, and its price in units."""
+
+    units: int
+    says: str
+
+
+@dataclass(frozen=True)
+class MapRow:
+    """One ``map`` entry: a path pattern and the property ids it selects."""
+
+    pattern: str
+    spec: pathspec.PathSpec
+    properties: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A validated policy; the classification helpers are pure string matching."""
+
+    line_cap: int
+    budget_cap: int
+    exclude: pathspec.PathSpec
+    fixture_paths: pathspec.PathSpec
+    test_paths: pathspec.PathSpec
+    assertion_patterns: tuple[re.Pattern[str], ...]
+    properties: Mapping[str, Property]
+    map: tuple[MapRow, ...] = field(default=())
+
+    def is_excluded(self, path: str) -> bool:
+        return self.exclude.match_file(path)
+
+    def is_fixture(self, path: str) -> bool:
+        return self.fixture_paths.match_file(path)
+
+    def is_test(self, path: str) -> bool:
+        return self.test_paths.match_file(path)
+
+    def properties_for(self, path: str) -> list[str]:
+        """The ids every matching map row selects, in map order."""
+        return [prop for row in self.map if row.spec.match_file(path) for prop in row.properties]
+
+    def is_assertion(self, line: str) -> bool:
+        return any(pattern.search(line) for pattern in self.assertion_patterns)
+
+
+def parse_policy(text: str, name: str) -> Policy:
+    """Parse and validate ``lanes.yaml`` text; ``name`` is used in messages."""
+    try:
+        doc = YamlFile(text, name)
+    except YamlFileError as exc:
+        raise PolicyInvalid(str(exc)) from None
+    if not isinstance(doc.data, dict):
+        raise PolicyInvalid(f"{doc.where(())}: the policy must be a mapping of keys")
+    return _build(doc.data, doc)
+
+
+def policy_from_mapping(data: Mapping[str, Any], name: str = "<policy>") -> Policy:
+    """Build a policy from a mapping already in memory (same validation)."""
+    return _build(dict(data), YamlFile("{}", name))
+
+
+def _build(data: dict[str, Any], doc: YamlFile) -> Policy:
+    for key in data:
+        if key not in KNOWN_KEYS:
+            raise PolicyInvalid(f"{doc.where((str(key),))}: unknown key "
+                                f"(known: {', '.join(KNOWN_KEYS)})")
+    for key in REQUIRED:
+        if key not in data:
+            raise PolicyInvalid(f"{doc.where(())}: missing key {key!r} (the map and its "
+                                "properties are the spec; an empty map cannot price a patch)")
+    value = {**DEFAULTS, **data}
+    properties = _properties(value["properties"], doc)
+    return Policy(
+        line_cap=_count(value["line_cap"], ("line_cap",), doc),
+        budget_cap=_count(value["budget_cap"], ("budget_cap",), doc),
+        exclude=_patterns(value["exclude"], ("exclude",), doc),
+        fixture_paths=_patterns(value["fixture_paths"], ("fixture_paths",), doc),
+        test_paths=_patterns(value["test_paths"], ("test_paths",), doc),
+        assertion_patterns=_regexes(value["assertion_patterns"], doc),
+        properties=properties,
+        map=_map(value["map"], properties, doc),
+    )
+
+
+def _count(value: Any, key: tuple[str, ...], doc: YamlFile) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise PolicyInvalid(f"{doc.where(key)}: must be a whole number >= 0, not {value!r}")
+    return value
+
+
+def _strings(value: Any, key: tuple[str, ...], doc: YamlFile) -> list[str]:
+    if not isinstance(value, list):
+        raise PolicyInvalid(f"{doc.where(key)}: must be a list of strings")
+    for index, item in enumerate(value):
+        if not isinstance(item, str) or not item.strip():
+            raise PolicyInvalid(f"{doc.where(key + (index,))}: must be a non-empty string, "
+                                f"not {item!r}")
+    return value
+
+
+def _patterns(value: Any, key: tuple[str, ...], doc: YamlFile) -> pathspec.PathSpec:
+    lines = _strings(value, key, doc)
+    for index, line in enumerate(lines):
+        _pattern(line, key + (index,), doc)
+    return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
+def _pattern(line: str, key: tuple[str | int, ...], doc: YamlFile) -> pathspec.PathSpec:
+    try:
+        return pathspec.GitIgnoreSpec.from_lines([line])
+    except ValueError as exc:
+        raise PolicyInvalid(f"{doc.where(key)}: bad path pattern {line!r} ({exc})") from None
+
+
+def _regexes(value: Any, doc: YamlFile) -> tuple[re.Pattern[str], ...]:
+    compiled = []
+    for index, text in enumerate(_strings(value, ("assertion_patterns",), doc)):
+        try:
+            compiled.append(re.compile(text))
+        except re.error as exc:
+            raise PolicyInvalid(f"{doc.where(('assertion_patterns', index))}: bad regex "
+                                f"{text!r} ({exc})") from None
+    return tuple(compiled)
+
+
+def _properties(value: Any, doc: YamlFile) -> dict[str, Property]:
+    if not isinstance(value, dict) or not value:
+        raise PolicyInvalid(f"{doc.where(('properties',))}: must map property ids to "
+                            "{units: N, says: \"...\"}")
+    properties: dict[str, Property] = {}
+    for prop, row in value.items():
+        key = ("properties", str(prop))
+        if not isinstance(prop, str) or not PROPERTY_ID.match(prop):
+            raise PolicyInvalid(f"{doc.where(key)}: property id {prop!r} must be a word "
+                                "(letters, digits, _ . -, not starting with - or a digit)")
+        if not isinstance(row, dict):
+            raise PolicyInvalid(f"{doc.where(key)}: must be {{units: N, says: \"...\"}}")
+        for sub in row:
+            if sub not in ("units", "says"):
+                raise PolicyInvalid(f"{doc.where(key + (str(sub),))}: unknown key "
+                                    "(known: units, says)")
+        units = row.get("units")
+        if isinstance(units, bool) or not isinstance(units, int) or units <= 0:
+            raise PolicyInvalid(f"{doc.where(key + ('units',))}: units must be a positive "
+                                f"integer, not {units!r}")
+        says = row.get("says")
+        if not isinstance(says, str) or not says.strip():
+            raise PolicyInvalid(f"{doc.where(key + ('says',))}: says must state the property "
+                                "(the sentence is the spec)")
+        properties[prop] = Property(units=units, says=says)
+    return properties
+
+
+def _map(value: Any, properties: Mapping[str, Property], doc: YamlFile) -> tuple[MapRow, ...]:
+    if not isinstance(value, dict):
+        raise PolicyInvalid(f"{doc.where(('map',))}: must map path patterns to lists of "
+                            "property ids")
+    rows = []
+    for pattern, ids in value.items():
+        key = ("map", str(pattern))
+        if not isinstance(pattern, str) or not pattern.strip() or pattern.startswith("!"):
+            raise PolicyInvalid(f"{doc.where(key)}: a map key must be a path pattern, "
+                                f"not {pattern!r}")
+        for index, prop in enumerate(_strings(ids, key, doc)):
+            if prop not in properties:
+                raise PolicyInvalid(f"{doc.where(key + (index,))}: {prop!r} is not declared "
+                                    "under properties")
+        rows.append(MapRow(pattern, _pattern(pattern, key, doc), tuple(ids)))
+    return tuple(rows)
+
+
+SEED_POLICY = policy_from_mapping({
+    "properties": {
+        "prop_round_trip": {"units": 1, "says": "serialize-then-parse returns the same record"},
+        "prop_idempotent_put": {
+            "units": 1,
+            "says": "a second put of the same key does not change the stored body",
+        },
+        "prop_reject_empty": {"units": 1, "says": "an empty payload remains a client error"},
+    },
+    "map": {
+        "store.py": ["prop_round_trip", "prop_idempotent_put"],
+        "api.py": ["prop_reject_empty"],
+    },
+}, name="the seed's example policy")
