@@ -1,0 +1,105 @@
+"""The flaky list (``flaky.yaml``, the seed's shape), reviewed like code.
+
+Every row needs an id, an expiry date, an owner and a reason: a row without an
+owner turns the list into a permanent skip, so it makes the list invalid.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from router.yamlfile import YamlFile, YamlFileError
+
+ROW_KEYS = ("id", "expires", "owner", "reason")
+
+
+class FlakyInvalid(ValueError):
+    """A flaky list that cannot be used; the message names the file and row."""
+
+
+@dataclass(frozen=True)
+class FreezeRow:
+    """One flaky-list row: a freeze on a named test until ``expires`` (inclusive)."""
+
+    id: str
+    expires: date
+    owner: str
+    reason: str
+
+    def is_live(self, today: date) -> bool:
+        return today <= self.expires
+
+
+def parse_flaky(text: str, name: str) -> list[FreezeRow]:
+    """Parse and validate ``flaky.yaml`` text; an empty file is an empty list."""
+    try:
+        doc = YamlFile(text, name)
+    except YamlFileError as exc:
+        raise FlakyInvalid(str(exc)) from None
+    if doc.data is None:
+        return []
+    if not isinstance(doc.data, dict):
+        raise FlakyInvalid(f"{doc.where(())}: the flaky list must be a mapping with a "
+                           "'flaky' key")
+    for key in doc.data:
+        if key != "flaky":
+            raise FlakyInvalid(f"{doc.where((str(key),))}: unknown key (known: flaky)")
+    rows = doc.data.get("flaky")
+    if rows is None:
+        return []
+    if not isinstance(rows, list):
+        raise FlakyInvalid(f"{doc.where(('flaky',))}: must be a list of rows")
+    parsed: list[FreezeRow] = []
+    seen: dict[str, int] = {}
+    for index, row in enumerate(rows):
+        freeze = _row(row, index, doc)
+        if freeze.id in seen:
+            raise FlakyInvalid(f"{_row_where(doc, index, freeze.id)}: duplicate id (first in "
+                               f"row {seen[freeze.id] + 1})")
+        seen[freeze.id] = index
+        parsed.append(freeze)
+    return parsed
+
+
+def freeze_expiry(rows: list[FreezeRow]) -> dict[str, date]:
+    """The seed's ``freeze_expiry`` argument for ``route()``."""
+    return {row.id: row.expires for row in rows}
+
+
+def _row(row: Any, index: int, doc: YamlFile) -> FreezeRow:
+    label = row.get("id") if isinstance(row, dict) else None
+    where = _row_where(doc, index, label if isinstance(label, str) else None)
+    if not isinstance(row, dict):
+        raise FlakyInvalid(f"{where}: a row must be a mapping with {', '.join(ROW_KEYS)}")
+    for key in row:
+        if key not in ROW_KEYS:
+            raise FlakyInvalid(f"{where}: unknown key {key!r} (known: {', '.join(ROW_KEYS)})")
+    missing = [key for key in ROW_KEYS if row.get(key) in (None, "")]
+    if missing:
+        raise FlakyInvalid(f"{where}: missing {', '.join(missing)}")
+    for key in ("id", "owner", "reason"):
+        if not isinstance(row[key], str) or not row[key].strip():
+            raise FlakyInvalid(f"{where}: {key} must be text, not {row[key]!r}")
+    return FreezeRow(id=row["id"], expires=_date(row["expires"], where),
+                     owner=row["owner"], reason=row["reason"])
+
+
+def _date(value: Any, where: str) -> date:
+    if isinstance(value, datetime):
+        raise FlakyInvalid(f"{where}: expires must be a date (YYYY-MM-DD), not a time")
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str):
+        try:
+            return date.fromisoformat(value)
+        except ValueError:
+            pass
+    raise FlakyInvalid(f"{where}: expires must be a date (YYYY-MM-DD), not {value!r}")
+
+
+def _row_where(doc: YamlFile, index: int, test_id: str | None) -> str:
+    line = doc.line(("flaky", index))
+    at = f" line {line}" if line is not None else ""
+    return f"{doc.name}{at}, row {index + 1}" + (f" ({test_id})" if test_id else "")
