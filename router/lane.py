@@ -1,0 +1,129 @@
+"""The property lane: run the user's runner once per selected property.
+
+The seed: "Require a result token of hold or fail. Anything else, including
+prose, is unresolved."  The runner is any command (a local test, a model
+call); it runs without a shell, from the repository root, and gets the
+property, its statement, the fixture hash and the patch in its environment.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import subprocess
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+TOKEN_SOURCES = ("stdout", "exit")
+DEFAULT_TIMEOUT = 600.0
+
+
+class RunnerCommandError(ValueError):
+    """A ``--run`` command that cannot be split into an argv."""
+
+
+@dataclass(frozen=True)
+class LaneRunner:
+    """How to run one property: the argv template and how to read its token."""
+
+    argv: tuple[str, ...]
+    token_from: str = "stdout"
+    timeout: float = DEFAULT_TIMEOUT
+
+    @classmethod
+    def from_command(cls, command: str, token_from: str = "stdout",
+                     timeout: float = DEFAULT_TIMEOUT) -> LaneRunner:
+        """Split ``command`` like a shell would, without running one."""
+        try:
+            argv = tuple(shlex.split(command))
+        except ValueError as exc:
+            raise RunnerCommandError(f"cannot split the command {command!r}: {exc}") from None
+        if not argv:
+            raise RunnerCommandError("the command is empty")
+        if token_from not in TOKEN_SOURCES:
+            raise RunnerCommandError(f"token source must be one of {TOKEN_SOURCES}")
+        if not timeout > 0:
+            raise RunnerCommandError("the timeout must be more than 0 seconds")
+        return cls(argv, token_from, float(timeout))
+
+    def argv_for(self, prop: str) -> list[str]:
+        """The argv with ``{property}`` replaced inside each argument, never re-split."""
+        return [arg.replace("{property}", prop) for arg in self.argv]
+
+
+@dataclass(frozen=True)
+class LaneContext:
+    """What every run of one attempt shares."""
+
+    cwd: Path
+    says: Mapping[str, str]
+    fixture_hash: str
+    patch_file: Path
+    attempt_id: str
+
+
+def run_lane(runner: LaneRunner, properties: Sequence[str], quarantine: Sequence[str],
+             context: LaneContext, notify: Callable[[str], None] = lambda _: None,
+             ) -> dict[str, str]:
+    """Run each selected property in order; quarantined ids are never run."""
+    results: dict[str, str] = {}
+    for prop in properties:
+        if prop in quarantine or prop in results:
+            continue
+        token, note = run_property(runner, prop, context)
+        results[prop] = token
+        notify(f"{prop}: {token}" + (f" ({note})" if note else ""))
+    return results
+
+
+def run_property(runner: LaneRunner, prop: str, context: LaneContext) -> tuple[str, str]:
+    """One run; returns the token and, when unresolved, why."""
+    env = dict(os.environ)
+    env.update(
+        LANELOG_PROPERTY=prop,
+        LANELOG_PROPERTY_SAYS=context.says.get(prop, ""),
+        LANELOG_FIXTURE_HASH=context.fixture_hash,
+        LANELOG_PATCH_FILE=str(context.patch_file),
+        LANELOG_ATTEMPT_ID=context.attempt_id,
+    )
+    argv = runner.argv_for(prop)
+    try:
+        # A session of its own, so a timeout ends the runner's children too.
+        proc = subprocess.Popen(argv, cwd=context.cwd, env=env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, start_new_session=True)
+    except OSError as exc:
+        return "unresolved", f"cannot start {argv[0]!r}: {exc.strerror or exc}"
+    try:
+        stdout, _ = proc.communicate(timeout=runner.timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        proc.communicate()
+        return "unresolved", f"timed out after {runner.timeout:g} s"
+    return read_token(runner.token_from, proc.returncode, stdout)
+
+
+def read_token(token_from: str, returncode: int, stdout: bytes) -> tuple[str, str]:
+    """The token a finished run gave: "hold", "fail", or "unresolved" with a reason."""
+    if returncode < 0:
+        return "unresolved", f"killed by signal {-returncode}"
+    if token_from == "exit":
+        if returncode in (0, 1):
+            return ("hold", "") if returncode == 0 else ("fail", "")
+        return "unresolved", f"exit code {returncode} is neither 0 (hold) nor 1 (fail)"
+    if returncode not in (0, 1):
+        return "unresolved", f"exit code {returncode}: the run did not finish"
+    lines = [line.strip() for line in stdout.decode("utf-8", "replace").splitlines()]
+    last = next((line for line in reversed(lines) if line), "")
+    if last in ("hold", "fail"):
+        return last, ""
+    return "unresolved", "no output" if not last else f"last line is not a token: {last[:80]!r}"
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        # The group is gone already; the runner itself may still need reaping.
+        proc.poll()

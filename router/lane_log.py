@@ -1,0 +1,86 @@
+"""The lane-log line (schema 1) and its append-only writer.
+
+One JSON object per attempt, one line per object.  Concurrent CI jobs may
+append to one file, so a line is written with a single ``os.write`` on a
+descriptor opened with ``O_APPEND``: the kernel places each write at the end
+of the file as one piece, and no reader ever sees half a line between two
+whole ones.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from router.decide import Plan
+from router.policy import Policy
+
+SCHEMA = 1
+PRODUCER = "lanelog-route"
+MAX_FILES = 200
+MAX_MESSAGE = 2000
+
+
+def build_line(*, ts: datetime, attempt_id: str, repo: str, base: str | None,
+               head: str | None, plan: Plan, files: list[str], policy: Policy | None,
+               lane: str, results: Mapping[str, str]) -> dict[str, Any]:
+    """The attempt's line; the seed's five fields keep their names and meaning."""
+    message = plan.message
+    if message is not None and len(message) > MAX_MESSAGE:
+        message = message[:MAX_MESSAGE - 1] + "…"
+    return {
+        "schema": SCHEMA,
+        "producer": PRODUCER,
+        "ts": rfc3339(ts),
+        "attempt_id": attempt_id,
+        "repo": repo,
+        "base": base,
+        "head": head,
+        "probe": plan.probe,
+        "reasons": list(plan.reasons),
+        "message": message,
+        "lines_changed": plan.lines_changed,
+        "files": files[:MAX_FILES],
+        "files_count": len(files),
+        "properties": list(plan.properties),
+        "units": plan.units,
+        "budget_cap": policy.budget_cap if policy is not None else None,
+        "line_cap": policy.line_cap if policy is not None else None,
+        "quarantine": list(plan.quarantine),
+        "expired_freezes": list(plan.expired_freezes),
+        "merge_credit": plan.merge_credit,
+        "model_call_allowed": plan.model_call_allowed,
+        "review": plan.review,
+        "lane": lane,
+        "results": dict(results),
+    }
+
+
+def rfc3339(moment: datetime) -> str:
+    """``2026-10-08T12:00:00Z``: UTC, whole seconds."""
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def dumps(line: Mapping[str, Any]) -> str:
+    """The line's JSON text, without the newline (UTF-8 kept readable)."""
+    return json.dumps(line, ensure_ascii=False, separators=(", ", ": "))
+
+
+def append_line(path: Path, line: Mapping[str, Any]) -> None:
+    """Append one whole line to ``path``, creating the file (and its folder) if needed."""
+    data = (dumps(line) + "\n").encode("utf-8")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        written = os.write(fd, data)
+        # A regular file takes the whole buffer in one write unless the disk
+        # is full or a signal interrupts it; finish the line rather than
+        # leave half of it.
+        while written < len(data):
+            written += os.write(fd, data[written:])
+    finally:
+        os.close(fd)

@@ -1,0 +1,225 @@
+"""One attempt, end to end: collect facts, apply the table, run the lane, build the line.
+
+``run_route`` never raises for anything the checkout, the policy or git can
+do: every failure becomes a reject with a reason, so every call leaves a line.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timezone
+from pathlib import Path
+from typing import Any
+
+from router.decide import PatchFacts, Plan, Problem, lane_for, route
+from router.flaky import FlakyInvalid, FreezeRow, freeze_expiry, parse_flaky
+from router.gitfacts import Checkout, NotARepo, check_ref
+from router.lane import LaneContext, LaneRunner, run_lane
+from router.lane_log import build_line
+from router.policy import Policy, PolicyInvalid, parse_policy
+
+POLICY_FILE = "lanes.yaml"
+FLAKY_FILE = "flaky.yaml"
+
+
+@dataclass
+class RouteOptions:
+    """The inputs of one ``lanelog route`` call (the CLI's flags)."""
+
+    repo: Path = Path(".")
+    base: str = "origin/main"
+    head: str = "HEAD"
+    policy: Path | None = None
+    flaky: Path | None = None
+    required_tests: list[str] | None = None
+    today: date | None = None
+    repo_name: str | None = None
+    runner: LaneRunner | None = None
+    now: Callable[[], datetime] = field(default=lambda: datetime.now(timezone.utc))
+
+    def __post_init__(self) -> None:
+        check_ref(self.base)
+        check_ref(self.head)
+
+
+@dataclass
+class _Attempt:
+    """What is known so far; an internal error keeps whatever was learned."""
+
+    repo: str
+    checkout: Checkout | None = None
+    base: str | None = None
+    head: str | None = None
+    start: str | None = None
+    files: list[str] = field(default_factory=list)
+    policy: Policy | None = None
+
+
+def run_route(options: RouteOptions, notify: Callable[[str], None] = lambda _: None,
+              ) -> dict[str, Any]:
+    """Route one attempt and return its lane-log line (not yet written)."""
+    now = options.now()
+    today = options.today or now.astimezone(timezone.utc).date()
+    # The job clock: --today moves the date (a replayed or simulated day)
+    # and keeps the time of day, so lines stay in order within a day.
+    ts = datetime.combine(today, now.astimezone(timezone.utc).time().replace(microsecond=0),
+                          tzinfo=timezone.utc)
+    attempt_id = uuid.uuid4().hex
+    attempt = _Attempt(repo=options.repo_name or Path(os.path.abspath(options.repo)).name)
+    results: dict[str, str] = {}
+    try:
+        plan = _probe(options, today, attempt)
+        lane = "not_started"
+        if plan.model_call_allowed and options.runner is not None:
+            results = _lane(options.runner, plan, attempt, attempt_id, notify)
+            lane = lane_for(results)
+    except Exception as exc:  # the router's promise: a line for every call
+        message = " ".join(f"{type(exc).__name__}: {exc}".split())
+        plan = route(None, today, {}, None, problems=[Problem("internal_error", message)])
+        lane, results = "not_started", {}
+    return build_line(ts=ts, attempt_id=attempt_id, repo=attempt.repo, base=attempt.base,
+                      head=attempt.head, plan=plan, files=attempt.files, policy=attempt.policy,
+                      lane=lane, results=results)
+
+
+def exit_code(line: dict[str, Any], require_hold: bool = False) -> int:
+    """0 pass, 1 reject, 3 when a hold was required and the lane is not hold."""
+    if line["probe"] != "pass":
+        return 1
+    if require_hold and line["lane"] != "hold":
+        return 3
+    return 0
+
+
+def _probe(options: RouteOptions, today: date, attempt: _Attempt) -> Plan:
+    problems: list[Problem] = []
+    try:
+        checkout = Checkout.open(options.repo)
+    except NotARepo as exc:
+        return route(None, today, {}, None, problems=[Problem("not_a_repo", str(exc))])
+    attempt.checkout = checkout
+    attempt.repo = options.repo_name or checkout.toplevel.name
+    attempt.base = checkout.resolve(options.base)
+    attempt.head = checkout.resolve(options.head)
+    if attempt.base is None:
+        problems.append(Problem("base_missing", f"{options.base!r} names no commit in "
+                                f"{checkout.toplevel}; fetch it, or pass --base"))
+    if attempt.head is None:
+        problems.append(Problem("head_missing", f"{options.head!r} names no commit"))
+    if attempt.base and attempt.head:
+        attempt.start = checkout.merge_base(attempt.base, attempt.head)
+        if attempt.start is None:
+            problems.append(Problem("base_missing", f"{options.base!r} and {options.head!r} "
+                                    "share no history"))
+    policy_path = _locate(options.policy, POLICY_FILE, checkout)
+    flaky_path = _locate(options.flaky, FLAKY_FILE, checkout)
+    sources = _read_sources(checkout, attempt.base, [policy_path, flaky_path])
+    attempt.policy = _load_policy(policy_path, sources, problems)
+    rows = _load_flaky(flaky_path, sources, problems)
+    if attempt.start is None or attempt.head is None:
+        return route(None, today, freeze_expiry(rows), attempt.policy, problems=problems)
+    counts = checkout.line_counts(attempt.start, attempt.head)
+    attempt.files = list(counts)
+    deletions = 0
+    if attempt.policy is not None:
+        deletions = sum(1 for line in checkout.removed_lines(attempt.start, attempt.head)
+                        if attempt.policy.is_assertion(line))
+    in_repo = {path for path in (policy_path, flaky_path) if isinstance(path, str)}
+    facts = PatchFacts(
+        lines_changed=sum(count or 0 for count in counts.values()),
+        files=attempt.files,
+        assertion_deletions=deletions,
+        flaky_ids=(options.required_tests if options.required_tests is not None
+                   else [row.id for row in rows]),
+        line_counts=counts,
+        policy_touched=bool(in_repo & set(attempt.files)),
+    )
+    return route(facts, today, freeze_expiry(rows), attempt.policy, problems=problems)
+
+
+def _locate(option: Path | None, default: str, checkout: Checkout) -> str | Path:
+    """A repo-relative path (read from the base commit) or a file outside the checkout."""
+    if option is None:
+        return default
+    target = Path(os.path.abspath(option))
+    top = Path(os.path.abspath(checkout.toplevel))
+    for candidate, root in ((target, top), (target.resolve(), top.resolve())):
+        if candidate.is_relative_to(root) and candidate != root:
+            return candidate.relative_to(root).as_posix()
+    return target
+
+
+def _read_sources(checkout: Checkout, base: str | None,
+                  paths: list[str | Path]) -> dict[str | Path, bytes | None]:
+    """The policy and flaky files' bytes: from the base commit, or from disk."""
+    found: dict[str | Path, bytes | None] = {}
+    in_repo = [path for path in paths if isinstance(path, str)]
+    if base is not None and in_repo:
+        found.update(checkout.read_files(base, in_repo))
+    for path in paths:
+        if isinstance(path, Path):
+            found[path] = path.read_bytes() if path.is_file() else None
+    return found
+
+
+def _label(path: str | Path) -> str:
+    return f"{path} (base commit)" if isinstance(path, str) else str(path)
+
+
+def _load_policy(path: str | Path, sources: dict[str | Path, bytes | None],
+                 problems: list[Problem]) -> Policy | None:
+    if path not in sources:
+        return None  # no base commit to read it from; base_missing says so
+    data = sources[path]
+    if data is None:
+        problems.append(Problem("policy_missing", f"no {_label(path)}: the router fails "
+                                "closed without a policy"))
+        return None
+    try:
+        return parse_policy(data.decode("utf-8"), _label(path))
+    except UnicodeDecodeError:
+        problems.append(Problem("policy_invalid", f"{_label(path)}: not UTF-8 text"))
+    except PolicyInvalid as exc:
+        problems.append(Problem("policy_invalid", str(exc)))
+    return None
+
+
+def _load_flaky(path: str | Path, sources: dict[str | Path, bytes | None],
+                problems: list[Problem]) -> list[FreezeRow]:
+    data = sources.get(path)
+    if data is None:
+        return []  # a missing flaky list is an empty list
+    try:
+        return parse_flaky(data.decode("utf-8"), _label(path))
+    except UnicodeDecodeError:
+        problems.append(Problem("flaky_invalid", f"{_label(path)}: not UTF-8 text"))
+    except FlakyInvalid as exc:
+        problems.append(Problem("flaky_invalid", str(exc)))
+    return []
+
+
+def _lane(runner: LaneRunner, plan: Plan, attempt: _Attempt, attempt_id: str,
+          notify: Callable[[str], None]) -> dict[str, str]:
+    """Run the property lane; a lane that cannot start leaves every id unresolved."""
+    assert attempt.checkout and attempt.policy and attempt.start and attempt.head
+    to_run = [prop for prop in plan.properties if prop not in plan.quarantine]
+    try:
+        with tempfile.TemporaryDirectory(prefix="lanelog-lane-") as scratch:
+            patch_file = Path(scratch) / "patch.diff"
+            with patch_file.open("wb") as out:
+                attempt.checkout.write_patch(attempt.start, attempt.head, out)
+            context = LaneContext(
+                cwd=attempt.checkout.toplevel,
+                says={prop: attempt.policy.properties[prop].says for prop in to_run},
+                fixture_hash=attempt.checkout.fixture_hash(attempt.head, attempt.policy.is_fixture),
+                patch_file=patch_file,
+                attempt_id=attempt_id,
+            )
+            return run_lane(runner, plan.properties, plan.quarantine, context, notify)
+    except Exception as exc:  # the probe stands; only the lane is left without a result
+        notify(f"the property lane could not run: {type(exc).__name__}: {exc}")
+        return {prop: "unresolved" for prop in to_run}
