@@ -1,0 +1,111 @@
+"""`lanelog route`: the CLI over router.run_route (parse flags, print, append, exit)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from lanelog.errors import LanelogError
+from router import LaneRunner, RouteOptions, append_line, dumps, exit_code, run_route
+from router.gitfacts import check_ref
+from router.lane import DEFAULT_TIMEOUT, TOKEN_SOURCES, RunnerCommandError
+
+
+def _ref(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    try:
+        return check_ref(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def _required_tests(path: Path | None) -> list[str] | None:
+    if path is None:
+        return None
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise click.BadParameter(f"cannot read {path}: {exc}",
+                                 param_hint="'--required-tests'") from None
+    return [line.strip() for line in text.splitlines()
+            if line.strip() and not line.lstrip().startswith("#")]
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--repo", type=click.Path(path_type=Path), default=Path("."), show_default=True,
+              help="The git checkout that holds the patch.")
+@click.option("--base", default="origin/main", show_default=True, callback=_ref,
+              help="The ref the patch is measured against (BASE...HEAD).")
+@click.option("--head", default="HEAD", show_default=True, callback=_ref,
+              help="The patch's commit.")
+@click.option("--policy", type=click.Path(path_type=Path), default=None,
+              help="The policy file [default: lanes.yaml at the root of the base commit]. "
+                   "A path inside the checkout is read from the base commit; a path outside "
+                   "it is read as it is.")
+@click.option("--flaky", type=click.Path(path_type=Path), default=None,
+              help="The flaky list [default: flaky.yaml at the root of the base commit]; "
+                   "read like --policy. Missing means an empty list.")
+@click.option("--required-tests", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="A file with one required test id a line: only these can be quarantined "
+                   "[default: every test runs, so every live freeze applies].")
+@click.option("--today", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
+              help="The job clock's date, YYYY-MM-DD [default: today in UTC]. "
+                   "The line's ts takes this date.")
+@click.option("--log", "log_path", type=click.Path(path_type=Path, dir_okay=False),
+              envvar="LANELOG_LOG", default=Path("lane-log.jsonl"), show_default=True,
+              help="The lane log to append to (env LANELOG_LOG).")
+@click.option("--repo-name", default=None,
+              help="The repo field of the line [default: the checkout's folder name].")
+@click.option("--run", "run_command", default=None, metavar="CMD",
+              help="Run CMD once per selected property when the probe passes, without a "
+                   "shell, from the repository root; {property} in CMD becomes the id.")
+@click.option("--token-from", type=click.Choice(TOKEN_SOURCES), default="stdout",
+              show_default=True,
+              help="Where a run's token comes from: the last non-empty stdout line "
+                   "(hold|fail), or the exit code (0 hold, 1 fail).")
+@click.option("--property-timeout", type=click.FloatRange(min=0, min_open=True),
+              default=DEFAULT_TIMEOUT, show_default=True, metavar="SECONDS",
+              help="A run that takes longer is stopped and is unresolved.")
+@click.option("--require-hold", is_flag=True,
+              help="Exit 3 when the probe passes but the lane is not hold (needs --run).")
+def route(repo: Path, base: str, head: str, policy: Path | None, flaky: Path | None,
+          required_tests: Path | None, today, log_path: Path, repo_name: str | None,
+          run_command: str | None, token_from: str, property_timeout: float,
+          require_hold: bool) -> None:
+    """Bound an agent patch on a git checkout and append one lane-log line.
+
+    Prints the line (one JSON object) on stdout and appends it to the log.
+    Exit 0 when the probe passes, 1 when it rejects (the line says why),
+    2 for a usage error (nothing is logged), 3 with --require-hold when the
+    property lane did not hold.
+
+    \b
+    Example:
+        lanelog route --base origin/main --head HEAD
+        lanelog route --run 'pytest -q -k {property}' --token-from exit --require-hold
+    """
+    runner = None
+    if run_command is not None:
+        try:
+            runner = LaneRunner.from_command(run_command, token_from, property_timeout)
+        except RunnerCommandError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--run'") from None
+    elif require_hold:
+        raise click.UsageError("--require-hold needs --run: without a lane there is no hold")
+    options = RouteOptions(
+        repo=repo, base=base, head=head, policy=policy, flaky=flaky,
+        required_tests=_required_tests(required_tests),
+        today=today.date() if today is not None else None,
+        repo_name=repo_name, runner=runner,
+    )
+    line = run_route(options, notify=lambda note: click.echo(f"lanelog route: {note}", err=True))
+    text = dumps(line)
+    try:
+        append_line(log_path, line)
+    except OSError as exc:
+        click.echo(text)
+        raise LanelogError(f"cannot append to the lane log {log_path}: {exc.strerror or exc}")
+    click.echo(text)
+    if line["reasons"]:
+        click.echo(f"lanelog route: probe reject: {line['message']}", err=True)
+    click.get_current_context().exit(exit_code(line, require_hold))
