@@ -1,11 +1,11 @@
 -- Freeze hygiene: which quarantine ids held attempts back, when, and which were reported expired.
 
 -- name: freezes
--- Attempts per week that each quarantine id affected (an attempt counts once per id).
+-- Attempts per week that each quarantine id affected (once per listing of the id).
 -- params: since, until, repo
 SELECT quarantine_id, week, count(*) AS attempts
 FROM (
-    SELECT week, unnest(list_distinct(quarantine)) AS quarantine_id
+    SELECT week, unnest(quarantine) AS quarantine_id
     FROM in_scope($since, $until, $repo)
     WHERE len(quarantine) > 0
 )
@@ -13,22 +13,22 @@ GROUP BY quarantine_id, week
 ORDER BY quarantine_id, week NULLS LAST
 
 -- name: freeze_summary
--- Each quarantine id seen, live or expired: the attempts it held in quarantine, the first
--- and last ts among them (NULL when all were undated), and how many attempts reported it
--- in expired_freezes (a dead row that must no longer suppress the test).
+-- Each quarantine id seen, live or expired: the attempts it held in quarantine (once per
+-- listing), the first and last ts among them (NULL when all were undated), and how many
+-- attempts reported it in expired_freezes (a dead row that must no longer suppress the test).
 -- params: since, until, repo
 WITH scoped AS (
     SELECT ts, quarantine, expired_freezes FROM in_scope($since, $until, $repo)
 ),
 held AS (
     SELECT quarantine_id, count(*) AS attempts, min(ts) AS first_seen, max(ts) AS last_seen
-    FROM (SELECT ts, unnest(list_distinct(quarantine)) AS quarantine_id
+    FROM (SELECT ts, unnest(quarantine) AS quarantine_id
           FROM scoped WHERE len(quarantine) > 0)
     GROUP BY quarantine_id
 ),
 expired AS (
     SELECT quarantine_id, count(*) AS expired_reports
-    FROM (SELECT unnest(list_distinct(expired_freezes)) AS quarantine_id
+    FROM (SELECT unnest(expired_freezes) AS quarantine_id
           FROM scoped WHERE len(expired_freezes) > 0)
     GROUP BY quarantine_id
 )

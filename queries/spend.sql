@@ -2,16 +2,17 @@
 
 -- name: spend_by_property
 -- Armed calls and spent units per week and property id.  An attempt's units are shared
--- evenly among its distinct properties, so a week's rows add up to its units; an armed
--- attempt with no properties is listed under property NULL.
+-- evenly among its listed properties, so a week's rows add up to its units (an id listed
+-- twice on one line counts twice, as the units rule counts it); an armed attempt with no
+-- properties is listed under property NULL.
 -- params: since, until, repo
 SELECT week, property, count(*) AS calls_armed, sum(share) AS units
 FROM (
     SELECT
         week,
-        unnest(CASE WHEN len(properties) > 0 THEN list_distinct(properties)
+        unnest(CASE WHEN len(properties) > 0 THEN properties
                     ELSE [NULL]::VARCHAR[] END) AS property,
-        spent_units / greatest(len(list_distinct(properties)), 1) AS share
+        spent_units / greatest(len(properties), 1) AS share
     FROM in_scope($since, $until, $repo)
     WHERE armed
 )

@@ -35,7 +35,7 @@ breaches AS (
     SELECT 'quarantine_in_properties', *,
            'in properties and quarantine: ' || array_to_string(list_sort(list_distinct(
                list_intersect(properties, quarantine))), ', ')
-    FROM scoped WHERE len(list_intersect(properties, quarantine)) > 0
+    FROM scoped WHERE list_has_any(properties, quarantine)
     UNION ALL
     SELECT 'over_budget', *, 'units ' || spent_units::VARCHAR || ' > budget_cap ' || budget_cap::VARCHAR
     FROM scoped WHERE spent_units > budget_cap

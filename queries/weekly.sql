@@ -25,15 +25,14 @@ GROUP BY GROUPING SETS ((week), ())
 ORDER BY is_total, week NULLS LAST
 
 -- name: reject_reasons
--- Probe rejects per week and reason code.  An attempt counts once per distinct reason;
--- a reject that records no reasons counts under reason NULL, so each week's rows cover
--- every reject.
+-- Probe rejects per week and reason code, once per reason listed; a reject that records
+-- no reasons counts under reason NULL, so each week's rows cover every reject.
 -- params: since, until, repo
 SELECT week, reason, count(*) AS attempts
 FROM (
     SELECT
         week,
-        unnest(CASE WHEN len(reasons) > 0 THEN list_distinct(reasons)
+        unnest(CASE WHEN len(reasons) > 0 THEN reasons
                     ELSE [NULL]::VARCHAR[] END) AS reason
     FROM in_scope($since, $until, $repo)
     WHERE is_reject

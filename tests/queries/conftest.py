@@ -42,17 +42,29 @@ def attempt(line_no: int, week: date | None = None, **fields: Any) -> dict[str, 
     return row
 
 
+def _insert_source(con: duckdb.DuckDBPyConnection, path: str) -> None:
+    """Source 1 at `path`; its bookkeeping columns (ingest's business) get neutral values."""
+    neutral = {"VARCHAR": "", "INTEGER": 0, "BIGINT": 0, "TIMESTAMP": datetime(2026, 10, 1)}
+    columns = con.execute(
+        "SELECT column_name, data_type FROM information_schema.columns "
+        "WHERE table_name = 'sources' ORDER BY ordinal_position"
+    ).fetchall()
+    values = {name: neutral[kind] for name, kind in columns}
+    values.update(source_id=1, path=path)
+    names = ", ".join(values)
+    con.execute(f"INSERT INTO sources ({names}) VALUES ({', '.join('$' + n for n in values)})",
+                values)
+
+
 def build(rows: Iterable[dict[str, Any]], rejected: int = 0,
           path: str = "lane-log.jsonl") -> duckdb.DuckDBPyConnection:
     con = duckdb.connect()
     con.execute(SCHEMA.read_text())
-    con.execute(
-        "INSERT INTO sources VALUES (1, $path, 'fp', 0, 0, 0, now()::TIMESTAMP, now()::TIMESTAMP)",
-        {"path": path},
-    )
-    placeholders = ", ".join(f"${name}" for name in COLUMNS)
-    for row in rows:
-        con.execute(f"INSERT INTO attempts ({', '.join(COLUMNS)}) VALUES ({placeholders})", row)
+    _insert_source(con, path)
+    table = [[row[name] for name in COLUMNS] for row in rows]
+    if table:
+        placeholders = ", ".join("?" for _ in COLUMNS)
+        con.executemany(f"INSERT INTO attempts ({', '.join(COLUMNS)}) VALUES ({placeholders})", table)
     for number in range(rejected):
         con.execute(
             "INSERT INTO rejected_lines VALUES (1, $n, 0, 'x'::BLOB, 'x', 'invalid_json')",
