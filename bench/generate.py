@@ -5,8 +5,8 @@ same seed and index always give the same bytes, and the 1,000 lines appended
 for the incremental case continue the same log.  The mix follows what a team
 running the router sees: most attempts rejected or passed by the probe, about
 1 in 20 with a live quarantine, rare credit bugs written by a faulty legacy
-promotion script, and a few broken lines (a writer cut mid-line, invalid UTF-8,
-NaN, a bare array).  The manifest records the true counts, so the benchmark can
+promotion script (1 line in 40,000), and a few broken lines (1 in 50,000: a
+writer cut mid-line, invalid UTF-8, NaN, a bare array).  The manifest records the true counts, so the benchmark can
 check that each reader counted what is there.
 """
 
@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 
 START = datetime(2026, 4, 6, tzinfo=timezone.utc)  # a Monday
 SPAN = timedelta(weeks=26)
@@ -48,9 +48,11 @@ REASON_NAMES = [name for name, _ in REJECT_REASONS]
 REASON_WEIGHTS = [weight for _, weight in REJECT_REASONS]
 
 REJECT_RATE = 0.45
-QUARANTINE_RATE = 1 / 20      # of all lines: passes with a live freeze
-CREDIT_BUG_RATE = 1 / 40_000  # legacy promoter lines that set merge credit on a quarantine
-BROKEN_RATE = 1 / 50_000
+QUARANTINE_RATE = 1 / 20  # of all lines: passes with a live freeze
+# Rare lines sit at fixed positions, so even a small quick-mode log holds some.
+CREDIT_BUG_EVERY, CREDIT_BUG_PHASE = 40_000, 1_234  # legacy promoter lines moving the merge bit
+BROKEN_EVERY, BROKEN_PHASE = 50_000, 777
+BROKEN_KINDS = ("cut_mid_line", "invalid_utf8", "nan", "not_an_object")
 
 
 @dataclass
@@ -165,12 +167,12 @@ def _legacy_credit_bug(index: int, total: int, rng: random.Random) -> dict[str, 
 
 def _broken_line(index: int, total: int, rng: random.Random) -> bytes:
     good = json.dumps(_router_line(index, total, rng), separators=(",", ":")).encode()
-    kind = rng.randrange(4)
-    if kind == 0:
-        return good[: len(good) // 2]  # a writer cut mid-line
-    if kind == 1:
-        return good[:20] + b"\xff\xfe" + good[20:]  # invalid UTF-8
-    if kind == 2:
+    kind = BROKEN_KINDS[(index // BROKEN_EVERY) % len(BROKEN_KINDS)]
+    if kind == "cut_mid_line":
+        return good[: len(good) // 2]
+    if kind == "invalid_utf8":
+        return good[:20] + b"\xff\xfe" + good[20:]
+    if kind == "nan":
         return b'{"probe":"reject","units":NaN}'
     return b'["not","an","object"]'
 
@@ -178,10 +180,9 @@ def _broken_line(index: int, total: int, rng: random.Random) -> bytes:
 def line(seed: int, index: int, total: int) -> tuple[bytes, dict[str, object] | None]:
     """The bytes of line ``index`` (no newline) and the object it holds (None for a broken line)."""
     rng = random.Random(seed * 1_000_003 + index)
-    draw = rng.random()
-    if draw < BROKEN_RATE:
+    if index % BROKEN_EVERY == BROKEN_PHASE:
         return _broken_line(index, total, rng), None
-    if draw < BROKEN_RATE + CREDIT_BUG_RATE:
+    if index % CREDIT_BUG_EVERY == CREDIT_BUG_PHASE:
         row = _legacy_credit_bug(index, total, rng)
     else:
         row = _router_line(index, total, rng)

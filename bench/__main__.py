@@ -1,0 +1,150 @@
+"""`python -m bench [--quick]`: measure lanelog against its baselines, side by side, in one run.
+
+The full run (`make bench`) uses a 1,000,000-line log, a 10,000,000-attempt
+database and a 5,000-file patch, and writes bench/results.json; `--quick`
+(`make bench-quick`, the CI smoke test) runs every case at small sizes and
+writes bench/out/results-quick.json.  Generated data lives in bench/out/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench import cases, machine, table
+from bench.data import copy_db, make_log, multiply_db, restore_log
+from bench.generate import manifest_dict
+from bench.harness import REPO_ROOT, Case, Outcome, run_case
+from bench.repo import make_repo
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """How big each input is and how often each case runs."""
+
+    lines: int
+    append: int
+    report_attempts: int
+    files: int
+    warmup: int
+    reps: int
+    timeout: float
+
+
+FULL = Sizes(lines=1_000_000, append=1_000, report_attempts=10_000_000, files=5_000,
+             warmup=1, reps=3, timeout=600)
+QUICK = Sizes(lines=20_000, append=1_000, report_attempts=200_000, files=200,
+              warmup=1, reps=2, timeout=300)
+
+
+def _arguments(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small sizes: the CI smoke test")
+    parser.add_argument("--seed", type=int, default=7, help="generator seed (default 7)")
+    parser.add_argument("--lines", type=int, help="lines in the ingest log")
+    parser.add_argument("--append", type=int, help="lines appended for the incremental case")
+    parser.add_argument("--report-attempts", type=int, help="attempts in the report database")
+    parser.add_argument("--files", type=int, help="files the router's patch touches")
+    parser.add_argument("--reps", type=int, help="measured runs per case (after the warm-up)")
+    parser.add_argument("--warmup", type=int, help="warm-up runs per case")
+    parser.add_argument("--out", type=Path, default=REPO_ROOT / "bench" / "out", help="scratch folder")
+    parser.add_argument("--results", type=Path, help="where to write the results JSON")
+    return parser.parse_args(argv)
+
+
+def _sizes(args: argparse.Namespace) -> Sizes:
+    base = QUICK if args.quick else FULL
+    chosen = {name: getattr(args, name) for name in ("lines", "append", "report_attempts", "files",
+                                                     "reps", "warmup")}
+    return Sizes(**{**base.__dict__, **{k: v for k, v in chosen.items() if v is not None}})
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def main(argv: list[str]) -> int:
+    """Run every case and write the results; the exit code says whether the harness worked."""
+    args = _arguments(argv)
+    sizes = _sizes(args)
+    out = args.out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    results_path = args.results or (out / "results-quick.json" if args.quick else REPO_ROOT / "bench" / "results.json")
+    started = time.perf_counter()
+    outcomes: list[Outcome] = []
+    data: dict[str, object] = {}
+
+    def run(group: list[Case]) -> list[Outcome]:
+        done = [run_case(case, warmup=sizes.warmup, reps=sizes.reps, timeout=sizes.timeout, log=_log)
+                for case in group]
+        outcomes.extend(done)
+        return done
+
+    _log(f"generating a {sizes.lines:,}-line lane log in {out} (seed {args.seed})")
+    log = make_log(out, args.seed, sizes.lines, sizes.append, workers=min(2, os.cpu_count() or 1))
+    data["log"] = {**manifest_dict(log.manifest), "path": str(log.path)}
+    data["appended"] = manifest_dict(log.append_manifest)
+
+    _log("ingest")
+    ingest = run(cases.ingest_cases(log, out))
+    base_db, why_not = _keep_ingested(ingest[0], out)
+
+    _log("incremental")
+    try:
+        run(cases.incremental_cases(log, out, base_db, why_not))
+    finally:
+        restore_log(log.path, log.manifest.bytes)
+
+    _log("report")
+    report_db = out / "report.duckdb"
+    report_why_not = why_not
+    if base_db is not None:
+        _log(f"  building the {sizes.report_attempts:,}-attempt database")
+        data["report_db"] = multiply_db(base_db, report_db, sizes.report_attempts)
+    run(cases.report_cases(report_db, sizes.report_attempts, report_why_not))
+
+    _log("dashboard")
+    run(cases.dashboard_cases(base_db, log.manifest.attempts, why_not))
+
+    _log("router")
+    repo = make_repo(out / "wide-patch-repo", sizes.files)
+    data["repo"] = repo
+    run(cases.router_cases(repo, out))
+
+    rows = table.rows(outcomes)
+    results = {
+        "mode": "quick" if args.quick else "full",
+        "sizes": sizes.__dict__,
+        "seed": args.seed,
+        "machine": machine.facts(),
+        "data": data,
+        "duration_s": round(time.perf_counter() - started, 1),
+        "rows": rows,
+    }
+    results_path.parent.mkdir(parents=True, exist_ok=True)
+    results_path.write_text(json.dumps(results, indent=2) + "\n")
+    (out / "results.md").write_text(table.markdown(rows) + "\n")
+    print(table.text(rows))
+    _log(f"\n{results['mode']} run took {results['duration_s']} s; results in {results_path}")
+    return 1 if any(row["status"] == "failed" for row in rows) else 0
+
+
+def _keep_ingested(outcome: Outcome, out: Path) -> tuple[Path | None, str | None]:
+    """Keep the last full ingest's database: the base of the incremental, report and dashboard cases."""
+    if outcome.case.not_run:
+        return None, f"needs lanelog's ingest to build its database ({outcome.case.not_run})"
+    if outcome.error:
+        return None, "needs lanelog's ingest to build its database, and the ingest case failed"
+    base = out / "base.duckdb"
+    copy_db(out / "ingest.duckdb", base)
+    return base, None
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,201 @@
+"""The benchmark's cases, group by group, each beside the baseline it is judged against."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from bench import components
+from bench.data import Log, append_lines, copy_db, remove_db, restore_log
+from bench.harness import Case, Run, worker_argv
+
+TODAY = "2026-10-08"
+
+
+def size_label(count: int) -> str:
+    """1,000,000 -> "1M", 20,000 -> "20k": the size a row's label names."""
+    if count >= 1_000_000:
+        return f"{count / 1e6:g}M"
+    if count >= 1_000:
+        return f"{count / 1e3:g}k"
+    return str(count)
+
+
+def lanelog_argv(*args: str) -> list[str]:
+    """The `lanelog` command as a user runs it (the console script beside this interpreter)."""
+    script = Path(sys.executable).with_name("lanelog")
+    if script.exists():
+        return [str(script), *args]
+    return [sys.executable, "-m", "lanelog", *args]
+
+
+def _counts_check(expected: dict[str, int], source: str):
+    def check(run: Run) -> list[str]:
+        counts = run.info.get("counts")
+        if counts != expected:
+            return [f"four counts {counts} differ from the generator's {expected}"]
+        return [f"four counts match the generator's ({source})"]
+    return check
+
+
+def ingest_cases(log: Log, out: Path) -> list[Case]:
+    """Full ingest of the log into a new database, against the seed reader, pandas and the floor."""
+    manifest = log.manifest
+    db = out / "ingest.duckdb"
+    floor_db = out / "floor.duckdb"
+    broken = manifest.broken
+    first = manifest.broken_line_numbers[0] if broken else None
+    clean_note = (f"reads the copy without the {broken} broken lines (it stops at the first, line {first})"
+                  if broken else "the log has no broken lines")
+
+    def check_ingest(run: Run) -> list[str]:
+        summary = run.info.get("summary", {})
+        got = (summary.get("attempts_added"), summary.get("rejected"))
+        if got != (manifest.attempts, manifest.broken):
+            return [f"stored {got[0]} attempts and {got[1]} rejected lines; "
+                    f"the log holds {manifest.attempts} and {manifest.broken}"]
+        return [f"stored all {manifest.attempts:,} attempts and {broken} rejected lines"]
+
+    def check_floor(run: Run) -> list[str]:
+        return [f"lossy: {run.info.get('rows'):,} rows of inferred columns, no raw line, broken lines "
+                "skipped by ignore_errors (the bare call stops at the first)"]
+
+    ingest_missing = components.ingest_api()
+    size = size_label(manifest.lines)
+    return [
+        Case("ingest.lanelog", "ingest", f"ingest {size}: lanelog (open_db + ingest_paths)",
+             worker_argv("lanelog_ingest", log=str(log.path), db=str(db)), "in-process",
+             before_each=lambda: remove_db(db), check=check_ingest, not_run=ingest_missing),
+        Case("ingest.floor", "ingest", f"ingest {size}: floor, DuckDB CTAS read_json_auto",
+             worker_argv("duckdb_floor", log=str(log.path), db=str(floor_db)), "in-process",
+             before_each=lambda: remove_db(floor_db), check=check_floor),
+        Case("ingest.seed", "ingest", f"ingest {size}: seed Step 6 reader",
+             worker_argv("seed_reader", log=str(log.clean)), "in-process",
+             check=_counts_check(manifest.counts(), "clean copy"), notes=[clean_note]),
+        Case("ingest.pandas", "ingest", f"ingest {size}: pandas.read_json(lines=True) + 4 counts",
+             worker_argv("pandas_reader", log=str(log.clean)), "in-process",
+             check=_counts_check(manifest.counts(), "clean copy"), notes=[clean_note]),
+    ]
+
+
+def incremental_cases(log: Log, out: Path, base_db: Path | None, why_not: str | None) -> list[Case]:
+    """Re-ingest of the unchanged log, and of the log with lines appended (in place)."""
+    unchanged_db = out / "incremental-unchanged.duckdb"
+    append_db = out / "incremental-append.duckdb"
+    size = log.manifest.bytes
+    appended = log.append_manifest
+
+    def prepare_unchanged() -> None:
+        # Each run starts from the freshly ingested log, as the append runs do.
+        restore_log(log.path, size)
+        copy_db(base_db, unchanged_db)
+
+    def prepare_append() -> None:
+        # Each run starts from the ingested log and appends the same lines to it.
+        copy_db(base_db, append_db)
+        append_lines(log.path, size, log.append)
+
+    def expect_added(count: int):
+        def check(run: Run) -> list[str]:
+            summary = run.info.get("summary") or _cli_summary(run)
+            if summary.get("attempts_added") != count:
+                return [f"added {summary.get('attempts_added')} attempts, expected {count}"]
+            return [f"added {count:,} attempts, as expected"]
+        return check
+
+    not_run = why_not or components.ingest_api()
+    cli_not_run = why_not or components.ingest_cli()
+    n = f"{appended.lines:,}"
+    return [
+        Case("incremental.unchanged", "incremental", "re-ingest unchanged (in process)",
+             worker_argv("lanelog_ingest", log=str(log.path), db=str(unchanged_db)), "in-process",
+             before_each=prepare_unchanged, check=expect_added(0), not_run=not_run),
+        Case("incremental.append", "incremental", f"ingest {n} appended lines (in process)",
+             worker_argv("lanelog_ingest", log=str(log.path), db=str(append_db)), "in-process",
+             before_each=prepare_append, check=expect_added(appended.attempts), not_run=not_run),
+        Case("incremental.unchanged_cli", "incremental", "re-ingest unchanged: `lanelog ingest` command",
+             lanelog_argv("ingest", "--db", str(unchanged_db), "--json", str(log.path)), "process",
+             before_each=prepare_unchanged, check=expect_added(0), not_run=cli_not_run),
+        Case("incremental.append_cli", "incremental", f"ingest {n} appended lines: `lanelog ingest` command",
+             lanelog_argv("ingest", "--db", str(append_db), "--json", str(log.path)), "process",
+             before_each=prepare_append, check=expect_added(appended.attempts), not_run=cli_not_run),
+    ]
+
+
+def _cli_summary(run: Run) -> dict[str, int]:
+    try:
+        return json.loads(run.stdout.strip().splitlines()[-1])
+    except (IndexError, json.JSONDecodeError):
+        return {}
+
+
+def report_cases(db: Path | None, attempts: int, why_not: str | None) -> list[Case]:
+    """`lanelog report --format json` and the per-week query alone, over the multiplied database."""
+    label = size_label(attempts)
+
+    def check_report(run: Run) -> list[str]:
+        try:
+            totals = json.loads(run.stdout)["totals"]
+        except (json.JSONDecodeError, KeyError) as error:
+            return [f"report printed no JSON totals ({error})"]
+        if totals.get("attempts") != attempts:
+            return [f"report totals {totals.get('attempts')} attempts, expected {attempts}"]
+        return [f"totals: {attempts:,} attempts"]
+
+    def check_weekly(run: Run) -> list[str]:
+        if run.info.get("attempts") != attempts:
+            return [f"weekly sums to {run.info.get('attempts')} attempts, expected {attempts}"]
+        return [f"{run.info.get('weeks')} weekly rows; second call in the same process "
+                f"{run.info.get('second_call_s', 0) * 1000:.0f} ms"]
+
+    return [
+        Case("report.cli", "report", f"report {label}: `lanelog report --format json`",
+             lanelog_argv("report", "--db", str(db), "--format", "json"), "process",
+             check=check_report, not_run=why_not or components.report_cli()),
+        Case("report.weekly", "report", f"report {label}: queries.weekly alone (in process)",
+             worker_argv("weekly_query", db=str(db)), "in-process",
+             check=check_weekly, not_run=why_not or components.weekly_query()),
+    ]
+
+
+def dashboard_cases(db: Path | None, attempts: int, why_not: str | None) -> list[Case]:
+    """The overview page through AppTest: cold, then a cached rerun in the same process."""
+    label = size_label(attempts)
+
+    def check(run: Run) -> list[str]:
+        metrics = run.info.get("metrics") or {}
+        if not metrics:
+            return ["the overview page showed no metrics"]
+        return [f"{len(metrics)} metrics shown"]
+
+    return [
+        Case("dashboard.overview", "dashboard", f"dashboard {label}: overview page (AppTest)",
+             worker_argv("dashboard_overview", app=str(components.DASHBOARD_APP), db=str(db)), "in-process",
+             figures={"cold": "cold", "cached": "cached rerun"}, check=check,
+             not_run=why_not or components.dashboard_app()),
+    ]
+
+
+def router_cases(repo: dict[str, object], out: Path) -> list[Case]:
+    """`lanelog route` on the wide patch, against the bare `git diff --numstat` of the same diff."""
+    path, files = str(repo["path"]), int(repo["files_touched"])
+    route_log = out / "route-lane-log.jsonl"
+
+    def check(run: Run) -> list[str]:
+        try:
+            plan = json.loads(run.stdout)
+        except json.JSONDecodeError:
+            return ["route printed no JSON plan"]
+        if plan.get("files_count") != files or "line_cap" not in (plan.get("reasons") or []):
+            return [f"plan: files_count {plan.get('files_count')}, reasons {plan.get('reasons')}"]
+        return [f"rejected on line_cap, files_count {files:,}, as expected"]
+
+    return [
+        Case("router.route", "router", f"router {files:,} files: `lanelog route`",
+             lanelog_argv("route", "--repo", path, "--base", str(repo["base"]), "--head", str(repo["head"]),
+                          "--today", TODAY, "--log", str(route_log)),
+             "process", expect_exit=(0, 1), check=check, not_run=components.route_cli()),
+        Case("router.git", "router", f"router {files:,} files: floor, `git diff --numstat`",
+             ["git", "-C", path, "diff", "--numstat", f"{repo['base']}...{repo['head']}"], "process"),
+    ]

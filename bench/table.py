@@ -1,0 +1,151 @@
+"""Rows, ratios and targets: what the benchmark prints and writes to results.json.
+
+The targets are the issues' own words (issue 3 ingest, issue 4 report, issue 5
+dashboard); the router issue sets none, so git is shown as its floor only.
+The bench reports a target as met or short; it never fails the build.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from bench.harness import Outcome, summarize
+
+# row -> (numerator row, denominator row, how the ratio reads)
+RATIOS: dict[str, tuple[str, str, str]] = {
+    "ingest.lanelog": ("ingest.lanelog", "ingest.floor", "lanelog / floor"),
+    "ingest.seed": ("ingest.seed", "ingest.lanelog", "seed / lanelog"),
+    "ingest.pandas": ("ingest.pandas", "ingest.lanelog", "pandas / lanelog"),
+    "incremental.unchanged": ("incremental.unchanged", "ingest.lanelog", "/ full ingest"),
+    "incremental.append": ("incremental.append", "ingest.lanelog", "/ full ingest"),
+    "dashboard.overview.cached": ("dashboard.overview.cached", "dashboard.overview.cold", "cached / cold"),
+    "router.route": ("router.route", "router.git", "route / git"),
+}
+
+
+@dataclass(frozen=True)
+class Target:
+    """A figure an issue promises: the row, what is compared, and the limit."""
+
+    row: str
+    measure: str  # "ratio", "median_s" or "peak_rss_mb"
+    compare: Callable[[float, float], bool]
+    limit: float
+    text: str
+    source: str
+
+
+TARGETS = [
+    Target("ingest.lanelog", "ratio", operator.le, 2.5, "≤ 2.5x floor (aim 2x)", "issue 3"),
+    Target("ingest.lanelog", "peak_rss_mb", operator.lt, 512, "peak < 512 MB", "issue 3"),
+    Target("ingest.seed", "ratio", operator.ge, 3.0, "≥ 3x (lanelog 3x faster)", "issue 3"),
+    Target("incremental.unchanged", "median_s", operator.lt, 0.050, "< 50 ms in process", "issue 3"),
+    Target("incremental.append", "median_s", operator.lt, 0.100, "< 100 ms in process", "issue 3"),
+    Target("report.cli", "median_s", operator.lt, 0.5, "< 0.5 s warm", "issue 4"),
+    Target("report.weekly", "median_s", operator.lt, 0.2, "< 0.2 s", "issue 4"),
+    Target("dashboard.overview.cold", "median_s", operator.lt, 2.0, "< 2 s cold", "issue 5"),
+    Target("dashboard.overview.cached", "median_s", operator.lt, 0.5, "< 0.5 s cached", "issue 5"),
+]
+NO_TARGET = {"router.route": "none set (git is the floor)"}
+
+
+def rows(outcomes: list[Outcome]) -> list[dict[str, Any]]:
+    """One row per figure of every case, with its ratio and targets filled in."""
+    table: list[dict[str, Any]] = []
+    for outcome in outcomes:
+        case = outcome.case
+        for key, suffix in case.figures.items():
+            row_id = case.id if key == "total" else f"{case.id}.{key}"
+            label = case.label if not suffix else f"{case.label}, {suffix}"
+            status = "not run" if case.not_run else "failed" if outcome.error else "ok"
+            table.append({
+                "id": row_id, "group": case.group, "case": label, "timing": case.timing,
+                "status": status, "reason": case.not_run or outcome.error,
+                **summarize(outcome, key), "notes": outcome.notes,
+            })
+    by_id = {row["id"]: row for row in table}
+    for row in table:
+        row["ratio"] = _ratio(row["id"], by_id)
+        row["targets"] = _targets(row, by_id)
+        row["result"] = _result(row)
+    return table
+
+
+def _ratio(row_id: str, by_id: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    if row_id not in RATIOS:
+        return None
+    top, bottom, text = RATIOS[row_id]
+    value = None
+    if top in by_id and bottom in by_id:
+        a, b = by_id[top]["median_s"], by_id[bottom]["median_s"]
+        if a is not None and b:
+            value = round(a / b, 3)
+    return {"of": text, "value": value}
+
+
+def _targets(row: dict[str, Any], by_id: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    found = []
+    for target in TARGETS:
+        if target.row != row["id"]:
+            continue
+        value = row["ratio"]["value"] if target.measure == "ratio" else row[target.measure]
+        met = None if value is None else bool(target.compare(value, target.limit))
+        found.append({"target": target.text, "source": target.source, "value": value, "met": met})
+    return found
+
+
+def _result(row: dict[str, Any]) -> str:
+    if row["status"] != "ok":
+        return row["status"]
+    checks = [target["met"] for target in row["targets"]]
+    if not checks:
+        return "-"
+    if None in checks:
+        return "n/a"
+    return "met" if all(checks) else "short"
+
+
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return "-"
+    if value < 1:
+        return f"{value * 1000:.0f} ms"
+    return f"{value:.2f} s"
+
+
+def _cells(row: dict[str, Any]) -> list[str]:
+    ratio = row["ratio"]
+    ratio_text = "-" if ratio is None or ratio["value"] is None else f"{ratio['value']:.2f}x {ratio['of']}"
+    target_text = "; ".join(t["target"] for t in row["targets"]) or NO_TARGET.get(row["id"], "-")
+    peak = "-" if row["peak_rss_mb"] is None else f"{row['peak_rss_mb']:.0f} MB"
+    return [row["case"], _seconds(row["median_s"]), _seconds(row["min_s"]), _seconds(row["max_s"]),
+            peak, ratio_text, target_text, row["result"]]
+
+
+HEADER = ["case", "median", "min", "max", "peak RSS", "ratio", "target", "result"]
+
+
+def markdown(table: list[dict[str, Any]]) -> str:
+    """The table as Markdown, for the README."""
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + "|".join(["---"] + ["--:"] * 5 + ["---", "---"]) + "|"]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in _cells(row)) + " |" for row in table]
+    return "\n".join(lines)
+
+
+def text(table: list[dict[str, Any]]) -> str:
+    """The table as aligned plain text, then the notes and reasons row by row."""
+    cells = [HEADER] + [_cells(row) for row in table]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(HEADER))]
+    out = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in cells]
+    out.append("")
+    seen: set[str] = set()
+    for row in table:
+        for note in ([row["reason"]] if row["reason"] else []) + row["notes"]:
+            line = f"- {row['case'].split(', ')[0]}: {note}"
+            if line not in seen:
+                seen.add(line)
+                out.append(line)
+    return "\n".join(out)

@@ -1,0 +1,144 @@
+"""The measured side of the in-process cases: `python -m bench.worker NAME ARGS_JSON`.
+
+The harness starts a fresh interpreter for every measurement, so each run pays
+its own imports (kept outside the timed span) and its peak resident set is its
+own.  A worker prints one JSON object on its last stdout line:
+``{"seconds": {figure: s}, "info": {...}}``.  Workers use lanelog's public
+Python API only (``ingest.open_db``/``ingest_paths``, ``queries``, the
+dashboard's app script through Streamlit's AppTest).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+Result = dict[str, Any]
+
+
+def seed_reader(log: str) -> Result:
+    """The seed's Step 6 reader, line for line, over ``log``."""
+    start = time.perf_counter()
+    rows = [json.loads(line) for line in Path(log).read_text().splitlines() if line.strip()]
+    summary = {
+        "attempts": len(rows),
+        "probe_rejects": sum(r.get("probe") == "reject" for r in rows),
+        "calls_armed": sum(bool(r.get("model_call_allowed")) for r in rows),
+        "credit_bugs": sum(bool(r.get("merge_credit")) and bool(r.get("quarantine")) for r in rows),
+    }
+    return {"seconds": {"total": time.perf_counter() - start}, "info": {"counts": summary}}
+
+
+def pandas_reader(log: str) -> Result:
+    """`pandas.read_json(lines=True)` plus the seed's four counts."""
+    import pandas as pd
+
+    start = time.perf_counter()
+    frame = pd.read_json(log, lines=True)
+    quarantine = frame["quarantine"].map(lambda value: isinstance(value, list) and len(value) > 0)
+    summary = {
+        "attempts": len(frame),
+        "probe_rejects": int((frame["probe"] == "reject").sum()),
+        "calls_armed": int(frame["model_call_allowed"].fillna(False).astype(bool).sum()),
+        "credit_bugs": int((frame["merge_credit"].fillna(0).astype(bool) & quarantine).sum()),
+    }
+    return {"seconds": {"total": time.perf_counter() - start}, "info": {"counts": summary}}
+
+
+def duckdb_floor(log: str, db: str) -> Result:
+    """The lossy floor: one CREATE TABLE AS SELECT * FROM read_json_auto into a database file.
+
+    ``ignore_errors`` is the one addition to the bare call, which stops with an
+    error at the log's first broken line.
+    """
+    import duckdb
+
+    start = time.perf_counter()
+    con = duckdb.connect(db)
+    con.execute("CREATE TABLE t AS SELECT * FROM read_json_auto($path, ignore_errors = true)", {"path": log})
+    con.close()
+    elapsed = time.perf_counter() - start
+    with duckdb.connect(db, read_only=True) as check:
+        rows = check.execute("SELECT count(*) FROM t").fetchone()[0]
+    return {"seconds": {"total": elapsed}, "info": {"rows": rows}}
+
+
+def lanelog_ingest(log: str, db: str) -> Result:
+    """lanelog's ingest through its Python API: open (creating if needed), ingest, close."""
+    from ingest import ingest_paths, open_db
+
+    start = time.perf_counter()
+    con = open_db(Path(db))
+    summary = ingest_paths(con, [Path(log)])
+    con.close()
+    elapsed = time.perf_counter() - start
+    return {"seconds": {"total": elapsed}, "info": {"summary": summary.as_dict(), "errors": summary.errors}}
+
+
+def weekly_query(db: str) -> Result:
+    """`queries.weekly` over the whole database, in a fresh process (first call) and again."""
+    from ingest import open_db
+    from queries import Filters, weekly
+
+    con = open_db(Path(db), read_only=True)
+    start = time.perf_counter()
+    frame = weekly(con, Filters())
+    first = time.perf_counter() - start
+    start = time.perf_counter()
+    weekly(con, Filters())
+    second = time.perf_counter() - start
+    con.close()
+    attempts = int(frame["attempts"].sum())
+    return {"seconds": {"total": first}, "info": {"weeks": len(frame), "attempts": attempts,
+                                                  "second_call_s": second}}
+
+
+def dashboard_overview(app: str, db: str) -> Result:
+    """The overview page through Streamlit's AppTest: a cold run, then a cached rerun."""
+    import os
+
+    from streamlit.testing.v1 import AppTest
+
+    os.environ["LANELOG_DB"] = db
+    page = AppTest.from_file(app, default_timeout=300)
+    start = time.perf_counter()
+    page.run()
+    cold = time.perf_counter() - start
+    _raise_on_exception(page, "cold run")
+    start = time.perf_counter()
+    page.run()
+    cached = time.perf_counter() - start
+    _raise_on_exception(page, "cached rerun")
+    metrics = {metric.label: metric.value for metric in page.metric}
+    return {"seconds": {"cold": cold, "cached": cached}, "info": {"metrics": metrics}}
+
+
+def _raise_on_exception(page: Any, when: str) -> None:
+    if page.exception:
+        messages = "; ".join(str(error.value) for error in page.exception)
+        raise RuntimeError(f"the overview page raised on its {when}: {messages}")
+
+
+WORKERS: dict[str, Callable[..., Result]] = {
+    "seed_reader": seed_reader,
+    "pandas_reader": pandas_reader,
+    "duckdb_floor": duckdb_floor,
+    "lanelog_ingest": lanelog_ingest,
+    "weekly_query": weekly_query,
+    "dashboard_overview": dashboard_overview,
+}
+
+
+def main(argv: list[str]) -> None:
+    """Run one worker and print its result as the last stdout line."""
+    name, arguments = argv[0], json.loads(argv[1])
+    result = WORKERS[name](**arguments)
+    sys.stdout.write("\n" + json.dumps(result) + "\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
