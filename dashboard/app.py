@@ -6,9 +6,10 @@ to one short script per page under views/.
 
 import streamlit as st
 
-from dashboard import sidebar
+from dashboard import present, sidebar
 
-st.set_page_config(page_title="lanelog", page_icon=":material/fact_check:", layout="wide")
+# A drawn icon: a material-symbol or emoji favicon would be fetched from a font CDN.
+st.set_page_config(page_title="lanelog", page_icon=present.favicon(), layout="wide")
 
 PAGES = [
     st.Page("views/overview.py", title="Overview", icon=":material/monitoring:", default=True),

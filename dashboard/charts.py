@@ -1,7 +1,7 @@
 """Altair charts for the pages. Presentation only: every number comes from a query result.
 
-Weeks are drawn as ordinal labels in the order the queries give them (dated weeks
-in date order, the undated bucket last), so an undated bucket is never dropped.
+Weeks are drawn as ordinal labels (dated weeks in date order, the undated bucket
+last), so an undated bucket is never dropped.
 """
 
 from __future__ import annotations
@@ -33,15 +33,16 @@ def labelled(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _week_axis(frame: pd.DataFrame) -> alt.X:
-    order = list(dict.fromkeys(frame["week"]))
-    return alt.X("week:O", sort=order, title="week (Monday, UTC)", axis=alt.Axis(labelAngle=-40))
+    labels = set(frame["week"])
+    order = sorted(labels - {"undated"}) + (["undated"] if "undated" in labels else [])
+    return alt.X("week:O", sort=order, title="week (Monday, UTC)", axis=alt.Axis(labelAngle=-40, labelOverlap=False))
 
 
 def rejects_vs_armed(weekly: pd.DataFrame) -> alt.LayerChart:
     """Probe rejects and armed calls side by side per week, with armed calls per reject."""
     frame = labelled(weekly)
     bars_data = frame.melt(
-        id_vars=["week"], value_vars=["probe_rejects", "calls_armed"], var_name="figure", value_name="attempts"
+        id_vars=["week"], value_vars=["probe_rejects", "calls_armed"], var_name="figure", value_name="count"
     )
     bars = (
         alt.Chart(bars_data)
@@ -49,13 +50,13 @@ def rejects_vs_armed(weekly: pd.DataFrame) -> alt.LayerChart:
         .encode(
             x=_week_axis(frame),
             xOffset=alt.XOffset("figure:N", sort=["probe_rejects", "calls_armed"]),
-            y=alt.Y("attempts:Q", title="attempts"),
+            y=alt.Y("count:Q", title="attempts"),
             color=alt.Color(
                 "figure:N",
                 scale=alt.Scale(domain=["probe_rejects", "calls_armed"], range=[REJECT, ARMED]),
                 legend=alt.Legend(title=None, orient="top"),
             ),
-            tooltip=["week:O", "figure:N", "attempts:Q"],
+            tooltip=["week:O", "figure:N", "count:Q"],
         )
     )
     ratio = (

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from PIL import Image
 
 from dashboard.charts import labelled
 
@@ -20,6 +21,14 @@ METRICS = [
 ]
 # A spreadsheet runs a cell that starts with one of these as a formula.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def favicon() -> Image.Image:
+    """A 32x32 icon drawn here, so the browser fetches nothing from outside: three bars of a week."""
+    icon = np.full((32, 32, 3), 245, dtype=np.uint8)
+    for left, height, colour in ((4, 14, (140, 107, 177)), (13, 22, (31, 119, 180)), (22, 8, (214, 39, 40))):
+        icon[30 - height:30, left:left + 6] = colour
+    return Image.fromarray(icon)
 
 
 def alert_text(credit_bugs: int) -> str:

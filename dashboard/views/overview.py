@@ -21,7 +21,7 @@ columns = st.columns(len(present.METRICS) + 1)
 for column, (key, label) in zip(columns, present.METRICS):
     column.metric(label, present.number(latest[key]), delta=present.delta(latest, previous, key),
                   delta_color="inverse" if key == "credit_bugs" else "off")
-columns[-1].metric("Quarantined (no alert)", present.number(latest["quarantined"]),
+columns[-1].metric("Quarantined", present.number(latest["quarantined"]),
                    delta=present.delta(latest, previous, "quarantined"), delta_color="off",
                    help="Attempts with a live freeze. A freeze is expected; it alerts only if it moved the merge bit.")
 st.caption(present.range_caption(report))
