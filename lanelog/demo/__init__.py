@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import shlex
 import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
@@ -30,6 +32,7 @@ from lanelog.errors import LanelogError
 ROUTER_LOG = "lane-log.jsonl"
 PROMOTER_LOG = "legacy-promoter.jsonl"
 RUNNER = f"{shlex.quote(sys.executable)} -m lanelog.demo.runner"
+ROUTE_WORKERS = min(4, os.cpu_count() or 1)
 
 
 class DemoError(LanelogError):
@@ -75,6 +78,7 @@ def route(patch: Patch, day: date, log: Path) -> dict[str, Any]:
         "--log", str(log),
         "--repo-name", patch.repo.name,
         "--run", RUNNER,
+        "--property-timeout", "30",
         *patch.extra_args,
     ]
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
@@ -96,10 +100,12 @@ def make_logs(workdir: Path, log_dir: Path, weeks: int) -> tuple[list[Path], Dem
     for week in range(weeks):
         monday = START + timedelta(weeks=week)
         human_changes(repos, week, monday)
-        plans = []
-        for day, patch in week_patches(repos, week, monday, numbers):
-            plan = route(patch, day, log)
-            plans.append(plan)
+        patches = week_patches(repos, week, monday, numbers)
+        # The branches exist now; the router only reads git objects, and appends whole
+        # lines atomically, so a week's attempts can be routed side by side.
+        with ThreadPoolExecutor(max_workers=ROUTE_WORKERS) as pool:
+            plans = list(pool.map(lambda job: route(job[1], job[0], log), patches))
+        for (_, patch), plan in zip(patches, plans):
             summary.kinds[patch.kind] += 1
             summary.reasons.update(plan.get("reasons") or [])
             summary.lanes[plan.get("lane") or "not_started"] += 1

@@ -86,6 +86,7 @@ class DemoRepo:
             "GIT_COMMITTER_EMAIL": "agent@demo.invalid",
         }
         self.git("init", "-q", "-b", "main")
+        self._born = False  # main has no commit until the first one
 
     def git(self, *args: str, day: date | None = None) -> str:
         env = self._env
@@ -114,10 +115,12 @@ class DemoRepo:
 
     def commit_on_main(self, files: dict[str, str | bytes], message: str, day: date) -> str:
         """A reviewed human change that lands on main (policy, flaky list, code)."""
-        self.git("checkout", "-q", "main")
+        if self._born:
+            self.git("checkout", "-q", "main")
         self.write(files)
         self.git("add", "-A")
         self.git("commit", "-q", "-m", message, day=day)
+        self._born = True
         return self.git("rev-parse", "HEAD")
 
     def start_branch(self, branch: str) -> None:

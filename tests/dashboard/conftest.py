@@ -1,0 +1,94 @@
+"""Fixtures for the dashboard tests: the demo database (once per session) and small made-up ones."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import ingest
+
+APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
+PAGES = [
+    "views/overview.py",
+    "views/triage.py",
+    "views/spend.py",
+    "views/probe.py",
+    "views/quarantine.py",
+    "views/health.py",
+]
+
+
+@pytest.fixture(scope="session")
+def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`lanelog demo` run once per session (tests/test_demo.py finds the same folder)."""
+    root = tmp_path_factory.getbasetemp() / "demo"
+    summary = root / "summary.json"
+    if not summary.exists():
+        root.mkdir(exist_ok=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "lanelog", "demo", "--db", str(root / "demo.duckdb"), "--weeks", "4",
+             "--logs", str(root / "logs"), "--json"],
+            capture_output=True, text=True, check=True,
+        )
+        summary.write_text(done.stdout)
+    return root
+
+
+@pytest.fixture(scope="session")
+def demo_db(demo_dir: Path) -> Path:
+    return demo_dir / "demo.duckdb"
+
+
+def line(week_day: str, **fields: Any) -> dict[str, Any]:
+    """A router-shaped line on a given day; fields override the defaults of a passing attempt."""
+    base = {
+        "schema": 1, "producer": "lanelog-route", "ts": f"{week_day}T10:00:00Z", "repo": "orders-service",
+        "head": "abc123", "probe": "pass", "reasons": [], "properties": ["prop_round_trip"], "units": 1,
+        "quarantine": [], "expired_freezes": [], "merge_credit": 0, "model_call_allowed": True,
+        "review": "pending", "lane": "hold", "results": {"prop_round_trip": "hold"},
+    }
+    return {**base, **fields}
+
+
+@pytest.fixture
+def make_db(tmp_path: Path) -> Callable[[list[dict[str, Any]]], Path]:
+    """Write lines to a log and ingest it with `ingest` into a new database file."""
+    counter = iter(range(1_000_000))
+
+    def make(lines: list[dict[str, Any]]) -> Path:
+        n = next(counter)
+        log = tmp_path / f"lane-log-{n}.jsonl"
+        log.write_text("".join(json.dumps({"attempt_id": f"t{n}-{i}", **obj}) + "\n" for i, obj in enumerate(lines)))
+        db = tmp_path / f"db-{n}.duckdb"
+        con = ingest.open_db(db)
+        try:
+            ingest.ingest_paths(con, [log])
+        finally:
+            con.close()
+        return db
+
+    return make
+
+
+@pytest.fixture
+def app(monkeypatch: pytest.MonkeyPatch) -> Callable[..., AppTest]:
+    """An AppTest of the dashboard on a database, optionally on a page, already run."""
+
+    def run(db: Path, page: str | None = None, query: dict[str, Any] | None = None) -> AppTest:
+        monkeypatch.setenv("LANELOG_DB", str(db))
+        at = AppTest.from_file(str(APP), default_timeout=60)
+        if query:
+            at.query_params.update(query)
+        at.run()
+        if page is not None and page != PAGES[0]:
+            at.switch_page(page).run()
+        return at
+
+    return run

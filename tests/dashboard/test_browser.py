@@ -1,0 +1,135 @@
+"""`lanelog dashboard` as a user meets it: a real server, headless Chromium, and an ingest alongside."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import line
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--no-first-run",
+]
+FINISHED = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+
+if not CHROMIUM.exists() and os.environ.get("CI") != "true":
+    pytest.skip(
+        "no /usr/bin/chromium on this machine (outside CI only: .ci/run installs it and CI never skips)",
+        allow_module_level=True,
+    )
+
+pytestmark = pytest.mark.browser
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def served(demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """`lanelog dashboard` on a copy of the demo database, on a free localhost port."""
+    db = tmp_path_factory.mktemp("served") / "served.duckdb"
+    shutil.copy(demo_db, db)
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "lanelog", "dashboard", "--db", str(db), "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
+                if reply.status == 200:
+                    break
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                server.kill()
+                raise AssertionError(f"dashboard did not start: {server.stdout.read() if server.stdout else ''}")
+            time.sleep(0.2)
+    yield url, db
+    server.terminate()
+    try:
+        server.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def open_page(browser: object, url: str, hosts: set[str]) -> object:
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.on("request", lambda request: hosts.add(request.url.split("/")[2]))
+    page.goto(url)
+    page.wait_for_selector(FINISHED, timeout=60_000)
+    return page
+
+
+def test_browser_shows_the_alert_banner_and_fetches_nothing_outside(
+    served: tuple[str, Path], browser: object, demo_dir: Path
+) -> None:
+    url, _ = served
+    credit_bugs = json.loads((demo_dir / "summary.json").read_text())["credit_bugs"]
+    hosts: set[str] = set()
+    page = open_page(browser, url, hosts)
+    banner = page.locator('[data-testid="stAlertContentError"]').first
+    banner.wait_for(timeout=30_000)
+    assert banner.inner_text().startswith(f"{credit_bugs} credit bugs in range")
+    page.get_by_text("Probe rejects and armed calls").wait_for()
+    page.locator('[data-testid="stVegaLiteChart"]').first.wait_for()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "dashboard-overview.png"), full_page=True)
+    assert hosts == {url.split("/")[2]}, f"requests left localhost: {sorted(hosts)}"
+    page.close()
+
+
+def test_ingest_succeeds_while_the_dashboard_serves_the_same_database(
+    served: tuple[str, Path], browser: object, tmp_path: Path
+) -> None:
+    url, db = served
+    page = open_page(browser, url, set())
+    attempts = page.locator('[data-testid="stMetricValue"]').first
+    before = int(attempts.inner_text())
+
+    log = tmp_path / "more.jsonl"
+    log.write_text("".join(
+        json.dumps({"attempt_id": f"late-{i}", **line("2026-10-16", repo="orders-service")}) + "\n"
+        for i in range(7)
+    ))
+    done = subprocess.run(
+        [sys.executable, "-m", "lanelog", "ingest", "--db", str(db), "--json", "--wait", "30", str(log)],
+        capture_output=True, text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["attempts_added"] == 7
+
+    page.get_by_role("button", name="Refresh").click()
+    page.wait_for_function(
+        "([sel, old]) => { const el = document.querySelector(sel); return el && el.innerText.trim() !== old; }",
+        arg=['[data-testid="stMetricValue"]', str(before)], timeout=30_000,
+    )
+    assert int(attempts.inner_text()) == before + 7
+    page.close()

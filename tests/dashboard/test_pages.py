@@ -1,0 +1,171 @@
+"""AppTest runs of every page: figures equal `lanelog report`, the alert rules, filters, guidance."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from conftest import PAGES, line
+
+from dashboard import charts
+
+METRIC_KEYS = {
+    "Attempts": "attempts",
+    "Probe rejects": "probe_rejects",
+    "Armed calls": "calls_armed",
+    "Credit bugs": "credit_bugs",
+    "Units spent": "units",
+    "Quarantined": "quarantined",
+}
+
+
+def report_json(db: Path, *args: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-m", "lanelog", "report", "--db", str(db), "--format", "json", *args],
+        capture_output=True, text=True, check=True,
+    )
+    return json.loads(done.stdout)
+
+
+def metrics(at: Any) -> dict[str, tuple[str, str]]:
+    return {m.label: (m.value, m.proto.delta) for m in at.metric}
+
+
+def expected_metrics(report: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """What the overview must show: the latest dated week and its change against the week before."""
+    dated = [row for row in report["weeks"] if row["week"] is not None]
+    latest, previous = dated[-1], dated[-2] if len(dated) > 1 else None
+    return {
+        label: (str(latest[key]), str(latest[key] - previous[key]) if previous else "")
+        for label, key in METRIC_KEYS.items()
+    }
+
+
+def texts(at: Any) -> list[str]:
+    """Every piece of text the page drew as markdown (titles, captions, alerts, markdown)."""
+    kinds = ("title", "subheader", "caption", "markdown", "error", "warning", "info", "success")
+    return [str(element.value) for kind in kinds for element in getattr(at, kind)]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_runs_on_demo_data(app: Any, demo_db: Path, page: str) -> None:
+    at = app(demo_db, page)
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(at.title) == 1
+    if page.endswith(("overview.py", "triage.py")):
+        assert "credit bug" in at.error[0].value
+
+
+def test_overview_metrics_equal_report_json(app: Any, demo_db: Path) -> None:
+    at = app(demo_db)
+    report = report_json(demo_db)
+    assert metrics(at) == expected_metrics(report)
+    assert at.error[0].value.startswith(f"{report['totals']['credit_bugs']} credit bugs in range")
+
+
+def test_repo_filter_changes_the_figures_and_lives_in_the_url(app: Any, demo_db: Path) -> None:
+    at = app(demo_db)
+    everything = metrics(at)
+    at.selectbox(key="repo").set_value("billing-service").run()
+    billing = report_json(demo_db, "--repo", "billing-service")
+    assert metrics(at) == expected_metrics(billing)
+    assert metrics(at) != everything
+    assert at.query_params.get("repo") == "billing-service"
+
+    shared = app(demo_db, query={"repo": "billing-service"})
+    assert shared.selectbox(key="repo").value == "billing-service"
+    assert metrics(shared) == expected_metrics(billing)
+
+
+def test_week_range_filter_changes_the_figures(app: Any, demo_db: Path) -> None:
+    weeks = [row["week"] for row in report_json(demo_db)["weeks"]]
+    first, second = date.fromisoformat(weeks[0]), date.fromisoformat(weeks[1])
+    at = app(demo_db)
+    at.date_input(key="weeks").set_value((first, second)).run()
+    narrowed = report_json(demo_db, "--since", first.isoformat(), "--until", second.isoformat())
+    assert [row["week"] for row in narrowed["weeks"]] == weeks[:2]
+    assert metrics(at) == expected_metrics(narrowed)
+
+
+def test_banner_shows_with_a_credit_bug_and_not_with_quarantine_alone(app: Any, make_db: Any) -> None:
+    quiet = make_db([
+        line("2026-10-05", quarantine=["test_export_race"]),
+        line("2026-10-06", quarantine=["test_export_race"], merge_credit=0),
+        line("2026-10-13", probe="reject", reasons=["line_cap"], model_call_allowed=False, lane="not_started"),
+    ])
+    at = app(quiet)
+    assert not at.exception
+    assert len(at.error) == 0
+    assert metrics(at)["Quarantined"][0] == "0"  # the latest week, 2026-10-12, has none
+    assert metrics(at)["Credit bugs"][0] == "0"
+
+    alarming = make_db([
+        line("2026-10-05", quarantine=["test_export_race"]),
+        line("2026-10-06", quarantine=["test_export_race"], merge_credit=1, producer="legacy-promoter"),
+    ])
+    at = app(alarming)
+    assert [e.value for e in at.error] == [
+        "1 credit bug in range: merge credit was set on quarantined attempts. Open Credit-bug triage for the rows."
+    ]
+
+
+def _chart_rows(at: Any, title: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The vega-lite spec of the chart whose y axis has this title, and its data rows."""
+    for chart in at.get("vega_lite_chart"):
+        spec = json.loads(chart.proto.spec)
+        layers = spec.get("layer", [spec])
+        if any(layer.get("encoding", {}).get("y", {}).get("title") == title for layer in layers):
+            datasets = {d.name: pa.ipc.open_stream(d.data.data).read_all().to_pylist() for d in chart.proto.datasets}
+            name = spec.get("data", {}).get("name") or layers[0]["data"]["name"]
+            return spec, datasets[name]
+    raise AssertionError(f"no chart titled {title!r}")
+
+
+def test_credit_bug_chart_colours_exactly_the_weeks_with_credit_bugs(app: Any, demo_db: Path) -> None:
+    at = app(demo_db)
+    spec, rows = _chart_rows(at, "credit bugs")
+    bars = next(layer for layer in spec["layer"] if layer["mark"]["type"] == "bar")
+    scale = bars["encoding"]["color"]["scale"]
+    colour_of = dict(zip(scale["domain"], scale["range"]))
+    colour_by_week = {row["week"]: colour_of[row[bars["encoding"]["color"]["field"]]] for row in rows}
+
+    report = report_json(demo_db)
+    buggy = {row["week"] for row in report["weeks"] if row["credit_bugs"] > 0}
+    assert buggy and len(buggy) < len(report["weeks"])  # the demo has both kinds of week
+    assert set(colour_by_week) == {row["week"] for row in report["weeks"]}
+    assert {week for week, colour in colour_by_week.items() if colour == charts.ALERT} == buggy
+    assert all(colour == charts.NEUTRAL for week, colour in colour_by_week.items() if week not in buggy)
+
+
+def test_empty_database_shows_guidance(app: Any, tmp_path: Path) -> None:
+    import ingest
+
+    empty = tmp_path / "empty.duckdb"
+    ingest.open_db(empty).close()
+    for db in (empty, tmp_path / "missing.duckdb"):
+        at = app(db)
+        assert not at.exception
+        assert at.info[0].value.startswith("No lane-log data here yet")
+        assert "lanelog ingest" in at.code[0].value and "lanelog demo" in at.code[0].value
+        assert len(at.metric) == 0
+        assert len(at.error) == 0
+
+
+def test_log_text_is_never_rendered_as_markdown(app: Any, make_db: Any) -> None:
+    hostile = "<img src=x onerror=alert(1)> **bold** [link](http://example.invalid)"
+    db = make_db([
+        line("2026-10-05", quarantine=[hostile], merge_credit=1, repo=hostile, producer=hostile),
+        line("2026-10-06", probe="reject", reasons=[hostile], model_call_allowed=False, lane="not_started"),
+    ])
+    for page in PAGES:
+        at = app(db, page)
+        assert not at.exception, page
+        assert not any("<img" in text or "**bold**" in text for text in texts(at)), page
+    triage = app(db, "views/triage.py")
+    assert hostile in triage.code[0].value

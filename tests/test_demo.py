@@ -1,0 +1,111 @@
+"""`lanelog demo`: real router lines covering every reject reason, lane outcomes, and credit bugs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lanelog.demo.runner import wanted_outcome
+from router.decide import REASONS
+
+# internal_error marks a router bug (an unexpected exception); honest demo data has none.
+DEMO_REASONS = set(REASONS) - {"internal_error"}
+ROUTER_FIELDS = {
+    "schema", "ts", "attempt_id", "repo", "base", "head", "probe", "reasons", "message", "lines_changed",
+    "files", "files_count", "properties", "units", "quarantine", "expired_freezes", "merge_credit",
+    "model_call_allowed", "review", "producer", "budget_cap", "line_cap", "lane", "results",
+}
+
+
+@pytest.fixture(scope="session")
+def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`lanelog demo` run once per session (tests/dashboard finds the same folder)."""
+    root = tmp_path_factory.getbasetemp() / "demo"
+    summary = root / "summary.json"
+    if not summary.exists():
+        root.mkdir(exist_ok=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "lanelog", "demo", "--db", str(root / "demo.duckdb"), "--weeks", "4",
+             "--logs", str(root / "logs"), "--json"],
+            capture_output=True, text=True, check=True,
+        )
+        summary.write_text(done.stdout)
+    return root
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(text) for text in path.read_text().splitlines()]
+
+
+def test_demo_lines_come_from_the_real_router_and_cover_every_reject_reason(demo_dir: Path) -> None:
+    routed = lines(demo_dir / "logs" / "lane-log.jsonl")
+    assert 40 <= len(routed) <= 80  # 4 weeks of 10-20 patches
+    assert all(set(row) == ROUTER_FIELDS and row["producer"] == "lanelog-route" for row in routed)
+    assert all(row["schema"] == 1 and row["merge_credit"] == 0 and row["review"] == "pending" for row in routed)
+    assert {reason for row in routed for reason in row["reasons"]} == DEMO_REASONS
+    assert {row["lane"] for row in routed} == {"not_started", "hold", "fail", "unresolved"}
+    assert len({row["attempt_id"] for row in routed}) == len(routed)
+    weeks = {row["ts"][:10] for row in routed}
+    assert min(weeks) == "2026-09-21" and max(weeks) <= "2026-10-16"
+
+
+def test_demo_has_live_and_expired_freezes(demo_dir: Path) -> None:
+    routed = lines(demo_dir / "logs" / "lane-log.jsonl")
+    assert any(row["quarantine"] for row in routed)
+    assert any(row["expired_freezes"] for row in routed)
+
+
+def test_faulty_producer_lines_are_labelled_and_are_credit_bugs(demo_dir: Path) -> None:
+    promoted = lines(demo_dir / "logs" / "legacy-promoter.jsonl")
+    routed = {row["attempt_id"]: row for row in lines(demo_dir / "logs" / "lane-log.jsonl")}
+    assert promoted
+    for row in promoted:
+        assert row["producer"] == "legacy-promoter"
+        assert row["merge_credit"] == 1 and row["quarantine"]
+        assert routed[row["promotes"]]["lane"] == "hold"
+    summary = json.loads((demo_dir / "summary.json").read_text())
+    assert summary["credit_bugs"] == len(promoted)
+    assert summary["ingest"]["attempts_added"] == len(routed) + len(promoted)
+
+
+def test_demo_database_reports_the_credit_bugs(demo_dir: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "lanelog", "check", "--db", str(demo_dir / "demo.duckdb"), "--json"],
+        capture_output=True, text=True,
+    )
+    assert done.returncode == 1
+    promoted = {row["attempt_id"] for row in lines(demo_dir / "logs" / "legacy-promoter.jsonl")}
+    flagged = {json.loads(text)["attempt_id"] for text in done.stdout.splitlines() if text.strip()}
+    assert promoted <= flagged
+
+
+def test_demo_refuses_to_overwrite_an_existing_database(tmp_path: Path) -> None:
+    db = tmp_path / "real.duckdb"
+    db.write_bytes(b"not mine")
+    done = subprocess.run(
+        [sys.executable, "-m", "lanelog", "demo", "--db", str(db), "--weeks", "1"],
+        capture_output=True, text=True,
+    )
+    assert done.returncode == 2
+    assert f"Error: {db} already exists" in done.stderr
+    assert db.read_bytes() == b"not mine"
+
+
+@pytest.mark.parametrize(
+    ("marker", "prop", "expected"),
+    [
+        ("+# demo-outcome: *=hold", "prop_round_trip", "hold"),
+        ("+# demo-outcome: prop_idempotent_put=fail", "prop_idempotent_put", "fail"),
+        ("+# demo-outcome: prop_idempotent_put=fail", "prop_round_trip", "hold"),
+        ("+# demo-outcome: prop_round_trip=prose *=hold", "prop_round_trip", "prose"),
+        ("-# demo-outcome: *=fail", "prop_round_trip", "hold"),
+    ],
+)
+def test_runner_answers_what_the_patch_marker_asks(marker: str, prop: str, expected: str) -> None:
+    assert wanted_outcome(f"--- a/store.py\n+++ b/store.py\n{marker}\n", prop) == expected
+
