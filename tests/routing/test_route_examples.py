@@ -1,0 +1,60 @@
+"""The examples stay valid: the policy and flaky list load, and the CI step runs as written."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import yaml
+
+from router import parse_flaky, parse_policy
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+WORKFLOW = EXAMPLES / "github-actions" / "lanelog-route.yml"
+
+
+def test_example_policy_and_flaky_list_load():
+    policy = parse_policy((EXAMPLES / "lanes.yaml").read_text(encoding="utf-8"), "lanes.yaml")
+    assert policy.line_cap == 400 and policy.budget_cap == 3
+    assert policy.properties_for("store.py") == ["prop_round_trip", "prop_idempotent_put"]
+    (row,) = parse_flaky((EXAMPLES / "flaky.yaml").read_text(encoding="utf-8"), "flaky.yaml")
+    assert row.id == "test_export_race" and row.owner == "ci-team"
+
+
+def _steps() -> list[dict]:
+    workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    return workflow["jobs"]["probe"]["steps"]
+
+
+def test_workflow_keeps_the_lane_log_even_when_the_probe_rejects():
+    upload = next(step for step in _steps() if step.get("uses", "").startswith(
+        "actions/upload-artifact@"))
+    assert upload["if"] == "always()"
+    assert upload["with"]["path"] == "lane-log.jsonl"
+
+
+def test_workflow_route_step_runs_as_written(make_repo, tmp_path):
+    repo = make_repo()
+    for name in ("lanes.yaml", "flaky.yaml"):
+        shutil.copy(EXAMPLES / name, repo.root / name)
+    repo.commit("the example policy")
+    origin = tmp_path / "origin.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(repo.root), str(origin)], check=True)
+    repo.git("remote", "add", "origin", str(origin))
+    repo.git("fetch", "-q", "origin")
+    repo.git("checkout", "-q", "-B", "patch", "main")
+    head = repo.write({"store.py": "def put(key, body):\n    return dict(body)\n"}).commit()
+    script = next(step["run"] for step in _steps() if step.get("name", "").startswith("Bound"))
+    env = {**os.environ, "BASE_REF": "main", "HEAD_SHA": head, "GITHUB_REPOSITORY": "acme/orders"}
+    env.pop("LANELOG_LOG", None)
+    done = subprocess.run(["bash", "-e", "-c", script], cwd=repo.root, env=env,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    line = json.loads((repo.root / "lane-log.jsonl").read_text(encoding="utf-8"))
+    assert line["repo"] == "acme/orders" and line["head"] == head
+    assert line["probe"] == "pass"
+    # The job clock is the real date here: the example row is live or expired, never lost.
+    assert line["quarantine"] + line["expired_freezes"] == ["test_export_race"]
