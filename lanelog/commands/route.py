@@ -33,28 +33,30 @@ def _required_tests(path: Path | None) -> list[str] | None:
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--repo", type=click.Path(path_type=Path), default=Path("."), show_default=True,
+              metavar="DIR",
               help="The git checkout that holds the patch.")
-@click.option("--base", default="origin/main", show_default=True, callback=_ref,
+@click.option("--base", default="origin/main", show_default=True, callback=_ref, metavar="REF",
               help="The ref the patch is measured against (BASE...HEAD).")
-@click.option("--head", default="HEAD", show_default=True, callback=_ref,
+@click.option("--head", default="HEAD", show_default=True, callback=_ref, metavar="REF",
               help="The patch's commit.")
-@click.option("--policy", type=click.Path(path_type=Path), default=None,
+@click.option("--policy", type=click.Path(path_type=Path), default=None, metavar="FILE",
               help="The policy file [default: lanes.yaml at the root of the base commit]. "
                    "A path inside the checkout is read from the base commit; a path outside "
                    "it is read as it is.")
-@click.option("--flaky", type=click.Path(path_type=Path), default=None,
+@click.option("--flaky", type=click.Path(path_type=Path), default=None, metavar="FILE",
               help="The flaky list [default: flaky.yaml at the root of the base commit]; "
                    "read like --policy. Missing means an empty list.")
 @click.option("--required-tests", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="A file with one required test id a line: only these can be quarantined "
                    "[default: every test runs, so every live freeze applies].")
 @click.option("--today", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
+              metavar="YYYY-MM-DD",
               help="The job clock's date, YYYY-MM-DD [default: today in UTC]. "
                    "The line's ts takes this date.")
 @click.option("--log", "log_path", type=click.Path(path_type=Path, dir_okay=False),
               envvar="LANELOG_LOG", default=Path("lane-log.jsonl"), show_default=True,
               help="The lane log to append to (env LANELOG_LOG).")
-@click.option("--repo-name", default=None,
+@click.option("--repo-name", default=None, metavar="NAME",
               help="The repo field of the line [default: the checkout's folder name].")
 @click.option("--run", "run_command", default=None, metavar="CMD",
               help="Run CMD once per selected property when the probe passes, without a "
