@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from conftest import line
 
+from dashboard.present import alert_text
+
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 CHROMIUM_ARGS = [
@@ -95,9 +97,10 @@ def test_browser_shows_the_alert_banner_and_fetches_nothing_outside(
     credit_bugs = json.loads((demo_dir / "summary.json").read_text())["credit_bugs"]
     hosts: set[str] = set()
     page = open_page(browser, url, hosts)
-    banner = page.locator('[data-testid="stAlertContentError"]').first
+    banner = page.locator('[data-testid="stAlertContentError"] [data-testid="stMarkdownContainer"]').first
     banner.wait_for(timeout=30_000)
-    assert banner.inner_text().startswith(f"{credit_bugs} credit bugs in range")
+    assert banner.inner_text().strip() == alert_text(credit_bugs)
+    assert credit_bugs > 1 and alert_text(credit_bugs).startswith(f"{credit_bugs} credit bugs in range: ")
     page.get_by_text("Probe rejects and armed calls").wait_for()
     page.locator('[data-testid="stVegaLiteChart"]').first.wait_for()
     ARTIFACTS.mkdir(exist_ok=True)
@@ -132,4 +135,17 @@ def test_ingest_succeeds_while_the_dashboard_serves_the_same_database(
         arg=['[data-testid="stMetricValue"]', str(before)], timeout=30_000,
     )
     assert int(attempts.inner_text()) == before + 7
+    page.close()
+
+
+def test_filters_live_in_the_url_so_a_view_can_be_shared(served: tuple[str, Path], browser: object) -> None:
+    url, _ = served
+    page = open_page(browser, f"{url}/?repo=billing-service", set())
+    repo = page.get_by_role("combobox", name="Repository")
+    assert repo.input_value() == "billing-service"
+    repo.click()
+    page.get_by_role("option", name="orders-service", exact=True).click()
+    page.wait_for_url("**repo=orders-service**", timeout=30_000)
+    page.wait_for_selector(FINISHED, timeout=60_000)
+    assert repo.input_value() == "orders-service"
     page.close()
