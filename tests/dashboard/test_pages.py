@@ -168,3 +168,57 @@ def test_log_text_is_never_rendered_as_markdown(app: Any, make_db: Any) -> None:
         assert not any("<img" in text or "**bold**" in text for text in texts(at)), page
     triage = app(db, "views/triage.py")
     assert hostile in triage.code[0].value
+
+
+def test_an_ingest_holding_the_database_keeps_the_last_figures(app: Any, make_db: Any) -> None:
+    db = make_db([line("2026-10-05"), line("2026-10-12", quarantine=["test_export_race"])])
+    at = app(db)
+    before = metrics(at)
+    holder = subprocess.Popen(  # a writer that has committed a chunk and still holds the lock, as ingest does
+        [sys.executable, "-c", "import duckdb, sys; con = duckdb.connect(sys.argv[1]); "
+         "con.execute('CREATE TABLE chunk AS SELECT 1 AS x; CHECKPOINT'); print('held', flush=True); "
+         "sys.stdin.read()", str(db)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        at.button(key="refresh").click().run()
+        assert not at.exception
+        assert metrics(at) == before
+        assert "ingest in progress: showing the last figures" in [c.value for c in at.caption]
+
+        newcomer = app(db)  # a session with nothing to show yet gets a quiet note, not an error
+        assert not newcomer.exception
+        assert len(newcomer.error) == 0
+        assert newcomer.info[0].value.startswith("Ingest in progress")
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    at.button(key="refresh").click().run()
+    assert "ingest in progress: showing the last figures" not in [c.value for c in at.caption]
+    assert metrics(at) == before
+
+
+def test_uploader_ingests_a_lane_log_and_the_figures_follow(app: Any, make_db: Any) -> None:
+    db = make_db([line("2026-10-05")])
+    at = app(db)
+    assert metrics(at)["Attempts"][0] == "1"
+    upload = "".join(json.dumps({"attempt_id": f"up-{i}", **line("2026-10-06")}) + "\n" for i in range(3))
+    at.file_uploader(key="upload").upload("more.jsonl", upload.encode())
+    at.run()
+    at.button(key="ingest_upload").click().run()
+    assert not at.exception
+    assert at.success[0].value == "3 attempts added, 0 duplicates, 0 rejected lines."
+    assert metrics(at)["Attempts"][0] == "4"
+
+
+def test_uploader_says_clearly_when_a_file_holds_no_attempts(app: Any, make_db: Any) -> None:
+    db = make_db([line("2026-10-05")])
+    at = app(db)
+    at.file_uploader(key="upload").upload("broken.jsonl", b"not json\n[1, 2]\n")
+    at.run()
+    at.button(key="ingest_upload").click().run()
+    assert not at.exception
+    assert at.warning[0].value == "No attempts added: 2 lines were not JSON objects (see Data health)."
+    assert metrics(at)["Attempts"][0] == "1"
