@@ -80,8 +80,9 @@ def test_demo_database_reports_the_credit_bugs(demo_dir: Path) -> None:
     )
     assert done.returncode == 1
     promoted = {row["attempt_id"] for row in lines(demo_dir / "logs" / "legacy-promoter.jsonl")}
-    flagged = {json.loads(text)["attempt_id"] for text in done.stdout.splitlines() if text.strip()}
-    assert promoted <= flagged
+    rows = [json.loads(text) for text in done.stdout.splitlines() if text.strip()]
+    flagged = {row["attempt_id"] for row in rows if row["kind"] == "credit_bug"}
+    assert flagged == promoted
 
 
 def test_demo_refuses_to_overwrite_an_existing_database(tmp_path: Path) -> None:
