@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -20,6 +21,18 @@ from typing import BinaryIO
 DIFF_FLAGS = ("--no-renames", "--no-color", "--no-ext-diff", "--no-textconv")
 GIT_LOCATION_VARS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR")
 HUNK = re.compile(rb"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+
+
+@dataclass(frozen=True)
+class Diff:
+    """Lines added plus deleted per path (None: a binary file), in git's order,
+    and the ``-U0`` patch the removed lines are read from."""
+
+    line_counts: dict[str, int | None]
+    patch: bytes
+
+    def removed_lines(self) -> Iterator[str]:
+        return removed_from_patch(self.patch)
 
 
 class GitError(RuntimeError):
@@ -86,22 +99,20 @@ class Checkout:
         done = self.git("merge-base", base, head, ok=(0, 1))
         return done.stdout.decode().strip() if done.returncode == 0 else None
 
-    def line_counts(self, start: str, head: str) -> dict[str, int | None]:
-        """Lines added plus deleted per path (None for a binary file), in git's order."""
-        out = self.git("diff", "--numstat", "-z", *DIFF_FLAGS, start, head, "--").stdout
+    def diff(self, start: str, head: str) -> Diff:
+        """The diff ``start..head``: lines per path and the ``-U0`` patch, in one git run."""
+        out = self.git("diff", "--numstat", "--patch", "-U0", "-z", *DIFF_FLAGS,
+                       start, head, "--").stdout
+        # -z ends each numstat record with NUL and the whole stat with one more.
+        stat, _, patch = out.partition(b"\0\0")
         counts: dict[str, int | None] = {}
-        for record in out.split(b"\0"):
+        for record in stat.split(b"\0"):
             if not record:
                 continue
             added, deleted, path = record.split(b"\t", 2)
             name = path.decode("utf-8", "replace")
             counts[name] = None if added == b"-" or deleted == b"-" else int(added) + int(deleted)
-        return counts
-
-    def removed_lines(self, start: str, head: str) -> Iterator[str]:
-        """Every line the diff removes, read from ``git diff -U0``."""
-        out = self.git("diff", "-U0", *DIFF_FLAGS, start, head, "--").stdout
-        return removed_from_patch(out)
+        return Diff(counts, patch)
 
     def read_files(self, commit: str, paths: list[str]) -> dict[str, bytes | None]:
         """The content of each path at ``commit`` (None when absent), in one git call."""

@@ -122,12 +122,12 @@ def _probe(options: RouteOptions, today: date, attempt: _Attempt) -> Plan:
     rows = _load_flaky(flaky_path, sources, problems)
     if attempt.start is None or attempt.head is None:
         return route(None, today, freeze_expiry(rows), attempt.policy, problems=problems)
-    counts = checkout.line_counts(attempt.start, attempt.head)
+    diff = checkout.diff(attempt.start, attempt.head)
+    counts = diff.line_counts
     attempt.files = list(counts)
     deletions = 0
     if attempt.policy is not None:
-        deletions = sum(1 for line in checkout.removed_lines(attempt.start, attempt.head)
-                        if attempt.policy.is_assertion(line))
+        deletions = sum(1 for line in diff.removed_lines() if attempt.policy.is_assertion(line))
     in_repo = {path for path in (policy_path, flaky_path) if isinstance(path, str)}
     facts = PatchFacts(
         lines_changed=sum(count or 0 for count in counts.values()),

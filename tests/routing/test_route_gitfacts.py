@@ -13,7 +13,7 @@ def test_removed_lines_that_look_like_diff_headers_are_read_as_lines(make_repo):
     repo.write({"notes.sql": "keep\n++ added\n"}).commit()
     checkout = Checkout.open(repo.root)
     start, head = repo.git("rev-parse", "main").strip(), repo.git("rev-parse", "HEAD").strip()
-    assert list(checkout.removed_lines(start, head)) == [
+    assert list(checkout.diff(start, head).removed_lines()) == [
         "--- a/store.py", "+++ b/store.py", "@@ -1 +1 @@", "-- assert in a comment"]
 
 
@@ -30,7 +30,7 @@ def test_line_counts_binary_and_rename(make_repo):
     checkout = Checkout.open(repo.root / "tests")  # any folder inside the checkout
     assert checkout.toplevel == repo.root
     start, head = repo.git("rev-parse", "main").strip(), repo.git("rev-parse", "HEAD").strip()
-    assert checkout.line_counts(start, head) == {"a.py": 3, "b.py": 3, "logo.png": None}
+    assert checkout.diff(start, head).line_counts == {"a.py": 3, "b.py": 3, "logo.png": None}
 
 
 def test_read_files_from_a_commit(make_repo):

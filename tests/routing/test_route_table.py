@@ -300,7 +300,7 @@ def test_internal_error_is_logged_with_a_message_line(make_repo, route, monkeypa
     def broken(*args, **kwargs):
         raise RuntimeError("numstat went away\n  second line of detail")
 
-    monkeypatch.setattr(router.run.Checkout, "line_counts", broken)
+    monkeypatch.setattr(router.run.Checkout, "diff", broken)
     done = route(repo)
     assert done.exit_code == 1
     assert_rejected(done.line, "internal_error")
