@@ -1,0 +1,147 @@
+"""Opening the lanelog DuckDB database: the schema, its version and the file lock.
+
+DuckDB lets one read-write process or many read-only processes hold a
+database file, and a held lock keeps everyone else out.  open_db waits and
+retries while another process holds it, so a dashboard reading and an ingest
+writing take turns instead of failing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from importlib import resources
+from pathlib import Path
+
+import duckdb
+
+from lanelog import __version__
+from lanelog.errors import DatabaseLocked, IngestError, SchemaMismatch
+
+SCHEMA_VERSION = 1
+DEFAULT_DB_NAME = "lanelog.duckdb"
+
+_FIRST_RETRY_S = 0.02
+_MAX_RETRY_S = 0.5
+_HOLDER = re.compile(r"Conflicting lock is held in (?P<program>.*?) \(PID (?P<pid>\d+)\)")
+
+
+def default_db_path() -> Path:
+    """The database file: $LANELOG_DB when set, else ./lanelog.duckdb."""
+    return Path(os.environ.get("LANELOG_DB") or DEFAULT_DB_NAME)
+
+
+def schema_sql() -> str:
+    """The text of ingest/schema.sql (tables and macros)."""
+    return resources.files("ingest").joinpath("schema.sql").read_text(encoding="utf-8")
+
+
+def open_memory() -> duckdb.DuckDBPyConnection:
+    """An in-memory database with the lanelog schema."""
+    con = duckdb.connect(":memory:")
+    _prepare(con)
+    _create_schema(con)
+    return con
+
+
+def open_db(
+    path: str | os.PathLike[str], *, read_only: bool = False, wait: float = 60.0
+) -> duckdb.DuckDBPyConnection:
+    """Open the database at path, waiting up to `wait` seconds for another process's lock.
+
+    Read-write creates the file and its schema when missing.  Raises
+    IngestError when read_only and there is no file, DatabaseLocked when the
+    lock is still held after `wait` seconds, SchemaMismatch when the file was
+    made by another schema version (or is not a lanelog database).
+    """
+    path = Path(path)
+    if read_only and not path.exists():
+        raise IngestError(f"no database at {path}: run `lanelog ingest ...` or `lanelog demo`")
+    con = _connect_waiting(path, read_only=read_only, wait=wait)
+    try:
+        _prepare(con)
+        if not read_only and not _has_tables(con):
+            _create_schema(con)
+        _check_version(con, path)
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def _connect_waiting(path: Path, *, read_only: bool, wait: float) -> duckdb.DuckDBPyConnection:
+    deadline = time.monotonic() + max(wait, 0.0)
+    pause = _FIRST_RETRY_S
+    while True:
+        try:
+            return duckdb.connect(str(path), read_only=read_only)
+        except duckdb.IOException as exc:
+            message = str(exc)
+            if "lock" not in message.lower():
+                raise IngestError(f"cannot open the database {path}: {message}") from exc
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise DatabaseLocked(_locked_message(path, wait, message)) from exc
+            time.sleep(min(pause, remaining))
+            pause = min(pause * 2, _MAX_RETRY_S)
+        except duckdb.Error as exc:
+            raise IngestError(f"cannot open the database {path}: {exc}") from exc
+
+
+def _locked_message(path: Path, wait: float, message: str) -> str:
+    holder = _HOLDER.search(message)
+    who = (
+        f"process {holder['pid']} ({holder['program']})"
+        if holder
+        else "another process"
+    )
+    return (
+        f"the database {path} is held by {who}; gave up after waiting {wait:g} s "
+        f"(raise --wait, or stop that process). DuckDB said: {message}"
+    )
+
+
+def _prepare(con: duckdb.DuckDBPyConnection) -> None:
+    # Every timestamp lanelog shows or compares is UTC, whatever the machine's zone.
+    con.execute("SET TimeZone = 'UTC'")
+
+
+def _has_tables(con: duckdb.DuckDBPyConnection) -> bool:
+    row = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database()"
+    ).fetchone()
+    return bool(row and row[0])
+
+
+def _create_schema(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.execute(schema_sql())
+        con.execute(
+            "INSERT INTO lanelog_meta VALUES ('schema_version', $v), ('created_by', $by)",
+            {"v": str(SCHEMA_VERSION), "by": f"lanelog {__version__}"},
+        )
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
+def _check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    try:
+        row = con.execute(
+            "SELECT value FROM lanelog_meta WHERE key = 'schema_version'"
+        ).fetchone()
+    except duckdb.CatalogException as exc:
+        raise SchemaMismatch(
+            f"{path} is not a lanelog database (it has no lanelog_meta table); "
+            "point --db (or LANELOG_DB) at another file"
+        ) from exc
+    found = row[0] if row else "none"
+    if found != str(SCHEMA_VERSION):
+        raise SchemaMismatch(
+            f"{path} was made with lanelog schema version {found}, and this lanelog "
+            f"uses version {SCHEMA_VERSION}: move the file aside and ingest the logs again "
+            "into a new database (the logs themselves are the source of truth)"
+        )

@@ -1,0 +1,112 @@
+"""Splitting a run of bytes into lines for the bulk path, without a Python loop per line.
+
+The newline positions come from numpy and the lines are handed to DuckDB as
+an Arrow string array over the same buffer (no copy), each line keeping its
+terminator: JSON ignores trailing whitespace, and SQL drops it for `raw`.
+UTF-8 is checked for the whole run at once; only a run holding an invalid
+line is split line by line in Python.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+BOM = b"\xef\xbb\xbf"
+NEWLINE = 10
+CARRIAGE_RETURN = 13
+_BATCH_ROWS = 16384  # DuckDB scans Arrow batches in parallel, one batch per task
+
+
+@dataclass
+class Lines:
+    """Physical lines starting at `first_line_no`, split for the bulk path."""
+
+    data: memoryview
+    base_offset: int  # file offset of data[0]
+    first_line_no: int
+    starts: np.ndarray  # offset of each line's first byte within data
+    ends: np.ndarray  # end of each line's text within data (terminator and one \r excluded)
+    table: pa.Table  # line_no, byte_offset, line: the lines that are valid UTF-8
+    invalid_utf8: list[int]  # line numbers of the lines that are not
+
+    @property
+    def count(self) -> int:
+        return len(self.starts)
+
+    def raw(self, line_no: int) -> bytes:
+        """The exact bytes of a line, without its terminator."""
+        i = line_no - self.first_line_no
+        return bytes(self.data[self.starts[i] : self.ends[i]])
+
+
+def split_lines(data: memoryview, *, base_offset: int, first_line_no: int, complete: bool) -> Lines:
+    """Split data into lines: every line ends in a newline when complete, else data is one
+    provisional line.  A UTF-8 BOM at file offset 0 is skipped."""
+    array = np.frombuffer(data, dtype=np.uint8)
+    first = 3 if base_offset == 0 and bytes(data[:3]) == BOM else 0
+    if complete:
+        newlines = np.flatnonzero(array == NEWLINE)
+        starts = np.empty(len(newlines), dtype=np.int64)
+        starts[:1] = first
+        starts[1:] = newlines[:-1] + 1
+        bounds = np.append(starts, len(data))
+        ends = newlines.astype(np.int64)
+    else:
+        starts = np.array([first], dtype=np.int64)
+        bounds = np.array([first, len(data)], dtype=np.int64)
+        ends = np.array([len(data)], dtype=np.int64)
+    # "A trailing \r is dropped": one, just before the newline (or at the end of a provisional line).
+    before = np.maximum(ends - 1, 0)
+    ends = ends - ((ends > starts) & (array[before] == CARRIAGE_RETURN))
+    line_nos = np.arange(first_line_no, first_line_no + len(starts), dtype=np.int64)
+    lines = pa.LargeStringArray.from_buffers(len(starts), pa.py_buffer(bounds), pa.py_buffer(data))
+    try:
+        lines.validate(full=True)
+        invalid: list[int] = []
+        table = pa.table({"line_no": line_nos, "byte_offset": starts + base_offset, "line": lines})
+    except pa.ArrowInvalid:
+        table, invalid = _split_checking_each(data, starts, bounds, line_nos, base_offset)
+    return Lines(
+        data=data,
+        base_offset=base_offset,
+        first_line_no=first_line_no,
+        starts=starts,
+        ends=ends,
+        table=pa.Table.from_batches(table.to_batches(max_chunksize=_BATCH_ROWS), schema=table.schema),
+        invalid_utf8=invalid,
+    )
+
+
+def _split_checking_each(
+    data: memoryview, starts: np.ndarray, bounds: np.ndarray, line_nos: np.ndarray, base_offset: int
+) -> tuple[pa.Table, list[int]]:
+    """The careful path for a run that holds a line that is not valid UTF-8."""
+    keep_nos: list[int] = []
+    keep_offsets: list[int] = []
+    keep_lines: list[str] = []
+    invalid: list[int] = []
+    for line_no, start, end in zip(line_nos.tolist(), starts.tolist(), bounds[1:].tolist()):
+        try:
+            text = str(data[start:end], "utf-8")
+        except UnicodeDecodeError:
+            invalid.append(line_no)
+            continue
+        keep_nos.append(line_no)
+        keep_offsets.append(start + base_offset)
+        keep_lines.append(text)
+    table = pa.table(
+        {
+            "line_no": pa.array(keep_nos, pa.int64()),
+            "byte_offset": pa.array(keep_offsets, pa.int64()),
+            "line": pa.array(keep_lines, pa.large_string()),
+        }
+    )
+    return table, invalid
+
+
+def readable(raw: bytes) -> str:
+    """A line's text for people: invalid UTF-8 bytes shown as \\xNN escapes."""
+    return raw.decode("utf-8", "backslashreplace")

@@ -1,0 +1,105 @@
+"""Lane-log files as byte streams read by offset: plain files, gzip files and uploads.
+
+Offsets always count the log's (decompressed) bytes.  A plain file is read
+with positioned reads, so a run touches only the bytes it needs; a gzip file
+can only be read forward, so each run decompresses it up to the point where
+reading resumes.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import zlib
+from pathlib import Path
+from typing import BinaryIO, Iterator
+
+from lanelog.errors import IngestError
+
+LOG_SUFFIXES = (".jsonl", ".jsonl.gz")
+GZIP_MAGIC = b"\x1f\x8b"
+
+# What a damaged or truncated gzip stream raises while it is read.
+GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error)
+
+
+class LogStream:
+    """An open log read by offset (gzip streams seek forward by decompressing)."""
+
+    def __init__(self, name: str, fileobj: BinaryIO) -> None:
+        self.name = name
+        self._file = fileobj
+
+    def read_at(self, offset: int, size: int) -> bytes:
+        """Up to `size` bytes from `offset`; fewer only at the end of the log."""
+        buf = bytearray(size)
+        got = self.readinto_at(offset, memoryview(buf))
+        del buf[got:]
+        return bytes(buf)
+
+    def readinto_at(self, offset: int, view: memoryview) -> int:
+        """Fill `view` from `offset`; returns the byte count (short only at the end)."""
+        try:
+            if self._file.tell() != offset:
+                self._file.seek(offset)
+            total = 0
+            while total < len(view):
+                got = self._file.readinto(view[total:])
+                if not got:
+                    break
+                total += got
+            return total
+        except GZIP_ERRORS as exc:
+            raise IngestError(f"{self.name}: corrupt gzip data ({exc})") from exc
+        except OSError as exc:
+            raise IngestError(f"{self.name}: cannot read ({exc.strerror or exc})") from exc
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> LogStream:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def open_log(path: Path) -> LogStream:
+    """Open a lane-log file; a name ending in .gz is read through gzip."""
+    try:
+        raw = open(path, "rb")
+    except OSError as exc:
+        raise IngestError(f"{path}: cannot open ({exc.strerror or exc})") from exc
+    if path.name.endswith(".gz"):
+        return LogStream(str(path), gzip.GzipFile(fileobj=raw, mode="rb"))
+    return LogStream(str(path), raw)
+
+
+def bytes_log(name: str, data: bytes) -> LogStream:
+    """An uploaded log held in memory; gzip data (by name or magic bytes) is decompressed."""
+    fileobj: BinaryIO = io.BytesIO(data)
+    if name.endswith(".gz") or data.startswith(GZIP_MAGIC):
+        return LogStream(name, gzip.GzipFile(fileobj=fileobj, mode="rb"))
+    return LogStream(name, fileobj)
+
+
+def expand_paths(paths: list[Path]) -> Iterator[Path | IngestError]:
+    """Each log file named by paths: files as given, folders searched for *.jsonl(.gz).
+
+    A path that does not exist yields an IngestError in its place, so the
+    caller can report it and go on with the others.
+    """
+    for path in paths:
+        if path.is_dir():
+            found = [
+                Path(root) / name
+                for root, _dirs, names in os.walk(path)
+                for name in names
+                if name.endswith(LOG_SUFFIXES)
+            ]
+            yield from sorted(found)
+        elif path.exists():
+            yield path
+        else:
+            yield IngestError(f"{path}: no such file or folder")

@@ -1,0 +1,94 @@
+"""`lanelog ingest`: load lane-log files into the DuckDB database."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from ingest import default_db_path, ingest_paths, open_db
+from ingest.logfile import expand_paths
+from lanelog.errors import IngestError
+
+_BAR_AFTER_S = 2.0
+
+
+class _LateBar:
+    """A progress bar on stderr that appears only once a run has lasted a couple of seconds."""
+
+    def __init__(self, total: int) -> None:
+        self._total = total
+        self._done = 0
+        self._start = time.monotonic()
+        self._bar: click.progressbar | None = None  # type: ignore[type-arg]
+
+    def __call__(self, advance: int) -> None:
+        self._done += advance
+        if self._bar is not None:
+            self._bar.update(advance)
+        elif time.monotonic() - self._start >= _BAR_AFTER_S:
+            self._bar = click.progressbar(
+                length=max(self._total, self._done), label="ingesting", file=sys.stderr
+            )
+            self._bar.__enter__()
+            self._bar.update(self._done)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+
+
+def _total_bytes(paths: list[Path]) -> int:
+    return sum(p.stat().st_size for p in expand_paths(paths) if isinstance(p, Path))
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Database file [default: $LANELOG_DB, else ./lanelog.duckdb].",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+@click.option(
+    "--wait",
+    type=click.FloatRange(min=0),
+    default=60.0,
+    show_default=True,
+    help="Seconds to wait while another process holds the database.",
+)
+def ingest(paths: tuple[Path, ...], db: Path | None, as_json: bool, wait: float) -> None:
+    """Load lane-log JSONL files into the DuckDB database, losing nothing.
+
+    PATHS are lane-log files, or folders searched for *.jsonl and *.jsonl.gz.
+    Only bytes added since the last run are read; a copy of a log already
+    ingested adds nothing.  Every non-blank line ends as an attempt, a
+    duplicate, a rejected line or pending (a last line still being written).
+
+    Exit 0 when every file was read, 2 when one could not be (the others are
+    still ingested).
+
+    \b
+    Example:
+        lanelog ingest lane-log.jsonl
+        lanelog ingest --json --db /tmp/lanes.duckdb logs/
+    """
+    path_list = list(paths)
+    bar = _LateBar(_total_bytes(path_list)) if sys.stderr.isatty() else None
+    con = open_db(db or default_db_path(), wait=wait)
+    try:
+        summary = ingest_paths(con, path_list, progress=bar)
+    finally:
+        if bar is not None:
+            bar.close()
+        con.close()
+    click.echo(json.dumps(summary.as_dict()) if as_json else summary.line())
+    if len(summary.errors) == 1:
+        raise IngestError(summary.errors[0])
+    if summary.errors:
+        listed = "".join(f"\n  {error}" for error in summary.errors)
+        raise IngestError(f"{len(summary.errors)} files could not be read:{listed}")
