@@ -8,7 +8,7 @@ every lane outcome is decided here; the other modules only collect facts.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -189,7 +189,7 @@ def _add(plan: Plan, reason: str, message: str) -> None:
     plan.messages.append(f"{reason}: {message}")
 
 
-def _unique(items) -> list[str]:
+def _unique(items: Iterable[str]) -> list[str]:
     seen: dict[str, None] = {}
     for item in items:
         seen.setdefault(item, None)

@@ -96,7 +96,7 @@ class Checkout:
 
     def merge_base(self, base: str, head: str) -> str | None:
         """Where ``base...head`` starts, or None when the histories share nothing."""
-        done = self.git("merge-base", base, head, ok=(0, 1))
+        done = self.git("merge-base", "--end-of-options", base, head, ok=(0, 1))
         return done.stdout.decode().strip() if done.returncode == 0 else None
 
     def diff(self, start: str, head: str) -> Diff:
@@ -140,7 +140,7 @@ class Checkout:
 
     def fixture_hash(self, commit: str, is_fixture: Callable[[str], bool]) -> str:
         """A sha256 over every fixture path and its blob id at ``commit``."""
-        out = self.git("ls-tree", "-r", "-z", "--full-tree", commit).stdout
+        out = self.git("ls-tree", "-r", "-z", "--full-tree", "--end-of-options", commit).stdout
         digest = hashlib.sha256()
         for entry in sorted(out.split(b"\0")):
             if not entry:

@@ -11,7 +11,7 @@ import tempfile
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timezone
+from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -205,6 +205,7 @@ def _load_flaky(path: str | Path, sources: dict[str | Path, bytes | None],
 def _lane(runner: LaneRunner, plan: Plan, attempt: _Attempt, attempt_id: str,
           notify: Callable[[str], None]) -> dict[str, str]:
     """Run the property lane; a lane that cannot start leaves every id unresolved."""
+    # Only a passing probe reaches here, and it could not pass without these.
     assert attempt.checkout and attempt.policy and attempt.start and attempt.head
     to_run = [prop for prop in plan.properties if prop not in plan.quarantine]
     try:

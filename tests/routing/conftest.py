@@ -30,7 +30,9 @@ test_paths: ["tests/", "test_*"]
 assertion_patterns: ['\\bassert', '\\bexpect\\(', '\\bprop_']
 properties:
   prop_round_trip: {units: 1, says: "serialize-then-parse returns the same record"}
-  prop_idempotent_put: {units: 1, says: "a second put of the same key does not change the stored body"}
+  prop_idempotent_put:
+    units: 1
+    says: "a second put of the same key does not change the stored body"
   prop_reject_empty: {units: 1, says: "an empty payload remains a client error"}
 map:
   store.py: [prop_round_trip, prop_idempotent_put]

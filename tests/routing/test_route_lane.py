@@ -26,7 +26,7 @@ def patched(make_repo):
 @pytest.mark.parametrize(("code", "token_from", "token"), [
     ("print('hold')", "stdout", "hold"),
     ("print('fail')", "stdout", "fail"),
-    ("print('checking the fixture...'); print(); print('  hold  '); print('   ')", "stdout", "hold"),
+    ("print('checking...'); print(); print('  hold  '); print('   ')", "stdout", "hold"),
     ("print('The property probably holds, but the fixture timed out.')", "stdout", "unresolved"),
     ("print('hold'); print('on second thought, maybe not')", "stdout", "unresolved"),
     ("print('HOLD')", "stdout", "unresolved"),
