@@ -86,9 +86,11 @@ def main(argv: list[str]) -> int:
         outcomes.extend(done)
         return done
 
-    _log(f"generating a {sizes.lines:,}-line lane log in {out} (seed {args.seed})")
+    _log(f"generating a {sizes.lines:,}-line lane log in {out} (seed {args.seed}; reused when unchanged)")
+    step = time.perf_counter()
     log = make_log(out, args.seed, sizes.lines, sizes.append, workers=min(2, os.cpu_count() or 1))
-    data["log"] = {**manifest_dict(log.manifest), "path": str(log.path)}
+    data["log"] = {**manifest_dict(log.manifest), "path": str(log.path),
+                   "prepared_s": round(time.perf_counter() - step, 1)}
     data["appended"] = manifest_dict(log.append_manifest)
 
     _log("ingest")
@@ -107,6 +109,7 @@ def main(argv: list[str]) -> int:
     if base_db is not None:
         _log(f"  building the {sizes.report_attempts:,}-attempt database")
         data["report_db"] = multiply_db(base_db, report_db, sizes.report_attempts)
+        _log(f"  built in {data['report_db']['seconds']} s")
     run(cases.report_cases(report_db, sizes.report_attempts, report_why_not))
 
     _log("dashboard")

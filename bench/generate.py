@@ -226,7 +226,7 @@ def _count(manifest: Manifest, row: dict[str, object]) -> None:
 
 
 def write_log(path: Path, seed: int, lines: int, *, start: int = 0, total: int | None = None,
-              clean: Path | None = None, workers: int = 1) -> Manifest:
+              clean: Path | None = None, workers: int = 1, chunk_lines: int = CHUNK_LINES) -> Manifest:
     """Write lines ``start .. start+lines-1`` to ``path``; ``clean`` also gets them without broken lines.
 
     ``total`` spreads the timestamps: the lines appended in the incremental case pass
@@ -234,8 +234,8 @@ def write_log(path: Path, seed: int, lines: int, *, start: int = 0, total: int |
     the manifest are the log's own (line ``start`` is line ``start + 1``).
     """
     span_total = total if total is not None else start + lines
-    jobs = [(seed, first, min(CHUNK_LINES, start + lines - first), span_total)
-            for first in range(start, start + lines, CHUNK_LINES)]
+    jobs = [(seed, first, min(chunk_lines, start + lines - first), span_total)
+            for first in range(start, start + lines, chunk_lines)]
     manifest = Manifest(seed=seed, start=start, lines=lines)
     with contextlib.ExitStack() as stack:
         out = stack.enter_context(path.open("wb"))

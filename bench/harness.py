@@ -47,6 +47,10 @@ class Case:
     timing: str  # "in-process" or "process"
     figures: dict[str, str] = field(default_factory=lambda: {"total": ""})
     before_each: Callable[[], None] | None = None
+    # A case may stand in a cheaper warm-up (e.g. reading its input into the page
+    # cache) for whole warm-up runs; it says so in its notes.
+    warmup: int | None = None
+    before_all: Callable[[], None] | None = None
     check: Callable[[Run], list[str]] | None = None
     expect_exit: tuple[int, ...] = (0,)
     env: dict[str, str] = field(default_factory=dict)
@@ -141,7 +145,10 @@ def run_case(case: Case, *, warmup: int, reps: int, timeout: float,
     if case.not_run is not None:
         log(f"  {case.label}: not run ({case.not_run})")
         return outcome
+    warmup = case.warmup if case.warmup is not None else warmup
     try:
+        if case.before_all is not None:
+            case.before_all()
         for attempt in range(warmup + reps):
             if case.before_each is not None:
                 case.before_each()

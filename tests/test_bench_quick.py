@@ -1,0 +1,110 @@
+"""`make bench-quick` in CI: the harness runs every case for real and writes a well-formed table.
+
+No timing is asserted here (speed lives in the full `make bench`); these tests
+check that every case ran, and that the figures, ratios and targets the table
+reports are shaped as the README says.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.generate import write_log
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+EXPECTED_ROWS = [
+    "ingest.lanelog", "ingest.floor", "ingest.seed", "ingest.pandas",
+    "incremental.unchanged", "incremental.append", "incremental.unchanged_cli", "incremental.append_cli",
+    "report.cli", "report.weekly",
+    "dashboard.overview.cold", "dashboard.overview.cached",
+    "router.route", "router.git",
+]
+WITH_RATIO = {"ingest.lanelog", "ingest.seed", "ingest.pandas", "incremental.unchanged",
+              "incremental.append", "dashboard.overview.cached", "router.route"}
+WITH_TARGET = {"ingest.lanelog", "ingest.seed", "incremental.unchanged", "incremental.append",
+               "report.cli", "report.weekly", "dashboard.overview.cold", "dashboard.overview.cached"}
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, str]:
+    scratch = tmp_path_factory.mktemp("bench")
+    results = scratch / "results.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "--quick", "--out", str(scratch / "out"), "--results", str(results)],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return json.loads(results.read_text()), done.stdout
+
+
+def test_every_case_ran(quick_run: tuple[dict, str]) -> None:
+    results, _ = quick_run
+    rows = {row["id"]: row for row in results["rows"]}
+    assert list(rows) == EXPECTED_ROWS
+    not_ok = {row_id: (row["status"], row["reason"]) for row_id, row in rows.items() if row["status"] != "ok"}
+    assert not_ok == {}
+    for row in rows.values():
+        assert len(row["runs_s"]) == results["sizes"]["reps"]
+        assert row["min_s"] <= row["median_s"] <= row["max_s"]
+        assert row["peak_rss_mb"] > 0
+
+
+def test_every_check_against_the_generated_data_passed(quick_run: tuple[dict, str]) -> None:
+    results, _ = quick_run
+    notes = {row["id"]: " ".join(row["notes"]) for row in results["rows"]}
+    assert "four counts match the generator's" in notes["ingest.seed"]
+    assert "four counts match the generator's" in notes["ingest.pandas"]
+    assert "stored all" in notes["ingest.lanelog"]
+    assert "added 0 attempts" in notes["incremental.unchanged"]
+    assert "as expected" in notes["incremental.append"]
+    assert "totals:" in notes["report.cli"]
+    assert "rejected on line_cap" in notes["router.route"]
+
+
+def test_ratios_and_targets_are_filled_in(quick_run: tuple[dict, str]) -> None:
+    results, _ = quick_run
+    for row in results["rows"]:
+        if row["id"] in WITH_RATIO:
+            assert row["ratio"]["value"] > 0, row["id"]
+        else:
+            assert row["ratio"] is None, row["id"]
+        if row["id"] in WITH_TARGET:
+            assert row["targets"], row["id"]
+            assert all(isinstance(target["met"], bool) for target in row["targets"])
+            assert row["result"] in {"met", "short"}
+        else:
+            assert row["targets"] == [] and row["result"] == "-", row["id"]
+
+
+def test_the_generated_mix_and_the_machine_are_recorded(quick_run: tuple[dict, str]) -> None:
+    results, _ = quick_run
+    log = results["data"]["log"]
+    assert log["broken"] >= 1 and log["credit_bugs"] >= 1
+    assert 0.03 < log["quarantined"] / log["attempts"] < 0.07
+    assert results["data"]["report_db"]["attempts"] == results["sizes"]["report_attempts"]
+    assert results["data"]["repo"]["files_touched"] == results["sizes"]["files"]
+    assert {"nproc", "memory_gib", "python", "duckdb"} <= set(results["machine"])
+
+
+def test_the_printed_table_has_every_row(quick_run: tuple[dict, str]) -> None:
+    results, stdout = quick_run
+    assert stdout.splitlines()[0].split() == ["case", "median", "min", "max", "peak", "RSS", "ratio",
+                                              "target", "result"]
+    for row in results["rows"]:
+        assert row["case"] in stdout
+
+
+def test_the_generator_is_deterministic(tmp_path: Path) -> None:
+    one = write_log(tmp_path / "one.jsonl", seed=3, lines=2_000)
+    two = write_log(tmp_path / "two.jsonl", seed=3, lines=2_000, workers=2, chunk_lines=300)
+    assert (tmp_path / "one.jsonl").read_bytes() == (tmp_path / "two.jsonl").read_bytes()
+    assert one == two
+    other = write_log(tmp_path / "other.jsonl", seed=4, lines=2_000)
+    assert (tmp_path / "other.jsonl").read_bytes() != (tmp_path / "one.jsonl").read_bytes()
+    assert other.lines == 2_000
