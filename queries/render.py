@@ -106,11 +106,10 @@ def _week_over_week(weeks: list[dict[str, Any]]) -> list[str]:
     if len(dated) < 2:
         return ["Fewer than two dated weeks in range: no change to show."]
     latest, before = dated[-1], dated[-2]
+    gap = date.fromisoformat(latest["week"]) - date.fromisoformat(before["week"])
+    note = "" if gap.days == 7 else " (the latest earlier week with attempts)"
     out = [
-        f"Week of {latest['week']} against the week of {before['week']}"
-        + ("" if date.fromisoformat(latest["week"]).toordinal()
-           - date.fromisoformat(before["week"]).toordinal() == 7
-           else " (the latest earlier week with attempts)") + ":",
+        f"Week of {latest['week']} against the week of {before['week']}{note}:",
         "",
         f"| figure | {before['week']} | {latest['week']} | change |",
         "|---|---:|---:|---:|",

@@ -81,7 +81,7 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
             credit_bugs = queries.records(con, "credit_bug_rows", filters)
             reasons = queries.records(con, "reject_reasons", filters)
     if fmt == "json":
-        click.echo(json.dumps(figures))
+        click.echo(json.dumps(figures, indent=2))
     elif fmt == "csv":
         click.echo(render.csv_text(figures))
     elif fmt == "markdown":

@@ -1,0 +1,345 @@
+"""`lanelog report` and `lanelog check` on real lane-log files, through the real ingest."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+import ingest
+from lanelog.cli import cli
+
+DATA = Path(__file__).parent / "data"
+REVIEW = DATA / "review.jsonl"
+
+
+def run(*args: str | Path) -> Result:
+    return CliRunner().invoke(cli, [str(arg) for arg in args], catch_exceptions=False)
+
+
+def write_log(path: Path, *objects: dict[str, Any]) -> Path:
+    path.write_text("".join(json.dumps(obj) + "\n" for obj in objects))
+    return path
+
+
+def figures(week: str | None, *values: Any) -> dict[str, Any]:
+    keys = ("attempts", "probe_rejects", "calls_armed", "credit_bugs", "quarantined", "units",
+            "armed_per_reject")
+    return {"week": week, **dict(zip(keys, values))}
+
+
+# Worked out by hand from data/review.jsonl, line by line:
+# r1 reject (week 10-05); r2 ts Sunday 23:30 -05:00 = Monday 04:30 UTC (week 10-12), armed,
+# 2 units, quarantined; r3 Sunday 23:30 UTC (week 10-05), armed, no units, one property = 1;
+# r4 2026-12-31 (week 12-28), reject; r5 credit bug (week 10-12); line 6 undated, armed,
+# one property = 1 unit; line 7 broken (rejected); line 8 blank; r9 Sunday 2027-01-03
+# (week 12-28), armed, 3 units.
+REVIEW_REPORT = {
+    "weeks": [
+        figures("2026-10-05", 2, 1, 1, 0, 0, 1, 1.0),
+        figures("2026-10-12", 2, 0, 1, 1, 2, 2, None),
+        figures("2026-12-28", 2, 1, 1, 0, 0, 3, 1.0),
+        figures(None, 1, 0, 1, 0, 0, 1, None),
+    ],
+    "totals": {key: value for key, value in figures(None, 7, 2, 4, 1, 2, 7, 2.0).items()
+               if key != "week"},
+    "rejected_lines": 1,
+}
+
+
+def test_report_json_on_a_log_file_is_the_hand_computed_figures() -> None:
+    result = run("report", REVIEW, "--format", "json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == REVIEW_REPORT
+
+
+def test_report_json_matches_the_golden_file_byte_for_byte() -> None:
+    result = run("report", REVIEW, "--format", "json")
+    assert result.stdout == (DATA / "review.report.json").read_text()
+
+
+@pytest.mark.parametrize(
+    ("ts", "week"),
+    [
+        ("2026-10-11T23:30:00-05:00", "2026-10-12"),  # Sunday evening in New York: Monday UTC
+        ("2026-10-11T23:30:00Z", "2026-10-05"),
+        ("2026-12-31", "2026-12-28"),  # ISO week 53 of 2026 starts on Monday 12-28
+        ("2027-01-03T23:59:59Z", "2026-12-28"),
+        ("2027-01-04T00:00:00Z", "2027-01-04"),
+    ],
+)
+def test_week_edges(tmp_path: Path, ts: str, week: str) -> None:
+    log = write_log(tmp_path / "lane-log.jsonl", {"ts": ts, "probe": "pass"})
+    weeks = json.loads(run("report", log, "--format", "json").stdout)["weeks"]
+    assert [row["week"] for row in weeks] == [week]
+
+
+def test_report_reads_a_database_file_and_filters(tmp_path: Path) -> None:
+    db = tmp_path / "lanelog.duckdb"
+    con = ingest.open_db(db)
+    ingest.ingest_paths(con, [REVIEW])
+    con.close()
+    full = json.loads(run("report", "--db", db, "--format", "json").stdout)
+    assert full == REVIEW_REPORT
+    def weeks(*args: str) -> list[str | None]:
+        out = json.loads(run("report", "--db", db, "--format", "json", *args).stdout)
+        return [row["week"] for row in out["weeks"]]
+
+    assert weeks("--since", "2026-10-18") == ["2026-10-12", "2026-12-28", None]  # a Sunday
+    assert weeks("--since", "2026-10-19") == ["2026-12-28", None]
+    assert weeks("--until", "2026-10-12", "--repo", "svc") == ["2026-10-05", "2026-10-12"]
+    assert weeks("--repo", "api") == ["2026-10-05"]  # the undated line names no repo
+
+
+def test_report_table_csv_and_markdown() -> None:
+    table = run("report", REVIEW).stdout.splitlines()
+    assert table[0].split() == ["week", "attempts", "probe", "rejects", "armed", "calls",
+                                "credit", "bugs", "quarantined", "units", "armed", "per", "reject"]
+    assert table[2].split() == ["2026-10-05", "2", "1", "1", "0", "0", "1", "1.00"]
+    assert table[5].split() == ["undated", "1", "0", "1", "0", "0", "1", "-"]
+    assert table[6].split() == ["total", "7", "2", "4", "1", "2", "7", "2.00"]
+
+    csv_lines = run("report", REVIEW, "--format", "csv").stdout.splitlines()
+    assert csv_lines[0] == ("week,attempts,probe_rejects,calls_armed,credit_bugs,quarantined,"
+                            "units,armed_per_reject")
+    assert csv_lines[1:] == ["2026-10-05,2,1,1,0,0,1,1.0", "2026-10-12,2,0,1,1,2,2,",
+                             "2026-12-28,2,1,1,0,0,3,1.0", ",1,0,1,0,0,1,"]
+
+    review = run("report", REVIEW, "--format", "markdown").stdout
+    assert "| 2026-10-12 | 2 | 0 | 1 | 1 | 2 | 2 | - |" in review
+    assert "| **total** | 7 | 2 | 4 | 1 | 2 | 7 | 2.00 |" in review
+    assert "Week of 2026-12-28 against the week of 2026-10-12 (the latest earlier week" in review
+    assert "| units | 2 | 3 | +1 |" in review
+    assert "- **r5** at 2026-10-13T08:00:00Z, repo svc, head b2c3d4, producer legacy-promoter: " \
+           "merge credit 1 with quarantine \\[test\\_export\\_race\\]" in review
+    assert "| line\\_cap | 1 |" in review and "| fixture\\_and\\_test | 1 |" in review
+
+
+def test_markdown_escapes_log_text(tmp_path: Path) -> None:
+    log = write_log(tmp_path / "lane-log.jsonl", {
+        "ts": "2026-10-05T10:00:00Z", "attempt_id": "<img src=x onerror=alert(1)>",
+        "repo": "[click](http://evil)", "quarantine": ["t|x"], "merge_credit": 1,
+    })
+    review = run("report", log, "--format", "markdown").stdout
+    assert "\\<img src=x onerror=alert(1)\\>" in review
+    assert "\\[click\\](http://evil)" in review and "\\[t\\|x\\]" in review
+    assert "<img" not in review.replace("\\<img", "")
+
+
+def test_check_exits_1_on_a_credit_bug_and_prints_the_row() -> None:
+    result = run("check", REVIEW)
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines[0] == ("CREDIT BUG 2026-10-13T08:00:00Z attempt r5 repo svc head b2c3d4 "
+                        "producer legacy-promoter quarantine [test_export_race] merge_credit 1 "
+                        f"at {REVIEW}:5")
+    assert json.loads(lines[1].removeprefix("  raw: "))["attempt_id"] == "r5"
+    assert lines[2] == (f"warning: merge_credit 2026-10-13T08:00:00Z attempt r5 repo svc at "
+                        f"{REVIEW}:5: merge_credit=1")
+    assert lines[3] == ("1 credit bug(s) in range: merge credit on quarantined attempts; "
+                        "1 warning(s)")
+
+
+def test_check_exits_0_on_quarantine_alone(tmp_path: Path) -> None:
+    log = write_log(tmp_path / "lane-log.jsonl",
+                    {"ts": "2026-10-05T10:00:00Z", "probe": "pass", "quarantine": ["test_x"],
+                     "merge_credit": 0, "model_call_allowed": True, "properties": ["p"]})
+    result = run("check", log, "--strict")
+    assert (result.exit_code, result.stdout) == (
+        0, "no credit bugs in range (1 attempts checked, 1 quarantined without credit); "
+           "0 warning(s)\n")
+
+
+def test_check_exits_0_on_an_empty_database(tmp_path: Path) -> None:
+    db = tmp_path / "lanelog.duckdb"
+    ingest.open_db(db).close()
+    result = run("check", "--db", db)
+    assert (result.exit_code, result.stdout) == (
+        0, "no credit bugs in range (0 attempts checked, 0 quarantined without credit); "
+           "0 warning(s)\n")
+
+
+def test_an_undated_credit_bug_alerts_whatever_the_dates(tmp_path: Path) -> None:
+    log = write_log(tmp_path / "lane-log.jsonl",
+                    {"ts": "2026-10-05T10:00:00Z", "quarantine": ["t"], "merge_credit": 1},
+                    {"quarantine": ["t"], "merge_credit": "0"})
+    result = run("check", log, "--since", "2030-01-01")
+    assert result.exit_code == 1
+    assert result.stdout.startswith(f"CREDIT BUG - attempt - repo - head - producer - "
+                                    f"quarantine [t] merge_credit \"0\" at {log}:2\n")
+
+
+WARNINGS = [
+    ("armed_on_reject", {"probe": "reject", "model_call_allowed": True},
+     "probe=reject, model_call_allowed is truthy"),
+    ("merge_credit", {"merge_credit": 2, "quarantine": []}, "merge_credit=2"),
+    ("quarantine_in_properties",
+     {"model_call_allowed": True, "properties": ["prop_a", "test_x"], "quarantine": ["test_x"]},
+     "in properties and quarantine: test_x"),
+    ("over_budget", {"model_call_allowed": True, "units": 4, "budget_cap": 3},
+     "units 4.0 > budget_cap 3.0"),
+    ("over_budget", {"model_call_allowed": True, "properties": ["a", "b"], "budget_cap": 1},
+     "units 2.0 > budget_cap 1.0"),
+]
+
+
+@pytest.mark.parametrize(("rule", "fields", "detail"), WARNINGS)
+def test_each_warning_is_printed_and_fails_only_under_strict(
+    tmp_path: Path, rule: str, fields: dict[str, Any], detail: str,
+) -> None:
+    log = write_log(tmp_path / "lane-log.jsonl",
+                    {"ts": "2026-10-05T10:00:00Z", "attempt_id": "w1", "repo": "svc", **fields})
+    result = run("check", log)
+    assert result.exit_code == 0
+    quarantined = 1 if fields.get("quarantine") else 0
+    assert result.stdout.splitlines() == [
+        f"warning: {rule} 2026-10-05T10:00:00Z attempt w1 repo svc at {log}:1: {detail}",
+        f"no credit bugs in range (1 attempts checked, {quarantined} quarantined without credit); "
+        "1 warning(s)",
+    ]
+    assert run("check", log, "--strict").exit_code == 1
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"probe": "reject", "reasons": ["over_budget"], "units": 5, "budget_cap": 3},  # spent nothing
+        {"model_call_allowed": True, "units": 3, "budget_cap": 3},  # at the cap is within it
+        {"model_call_allowed": True, "quarantine": ["test_x"], "properties": ["prop_a"]},
+        {"merge_credit": 0.0, "quarantine": ["test_x"]},
+    ],
+)
+def test_rules_kept_give_no_warning(tmp_path: Path, fields: dict[str, Any]) -> None:
+    log = write_log(tmp_path / "lane-log.jsonl", {"ts": "2026-10-05T10:00:00Z", **fields})
+    result = run("check", log, "--strict")
+    assert result.exit_code == 0
+    assert "warning:" not in result.stdout and result.stdout.endswith("; 0 warning(s)\n")
+
+
+def test_check_json_lines_keep_stdout_parseable() -> None:
+    result = run("check", REVIEW, "--json")
+    assert result.exit_code == 1
+    bug, warning = [json.loads(line) for line in result.stdout.splitlines()]
+    assert bug == {
+        "kind": "credit_bug", "week": "2026-10-12", "ts": "2026-10-13T08:00:00Z",
+        "attempt_id": "r5", "repo": "svc", "head": "b2c3d4", "producer": "legacy-promoter",
+        "quarantine": ["test_export_race"], "merge_credit": 1, "source": str(REVIEW),
+        "line_no": 5, "raw": REVIEW.read_text().splitlines()[4],
+    }
+    assert (warning["kind"], warning["rule"], warning["attempt_id"]) == ("warning", "merge_credit", "r5")
+    assert "1 credit bug(s) in range" in result.stderr
+
+
+def test_check_repo_filter(tmp_path: Path) -> None:
+    assert run("check", REVIEW, "--repo", "api").exit_code == 0
+    assert run("check", REVIEW, "--repo", "svc").exit_code == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (["--since", "2026-02-30"], "Error: bad date for since: '2026-02-30' (expected YYYY-MM-DD)"),
+        (["--until", "soon"], "Error: bad date for until: 'soon' (expected YYYY-MM-DD)"),
+        (["--since", "2026-10-09", "--until", "2026-10-08"],
+         "Error: since 2026-10-09 is after until 2026-10-08"),
+    ],
+)
+@pytest.mark.parametrize("command", ["report", "check"])
+def test_bad_dates_exit_2(command: str, args: list[str], error: str) -> None:
+    result = run(command, REVIEW, *args)
+    assert (result.exit_code, result.stdout, result.stderr.strip()) == (2, "", error)
+
+
+@pytest.mark.parametrize("command", ["report", "check"])
+def test_a_missing_database_exits_2(tmp_path: Path, command: str) -> None:
+    missing = tmp_path / "none.duckdb"
+    result = run(command, "--db", missing)
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        f"Error: no database at {missing}: run `lanelog ingest ...` or `lanelog demo`")
+    assert not missing.exists()
+
+
+@pytest.mark.parametrize("command", ["report", "check"])
+def test_an_unreadable_log_exits_2(tmp_path: Path, command: str) -> None:
+    missing = tmp_path / "gone.jsonl"
+    result = run(command, REVIEW, missing)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("Error: cannot read lane log: ")
+    assert str(missing) in result.stderr
+
+
+@pytest.mark.parametrize("command", ["report", "check"])
+def test_db_and_logs_together_exit_2(tmp_path: Path, command: str) -> None:
+    result = run(command, "--db", tmp_path / "x.duckdb", REVIEW)
+    assert result.exit_code == 2
+    assert "Error: give either --db FILE or LOG files, not both" in result.stderr
+
+
+def test_the_installed_command_exits_1_on_a_credit_bug() -> None:
+    done = subprocess.run([sys.executable, "-m", "lanelog", "check", str(REVIEW), "--json"],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 1
+    assert [json.loads(line)["kind"] for line in done.stdout.splitlines()] == ["credit_bug", "warning"]
+
+
+@pytest.mark.parametrize("command", ["report", "check"])
+def test_the_database_is_opened_read_only_with_the_given_wait(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str,
+) -> None:
+    db = tmp_path / "lanelog.duckdb"
+    ingest.open_db(db).close()
+    opened: list[dict[str, Any]] = []
+    real_open = ingest.open_db
+
+    def recording_open(path: Path, **options: Any) -> Any:
+        opened.append({"path": path, **options})
+        return real_open(path, **options)
+
+    monkeypatch.setattr(ingest, "open_db", recording_open)
+    assert run(command, "--db", db, "--wait", "7.5").exit_code == 0
+    assert opened == [{"path": db, "read_only": True, "wait": 7.5}]
+
+
+def test_lanelog_db_names_the_default_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "elsewhere.duckdb"
+    con = ingest.open_db(db)
+    ingest.ingest_paths(con, [REVIEW])
+    con.close()
+    monkeypatch.setenv("LANELOG_DB", str(db))
+    assert json.loads(run("report", "--format", "json").stdout) == REVIEW_REPORT
+
+
+def test_a_database_of_another_schema_version_exits_2(tmp_path: Path) -> None:
+    db = tmp_path / "old.duckdb"
+    con = ingest.open_db(db)
+    con.execute("UPDATE lanelog_meta SET value = '0' WHERE key = 'schema_version'")
+    con.close()
+    for command in ("report", "check"):
+        result = run(command, "--db", db)
+        assert result.exit_code == 2
+        assert result.stderr.startswith(
+            f"Error: {db} was made with lanelog schema version 0, and this lanelog uses version")
+
+
+def test_a_held_database_exits_2_after_the_wait(tmp_path: Path) -> None:
+    db = tmp_path / "held.duckdb"
+    ingest.open_db(db).close()
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import duckdb, sys; con = duckdb.connect(sys.argv[1]); print('held', flush=True); "
+         "sys.stdin.read()", str(db)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        result = run("report", "--db", db, "--wait", "0.2")
+    finally:
+        holder.communicate("")
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"Error: the database {db} is held by ")

@@ -1,0 +1,79 @@
+"""`lanelog report --format json` totals equal the seed's Step 6 reader on any file of JSON objects."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lanelog.cli import cli
+
+
+def seed_step6(path: Path) -> dict[str, int]:
+    """The seed's Step 6 reader, line for line (pointed at `path`), plus quarantined."""
+    rows = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    summary = {
+        'attempts': len(rows),
+        'probe_rejects': sum(r.get('probe') == 'reject' for r in rows),
+        'calls_armed': sum(bool(r.get('model_call_allowed')) for r in rows),
+        'credit_bugs': sum(bool(r.get('merge_credit')) and bool(r.get('quarantine')) for r in rows),
+    }
+    summary['quarantined'] = sum(bool(r.get('quarantine')) for r in rows)
+    return summary
+
+
+# Values whose truthiness is easy to get wrong, and every other JSON type at random.
+EDGES = st.sampled_from([
+    None, True, False, 0, 1, -1, 0.0, -0.0, 1e-300, 5e-324, 10**30, "", "0", " ", "false",
+    "reject", "Reject", "reject ", "pass", [], [0], [""], ["test_x"], {}, {"a": 0},
+])
+SCALARS = (st.none() | st.booleans() | st.integers()
+           | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8))
+VALUES = EDGES | st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3)
+                              | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+                              max_leaves=6)
+FIELDS = ("probe", "model_call_allowed", "merge_credit", "quarantine", "properties", "units",
+          "ts", "repo", "reasons", "budget_cap", "lane", "results", "expired_freezes")
+TIMESTAMPS = st.sampled_from(["2026-10-11T23:30:00-05:00", "2026-12-31", "2026-10-05T00:00:00Z",
+                              "not a time", 1791000000, 1791000000.5, ""])
+
+
+@st.composite
+def lane_log(draw: st.DrawFn) -> list[str]:
+    lines = []
+    for number in range(draw(st.integers(min_value=0, max_value=12))):
+        obj: dict[str, Any] = {}
+        for field in draw(st.lists(st.sampled_from(FIELDS), unique=True)):
+            obj[field] = draw(TIMESTAMPS | VALUES) if field == "ts" else draw(VALUES)
+        id_kind = draw(st.sampled_from(["absent", "unique", "not a string"]))
+        if id_kind == "unique":
+            obj["attempt_id"] = f"attempt-{number}"
+        elif id_kind == "not a string":
+            obj["attempt_id"] = draw(VALUES.filter(lambda v: not isinstance(v, str)))
+        extra = draw(st.dictionaries(st.text(max_size=6), VALUES, max_size=2))
+        obj.update({key: value for key, value in extra.items() if key not in obj and key != "attempt_id"})
+        items = list(obj.items())
+        obj = dict(draw(st.permutations(items))) if items else obj
+        lines.append(json.dumps(obj))
+        if draw(st.booleans()) and draw(st.booleans()):
+            lines.append(draw(st.sampled_from(["", "   ", "\t"])))
+    return lines
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(lines=lane_log())
+def test_report_totals_equal_the_seed_reader(tmp_path: Path, lines: list[str]) -> None:
+    log = tmp_path / "lane-log.jsonl"
+    log.write_text("".join(line + "\n" for line in lines))
+    result = CliRunner().invoke(cli, ["report", str(log), "--format", "json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    figures = json.loads(result.stdout)
+    expected = seed_step6(log)
+    assert {key: figures["totals"][key] for key in expected} == expected
+    assert sum(week["attempts"] for week in figures["weeks"]) == expected["attempts"]
+    assert figures["rejected_lines"] == 0
