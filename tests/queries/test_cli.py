@@ -343,3 +343,23 @@ def test_a_held_database_exits_2_after_the_wait(tmp_path: Path) -> None:
         holder.communicate("")
     assert result.exit_code == 2
     assert result.stderr.startswith(f"Error: the database {db} is held by ")
+
+
+def test_report_json_never_imports_pandas(tmp_path: Path) -> None:
+    # Importing pandas alone costs about half a second: the JSON path stays on plain rows.
+    db = tmp_path / "lanelog.duckdb"
+    con = ingest.open_db(db)
+    ingest.ingest_paths(con, [REVIEW])
+    con.close()
+    code = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from lanelog.cli import cli\n"
+        "for args in (['report', '--format', 'json'], ['check', '--json']):\n"
+        "    result = CliRunner().invoke(cli, args + ['--db', sys.argv[1]])\n"
+        "    assert result.exit_code in (0, 1), result.output\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(db)], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout == "False\n"
