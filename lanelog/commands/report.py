@@ -50,7 +50,7 @@ def scope_options(command: Any) -> Any:
         click.option("--since", metavar="DATE", help="First day (YYYY-MM-DD); its whole week counts."),
         click.option("--until", metavar="DATE", help="Last day (YYYY-MM-DD); its whole week counts."),
         click.option("--repo", metavar="NAME", help="Only attempts of this repo."),
-        click.option("--wait", type=float, default=60.0, show_default=True,
+        click.option("--wait", type=float, default=60.0, show_default=True, metavar="SECONDS",
                      help="Seconds to wait while an ingest holds the database."),
     ]
     for option in reversed(options):
@@ -99,8 +99,8 @@ def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: st
           until: str | None, repo: str | None, wait: float, strict: bool, as_json: bool) -> None:
     """Alert on credit bugs (exit 1) and audit the decision table's other rules.
 
-    A credit bug is merge credit on an attempt with a live quarantine; each one in
-    range is printed and the exit code is 1.  Undated credit bugs always count.  A
+    A credit bug is merge credit on an attempt whose quarantine is not empty; each
+    one in range is printed and the exit code is 1.  Undated credit bugs always count.  A
     quarantine without merge credit never alerts.  Other breaches are warnings
     (exit 1 only with --strict).  Errors exit 2.
 
