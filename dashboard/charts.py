@@ -6,6 +6,8 @@ last), so an undated bucket is never dropped.
 
 from __future__ import annotations
 
+import itertools
+
 import altair as alt
 import pandas as pd
 
@@ -16,6 +18,11 @@ ARMED = "#1f77b4"
 RATIO = "#ff7f0e"
 LANE_COLOURS = {"hold": "#2ca02c", "fail": "#8c564b", "unresolved": "#e7ba52", "not_started": "#c7c7c7"}
 CREDIT_BUG, CLEAN = "credit bug", "no credit bug"
+# Tableau 20 without its two reds: parts of a stack (reasons, properties, repos) are not alerts.
+CATEGORIES = [
+    "#4e79a7", "#a0cbe8", "#f28e2b", "#ffbe7d", "#59a14f", "#8cd17d", "#b6992d", "#f1ce63", "#499894",
+    "#86bcb6", "#79706e", "#bab0ac", "#d37295", "#fabfd2", "#b07aa1", "#d4a6c8", "#9d7660", "#d7b5a6",
+]
 
 
 def week_label(week: object) -> str:
@@ -98,13 +105,13 @@ def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
     """A stacked bar per week: `value` split by `part` (reason, lane, property, repo)."""
     data = labelled(frame)
     data[part] = data[part].fillna("(none)").astype(str)
-    colour = alt.Color(f"{part}:N", legend=alt.Legend(title=part, orient="right"))
-    if colours:
-        colour = alt.Color(
-            f"{part}:N",
-            scale=alt.Scale(domain=list(colours), range=list(colours.values())),
-            legend=alt.Legend(title=part, orient="right"),
-        )
+    if colours is None:
+        colours = dict(zip(sorted(set(data[part])), itertools.cycle(CATEGORIES)))
+    colour = alt.Color(
+        f"{part}:N",
+        scale=alt.Scale(domain=list(colours), range=list(colours.values())),
+        legend=alt.Legend(title=part, orient="right"),
+    )
     return (
         alt.Chart(data)
         .mark_bar()
@@ -130,6 +137,11 @@ def freeze_heatmap(freezes: pd.DataFrame) -> alt.Chart:
             tooltip=["quarantine_id:N", "week:O", "attempts:Q"],
         )
     )
+
+
+def heatmap_height(freezes: pd.DataFrame) -> int:
+    """Pixels for the freeze heatmap: a readable row per quarantine id, plus the week axis."""
+    return 90 + 30 * max(1, freezes["quarantine_id"].nunique())
 
 
 def unresolved_units(frame: pd.DataFrame) -> alt.Chart:

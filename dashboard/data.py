@@ -25,7 +25,6 @@ from queries import Filters
 LOCK_WAIT_SECONDS = 0.5
 REFRESH_KEY = "refresh_token"
 LAST_KEY = "last_figures"
-NOTE_KEY = "ingest_in_progress"
 
 
 class NoDatabase(LanelogError):
@@ -111,7 +110,6 @@ def look(*names: str, filters: Filters | None = None) -> Look:
             filters.since, filters.until, filters.repo,
         )
     except DatabaseLocked:
-        st.session_state[NOTE_KEY] = True
         if key in last:
             return Look(figures=last[key], stale=True)
         raise

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import streamlit as st
 from PIL import Image
 
 from dashboard.charts import labelled
@@ -110,6 +111,9 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
 
 TRIAGE_COLUMNS = ["ts", "attempt_id", "repo", "head", "producer", "quarantine", "merge_credit", "line"]
 HIGHLIGHT = "background-color: rgba(214, 39, 40, 0.16)"
+# Commit ids and attempt ids are long; the raw line below the table shows them whole.
+TRIAGE_WIDTHS = {"head": st.column_config.TextColumn(width="small"),
+                 "attempt_id": st.column_config.TextColumn(width="medium")}
 
 
 def triage_table(rows: pd.DataFrame) -> pd.DataFrame:

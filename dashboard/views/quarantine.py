@@ -10,7 +10,7 @@ if f["freeze_summary"].empty:
     st.info("No quarantine ids in range.")
     st.stop()
 st.subheader("Attempts each freeze touched per week")
-st.altair_chart(charts.freeze_heatmap(f["freezes"]), key="freezes")
+st.altair_chart(charts.freeze_heatmap(f["freezes"]), key="freezes", height=charts.heatmap_height(f["freezes"]))
 st.subheader("Freezes")
 st.caption("expired_reports: attempts that listed the id as an expired freeze (a dead row that no longer suppresses).")
 st.dataframe(present.flat(f["freeze_summary"]), hide_index=True, key="freeze_summary_table")

@@ -12,7 +12,8 @@ if rows.empty:
 
 st.error(present.alert_text(len(rows)), icon=":material/crisis_alert:")
 table = present.triage_table(rows)
-st.dataframe(present.highlighted(table), hide_index=True, key="credit_bug_table")
+st.dataframe(present.highlighted(table), hide_index=True, key="credit_bug_table",
+             column_config=present.TRIAGE_WIDTHS)
 st.download_button(
     "Download CSV", present.csv_bytes(table), file_name="credit-bugs.csv", mime="text/csv", key="credit_bug_csv",
 )
