@@ -52,6 +52,7 @@ class Filters:
         return cls(_parse_day("since", since), _parse_day("until", until), repo or None)
 
     def bound(self) -> dict[str, Any]:
+        """The values every scoped query binds as $since, $until and $repo."""
         return {"since": self.since, "until": self.until, "repo": self.repo}
 
 
