@@ -1,9 +1,9 @@
 """The dashboard's only door to the database: short-lived read-only looks, cached.
 
-Each look opens the DuckDB file read-only, runs the named `queries` functions,
-and closes it at once, so `lanelog ingest` can take the file between two looks.
-Results are cached by the filters, the file's on-disk signature and the session's
-refresh token. While an ingest holds the file, the last figures are shown again
+Each look runs the named `queries` functions; results are cached one query at a
+time by the filters, the file's on-disk signature and the session's refresh token.
+Only a cache miss opens the DuckDB file, read-only, and it is closed when the look
+ends, so `lanelog ingest` can take the file between two looks. While an ingest holds the file, the last figures are shown again
 with a quiet note, never an exception.
 """
 
@@ -66,30 +66,41 @@ def bump_refresh() -> None:
     st.session_state[REFRESH_KEY] = refresh_token() + 1
 
 
-def _run_queries(con: Any, names: tuple[str, ...], filters: Filters) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name in names:
-        function = getattr(queries, name)
-        out[name] = function(con) if name == "repos" else function(con, filters)
-    return out
+class _Connection:
+    """A read-only connection opened only if some query misses the cache, closed after the look."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.con: Any = None
+
+    def get(self) -> Any:
+        if self.con is None:
+            self.con = ingest.open_db(self.path, read_only=True, wait=LOCK_WAIT_SECONDS)
+        return self.con
+
+    def close(self) -> None:
+        if self.con is not None:
+            self.con.close()
+            self.con = None
 
 
-@st.cache_data(show_spinner=False, max_entries=512)
-def _cached_look(
+@st.cache_data(show_spinner=False, max_entries=1024)
+def _cached_query(
     db: str,
     signature: tuple[int, ...],
     token: int,
-    names: tuple[str, ...],
+    name: str,
     since: date | None,
     until: date | None,
     repo: str | None,
-) -> dict[str, Any]:
-    # signature and token are part of the cache key only.
-    con = ingest.open_db(Path(db), read_only=True, wait=LOCK_WAIT_SECONDS)
-    try:
-        return _run_queries(con, names, Filters(since=since, until=until, repo=repo))
-    finally:
-        con.close()
+    _connection: _Connection,
+) -> Any:
+    # db, signature and token only key the cache; the leading underscore keeps the
+    # connection out of the key.
+    function = getattr(queries, name)
+    if name == "repos":
+        return function(_connection.get())
+    return function(_connection.get(), Filters(since=since, until=until, repo=repo))
 
 
 def look(*names: str, filters: Filters | None = None) -> Look:
@@ -104,15 +115,20 @@ def look(*names: str, filters: Filters | None = None) -> Look:
         raise NoDatabase(f"no database at {path}")
     key = (str(path), names, filters.since, filters.until, filters.repo)
     last: dict[tuple[Any, ...], dict[str, Any]] = st.session_state.setdefault(LAST_KEY, {})
+    signature, token = _signature(path), refresh_token()
+    connection = _Connection(path)
     try:
-        figures = _cached_look(
-            str(path), _signature(path), refresh_token(), names,
-            filters.since, filters.until, filters.repo,
-        )
+        figures = {
+            name: _cached_query(str(path), signature, token, name, filters.since, filters.until, filters.repo,
+                                connection)
+            for name in names
+        }
     except DatabaseLocked:
         if key in last:
             return Look(figures=last[key], stale=True)
         raise
+    finally:
+        connection.close()
     last[key] = figures
     return Look(figures=figures, stale=False)
 

@@ -13,6 +13,8 @@ import pyarrow as pa
 import pytest
 from conftest import PAGES, line
 
+import ingest
+import queries
 from dashboard import charts
 
 METRIC_KEYS = {
@@ -114,12 +116,16 @@ def test_banner_shows_with_a_credit_bug_and_not_with_quarantine_alone(app: Any, 
     ]
 
 
-def _chart_rows(at: Any, title: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The vega-lite spec of the chart whose y axis has this title, and its data rows."""
+def _chart_rows(at: Any, title: str, colour: str | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The vega-lite spec of the chart whose y axis has this title (and colour field), and its data rows."""
     for chart in at.get("vega_lite_chart"):
         spec = json.loads(chart.proto.spec)
         layers = spec.get("layer", [spec])
-        if any(layer.get("encoding", {}).get("y", {}).get("title") == title for layer in layers):
+        if any(
+            layer.get("encoding", {}).get("y", {}).get("title") == title
+            and colour in (None, layer["encoding"].get("color", {}).get("field"))
+            for layer in layers
+        ):
             datasets = {d.name: pa.ipc.open_stream(d.data.data).read_all().to_pylist() for d in chart.proto.datasets}
             name = spec.get("data", {}).get("name") or layers[0]["data"]["name"]
             return spec, datasets[name]
@@ -142,13 +148,29 @@ def test_credit_bug_chart_colours_exactly_the_weeks_with_credit_bugs(app: Any, d
     assert all(colour == charts.NEUTRAL for week, colour in colour_by_week.items() if week not in buggy)
 
 
-def test_empty_database_shows_guidance(app: Any, tmp_path: Path) -> None:
-    import ingest
+def test_spend_review_draws_lane_outcomes_and_unresolved_units_from_the_queries(app: Any, demo_db: Path) -> None:
+    at = app(demo_db, "views/spend.py")
+    con = ingest.open_db(demo_db, read_only=True)
+    try:
+        lanes = charts.labelled(queries.lanes_weekly(con, queries.Filters()))
+        unresolved = charts.labelled(queries.unresolved_units(con, queries.Filters()))
+    finally:
+        con.close()
+    _, lane_rows = _chart_rows(at, "attempts", colour="lane")
+    drawn = sorted((row["week"], row["lane"], row["attempts"]) for row in lane_rows)
+    assert drawn == sorted(zip(lanes["week"], lanes["lane"].fillna("(none)"), lanes["attempts"]))
+    assert {row["lane"] for row in lane_rows} == {"not_started", "hold", "fail", "unresolved"}
+    _, unit_rows = _chart_rows(at, "units on unresolved lanes")
+    assert [(row["week"], row["units"]) for row in unit_rows] == list(zip(unresolved["week"], unresolved["units"]))
+    assert sum(row["units"] for row in unit_rows) > 0
 
+
+@pytest.mark.parametrize("page", PAGES)
+def test_empty_database_shows_guidance(app: Any, tmp_path: Path, page: str) -> None:
     empty = tmp_path / "empty.duckdb"
     ingest.open_db(empty).close()
     for db in (empty, tmp_path / "missing.duckdb"):
-        at = app(db)
+        at = app(db, page)
         assert not at.exception
         assert at.info[0].value.startswith("No lane-log data here yet")
         assert "lanelog ingest" in at.code[0].value and "lanelog demo" in at.code[0].value
