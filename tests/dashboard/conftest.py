@@ -13,16 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ingest
-
-APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
-PAGES = [
-    "views/overview.py",
-    "views/triage.py",
-    "views/spend.py",
-    "views/probe.py",
-    "views/quarantine.py",
-    "views/health.py",
-]
+from dashboard_support import APP
 
 
 @pytest.fixture(scope="session")
@@ -44,17 +35,6 @@ def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def demo_db(demo_dir: Path) -> Path:
     return demo_dir / "demo.duckdb"
-
-
-def line(week_day: str, **fields: Any) -> dict[str, Any]:
-    """A router-shaped line on a given day; fields override the defaults of a passing attempt."""
-    base = {
-        "schema": 1, "producer": "lanelog-route", "ts": f"{week_day}T10:00:00Z", "repo": "orders-service",
-        "head": "abc123", "probe": "pass", "reasons": [], "properties": ["prop_round_trip"], "units": 1,
-        "quarantine": [], "expired_freezes": [], "merge_credit": 0, "model_call_allowed": True,
-        "review": "pending", "lane": "hold", "results": {"prop_round_trip": "hold"},
-    }
-    return {**base, **fields}
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import line
+from dashboard_support import line
 
 from dashboard.present import alert_text
 
