@@ -102,14 +102,20 @@ def credit_bug_weeks(weekly: pd.DataFrame) -> alt.LayerChart:
 
 def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
                   colours: dict[str, str] | None = None) -> alt.Chart:
-    """A stacked bar per week: `value` split by `part` (reason, lane, property, repo)."""
+    """A stacked bar per week: `value` split by `part` (reason, lane, property, repo).
+
+    `colours` fixes the colour of known parts; any other part present (say, lines
+    written before lanes existed, shown as "(none)") gets one from CATEGORIES.
+    """
     data = labelled(frame)
     data[part] = data[part].fillna("(none)").astype(str)
-    if colours is None:
-        colours = dict(zip(sorted(set(data[part])), itertools.cycle(CATEGORIES)))
+    present = set(data[part])
+    fixed = {name: colour for name, colour in (colours or {}).items() if name in present}
+    others = sorted(present - set(fixed))
+    palette = dict(fixed, **dict(zip(others, itertools.cycle(CATEGORIES))))
     colour = alt.Color(
         f"{part}:N",
-        scale=alt.Scale(domain=list(colours), range=list(colours.values())),
+        scale=alt.Scale(domain=list(palette), range=list(palette.values())),
         legend=alt.Legend(title=part, orient="right"),
     )
     return (
