@@ -75,8 +75,11 @@ def range_caption(report: dict[str, Any]) -> str:
     )
 
 
-def weekly_table(weekly: pd.DataFrame) -> pd.DataFrame:
-    return labelled(weekly)
+def weeks_frame(report: dict[str, Any]) -> pd.DataFrame:
+    """The report's weekly rows as a frame (week: YYYY-MM-DD, or None for the undated bucket)."""
+    columns = ["week", "attempts", "probe_rejects", "calls_armed", "credit_bugs", "quarantined", "units",
+               "armed_per_reject"]
+    return pd.DataFrame(report["weeks"], columns=columns)
 
 
 def _texty(column: pd.Series) -> bool:

@@ -5,8 +5,8 @@ import streamlit as st
 from dashboard import charts, present, ui
 
 st.title("Overview")
-figures = ui.figures("report", "weekly")
-report, weekly = figures["report"], figures["weekly"]
+report = ui.figures("report")["report"]
+weekly = present.weeks_frame(report)  # the same rows `lanelog report --format json` prints
 totals = report["totals"]
 
 if totals["credit_bugs"]:
@@ -16,7 +16,7 @@ latest, previous = present.latest_weeks(report["weeks"])
 if latest is None:
     st.info("No attempts in this range.")
     st.stop()
-st.subheader(f"Week of {latest['week'] or 'undated attempts'}")
+st.subheader(f"Week of {latest['week']}" if latest["week"] else "Undated attempts")
 columns = st.columns(len(present.METRICS) + 1)
 for column, (key, label) in zip(columns, present.METRICS):
     column.metric(label, present.number(latest[key]), delta=present.delta(latest, previous, key),
@@ -35,4 +35,4 @@ with right:
     st.altair_chart(charts.credit_bug_weeks(weekly), key="credit_bug_weeks")
 
 with st.expander("Weekly figures"):
-    st.dataframe(present.weekly_table(weekly), hide_index=True, key="weekly_table")
+    st.dataframe(charts.labelled(weekly), hide_index=True, key="weekly_table")

@@ -165,6 +165,26 @@ def test_spend_review_draws_lane_outcomes_and_unresolved_units_from_the_queries(
     assert sum(row["units"] for row in unit_rows) > 0
 
 
+def test_an_undated_credit_bug_alerts_and_its_bucket_is_drawn_red(app: Any, make_db: Any) -> None:
+    undated = {key: value for key, value in line("2026-10-05").items() if key != "ts"}
+    db = make_db([
+        line("2026-10-05", quarantine=["test_export_race"]),
+        {**undated, "quarantine": ["test_export_race"], "merge_credit": 1, "producer": "legacy-promoter"},
+    ])
+    at = app(db)
+    assert not at.exception
+    assert at.error[0].value.startswith("1 credit bug in range")
+    assert metrics(at)["Credit bugs"][0] == "0"  # the latest dated week is clean
+    spec, rows = _chart_rows(at, "credit bugs")
+    scale = next(layer for layer in spec["layer"] if layer["mark"]["type"] == "bar")["encoding"]["color"]["scale"]
+    colour_of = dict(zip(scale["domain"], scale["range"]))
+    assert {row["week"]: colour_of[row["status"]] for row in rows} == {
+        "2026-10-05": charts.NEUTRAL, "undated": charts.ALERT,
+    }
+    for page in PAGES[1:]:
+        assert not app(db, page).exception, page
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_empty_database_shows_guidance(app: Any, tmp_path: Path, page: str) -> None:
     empty = tmp_path / "empty.duckdb"
