@@ -8,13 +8,17 @@ st.title("Spend review")
 f = ui.figures("weekly", "spend_by_property", "spend_by_repo", "lanes_weekly", "unresolved_units",
                "property_results")
 
+MEASURES = {"units": "units spent", "calls_armed": "armed calls"}
+measure = st.segmented_control(
+    "Measure", list(MEASURES), default="units", key="spend_measure", format_func=MEASURES.get,
+) or "units"
 left, right = st.columns(2)
 with left:
-    st.subheader("Units by property")
-    st.altair_chart(charts.stacked_weeks(f["spend_by_property"], "units", "property", "units"), key="units_by_property")
+    st.subheader("By property")
+    st.altair_chart(charts.stacked_weeks(f["spend_by_property"], measure, "property", MEASURES[measure]), key="by_property")
 with right:
-    st.subheader("Units by repo")
-    st.altair_chart(charts.stacked_weeks(f["spend_by_repo"], "units", "repo", "units"), key="units_by_repo")
+    st.subheader("By repo")
+    st.altair_chart(charts.stacked_weeks(f["spend_by_repo"], measure, "repo", MEASURES[measure]), key="by_repo")
 
 left, right = st.columns(2)
 with left:

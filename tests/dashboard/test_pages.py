@@ -165,6 +165,22 @@ def test_spend_review_draws_lane_outcomes_and_unresolved_units_from_the_queries(
     assert sum(row["units"] for row in unit_rows) > 0
 
 
+def test_spend_review_splits_units_or_armed_calls_by_property_and_repo(app: Any, demo_db: Path) -> None:
+    at = app(demo_db, "views/spend.py")
+    con = ingest.open_db(demo_db, read_only=True)
+    try:
+        by_property = charts.labelled(queries.spend_by_property(con, queries.Filters()))
+    finally:
+        con.close()
+    _, rows = _chart_rows(at, "units spent", colour="property")
+    assert sorted((r["week"], r["property"], r["units"]) for r in rows) == sorted(
+        zip(by_property["week"], by_property["property"], by_property["units"]))
+    at.segmented_control(key="spend_measure").set_value("calls_armed").run()
+    _, rows = _chart_rows(at, "armed calls", colour="property")
+    assert sorted((r["week"], r["property"], r["calls_armed"]) for r in rows) == sorted(
+        zip(by_property["week"], by_property["property"], by_property["calls_armed"]))
+
+
 def test_an_undated_credit_bug_alerts_and_its_bucket_is_drawn_red(app: Any, make_db: Any) -> None:
     undated = {key: value for key, value in line("2026-10-05").items() if key != "ts"}
     db = make_db([
