@@ -16,6 +16,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import duckdb
+
 from bench import cases, machine, table
 from bench.data import copy_db, make_log, multiply_db, restore_log
 from bench.generate import manifest_dict
@@ -108,8 +110,11 @@ def main(argv: list[str]) -> int:
     report_why_not = why_not
     if base_db is not None:
         _log(f"  building the {sizes.report_attempts:,}-attempt database")
-        data["report_db"] = multiply_db(base_db, report_db, sizes.report_attempts)
-        _log(f"  built in {data['report_db']['seconds']} s")
+        try:
+            data["report_db"] = multiply_db(base_db, report_db, sizes.report_attempts)
+            _log(f"  built in {data['report_db']['seconds']} s")
+        except (duckdb.Error, ValueError) as error:
+            report_why_not = f"could not build its database from the ingested one: {error}"
     run(cases.report_cases(report_db, sizes.report_attempts, report_why_not))
 
     _log("dashboard")

@@ -124,10 +124,11 @@ def multiply_db(source: Path, target: Path, attempts: int) -> dict[str, object]:
     copy_db(source, target)
     con = duckdb.connect(str(target), config={"memory_limit": "3GB", "threads": 2,
                                               "preserve_insertion_order": False})
+    con.execute("SET enable_progress_bar = false")
     try:
         base, span = con.execute("SELECT count(*), max(line_no) FROM attempts").fetchone()
-        if base == 0:
-            raise ValueError(f"{source} holds no attempts to multiply")
+        if not 0 < base <= attempts:
+            raise ValueError(f"{source} holds {base:,} attempts; it can only be multiplied up to {attempts:,}")
         full, rest = divmod(attempts, base)
         con.execute("BEGIN")
         if full > 1:

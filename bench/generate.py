@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
 
 START = datetime(2026, 4, 6, tzinfo=timezone.utc)  # a Monday
 SPAN = timedelta(weeks=26)
@@ -87,8 +87,9 @@ def _hex(rng: random.Random, bits: int) -> str:
 
 
 def _timestamp(index: int, total: int, rng: random.Random) -> str:
-    # Lines are appended in time order across the span, with a little jitter.
-    offset = SPAN * (index / max(total, 1)) + timedelta(seconds=rng.randrange(0, 60))
+    # Lines are appended in time order across the span, with under a minute of jitter
+    # that never pushes the base log's last line into a week of its own.
+    offset = (SPAN - timedelta(minutes=1)) * (index / max(total, 1)) + timedelta(seconds=rng.randrange(0, 60))
     return (START + offset).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
