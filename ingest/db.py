@@ -108,10 +108,11 @@ def _prepare(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _has_tables(con: duckdb.DuckDBPyConnection) -> bool:
-    row = con.execute(
+    # fetchall, not fetchone: DuckDB refuses register() while a result is unfinished.
+    rows = con.execute(
         "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database()"
-    ).fetchone()
-    return bool(row and row[0])
+    ).fetchall()
+    return bool(rows[0][0])
 
 
 def _create_schema(con: duckdb.DuckDBPyConnection) -> None:
@@ -130,15 +131,15 @@ def _create_schema(con: duckdb.DuckDBPyConnection) -> None:
 
 def _check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     try:
-        row = con.execute(
+        rows = con.execute(
             "SELECT value FROM lanelog_meta WHERE key = 'schema_version'"
-        ).fetchone()
+        ).fetchall()
     except duckdb.CatalogException as exc:
         raise SchemaMismatch(
             f"{path} is not a lanelog database (it has no lanelog_meta table); "
             "point --db (or LANELOG_DB) at another file"
         ) from exc
-    found = row[0] if row else "none"
+    found = rows[0][0] if rows else "none"
     if found != str(SCHEMA_VERSION):
         raise SchemaMismatch(
             f"{path} was made with lanelog schema version {found}, and this lanelog "

@@ -13,11 +13,23 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 BOM = b"\xef\xbb\xbf"
 NEWLINE = 10
 CARRIAGE_RETURN = 13
 _BATCH_ROWS = 16384  # DuckDB scans Arrow batches in parallel, one batch per task
+
+# What DuckDB's JSON reader accepts and RFC 8259 does not, inside a line: a
+# NaN / Infinity literal (any case) after "," ":" or "[", or a trailing comma.
+# (At the very start of a line such a value is not an object anyway.)  Each
+# pattern starts with one literal byte, which keeps the scan near memchr speed.
+_LENIENT_VALUE = r"-?(?:[nN][aA]|[iI])"
+_LENIENT_PATTERNS = (
+    r",[ \t\r]*(?:[\]}]|" + _LENIENT_VALUE + ")",
+    r":[ \t\r]*" + _LENIENT_VALUE,
+    r"\[[ \t\r]*" + _LENIENT_VALUE,
+)
 
 
 @dataclass
@@ -105,6 +117,22 @@ def _split_checking_each(
         }
     )
     return table, invalid
+
+
+def may_hold_lenient_json(data: memoryview) -> bool:
+    """False when no line of data can hold a NaN/Infinity literal or a trailing comma.
+
+    One scan of the whole run per pattern, instead of one regex call per line;
+    only runs where this is True need the line-by-line RFC 8259 check.  The
+    patterns cannot match across a newline, so a miss here is a miss on
+    every line.
+    """
+    whole = pa.Array.from_buffers(
+        pa.large_binary(),
+        1,
+        [None, pa.py_buffer(np.array([0, len(data)], dtype=np.int64)), pa.py_buffer(data)],
+    )
+    return any(pc.match_substring_regex(whole, pattern)[0].as_py() for pattern in _LENIENT_PATTERNS)
 
 
 def readable(raw: bytes) -> str:

@@ -14,7 +14,7 @@ from importlib import resources
 import duckdb
 import pyarrow as pa
 
-from ingest.lines import Lines, readable
+from ingest.lines import Lines, may_hold_lenient_json, readable
 
 _NAME = re.compile(r"^-- name: (\w+)\s*$", re.MULTILINE)
 
@@ -71,7 +71,10 @@ def store_lines(
     """
     con.register("lane_chunk", lines.table)
     try:
-        verdicts = run(con, "classify") if lines.table.num_rows else []
+        verdicts = []
+        if lines.table.num_rows:
+            strict = may_hold_lenient_json(lines.data)
+            verdicts = run(con, "classify_strict" if strict else "classify")
         blank = sum(1 for _line_no, verdict in verdicts if verdict == "blank")
         not_attempts = [(line_no, verdict) for line_no, verdict in verdicts if verdict != "blank"]
         not_attempts += [(line_no, "invalid_utf8") for line_no in lines.invalid_utf8]

@@ -4,44 +4,71 @@
 --   lane_skip(line_no)                      lines of lane_chunk that are not attempts
 
 -- name: classify
--- The lines of lane_chunk that are not JSON objects (RFC 8259), and why.
--- A line starting with "{" that is valid JSON is an object: json_type is
--- only asked about the others, and only once they are known to be valid.
+-- The lines of lane_chunk that are not JSON objects (RFC 8259), and why, for
+-- a run that cannot hold a NaN/Infinity literal or a trailing comma (see
+-- lines.may_hold_lenient_json), where DuckDB's json_valid is RFC 8259's.
+-- A valid line starting with "{" is an object: json_type is only asked
+-- about the other valid lines.
 SELECT line_no,
-       CASE
-           WHEN json_valid_rfc(line) THEN 'not_an_object'
-           WHEN regexp_full_match(line, '[ \t\r\n]*') THEN 'blank'
-           ELSE 'invalid_json'
-       END AS verdict
+       CASE WHEN json_valid_rfc(line) THEN 'not_an_object'
+            WHEN regexp_full_match(line, '[ \t\r\n]*') THEN 'blank'
+            ELSE 'invalid_json' END AS verdict
 FROM lane_chunk
-WHERE NOT json_valid_rfc(line)
-   OR CASE WHEN starts_with(line, '{') THEN false
-           WHEN json_valid(line) THEN json_type(line) <> 'OBJECT'
-           ELSE false END
+WHERE CASE WHEN NOT json_valid(line) THEN true
+           WHEN starts_with(line, '{') THEN false
+           ELSE json_type(line) <> 'OBJECT' END
+ORDER BY line_no;
+
+-- name: classify_strict
+-- The same, for a run that may hold a NaN/Infinity literal or a trailing comma.
+SELECT line_no,
+       CASE WHEN json_valid_rfc(line) THEN 'not_an_object'
+            WHEN regexp_full_match(line, '[ \t\r\n]*') THEN 'blank'
+            ELSE 'invalid_json' END AS verdict
+FROM lane_chunk
+WHERE CASE WHEN NOT json_valid_rfc(line) THEN true
+           WHEN starts_with(line, '{') THEN false
+           ELSE json_type(line) <> 'OBJECT' END
 ORDER BY line_no;
 
 -- name: insert_attempts
 -- Every JSON object line becomes an attempt, unless its non-empty string
 -- attempt_id is already stored or appears on an earlier line of this run
--- (a duplicate).  One multi-path json_extract per line: each `->` re-parses.
+-- (a duplicate).  The duplicate check runs on narrow rows (line_no,
+-- attempt_id) before the wide ones are built; then one json_transform per
+-- line reads every field at once (each `->` would parse the line again).
+-- Fields are read as JSON text: the macros of schema.sql type them.
 INSERT INTO attempts BY NAME
-WITH parsed AS (
-    SELECT c.line_no, c.byte_offset, c.line,
-           json_extract(c.line, [
-               '$.attempt_id', '$.ts', '$.repo', '$.head', '$.producer', '$.probe', '$.lane',
-               '$.model_call_allowed', '$.quarantine', '$.merge_credit', '$.units',
-               '$.budget_cap', '$.properties', '$.reasons', '$.expired_freezes', '$.results'
-           ]) AS j
+WITH candidates AS (
+    SELECT c.line_no,
+           nullif(json_str(json_extract(c.line, '$.attempt_id')), '') AS attempt_id
     FROM lane_chunk AS c
     ANTI JOIN lane_skip AS s ON s.line_no = c.line_no
-), keyed AS (
-    SELECT *, nullif(json_str(j[1]), '') AS attempt_id FROM parsed
-), fresh AS (
-    SELECT * FROM keyed AS k
-    WHERE k.attempt_id IS NULL
-       OR NOT EXISTS (SELECT 1 FROM attempts AS a WHERE a.attempt_id = k.attempt_id)
-    QUALIFY k.attempt_id IS NULL
-         OR row_number() OVER (PARTITION BY k.attempt_id ORDER BY k.line_no) = 1
+), firsts AS (
+    -- An id already stored never matches its own line again: the anti join
+    -- drops it.  A NULL id matches nothing and stays, one group per line.
+    SELECT min(c.line_no) AS line_no, any_value(c.attempt_id) AS attempt_id
+    FROM candidates AS c
+    ANTI JOIN attempts AS a ON a.attempt_id = c.attempt_id
+    GROUP BY c.attempt_id, CASE WHEN c.attempt_id IS NULL THEN c.line_no END
+), parsed AS (
+    SELECT c.line_no, c.byte_offset, c.line, f.attempt_id,
+           json_transform(c.line, '{
+               "ts": "JSON", "repo": "JSON", "head": "JSON", "producer": "JSON",
+               "probe": "JSON", "lane": "JSON", "model_call_allowed": "JSON",
+               "quarantine": "JSON", "merge_credit": "JSON", "units": "JSON",
+               "budget_cap": "JSON", "properties": "JSON", "reasons": "JSON",
+               "expired_freezes": "JSON", "results": "JSON", "attempt_id": "JSON"
+           }') AS v
+    FROM lane_chunk AS c
+    JOIN firsts AS f ON f.line_no = c.line_no
+), typed AS (
+    SELECT *,
+           lane_ts(json_str(v.ts), json_num(v.ts)) AS ts,
+           json_str(v.probe) AS probe,
+           py_truthy(v.quarantine) AS quarantined,
+           py_truthy(v.merge_credit) AS has_credit
+    FROM parsed
 )
 SELECT
     CAST($source_id AS INTEGER) AS source_id,
@@ -53,45 +80,64 @@ SELECT
          ELSE line END AS raw,
     CAST($provisional AS BOOLEAN) AS provisional,
     attempt_id,
-    lane_ts(j[2]) AS ts,
+    ts,
     lane_week(ts) AS week,
-    json_str(j[3]) AS repo,
-    json_str(j[4]) AS head,
-    json_str(j[5]) AS producer,
-    json_str(j[6]) AS probe,
-    json_str(j[7]) AS lane,
+    json_str(v.repo) AS repo,
+    json_str(v.head) AS head,
+    json_str(v.producer) AS producer,
+    probe,
+    json_str(v.lane) AS lane,
     coalesce(probe = 'reject', false) AS is_reject,
-    py_truthy(j[8]) AS armed,
-    py_truthy(j[9]) AS quarantined,
-    py_truthy(j[10]) AS has_credit,
+    py_truthy(v.model_call_allowed) AS armed,
+    quarantined,
+    has_credit,
     has_credit AND quarantined AS credit_bug,
-    CAST(j[10] AS VARCHAR) AS merge_credit,
-    json_num(j[11]) AS units,
-    json_num(j[12]) AS budget_cap,
-    json_str_list(j[13]) AS properties,
-    json_str_list(j[9]) AS quarantine,
-    json_str_list(j[14]) AS reasons,
-    json_str_list(j[15]) AS expired_freezes,
-    CASE WHEN json_kind(j[16]) = 'object' THEN j[16] END AS results,
-    list_filter([
-        CASE WHEN json_kind(j[1]) NOT IN ('string', 'null') THEN 'attempt_id' END,
-        CASE WHEN json_kind(j[2]) NOT IN ('string', 'number', 'null') THEN 'ts' END,
-        CASE WHEN json_kind(j[3]) NOT IN ('string', 'null') THEN 'repo' END,
-        CASE WHEN json_kind(j[4]) NOT IN ('string', 'null') THEN 'head' END,
-        CASE WHEN json_kind(j[5]) NOT IN ('string', 'null') THEN 'producer' END,
-        CASE WHEN json_kind(j[6]) NOT IN ('string', 'null') THEN 'probe' END,
-        CASE WHEN json_kind(j[7]) NOT IN ('string', 'null') THEN 'lane' END,
-        CASE WHEN json_kind(j[8]) NOT IN ('boolean', 'null') THEN 'model_call_allowed' END,
-        CASE WHEN json_kind(j[9]) NOT IN ('list', 'null') THEN 'quarantine' END,
-        CASE WHEN json_kind(j[10]) NOT IN ('number', 'null') THEN 'merge_credit' END,
-        CASE WHEN json_kind(j[11]) NOT IN ('number', 'null') THEN 'units' END,
-        CASE WHEN json_kind(j[12]) NOT IN ('number', 'null') THEN 'budget_cap' END,
-        CASE WHEN json_kind(j[13]) NOT IN ('list', 'null') THEN 'properties' END,
-        CASE WHEN json_kind(j[14]) NOT IN ('list', 'null') THEN 'reasons' END,
-        CASE WHEN json_kind(j[15]) NOT IN ('list', 'null') THEN 'expired_freezes' END,
-        CASE WHEN json_kind(j[16]) NOT IN ('object', 'null') THEN 'results' END
-    ], lambda name: name IS NOT NULL) AS type_anomalies
-FROM fresh;
+    CAST(v.merge_credit AS VARCHAR) AS merge_credit,
+    json_num(v.units) AS units,
+    json_num(v.budget_cap) AS budget_cap,
+    json_str_list(v.properties) AS properties,
+    json_str_list(v.quarantine) AS quarantine,
+    json_str_list(v.reasons) AS reasons,
+    json_str_list(v.expired_freezes) AS expired_freezes,
+    CASE WHEN json_kind(v.results) = 'object' THEN v.results END AS results,
+    -- Expected kinds (JSON null is never an anomaly); the list is built only
+    -- for the rare line that has one.
+    CASE WHEN json_kind(v.attempt_id) NOT IN ('string', 'null')
+           OR json_kind(v.ts) NOT IN ('string', 'number', 'null')
+           OR json_kind(v.repo) NOT IN ('string', 'null')
+           OR json_kind(v.head) NOT IN ('string', 'null')
+           OR json_kind(v.producer) NOT IN ('string', 'null')
+           OR json_kind(v.probe) NOT IN ('string', 'null')
+           OR json_kind(v.lane) NOT IN ('string', 'null')
+           OR json_kind(v.model_call_allowed) NOT IN ('boolean', 'null')
+           OR json_kind(v.quarantine) NOT IN ('list', 'null')
+           OR json_kind(v.merge_credit) NOT IN ('number', 'null')
+           OR json_kind(v.units) NOT IN ('number', 'null')
+           OR json_kind(v.budget_cap) NOT IN ('number', 'null')
+           OR json_kind(v.properties) NOT IN ('list', 'null')
+           OR json_kind(v.reasons) NOT IN ('list', 'null')
+           OR json_kind(v.expired_freezes) NOT IN ('list', 'null')
+           OR json_kind(v.results) NOT IN ('object', 'null')
+    THEN list_filter([
+        CASE WHEN json_kind(v.attempt_id) NOT IN ('string', 'null') THEN 'attempt_id' END,
+        CASE WHEN json_kind(v.ts) NOT IN ('string', 'number', 'null') THEN 'ts' END,
+        CASE WHEN json_kind(v.repo) NOT IN ('string', 'null') THEN 'repo' END,
+        CASE WHEN json_kind(v.head) NOT IN ('string', 'null') THEN 'head' END,
+        CASE WHEN json_kind(v.producer) NOT IN ('string', 'null') THEN 'producer' END,
+        CASE WHEN json_kind(v.probe) NOT IN ('string', 'null') THEN 'probe' END,
+        CASE WHEN json_kind(v.lane) NOT IN ('string', 'null') THEN 'lane' END,
+        CASE WHEN json_kind(v.model_call_allowed) NOT IN ('boolean', 'null') THEN 'model_call_allowed' END,
+        CASE WHEN json_kind(v.quarantine) NOT IN ('list', 'null') THEN 'quarantine' END,
+        CASE WHEN json_kind(v.merge_credit) NOT IN ('number', 'null') THEN 'merge_credit' END,
+        CASE WHEN json_kind(v.units) NOT IN ('number', 'null') THEN 'units' END,
+        CASE WHEN json_kind(v.budget_cap) NOT IN ('number', 'null') THEN 'budget_cap' END,
+        CASE WHEN json_kind(v.properties) NOT IN ('list', 'null') THEN 'properties' END,
+        CASE WHEN json_kind(v.reasons) NOT IN ('list', 'null') THEN 'reasons' END,
+        CASE WHEN json_kind(v.expired_freezes) NOT IN ('list', 'null') THEN 'expired_freezes' END,
+        CASE WHEN json_kind(v.results) NOT IN ('object', 'null') THEN 'results' END
+    ], lambda name: name IS NOT NULL)
+    ELSE [] END AS type_anomalies
+FROM typed;
 
 -- name: insert_rejected
 INSERT INTO rejected_lines BY NAME SELECT * FROM lane_rejected;

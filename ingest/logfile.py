@@ -27,9 +27,10 @@ GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error)
 class LogStream:
     """An open log read by offset (gzip streams seek forward by decompressing)."""
 
-    def __init__(self, name: str, fileobj: BinaryIO) -> None:
+    def __init__(self, name: str, fileobj: BinaryIO, size: int | None) -> None:
         self.name = name
         self._file = fileobj
+        self.size = size  # bytes in the log now; None for gzip (known only once read)
 
     def read_at(self, offset: int, size: int) -> bytes:
         """Up to `size` bytes from `offset`; fewer only at the end of the log."""
@@ -72,16 +73,16 @@ def open_log(path: Path) -> LogStream:
     except OSError as exc:
         raise IngestError(f"{path}: cannot open ({exc.strerror or exc})") from exc
     if path.name.endswith(".gz"):
-        return LogStream(str(path), gzip.GzipFile(fileobj=raw, mode="rb"))
-    return LogStream(str(path), raw)
+        return LogStream(str(path), gzip.GzipFile(fileobj=raw, mode="rb"), None)
+    return LogStream(str(path), raw, os.fstat(raw.fileno()).st_size)
 
 
 def bytes_log(name: str, data: bytes) -> LogStream:
     """An uploaded log held in memory; gzip data (by name or magic bytes) is decompressed."""
     fileobj: BinaryIO = io.BytesIO(data)
     if name.endswith(".gz") or data.startswith(GZIP_MAGIC):
-        return LogStream(name, gzip.GzipFile(fileobj=fileobj, mode="rb"))
-    return LogStream(name, fileobj)
+        return LogStream(name, gzip.GzipFile(fileobj=fileobj, mode="rb"), None)
+    return LogStream(name, fileobj, len(data))
 
 
 def expand_paths(paths: list[Path]) -> Iterator[Path | IngestError]:

@@ -156,7 +156,10 @@ def _ingest_log(
         tail=resume.tail,
         stale_provisional=resume.has_provisional,
     )
-    buffer = bytearray(CHUNK_BYTES)
+    # A small append gets a small buffer: one byte more than is left, so
+    # that reading it all is seen as the end without another read.
+    left = None if log.size is None else max(log.size - source.position, 0) + 1
+    buffer = bytearray(min(CHUNK_BYTES, left or CHUNK_BYTES))
     while True:
         got = log.readinto_at(source.position, memoryview(buffer))
         at_end = got < len(buffer)

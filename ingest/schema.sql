@@ -50,7 +50,7 @@ CREATE TABLE IF NOT EXISTS attempts (
     merge_credit VARCHAR,               -- JSON text of merge_credit; NULL when absent
     units DOUBLE,                       -- when a JSON number
     budget_cap DOUBLE,                  -- when a JSON number
-    properties VARCHAR[],               -- list elements (strings as they are, others as JSON text); NULL unless a list
+    properties VARCHAR[],               -- list elements (strings as they are, null as NULL, others as JSON text); NULL unless a list
     quarantine VARCHAR[],
     reasons VARCHAR[],
     expired_freezes VARCHAR[],
@@ -81,78 +81,83 @@ CREATE TABLE IF NOT EXISTS ingest_runs (
 );
 
 -- Macros over one JSON value as json_extract writes it (minified text, NULL when
--- the key is absent).  The seed's truthiness and the week bucketing live here
--- and nowhere else; ingest computes the typed columns of `attempts` with them.
+-- the key is absent).  The seed's truthiness, the ts reading and the week
+-- bucketing live here and nowhere else; ingest computes the typed columns of
+-- `attempts` with them.  They are kept small: a macro is expanded wherever it
+-- is used, so every extra node is paid on every line.
 
--- The JSON kind of a value, read from its first character.
-CREATE OR REPLACE MACRO json_kind(j) AS CASE left(coalesce(CAST(j AS VARCHAR), ''), 1)
-    WHEN '"' THEN 'string'
-    WHEN '{' THEN 'object'
-    WHEN '[' THEN 'list'
-    WHEN 't' THEN 'boolean'
-    WHEN 'f' THEN 'boolean'
-    WHEN 'n' THEN 'null'
-    WHEN '' THEN NULL  -- absent key
-    ELSE 'number' END;
+-- The JSON kind of a value, read from its first character (ord is the cheapest
+-- way DuckDB has to look at it): 34 ", 123 {, 91 [, 116 t, 102 f, 110 n.
+CREATE OR REPLACE MACRO json_kind(j) AS CASE ord(CAST(j AS VARCHAR))
+    WHEN 34 THEN 'string'
+    WHEN 123 THEN 'object'
+    WHEN 91 THEN 'list'
+    WHEN 116 THEN 'boolean'
+    WHEN 102 THEN 'boolean'
+    WHEN 110 THEN 'null'
+    ELSE CASE WHEN j IS NOT NULL THEN 'number' END END;
 
 -- Python truthiness of the parsed value, as the seed's reader sees it:
 -- null, false, 0, 0.0, -0, "", [] and {} are falsy; "0", " " and 1e-300 are
 -- truthy; a number is falsy exactly when it is 0 as a double (1e-400 is 0.0 in
 -- Python too).  An absent key is falsy.
-CREATE OR REPLACE MACRO py_truthy(j) AS coalesce(CASE json_kind(j)
-    WHEN 'null' THEN false
-    WHEN 'boolean' THEN CAST(j AS VARCHAR) = 'true'
-    WHEN 'number' THEN TRY_CAST(CAST(j AS VARCHAR) AS DOUBLE) IS DISTINCT FROM 0
-    ELSE CAST(j AS VARCHAR) NOT IN ('""', '[]', '{}') END, false);
+CREATE OR REPLACE MACRO py_truthy(j) AS CASE
+    WHEN j IS NULL THEN false
+    WHEN CAST(j AS VARCHAR) IN ('null', 'false', '""', '[]', '{}', '0', '0.0', '-0.0') THEN false
+    WHEN json_kind(j) = 'number' THEN TRY_CAST(CAST(j AS VARCHAR) AS DOUBLE) IS DISTINCT FROM 0
+    ELSE true END;
 
 -- The text of a JSON string value; NULL for any other kind.
 CREATE OR REPLACE MACRO json_str(j) AS
-    CASE WHEN json_kind(j) = 'string' THEN json_extract_string(j, '$') END;
+    CASE WHEN ord(CAST(j AS VARCHAR)) = 34 THEN json_extract_string(j, '$') END;
 
 -- A JSON number as a DOUBLE; NULL for any other kind.
 CREATE OR REPLACE MACRO json_num(j) AS
     CASE WHEN json_kind(j) = 'number' THEN TRY_CAST(CAST(j AS VARCHAR) AS DOUBLE) END;
 
--- A JSON list as VARCHAR[]: strings as they are, other elements as JSON text.
-CREATE OR REPLACE MACRO json_str_list(j) AS CASE WHEN json_kind(j) = 'list' THEN
-    list_transform(CAST(j AS JSON[]), lambda e: coalesce(json_str(e), CAST(e AS VARCHAR))) END;
+-- A JSON list as VARCHAR[]: strings as they are, null as NULL, other values as JSON text.
+CREATE OR REPLACE MACRO json_str_list(j) AS
+    CASE WHEN ord(CAST(j AS VARCHAR)) = 91 THEN CAST(j AS VARCHAR[]) END;
 
--- A usable timestamp (UTC) from `ts`, else NULL (the attempt is undated).
+-- A usable timestamp (UTC) from the text of a `ts` string, else NULL.
 -- Accepted: an RFC 3339 date-time ("T", "t" or " " between date and time;
--- "Z", "z" or +HH:MM offset, converted to UTC; no offset means UTC), a bare
--- YYYY-MM-DD (midnight UTC), or a number of Unix epoch seconds.  Years
--- outside 0001-9999, impossible dates and leap seconds are undated.
+-- "Z", "z" or +HH:MM offset, converted to UTC; no offset means UTC) or a bare
+-- YYYY-MM-DD (midnight UTC).  Years outside 0001-9999, impossible dates and
+-- leap seconds give NULL.  Once the shape is checked, a text without an
+-- offset (or with Z) casts straight to TIMESTAMP: it is UTC already.
 CREATE OR REPLACE MACRO lane_ts_text(s) AS CASE
-    WHEN starts_with(s, '0000') THEN NULL
-    WHEN regexp_full_match(s, '\d{4}-\d{2}-\d{2}')
-        THEN CAST(TRY_CAST(s AS DATE) AS TIMESTAMP)
-    WHEN regexp_full_match(s, '\d{4}-\d{2}-\d{2}[Tt ]([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)?')
-        THEN timezone('UTC', TRY_CAST(
-            upper(s) || CASE WHEN regexp_matches(s, '([Zz]|[+-]\d\d:\d\d)$') THEN '' ELSE 'Z' END
-            AS TIMESTAMPTZ))
-    END;
+    WHEN starts_with(s, '0000')
+        OR NOT regexp_full_match(s, '\d{4}-\d{2}-\d{2}([Tt ]([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)?)?')
+        THEN NULL
+    WHEN length(s) > 19 AND substr(s, -6, 1) IN ('+', '-')
+        THEN timezone('UTC', TRY_CAST(upper(s) AS TIMESTAMPTZ))
+    ELSE TRY_CAST(upper(s) AS TIMESTAMP) END;
 
--- Epoch seconds inside 0001-01-01 .. 9999-12-31T23:59:59 UTC.
+-- A usable timestamp (UTC) from a number of Unix epoch seconds, else NULL
+-- (outside 0001-01-01 .. 9999-12-31T23:59:59 UTC).
 CREATE OR REPLACE MACRO lane_ts_epoch(x) AS CASE
-    WHEN x >= -62135596800 AND x < 253402300800 THEN timezone('UTC', to_timestamp(x))
-    END;
+    WHEN x >= -62135596800 AND x < 253402300800 THEN timezone('UTC', to_timestamp(x)) END;
 
-CREATE OR REPLACE MACRO lane_ts(j) AS CASE json_kind(j)
-    WHEN 'string' THEN lane_ts_text(json_str(j))
-    WHEN 'number' THEN lane_ts_epoch(json_num(j))
-    END;
+-- ts of an attempt: pass json_str(ts) and json_num(ts); NULL means undated.
+CREATE OR REPLACE MACRO lane_ts(ts_text, ts_number) AS
+    coalesce(lane_ts_text(ts_text), lane_ts_epoch(ts_number));
 
 -- RFC 8259 validity of one line of text.  DuckDB's JSON reader also accepts
 -- NaN / Infinity literals (in any case) and trailing commas; RFC 8259 and
 -- Python's json.loads(parse_constant=...) reject those, and so does lanelog.
--- The cheap first test keeps the string-stripping second test off most lines.
-CREATE OR REPLACE MACRO json_valid_rfc(t) AS json_valid(t) AND NOT (
-    (regexp_matches(t, ',[ \t\r]*(?:[\]}]|-?(?:[nN][aA]|[iI]))')
+-- The cheap tests (a value or a closing bracket right after , : [ or the line
+-- start) keep the string-stripping test off most lines.  A CASE, not AND/OR:
+-- only CASE is sure to skip the later tests on the rows an earlier one settled.
+CREATE OR REPLACE MACRO json_valid_rfc(t) AS CASE
+    WHEN NOT json_valid(t) THEN false
+    WHEN regexp_matches(t, ',[ \t\r]*(?:[\]}]|-?(?:[nN][aA]|[iI]))')
         OR regexp_matches(t, ':[ \t\r]*-?(?:[nN][aA]|[iI])')
         OR regexp_matches(t, '\[[ \t\r]*-?(?:[nN][aA]|[iI])')
-        OR regexp_matches(t, '^[ \t\r]*-?(?:[nN][aA]|[iI])'))
-    AND regexp_matches(regexp_replace(t, '"(?:[^"\\]|\\.)*"', '""', 'g'),
-        '(?:^|[,:\[])[ \t\r]*-?(?:[nN][aA]|[iI])|,[ \t\r]*[\]}]'));
+        OR regexp_matches(t, '^[ \t\r]*-?(?:[nN][aA]|[iI])')
+        THEN NOT regexp_matches(
+            regexp_replace(t, '"(?:[^"\\]|\\.)*"', '""', 'g'),
+            '(?:^|[,:\[])[ \t\r]*-?(?:[nN][aA]|[iI])|,[ \t\r]*[\]}]')
+    ELSE true END;
 
 -- Week = the Monday of the ISO week of a UTC timestamp; NULL stays NULL (undated).
 CREATE OR REPLACE MACRO lane_week(ts) AS CAST(date_trunc('week', ts) AS DATE);

@@ -1,0 +1,49 @@
+"""Helpers for the ingest tests: lane-log lines and readable views of what was stored."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import duckdb
+
+import ingest
+
+
+def line(**fields: Any) -> bytes:
+    """One lane-log line (with its newline) from keyword fields."""
+    return json.dumps(fields).encode() + b"\n"
+
+
+def attempts(con: duckdb.DuckDBPyConnection, columns: str = "line_no, raw") -> list[tuple]:
+    """Stored attempts, in file order."""
+    return con.execute(
+        f"SELECT {columns} FROM attempts ORDER BY source_id, line_no"
+    ).fetchall()
+
+
+def rejected(con: duckdb.DuckDBPyConnection) -> list[tuple]:
+    """Stored rejected lines as (line_no, byte_offset, raw, text, reason)."""
+    return con.execute(
+        "SELECT line_no, byte_offset, raw, text, reason FROM rejected_lines "
+        "ORDER BY source_id, line_no"
+    ).fetchall()
+
+
+def stored(con: duckdb.DuckDBPyConnection) -> tuple[list[tuple], list[tuple]]:
+    """Everything ingest stored about the lines, without run-dependent timestamps."""
+    rows = con.execute(
+        "SELECT * EXCLUDE (source_id) FROM attempts ORDER BY source_id, line_no"
+    ).fetchall()
+    return rows, rejected(con)
+
+
+def counts(summary: ingest.IngestSummary) -> tuple[int, int, int, int, int]:
+    """(lines_read, attempts_added, duplicates, rejected, pending)."""
+    return (
+        summary.lines_read,
+        summary.attempts_added,
+        summary.duplicates,
+        summary.rejected,
+        summary.pending,
+    )

@@ -1,0 +1,189 @@
+"""The JSON rules against Python's json module: validity, truthiness, ts and week.
+
+The bulk path lets DuckDB parse.  These tests pin where its reading and
+Python's agree, and each place where lanelog decides differently from
+DuckDB's own JSON reader (NaN, Infinity, trailing commas) or from Python's
+(lone surrogates, repeated names: see test_lines.py).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from ingest import ingest_bytes, open_memory
+
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"RFC 8259 has no {name}")
+
+
+def python_verdict(text: str) -> str:
+    """What a line is by RFC 8259, judged by Python's json with NaN/Infinity refused."""
+    if not text.strip(" \t\r"):
+        return "blank"
+    try:
+        value = json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        return "invalid_json"
+    return "attempt" if isinstance(value, dict) else "not_an_object"
+
+
+def lanelog_verdicts(texts: list[str]) -> list[str]:
+    """The outcome of each line (by line number) after one ingest."""
+    con = open_memory()
+    data = "".join(text + "\n" for text in texts).encode()
+    ingest_bytes(con, "lane.jsonl", data)
+    outcome = {n: "attempt" for (n,) in con.execute("SELECT line_no FROM attempts").fetchall()}
+    outcome.update(con.execute("SELECT line_no, reason FROM rejected_lines").fetchall())
+    con.close()
+    return [outcome.get(n, "blank") for n in range(1, len(texts) + 1)]
+
+
+json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8)
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@FAST
+@given(st.lists(json_values, min_size=1, max_size=12), st.booleans())
+def test_serialized_values_are_classified_as_python_reads_them(values, compact: bool) -> None:
+    separators = (",", ":") if compact else (", ", ": ")
+    texts = [json.dumps(value, separators=separators, ensure_ascii=not compact) for value in values]
+    assert lanelog_verdicts(texts) == [python_verdict(text) for text in texts]
+
+
+# Pieces that make near-JSON: every rule the two readers could disagree on.
+near_json_pieces = st.sampled_from(
+    [
+        "{", "}", "[", "]", ",", ":", " ", "\t", '"a"', '"b"', '"\\u00e9"', '"\\\\"', '"x,}"',
+        "1", "-0", "0.5", "1e400", "01", ".5", "+1", "true", "false", "null", "nul", "NaN",
+        "-Infinity", "inf", "nan", "Infinity", "\x0c", "'", '"', "\\",
+    ]
+)
+
+
+@FAST
+@given(st.lists(st.lists(near_json_pieces, max_size=10).map("".join), min_size=1, max_size=10))
+def test_near_json_lines_are_judged_by_rfc_8259_like_python(texts) -> None:
+    assume(all("\\ud" not in text.lower() for text in texts))
+    assert lanelog_verdicts(texts) == [python_verdict(text) for text in texts]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"a":NaN}', '{"a":[1,-Infinity]}', '{"a":[1,]}', '{"a":1,}', '{"a":{"b":nan}}', '[inf]'],
+)
+def test_duckdb_alone_would_take_these_lines(text: str) -> None:
+    """DuckDB's json_valid accepts them; lanelog, like RFC 8259, does not."""
+    con = open_memory()
+    assert con.execute("SELECT json_valid(?)", [text]).fetchall() == [(True,)]
+    assert con.execute("SELECT json_valid_rfc(?)", [text]).fetchall() == [(False,)]
+    assert lanelog_verdicts([text]) == ["invalid_json"]
+
+
+number_texts = st.one_of(
+    st.integers().map(str),
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.builds(
+        lambda sign, digits, frac, exp: f"{sign}{digits}{frac}{exp}",
+        st.sampled_from(["", "-"]),
+        st.sampled_from(["0", "1", "7", "10", "123456789012345678901234567890"]),
+        st.sampled_from(["", ".0", ".000", ".5", ".0001"]),
+        st.sampled_from(["", "e0", "E+5", "e-5", "e-400", "E400", "e999999", "e-999999"]),
+    ),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.one_of(number_texts, json_values.map(json.dumps)))
+def test_py_truthy_is_python_truthiness(text: str) -> None:
+    value = json.loads(text)
+    assume(not (isinstance(value, float) and math.isnan(value)))
+    con = open_memory()
+    got = con.execute(
+        "SELECT py_truthy(json_extract(?, '$.v'))", ['{"v": ' + text + "}"]
+    ).fetchall()[0][0]
+    con.close()
+    assert got is bool(value)
+
+
+def test_py_truthy_of_an_absent_key_is_false() -> None:
+    con = open_memory()
+    assert con.execute("SELECT py_truthy(json_extract('{}', '$.v'))").fetchall() == [(False,)]
+
+
+@pytest.mark.parametrize(
+    ("ts", "expected"),
+    [
+        ("2026-10-08T12:00:00Z", datetime(2026, 10, 8, 12)),
+        ("2026-10-08t12:00:00z", datetime(2026, 10, 8, 12)),
+        ("2026-10-08 12:00:00", datetime(2026, 10, 8, 12)),  # no offset means UTC
+        ("2026-10-08T12:00:00.123456Z", datetime(2026, 10, 8, 12, 0, 0, 123456)),
+        ("2026-10-08T12:00:00+05:30", datetime(2026, 10, 8, 6, 30)),
+        ("2026-10-11T23:30:00-02:00", datetime(2026, 10, 12, 1, 30)),  # a Sunday, but Monday in UTC
+        ("2026-10-12T00:30:00+01:00", datetime(2026, 10, 11, 23, 30)),  # a Monday, but Sunday in UTC
+        ("2026-10-08", datetime(2026, 10, 8)),
+        (1791460800, datetime(2026, 10, 8, 12)),
+        (1791460800.5, datetime(2026, 10, 8, 12, 0, 0, 500000)),
+        (0, datetime(1970, 1, 1)),
+        ("2026-10-08T24:00:00Z", None),
+        ("2026-10-08T23:59:60Z", None),
+        ("2026-02-30", None),
+        ("2026-13-01", None),
+        ("2026-10-8", None),
+        ("2026-10-08T12:00Z", None),
+        ("2026-10-08T12:00:00 America/New_York", None),
+        ("0000-01-01", None),
+        ("yesterday", None),
+        ("", None),
+        (1e20, None),
+        (-1e20, None),
+        (None, None),
+    ],
+)
+def test_ts_and_week(con, ts, expected: datetime | None) -> None:
+    ingest_bytes(con, "lane.jsonl", json.dumps({"ts": ts}).encode() + b"\n")
+    week = expected.date() - timedelta(days=expected.weekday()) if expected else None
+    assert con.execute("SELECT ts, week, type_anomalies FROM attempts").fetchall() == [
+        (expected, week, [])
+    ]
+
+
+def test_week_does_not_depend_on_the_session_time_zone(con) -> None:
+    con.execute("SET TimeZone = 'Pacific/Kiritimati'")
+    ingest_bytes(con, "lane.jsonl", b'{"ts": "2026-10-11T23:30:00"}\n{"ts": "2026-10-12"}\n')
+    assert con.execute("SELECT week FROM attempts ORDER BY line_no").fetchall() == [
+        (date(2026, 10, 5),), (date(2026, 10, 12),)
+    ]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.datetimes(min_value=datetime(1971, 1, 1), max_value=datetime(2100, 1, 1)),
+       st.integers(min_value=-23 * 60, max_value=23 * 60))
+def test_week_is_the_monday_of_the_iso_week_in_utc(moment: datetime, offset_minutes: int) -> None:
+    zone = timezone(timedelta(minutes=offset_minutes))
+    local = moment.replace(microsecond=0, tzinfo=zone)
+    utc = local.astimezone(timezone.utc).replace(tzinfo=None)
+    con = open_memory()
+    ingest_bytes(con, "lane.jsonl", json.dumps({"ts": local.isoformat()}).encode() + b"\n")
+    got = con.execute("SELECT ts, week FROM attempts").fetchall()
+    con.close()
+    assert got == [(utc, utc.date() - timedelta(days=utc.weekday()))]
+    assert got[0][1].isocalendar()[1] == utc.isocalendar()[1]
