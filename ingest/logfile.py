@@ -18,7 +18,6 @@ from typing import BinaryIO, Iterator
 from lanelog.errors import IngestError
 
 LOG_SUFFIXES = (".jsonl", ".jsonl.gz")
-GZIP_MAGIC = b"\x1f\x8b"
 
 # What a damaged or truncated gzip stream raises while it is read.
 GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error)
@@ -78,9 +77,9 @@ def open_log(path: Path) -> LogStream:
 
 
 def bytes_log(name: str, data: bytes) -> LogStream:
-    """An uploaded log held in memory; gzip data (by name or magic bytes) is decompressed."""
+    """An uploaded log held in memory; a name ending in .gz is read through gzip, as for files."""
     fileobj: BinaryIO = io.BytesIO(data)
-    if name.endswith(".gz") or data.startswith(GZIP_MAGIC):
+    if name.endswith(".gz"):
         return LogStream(name, gzip.GzipFile(fileobj=fileobj, mode="rb"), None)
     return LogStream(name, fileobj, len(data))
 

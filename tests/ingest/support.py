@@ -9,6 +9,16 @@ import duckdb
 
 import ingest
 
+# Another process holding the database: argv = path, seconds, rw|ro.
+HOLDER = """
+import sys, time, duckdb
+con = duckdb.connect(sys.argv[1], read_only=sys.argv[3] == "ro")
+print("held", flush=True)
+time.sleep(float(sys.argv[2]))
+print("releasing", flush=True)
+con.close()
+"""
+
 
 def line(**fields: Any) -> bytes:
     """One lane-log line (with its newline) from keyword fields."""

@@ -111,22 +111,22 @@ number_texts = st.one_of(
 )
 
 
+_MACROS = open_memory()  # one database for the macro-only tests: they store nothing
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.one_of(number_texts, json_values.map(json.dumps)))
 def test_py_truthy_is_python_truthiness(text: str) -> None:
     value = json.loads(text)
     assume(not (isinstance(value, float) and math.isnan(value)))
-    con = open_memory()
-    got = con.execute(
+    got = _MACROS.execute(
         "SELECT py_truthy(json_extract(?, '$.v'))", ['{"v": ' + text + "}"]
     ).fetchall()[0][0]
-    con.close()
     assert got is bool(value)
 
 
 def test_py_truthy_of_an_absent_key_is_false() -> None:
-    con = open_memory()
-    assert con.execute("SELECT py_truthy(json_extract('{}', '$.v'))").fetchall() == [(False,)]
+    assert _MACROS.execute("SELECT py_truthy(json_extract('{}', '$.v'))").fetchall() == [(False,)]
 
 
 @pytest.mark.parametrize(
@@ -181,9 +181,8 @@ def test_week_is_the_monday_of_the_iso_week_in_utc(moment: datetime, offset_minu
     zone = timezone(timedelta(minutes=offset_minutes))
     local = moment.replace(microsecond=0, tzinfo=zone)
     utc = local.astimezone(timezone.utc).replace(tzinfo=None)
-    con = open_memory()
-    ingest_bytes(con, "lane.jsonl", json.dumps({"ts": local.isoformat()}).encode() + b"\n")
-    got = con.execute("SELECT ts, week FROM attempts").fetchall()
-    con.close()
+    got = _MACROS.execute(
+        "SELECT lane_ts(?, NULL) AS t, lane_week(t)", [local.isoformat()]
+    ).fetchall()
     assert got == [(utc, utc.date() - timedelta(days=utc.weekday()))]
     assert got[0][1].isocalendar()[1] == utc.isocalendar()[1]

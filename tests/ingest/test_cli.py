@@ -1,0 +1,122 @@
+"""`lanelog ingest`: the summary, --json, exit codes and the exact error texts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import ingest
+from lanelog.cli import cli
+from tests.ingest.support import HOLDER
+
+
+@pytest.fixture
+def logs(tmp_path: Path) -> Path:
+    (tmp_path / "a.jsonl").write_text('{"attempt_id": "a1"}\n{"attempt_id": "a1"}\nnot json\n')
+    (tmp_path / "b.jsonl").write_text('{"attempt_id": "b1", "probe": "reject"}\n{"attempt_id": "b2"')
+    return tmp_path
+
+
+def run(*args: str, env: dict[str, str] | None = None):
+    return CliRunner().invoke(cli, ["ingest", *args], env=env)
+
+
+def test_summary_line(logs: Path, tmp_path: Path) -> None:
+    result = run("--db", str(tmp_path / "db.duckdb"), str(logs / "a.jsonl"), str(logs / "b.jsonl"))
+    assert result.exit_code == 0
+    assert result.stdout == "2 files, 5 lines read: 2 attempts added, 1 duplicates, 1 rejected, 1 pending\n"
+    assert result.stderr == ""
+
+
+def test_json_summary_and_the_env_database(logs: Path, tmp_path: Path) -> None:
+    db = tmp_path / "env.duckdb"
+    result = run("--json", str(logs), env={"LANELOG_DB": str(db)})
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == {
+        "files": 2, "lines_read": 5, "attempts_added": 2, "duplicates": 1, "rejected": 1, "pending": 1
+    }
+    again = run("--json", str(logs), env={"LANELOG_DB": str(db)})
+    assert json.loads(again.stdout) == {
+        "files": 2, "lines_read": 0, "attempts_added": 0, "duplicates": 0, "rejected": 0, "pending": 0
+    }
+
+
+def test_an_unreadable_file_exits_2_and_the_others_are_ingested(logs: Path, tmp_path: Path) -> None:
+    missing = logs / "missing.jsonl"
+    db = tmp_path / "db.duckdb"
+    result = run("--json", "--db", str(db), str(missing), str(logs / "a.jsonl"))
+    assert result.exit_code == 2
+    assert json.loads(result.stdout)["attempts_added"] == 1
+    assert result.stderr == f"Error: {missing}: no such file or folder\n"
+    con = ingest.open_db(db, read_only=True)
+    assert con.execute("SELECT attempt_id FROM attempts").fetchall() == [("a1",)]
+    con.close()
+
+
+def test_several_unreadable_files_are_listed(logs: Path, tmp_path: Path) -> None:
+    bad = logs / "bad.jsonl.gz"
+    bad.write_bytes(b"not gzip at all")
+    missing = logs / "missing.jsonl"
+    result = run("--db", str(tmp_path / "db.duckdb"), str(bad), str(missing))
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "Error: 2 files could not be read:\n"
+        f"  {bad}: corrupt gzip data (Not a gzipped file (b'no'))\n"
+        f"  {missing}: no such file or folder\n"
+    )
+
+
+def test_a_database_from_another_schema_version(logs: Path, tmp_path: Path) -> None:
+    db = tmp_path / "old.duckdb"
+    con = ingest.open_db(db)
+    con.execute("UPDATE lanelog_meta SET value = '99' WHERE key = 'schema_version'")
+    con.close()
+    result = run("--db", str(db), str(logs))
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"Error: {db} was made with lanelog schema version 99, ")
+
+
+def test_wait_gives_up_and_names_the_holder(logs: Path, tmp_path: Path) -> None:
+    db = tmp_path / "db.duckdb"
+    ingest.open_db(db).close()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(db), "60", "rw"], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        result = run("--wait", "0.5", "--db", str(db), str(logs))
+    finally:
+        holder.kill()
+        holder.wait()
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"Error: the database {db} is held by process {holder.pid} (")
+    assert "; gave up after waiting 0.5 s (raise --wait, or stop that process)." in result.stderr
+
+
+def test_paths_are_required() -> None:
+    result = run()
+    assert result.exit_code == 2
+    assert "Missing argument 'PATHS...'" in result.stderr
+
+
+def test_the_progress_bar_appears_only_once_a_run_is_long(monkeypatch, capsys) -> None:
+    from types import SimpleNamespace
+
+    from lanelog.commands import ingest as command
+
+    clock = iter([100.0, 101.0, 103.0, 104.0])
+    monkeypatch.setattr(command, "time", SimpleNamespace(monotonic=lambda: next(clock)))
+    bar = command._LateBar(total=400)
+    bar(100)  # one second in: no bar yet
+    assert capsys.readouterr().err == ""
+    bar(100)  # three seconds in: the bar appears, counting what was done before
+    bar(100)
+    bar.close()
+    # Off a terminal click draws only the label; on one, the bar.
+    assert capsys.readouterr().err == "ingesting\n"

@@ -1,0 +1,154 @@
+"""Opening the database: creation, schema version, and waiting for another process's lock."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pytest
+
+from ingest import SCHEMA_VERSION, default_db_path, ingest_paths, open_db
+from lanelog.errors import DatabaseLocked, IngestError, SchemaMismatch
+from tests.ingest.support import HOLDER
+
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "lanelog.duckdb"
+    open_db(path).close()
+    return path
+
+
+def hold(db: Path, seconds: float, mode: str = "rw") -> subprocess.Popen:
+    """Another process holding the database lock for `seconds`."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(db), str(seconds), mode],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    return holder
+
+
+@pytest.fixture
+def holders() -> Iterator[list[subprocess.Popen]]:
+    started: list[subprocess.Popen] = []
+    yield started
+    for holder in started:
+        holder.kill()
+        holder.wait()
+
+
+def test_default_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LANELOG_DB", raising=False)
+    assert default_db_path() == Path("lanelog.duckdb")
+    monkeypatch.setenv("LANELOG_DB", "/data/lanes.duckdb")
+    assert default_db_path() == Path("/data/lanes.duckdb")
+
+
+def test_a_new_database_gets_the_schema_and_its_version(db: Path) -> None:
+    con = open_db(db, read_only=True)
+    assert con.execute("SELECT value FROM lanelog_meta WHERE key = 'schema_version'").fetchall() == [
+        (str(SCHEMA_VERSION),)
+    ]
+    tables = {name for (name,) in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    assert tables == {"lanelog_meta", "sources", "attempts", "rejected_lines", "ingest_runs"}
+    # The macros are stored with the schema, so readers have them too.
+    assert con.execute("SELECT py_truthy('\"0\"'), lane_week(TIMESTAMP '2026-10-11 23:59')").fetchall() == [
+        (True, date(2026, 10, 5))
+    ]
+    assert con.execute("SELECT current_setting('TimeZone')").fetchall() == [("UTC",)]
+    con.register("check", pa.table({"x": [1]}))  # no result left unfinished by open_db
+    con.close()
+
+
+def test_read_only_needs_an_existing_database(tmp_path: Path) -> None:
+    missing = tmp_path / "none.duckdb"
+    with pytest.raises(IngestError) as caught:
+        open_db(missing, read_only=True)
+    assert caught.value.message == (
+        f"no database at {missing}: run `lanelog ingest ...` or `lanelog demo`"
+    )
+    assert not missing.exists()
+
+
+def test_another_schema_version_is_a_clear_error(db: Path) -> None:
+    con = open_db(db)
+    con.execute("UPDATE lanelog_meta SET value = '0' WHERE key = 'schema_version'")
+    con.close()
+    with pytest.raises(SchemaMismatch) as caught:
+        open_db(db, read_only=True)
+    assert caught.value.message == (
+        f"{db} was made with lanelog schema version 0, and this lanelog uses version "
+        f"{SCHEMA_VERSION}: move the file aside and ingest the logs again into a new database "
+        "(the logs themselves are the source of truth)"
+    )
+
+
+def test_a_database_that_is_not_lanelogs_is_refused(tmp_path: Path) -> None:
+    other = tmp_path / "other.duckdb"
+    con = duckdb.connect(str(other))
+    con.execute("CREATE TABLE accounts (id INTEGER)")
+    con.close()
+    with pytest.raises(SchemaMismatch) as caught:
+        open_db(other)
+    assert caught.value.message == (
+        f"{other} is not a lanelog database (it has no lanelog_meta table); "
+        "point --db (or LANELOG_DB) at another file"
+    )
+    con = duckdb.connect(str(other))
+    assert con.execute("SELECT count(*) FROM duckdb_tables()").fetchall() == [(1,)]
+    con.close()
+
+
+def test_a_file_that_is_not_a_database_is_an_ingest_error(tmp_path: Path) -> None:
+    text = tmp_path / "notes.duckdb"
+    text.write_text("these are notes, not a database\n" * 100)
+    with pytest.raises(IngestError) as caught:
+        open_db(text)
+    assert caught.value.message.startswith(f"cannot open the database {text}: ")
+
+
+def test_open_waits_while_another_process_holds_the_lock(db: Path, tmp_path: Path, holders) -> None:
+    log = tmp_path / "lane.jsonl"
+    log.write_text('{"attempt_id": "a1"}\n')
+    holder = hold(db, 1.0)
+    holders.append(holder)
+    con = open_db(db, wait=30)  # returns only once the holder has let go
+    out, _ = holder.communicate(timeout=30)
+    assert out == "releasing\n"
+    assert ingest_paths(con, [log]).attempts_added == 1
+    con.close()
+
+
+def test_a_reader_waits_for_a_writer_too(db: Path, holders) -> None:
+    holder = hold(db, 1.0)
+    holders.append(holder)
+    con = open_db(db, read_only=True, wait=30)
+    out, _ = holder.communicate(timeout=30)
+    assert out == "releasing\n"
+    con.close()
+
+
+def test_giving_up_names_the_holder(db: Path, holders) -> None:
+    holder = hold(db, 60)
+    holders.append(holder)
+    with pytest.raises(DatabaseLocked) as caught:
+        open_db(db, wait=0.3)
+    message = caught.value.message
+    assert message.startswith(f"the database {db} is held by process {holder.pid} (")
+    assert "; gave up after waiting 0.3 s (raise --wait, or stop that process). DuckDB said: " in message
+    assert holder.poll() is None  # still holding: we gave up, it did not let go
+
+
+def test_readers_share_the_file(db: Path, holders) -> None:
+    holders.append(hold(db, 60, mode="ro"))
+    con = open_db(db, read_only=True, wait=0)
+    assert con.execute("SELECT count(*) FROM attempts").fetchall() == [(0,)]
+    con.close()

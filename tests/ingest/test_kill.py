@@ -1,0 +1,70 @@
+"""kill -9 at any moment, then another run: every line is stored exactly once."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import ingest
+from tests.ingest.support import counts, line, stored
+
+CHILD = """
+import sys
+import ingest, ingest.run
+ingest.run.CHUNK_BYTES = 2048  # many small transactions, so the kill lands inside the run
+con = ingest.open_db(sys.argv[1])
+print("opened", flush=True)
+ingest.ingest_paths(con, [sys.argv[2]], progress=lambda n: print("chunk", flush=True))
+print("done", flush=True)
+"""
+
+
+def mixed_log(lines: int) -> bytes:
+    """Attempts with ids, repeats, attempts without ids, rejected and blank lines."""
+    out = []
+    for n in range(lines):
+        if n % 7 == 3:
+            out.append(b"not json\n")
+        elif n % 11 == 5:
+            out.append(b"\n")
+        elif n % 5 == 0:
+            out.append(line(note=f"no id {n}"))
+        else:
+            out.append(line(attempt_id=f"a{n % 900}", ts="2026-10-08T12:00:00Z", probe="pass"))
+    return b"".join(out)
+
+
+@pytest.mark.parametrize("commits_before_kill", [0, 3, 25])
+def test_kill_9_mid_run_then_rerun_stores_every_line_once(tmp_path: Path, commits_before_kill: int) -> None:
+    data = mixed_log(3000)
+    log = tmp_path / "lane.jsonl"
+    log.write_bytes(data)
+    db = tmp_path / "lanelog.duckdb"
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(db), str(log)], stdout=subprocess.PIPE, text=True
+    )
+    assert child.stdout is not None
+    assert child.stdout.readline() == "opened\n"
+    for _ in range(commits_before_kill):
+        assert child.stdout.readline() == "chunk\n"
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    assert child.returncode == -signal.SIGKILL
+
+    reference = ingest.open_memory()
+    whole = ingest.ingest_bytes(reference, "lane.jsonl", data)
+    con = ingest.open_db(db)
+    partial = con.execute("SELECT count(*) FROM attempts").fetchall()[0][0]
+    assert partial < whole.attempts_added  # the kill cut the run short
+    ingest.ingest_paths(con, [log])
+    assert stored(con) == stored(reference)
+    assert con.execute("SELECT bytes_read, lines_read, duplicates FROM sources").fetchall() == [
+        (len(data), 3000, whole.duplicates)
+    ]
+    assert counts(ingest.ingest_paths(con, [log])) == (0, 0, 0, 0, 0)
+    con.close()

@@ -1,0 +1,119 @@
+"""Property tests: arbitrary bytes never lose a line, and reading in parts changes nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ingest import ingest_bytes, ingest_paths, open_memory
+from tests.ingest.support import counts, stored
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+BOM = b"\xef\xbb\xbf"
+
+ids = st.sampled_from(["a1", "a2", "a3", "", 7, None])
+objects = st.builds(
+    lambda attempt_id, probe, credit, quarantine: json.dumps(
+        {"attempt_id": attempt_id, "probe": probe, "merge_credit": credit, "quarantine": quarantine}
+    ).encode(),
+    ids,
+    st.sampled_from(["pass", "reject", None]),
+    st.sampled_from([0, 1, "0", None, [], 0.0]),
+    st.sampled_from([[], ["t"], None]),
+)
+fragments = st.one_of(
+    objects,
+    st.binary(max_size=12),
+    st.sampled_from([b"", b" \t", b"\r", b"[1]", b"NaN", b'{"a": 1,}', b"\xff\xfe", b"{", b"}", b'"s"']),
+)
+line_files = st.builds(
+    lambda bom, pieces, ending, eol: (BOM if bom else b"") + eol.join(pieces) + (eol if ending else b""),
+    st.booleans(),
+    st.lists(fragments, max_size=12),
+    st.booleans(),
+    st.sampled_from([b"\n", b"\r\n"]),
+)
+logs = st.one_of(line_files, st.binary(max_size=200))
+
+
+def non_blank_lines(data: bytes) -> int:
+    """The lines a reader must account for: split on \\n, BOM and blank lines aside."""
+    if data.startswith(BOM):
+        data = data[len(BOM):]
+    pieces = data.split(b"\n")
+    if pieces[-1] == b"":
+        pieces.pop()  # a final newline ends the last line; it does not start one
+    return sum(1 for piece in pieces if piece.strip(b" \t\r"))
+
+
+@SETTINGS
+@given(logs)
+def test_every_non_blank_line_ends_in_exactly_one_outcome(data: bytes) -> None:
+    con = open_memory()
+    summary = ingest_bytes(con, "lane.jsonl", data)
+    stored_attempts, stored_rejected = stored(con)
+    con.close()
+    lines, added, duplicates, rejected, pending = counts(summary)
+    assert lines == non_blank_lines(data)
+    assert lines == added + duplicates + rejected + pending
+    assert (len(stored_attempts), len(stored_rejected)) == (added, rejected)
+    assert pending <= 1
+
+
+@SETTINGS
+@given(logs, st.data())
+def test_two_part_ingest_equals_one_shot_ingest(data: bytes, draw) -> None:
+    cut = draw.draw(st.integers(min_value=0, max_value=len(data)), label="cut")
+    one_shot = open_memory()
+    ingest_bytes(one_shot, "lane.jsonl", data)
+    in_parts = open_memory()
+    ingest_bytes(in_parts, "lane.jsonl", data[:cut])
+    ingest_bytes(in_parts, "lane.jsonl", data)
+    query = "SELECT bytes_read, bytes_seen, lines_read, duplicates FROM sources"
+    assert stored(in_parts) == stored(one_shot)
+    assert in_parts.execute(query).fetchall() == one_shot.execute(query).fetchall()
+    one_shot.close()
+    in_parts.close()
+
+
+def seed_step6(path: Path) -> dict[str, int]:
+    """The seed's Step 6 reader, verbatim apart from the path."""
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return {
+        "attempts": len(rows),
+        "probe_rejects": sum(r.get("probe") == "reject" for r in rows),
+        "calls_armed": sum(bool(r.get("model_call_allowed")) for r in rows),
+        "credit_bugs": sum(bool(r.get("merge_credit")) and bool(r.get("quarantine")) for r in rows),
+    }
+
+
+json_values = st.one_of(
+    st.none(), st.booleans(), st.integers(-2, 2), st.sampled_from([0.0, -0.0, 0.5, 1e-300]),
+    st.sampled_from(["", "0", "reject", "pass", " "]), st.lists(st.sampled_from(["t", 0, ""]), max_size=2),
+    st.dictionaries(st.sampled_from(["k"]), st.integers(0, 1), max_size=1),
+)
+seed_rows = st.lists(
+    st.dictionaries(
+        st.sampled_from(["probe", "model_call_allowed", "merge_credit", "quarantine", "properties"]),
+        json_values,
+    ),
+    max_size=15,
+)
+
+
+@SETTINGS
+@given(seed_rows)
+def test_any_file_of_json_objects_gives_the_seed_readers_figures(tmp_path_factory, rows) -> None:
+    path = tmp_path_factory.mktemp("seed") / "lane-log.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    con = open_memory()
+    ingest_paths(con, [path])
+    figures = con.execute(
+        "SELECT count(*), count(*) FILTER (is_reject), count(*) FILTER (armed),"
+        " count(*) FILTER (credit_bug) FROM attempts"
+    ).fetchall()[0]
+    con.close()
+    assert dict(zip(["attempts", "probe_rejects", "calls_armed", "credit_bugs"], figures)) == seed_step6(path)
