@@ -137,7 +137,10 @@ def main(argv: list[str]) -> int:
     }
     results_path.parent.mkdir(parents=True, exist_ok=True)
     results_path.write_text(json.dumps(results, indent=2) + "\n")
-    (out / "results.md").write_text(table.markdown(rows) + "\n")
+    (out / "results.md").write_text(f"{table.markdown(rows)}\n\nMachine: {table.machine_line(results['machine'])}; "
+                                    f"the run took {results['duration_s']:.0f} s.\n")
+    if args.quick:
+        print("quick mode: small sizes check the harness; met/short here says nothing about the targets\n")
     print(table.text(rows))
     _log(f"\n{results['mode']} run took {results['duration_s']} s; results in {results_path}")
     return 1 if any(row["status"] == "failed" for row in rows) else 0

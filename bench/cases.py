@@ -15,10 +15,9 @@ TODAY = "2026-10-08"
 
 def size_label(count: int) -> str:
     """1,000,000 -> "1M", 20,000 -> "20k": the size a row's label names."""
-    if count >= 1_000_000:
-        return f"{count / 1e6:.3g}M"
-    if count >= 1_000:
-        return f"{count / 1e3:.3g}k"
+    for scale, suffix in ((1e6, "M"), (1e3, "k")):
+        if count >= scale * 0.995:
+            return f"{count / scale:.3g}{suffix}"
     return str(count)
 
 

@@ -135,6 +135,14 @@ def markdown(table: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def machine_line(machine: dict[str, Any]) -> str:
+    """One line naming the machine a run measured on."""
+    return (f"{machine['nproc']} cores ({machine['cpu']}), {machine['memory_gib']} GiB, {machine['os']}; "
+            f"Python {machine['python']}, DuckDB {machine['duckdb']}, pandas {machine['pandas']}, "
+            f"Streamlit {machine['streamlit']}, git {machine['git']}; "
+            f"load average at the end {', '.join(str(x) for x in machine['load_average_at_end'])}")
+
+
 def text(table: list[dict[str, Any]]) -> str:
     """The table as aligned plain text, then the notes and reasons row by row."""
     cells = [HEADER] + [_cells(row) for row in table]
