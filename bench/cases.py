@@ -62,8 +62,8 @@ def ingest_cases(log: Log, out: Path) -> list[Case]:
         return [f"stored all {manifest.attempts:,} attempts and {broken} rejected lines"]
 
     def check_floor(run: Run) -> list[str]:
-        return [f"lossy: {run.info.get('rows'):,} rows of inferred columns, no raw line, broken lines "
-                "skipped by ignore_errors (the bare call stops at the first)"]
+        return [f"lossy: {run.info.get('rows'):,} rows of inferred columns, no raw line; with ignore_errors "
+                "a broken line becomes a row of NULLs (the bare call stops at the first)"]
 
     ingest_missing = components.ingest_api()
     size = size_label(manifest.lines)
