@@ -6,8 +6,8 @@ for the incremental case continue the same log.  The mix follows what a team
 running the router sees: most attempts rejected or passed by the probe, about
 1 in 20 with a live quarantine, rare credit bugs written by a faulty legacy
 promotion script (1 line in 40,000), and a few broken lines (1 in 50,000: a
-writer cut mid-line, invalid UTF-8, NaN, a bare array).  The manifest records the true counts, so the benchmark can
-check that each reader counted what is there.
+writer cut mid-line, invalid UTF-8, NaN, a bare array).  The manifest records
+the true counts, so the benchmark can check that each reader counted them.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-GENERATOR_VERSION = 3
+GENERATOR_VERSION = 4
 
 START = datetime(2026, 4, 6, tzinfo=timezone.utc)  # a Monday
 SPAN = timedelta(weeks=26)
@@ -44,6 +44,17 @@ REJECT_REASONS = [
     ("assertion_removed", 8), ("over_budget", 8), ("base_missing", 3),
     ("size_unknown", 2), ("policy_changed", 2),
 ]
+# The sentence a rejected line's message carries (the router writes one per reason).
+REASON_TEXT = {
+    "line_cap": "too many lines changed",
+    "no_properties": "no touched path maps to a property: nothing means stop",
+    "fixture_and_test": "the patch edits a fixture path and a test path in one diff",
+    "assertion_removed": "the patch removes an assertion or a prop_ line",
+    "over_budget": "the selected properties cost more units than the budget cap: split the patch",
+    "base_missing": "'origin/main' names no commit in this checkout",
+    "size_unknown": "binary file of unknown size",
+    "policy_changed": "the patch edits the policy or the flaky list",
+}
 REASON_NAMES = [name for name, _ in REJECT_REASONS]
 REASON_WEIGHTS = [weight for _, weight in REJECT_REASONS]
 
@@ -98,8 +109,10 @@ def _router_line(index: int, total: int, rng: random.Random) -> dict[str, object
     # A passing patch touches mapped files; a rejected one touches anything.
     pool = MAPPED_FILES if not reject else MAPPED_FILES + OTHER_FILES
     files = list(dict.fromkeys(rng.choices(pool, k=rng.randint(1, 4))))
+    # The router's key order (router/lane_log.py), so the bytes are what it writes.
     line: dict[str, object] = {
         "schema": 1,
+        "producer": "lanelog-route",
         "ts": _timestamp(index, total, rng),
         "attempt_id": f"{index:08x}{_hex(rng, 96)}",
         "repo": rng.choice(REPOS),
@@ -113,14 +126,13 @@ def _router_line(index: int, total: int, rng: random.Random) -> dict[str, object
         "files_count": len(files),
         "properties": [],
         "units": 0,
+        "budget_cap": 3,
+        "line_cap": 400,
         "quarantine": [],
         "expired_freezes": [],
         "merge_credit": 0,
         "model_call_allowed": False,
         "review": "pending",
-        "producer": "lanelog-route",
-        "budget_cap": 3,
-        "line_cap": 400,
         "lane": "not_started",
         "results": {},
     }
@@ -129,12 +141,13 @@ def _router_line(index: int, total: int, rng: random.Random) -> dict[str, object
     if reject:
         reason = rng.choices(REASON_NAMES, REASON_WEIGHTS)[0]
         line["reasons"] = [reason]
+        line["message"] = f"{reason}: {REASON_TEXT[reason]}"
         if reason == "line_cap":
             line["lines_changed"] = rng.randint(401, 5000)
+            line["message"] = f"line_cap: {line['lines_changed']} lines changed > line_cap 400"
         if reason == "base_missing":
             line["base"] = None
             line["lines_changed"] = None
-            line["message"] = "base ref origin/main not found"
         return line
     properties = list(dict.fromkeys(p for f in files for p in PROPERTY_FILES[f]))[:3]
     line["properties"] = properties
@@ -167,7 +180,7 @@ def _legacy_credit_bug(index: int, total: int, rng: random.Random) -> dict[str, 
 
 
 def _broken_line(index: int, total: int, rng: random.Random) -> bytes:
-    good = json.dumps(_router_line(index, total, rng), separators=(",", ":")).encode()
+    good = _dumps(_router_line(index, total, rng))
     kind = BROKEN_KINDS[(index // BROKEN_EVERY) % len(BROKEN_KINDS)]
     if kind == "cut_mid_line":
         return good[: len(good) // 2]
@@ -187,7 +200,12 @@ def line(seed: int, index: int, total: int) -> tuple[bytes, dict[str, object] | 
         row = _legacy_credit_bug(index, total, rng)
     else:
         row = _router_line(index, total, rng)
-    return json.dumps(row, separators=(",", ":")).encode(), row
+    return _dumps(row), row
+
+
+def _dumps(row: dict[str, object]) -> bytes:
+    # The router's separators and its readable UTF-8.
+    return json.dumps(row, ensure_ascii=False, separators=(", ", ": ")).encode()
 
 
 CHUNK_LINES = 20_000
