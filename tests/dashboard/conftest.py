@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ingest
-from dashboard_support import APP, PAGES
+from tests.dashboard.dashboard_support import APP, PAGES
 
 
 @pytest.fixture(scope="session")

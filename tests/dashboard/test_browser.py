@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from dashboard_support import line
+from tests.dashboard.dashboard_support import line
 
 from dashboard.present import alert_text
 

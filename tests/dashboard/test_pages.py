@@ -11,7 +11,7 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-from dashboard_support import PAGES, line
+from tests.dashboard.dashboard_support import PAGES, line
 
 import ingest
 import queries
