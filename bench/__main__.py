@@ -79,6 +79,7 @@ def main(argv: list[str]) -> int:
     out.mkdir(parents=True, exist_ok=True)
     results_path = args.results or (out / "results-quick.json" if args.quick else REPO_ROOT / "bench" / "results.json")
     started = time.perf_counter()
+    source = machine.source_state(str(REPO_ROOT))
     outcomes: list[Outcome] = []
     data: dict[str, object] = {}
 
@@ -131,6 +132,7 @@ def main(argv: list[str]) -> int:
         "sizes": sizes.__dict__,
         "seed": args.seed,
         "machine": machine.facts(),
+        "source": source,
         "data": data,
         "duration_s": round(time.perf_counter() - started, 1),
         "rows": rows,
@@ -138,7 +140,7 @@ def main(argv: list[str]) -> int:
     results_path.parent.mkdir(parents=True, exist_ok=True)
     results_path.write_text(json.dumps(results, indent=2) + "\n")
     (out / "results.md").write_text(f"{table.markdown(rows)}\n\nMachine: {table.machine_line(results['machine'])}; "
-                                    f"the run took {results['duration_s']:.0f} s.\n")
+                                    f"commit {table.source_line(source)}; the run took {results['duration_s']:.0f} s.\n")
     if args.quick:
         print("quick mode: small sizes check the harness; met/short here says nothing about the targets\n")
     print(table.text(rows))

@@ -37,6 +37,16 @@ def _version(package: str) -> str:
         return "not installed"
 
 
+def source_state(root: str) -> dict[str, object]:
+    """The commit measured, and the files that differed from it when the run started."""
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", "-C", root, *args], capture_output=True, text=True, check=False)
+        return done.stdout
+
+    changed = [line[3:] for line in git("status", "--porcelain", "--untracked-files=no").splitlines()]
+    return {"commit": git("rev-parse", "--short", "HEAD").strip(), "uncommitted_changes": changed}
+
+
 def facts() -> dict[str, object]:
     """nproc, memory, CPU, OS, load and the versions that shape the figures."""
     git = subprocess.run(["git", "--version"], capture_output=True, text=True, check=False).stdout.strip()

@@ -143,6 +143,12 @@ def machine_line(machine: dict[str, Any]) -> str:
             f"load average at the end {', '.join(str(x) for x in machine['load_average_at_end'])}")
 
 
+def source_line(source: dict[str, Any]) -> str:
+    """The commit a run measured, flagged when the tree held uncommitted changes."""
+    changed = source["uncommitted_changes"]
+    return source["commit"] + (f" plus uncommitted changes to {', '.join(changed)}" if changed else "")
+
+
 def text(table: list[dict[str, Any]]) -> str:
     """The table as aligned plain text, then the notes and reasons row by row."""
     cells = [HEADER] + [_cells(row) for row in table]
