@@ -11,6 +11,7 @@ dashboard's app script through Streamlit's AppTest).
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -94,8 +95,6 @@ def weekly_query(db: str) -> Result:
 
 def dashboard_overview(app: str, db: str) -> Result:
     """The overview page through Streamlit's AppTest: a cold run, then a cached rerun."""
-    import os
-
     from streamlit.testing.v1 import AppTest
 
     os.environ["LANELOG_DB"] = db
