@@ -22,22 +22,6 @@ ROUTER_FIELDS = {
 }
 
 
-@pytest.fixture(scope="session")
-def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """`lanelog demo` run once per session (tests/dashboard finds the same folder)."""
-    root = tmp_path_factory.getbasetemp() / "demo"
-    summary = root / "summary.json"
-    if not summary.exists():
-        root.mkdir(exist_ok=True)
-        done = subprocess.run(
-            [sys.executable, "-m", "lanelog", "demo", "--db", str(root / "demo.duckdb"), "--weeks", "4",
-             "--logs", str(root / "logs"), "--json"],
-            capture_output=True, text=True, check=True,
-        )
-        summary.write_text(done.stdout)
-    return root
-
-
 def lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(text) for text in path.read_text().splitlines()]
 

@@ -43,7 +43,7 @@ def _small_change(n: int, outcome: Outcome) -> list[str]:
         "",
         _marker(outcome),
         f"def tidy_{n}(record: dict) -> dict:",
-        f"    return {{k: v for k, v in record.items() if v is not None}}",
+        "    return {k: v for k, v in record.items() if v is not None}",
     ]
 
 

@@ -62,7 +62,7 @@ def module_source(name: str, functions: int = 6) -> str:
     for i in range(functions):
         body += [
             f"def {name}_step_{i}(record: dict) -> dict:",
-            f"    assert isinstance(record, dict)",
+            "    assert isinstance(record, dict)",
             f"    return {{**record, 'step': {i}}}",
             "",
         ]

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,22 +12,6 @@ from streamlit.testing.v1 import AppTest
 
 import ingest
 from tests.dashboard.dashboard_support import APP, PAGES
-
-
-@pytest.fixture(scope="session")
-def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """`lanelog demo` run once per session (tests/test_demo.py finds the same folder)."""
-    root = tmp_path_factory.getbasetemp() / "demo"
-    summary = root / "summary.json"
-    if not summary.exists():
-        root.mkdir(exist_ok=True)
-        done = subprocess.run(
-            [sys.executable, "-m", "lanelog", "demo", "--db", str(root / "demo.duckdb"), "--weeks", "4",
-             "--logs", str(root / "logs"), "--json"],
-            capture_output=True, text=True, check=True,
-        )
-        summary.write_text(done.stdout)
-    return root
 
 
 @pytest.fixture(scope="session")
