@@ -77,8 +77,27 @@ def test_demo_refuses_to_overwrite_an_existing_database(tmp_path: Path) -> None:
         capture_output=True, text=True,
     )
     assert done.returncode == 2
-    assert f"Error: {db} already exists" in done.stderr
+    assert f"Error: {db} already exists and was not made by the demo" in done.stderr
     assert db.read_bytes() == b"not mine"
+
+
+def test_demo_run_again_rebuilds_its_own_database(tmp_path: Path) -> None:
+    db = tmp_path / "lanelog.duckdb"
+    runs = [
+        subprocess.run(
+            [sys.executable, "-m", "lanelog", "demo", "--db", str(db), "--weeks", "1", "--json"],
+            capture_output=True, text=True,
+        )
+        for _ in range(2)
+    ]
+    assert [run.returncode for run in runs] == [0, 0], runs[1].stderr
+    first, second = (json.loads(run.stdout) for run in runs)
+    report = subprocess.run(
+        [sys.executable, "-m", "lanelog", "report", "--db", str(db), "--format", "json"],
+        capture_output=True, text=True, check=True,
+    )
+    # Rebuilt, not appended to: the database holds the second run's attempts only.
+    assert json.loads(report.stdout)["totals"]["attempts"] == second["attempts"] == first["attempts"]
 
 
 @pytest.mark.parametrize(

@@ -24,6 +24,8 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+import duckdb
+
 from lanelog.demo.agent import Patch
 from lanelog.demo.promoter import promotion_lines
 from lanelog.demo.scenario import START, build_repos, human_changes, week_patches
@@ -31,6 +33,7 @@ from lanelog.errors import LanelogError
 
 ROUTER_LOG = "lane-log.jsonl"
 PROMOTER_LOG = "legacy-promoter.jsonl"
+MADE_BY = "lanelog demo"  # recorded in lanelog_meta, so a rerun may rebuild its own database
 RUNNER = f"{shlex.quote(sys.executable)} -m lanelog.demo.runner"
 ROUTE_WORKERS = min(4, os.cpu_count() or 1)
 
@@ -128,10 +131,10 @@ def run_demo(db: Path, weeks: int = 8, replace: bool = False, log_dir: Path | No
 
     if weeks < 1:
         raise DemoError("--weeks must be at least 1")
-    if db.exists() and not replace:
+    if db.exists() and not replace and not _made_by_demo(db):
         raise DemoError(
-            f"{db} already exists; look at it with `lanelog dashboard --db {db}`, "
-            "or rebuild it with `lanelog demo --replace`"
+            f"{db} already exists and was not made by the demo; look at it with "
+            f"`lanelog dashboard --db {db}`, or rebuild it with `lanelog demo --replace`"
         )
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="lanelog-demo-") as tmp:
@@ -141,9 +144,25 @@ def run_demo(db: Path, weeks: int = 8, replace: bool = False, log_dir: Path | No
         con = ingest.open_db(db)
         try:
             result = ingest.ingest_paths(con, logs)
+            con.execute("INSERT OR REPLACE INTO lanelog_meta VALUES ('made_by', ?)", [MADE_BY])
         finally:
             con.close()
     summary.db = db
     summary.ingest = result.as_dict()
     summary.seconds = time.monotonic() - started
     return summary
+
+
+def _made_by_demo(db: Path) -> bool:
+    """True when `db` is a database an earlier demo made, which the demo may rebuild."""
+    import ingest
+
+    try:
+        con = ingest.open_db(db, read_only=True, wait=5.0)
+    except (LanelogError, duckdb.Error):  # not a lanelog database, or not ours to judge
+        return False
+    try:
+        row = con.execute("SELECT value FROM lanelog_meta WHERE key = 'made_by'").fetchone()
+    finally:
+        con.close()
+    return row is not None and row[0] == MADE_BY
