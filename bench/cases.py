@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from bench import components
@@ -29,7 +30,7 @@ def lanelog_argv(*args: str) -> list[str]:
     return [sys.executable, "-m", "lanelog", *args]
 
 
-def _counts_check(expected: dict[str, int], source: str):
+def _counts_check(expected: dict[str, int], source: str) -> Callable[[Run], list[str]]:
     def check(run: Run) -> list[str]:
         counts = run.info.get("counts")
         if counts != expected:
@@ -102,7 +103,7 @@ def incremental_cases(log: Log, out: Path, base_db: Path | None, why_not: str | 
         copy_db(base_db, append_db)
         append_lines(log.path, size, log.append)
 
-    def expect_added(count: int):
+    def expect_added(count: int) -> Callable[[Run], list[str]]:
         def check(run: Run) -> list[str]:
             summary = run.info.get("summary") or _cli_summary(run)
             if summary.get("attempts_added") != count:
