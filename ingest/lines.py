@@ -53,6 +53,10 @@ class Lines:
         i = line_no - self.first_line_no
         return bytes(self.data[self.starts[i] : self.ends[i]])
 
+    def offset(self, line_no: int) -> int:
+        """The file offset of a line's first byte."""
+        return self.base_offset + int(self.starts[line_no - self.first_line_no])
+
 
 def split_lines(data: memoryview, *, base_offset: int, first_line_no: int, complete: bool) -> Lines:
     """Split data into lines: every line ends in a newline when complete, else data is one
@@ -119,20 +123,31 @@ def _split_checking_each(
     return table, invalid
 
 
-def may_hold_lenient_json(data: memoryview) -> bool:
-    """False when no line of data can hold a NaN/Infinity literal or a trailing comma.
+def lenient_suspects(lines: Lines) -> list[int]:
+    """The line numbers that may hold a NaN/Infinity literal or a trailing comma.
 
-    One scan of the whole run per pattern, instead of one regex call per line;
-    only runs where this is True need the line-by-line RFC 8259 check.  The
-    patterns cannot match across a newline, so a miss here is a miss on
-    every line.
+    One scan of the whole run per pattern (resumed after each hit), instead of
+    one regex call per line; only these lines need the line-by-line RFC 8259
+    check.  The patterns cannot match across a newline.
     """
-    whole = pa.Array.from_buffers(
-        pa.large_binary(),
-        1,
-        [None, pa.py_buffer(np.array([0, len(data)], dtype=np.int64)), pa.py_buffer(data)],
-    )
-    return any(pc.match_substring_regex(whole, pattern)[0].as_py() for pattern in _LENIENT_PATTERNS)
+    suspects: set[int] = set()
+    end = len(lines.data)
+    for pattern in _LENIENT_PATTERNS:
+        position = int(lines.starts[0]) if lines.count else end
+        while position < end:
+            rest = pa.Array.from_buffers(
+                pa.large_binary(),
+                1,
+                [None, pa.py_buffer(np.array([position, end], dtype=np.int64)), pa.py_buffer(lines.data)],
+            )
+            hit = pc.find_substring_regex(rest, pattern)[0].as_py()
+            if hit < 0:
+                break
+            index = int(np.searchsorted(lines.starts, position + hit, side="right")) - 1
+            suspects.add(lines.first_line_no + index)
+            # Go on from the next line: one hit is enough to suspect a line.
+            position = int(lines.starts[index + 1]) if index + 1 < lines.count else end
+    return sorted(suspects)
 
 
 def readable(raw: bytes) -> str:

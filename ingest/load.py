@@ -1,7 +1,9 @@
-"""Storing one run of lines: classify, insert attempts and rejected lines, count outcomes.
+"""Storing one run of lines: stage (parse and type), then store and count the outcomes.
 
-The SQL lives in load.sql under `-- name:` headers.  Nothing here commits:
-the caller wraps the rows and the new read position in one transaction.
+The SQL lives in load.sql under `-- name:` headers.  Staging writes nothing,
+so it can run on a second connection while the previous run commits;
+storing runs inside the caller's transaction, which also moves the read
+position.
 """
 
 from __future__ import annotations
@@ -13,14 +15,15 @@ from importlib import resources
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from ingest.lines import Lines, may_hold_lenient_json, readable
+from ingest.lines import Lines, lenient_suspects, readable
 
 _NAME = re.compile(r"^-- name: (\w+)\s*$", re.MULTILINE)
+_STAGED_BATCH_ROWS = 16384  # DuckDB scans Arrow batches in parallel, one batch per task
 
 _REJECTED_SCHEMA = pa.schema(
     [
-        ("source_id", pa.int32()),
         ("line_no", pa.int64()),
         ("byte_offset", pa.int64()),
         ("raw", pa.binary()),
@@ -53,80 +56,93 @@ class Outcome:
     rejected: int = 0
     pending: int = 0
 
-    def add(self, other: Outcome) -> None:
-        self.lines += other.lines
-        self.attempts += other.attempts
-        self.duplicates += other.duplicates
-        self.rejected += other.rejected
-        self.pending += other.pending
+
+@dataclass
+class Staged:
+    """A run of lines parsed and typed, not yet stored: it holds no reference to the read buffer."""
+
+    lines: int  # physical lines, blank ones included
+    blank: int
+    objects: int  # JSON object lines: each an attempt or a duplicate
+    table: pa.Table | None  # the stage result; object lines have a NULL verdict
+    not_objects: pa.Table  # the lines that are not objects, as rejected_lines rows
+
+    @classmethod
+    def nothing(cls) -> Staged:
+        """No lines at all (an empty provisional last line)."""
+        return cls(0, 0, 0, None, _REJECTED_SCHEMA.empty_table())
 
 
-def store_lines(
-    con: duckdb.DuckDBPyConnection, source_id: int, lines: Lines, *, provisional: bool
+def stage_lines(cursor: duckdb.DuckDBPyConnection, lines: Lines) -> Staged:
+    """Parse and type every line of a run (DuckDB does the parsing, in bulk)."""
+    table = None
+    verdicts: list[tuple[int, str]] = []
+    if lines.table.num_rows:
+        cursor.register("lane_chunk", lines.table)
+        try:
+            relation = cursor.sql(statements()["stage"], params={"suspects": lenient_suspects(lines)})
+            table = relation.to_arrow_table(_STAGED_BATCH_ROWS)
+        finally:
+            cursor.unregister("lane_chunk")
+        flagged = table.filter(pc.is_valid(table["verdict"])).select(["line_no", "verdict"])
+        verdicts = list(zip(flagged["line_no"].to_pylist(), flagged["verdict"].to_pylist()))
+    blank = sum(1 for _line_no, verdict in verdicts if verdict == "blank")
+    rows = [(n, verdict) for n, verdict in verdicts if verdict != "blank"]
+    rows += [(line_no, "invalid_utf8") for line_no in lines.invalid_utf8]
+    return Staged(
+        lines=lines.count,
+        blank=blank,
+        objects=(table.num_rows if table is not None else 0) - len(verdicts),
+        table=table,
+        not_objects=_rejected_rows(lines, sorted(rows)),
+    )
+
+
+def store_staged(
+    con: duckdb.DuckDBPyConnection, source_id: int, staged: Staged, *, provisional: bool
 ) -> Outcome:
-    """Store lines: attempts, duplicates, rejected lines.
+    """Store a staged run in the caller's transaction: attempts, duplicates, rejected lines.
 
     A provisional line (the last one, with no newline yet) that is not a JSON
     object is pending instead of rejected: a writer may be mid-line.
     """
-    con.register("lane_chunk", lines.table)
-    try:
-        verdicts = []
-        if lines.table.num_rows:
-            strict = may_hold_lenient_json(lines.data)
-            verdicts = run(con, "classify_strict" if strict else "classify")
-        blank = sum(1 for _line_no, verdict in verdicts if verdict == "blank")
-        not_attempts = [(line_no, verdict) for line_no, verdict in verdicts if verdict != "blank"]
-        not_attempts += [(line_no, "invalid_utf8") for line_no in lines.invalid_utf8]
-        skip = pa.table({"line_no": pa.array([n for n, _v in verdicts], pa.int64())})
-        con.register("lane_skip", skip)
-        candidates = lines.table.num_rows - len(verdicts)
-        added = 0
-        if candidates:
-            added = run(
-                con, "insert_attempts", {"source_id": source_id, "provisional": provisional}
-            )[0][0]
-        if not_attempts and not provisional:
-            _insert_rejected(con, source_id, lines, not_attempts)
-    finally:
-        con.unregister("lane_chunk")
-        con.unregister("lane_skip")
+    added = 0
+    if staged.objects:
+        con.register("lane_staged", staged.table)
+        try:
+            params = {"source_id": source_id, "provisional": provisional}
+            added = run(con, "insert_attempts", params)[0][0]
+        finally:
+            con.unregister("lane_staged")
+    not_objects = staged.not_objects.num_rows
+    if not_objects and not provisional:
+        con.register("lane_rejected", staged.not_objects)
+        try:
+            run(con, "insert_rejected", {"source_id": source_id})
+        finally:
+            con.unregister("lane_rejected")
     outcome = Outcome(
-        lines=lines.count - blank,
+        lines=staged.lines - staged.blank,
         attempts=added,
-        duplicates=candidates - added,
+        duplicates=staged.objects - added,
     )
     if provisional:
-        outcome.pending = len(not_attempts)
+        outcome.pending = not_objects
     else:
-        outcome.rejected = len(not_attempts)
+        outcome.rejected = not_objects
     return outcome
 
 
-def _insert_rejected(
-    con: duckdb.DuckDBPyConnection,
-    source_id: int,
-    lines: Lines,
-    rows: list[tuple[int, str]],
-) -> None:
-    rows = sorted(rows)
+def _rejected_rows(lines: Lines, rows: list[tuple[int, str]]) -> pa.Table:
+    """rejected_lines rows (without source_id) for the lines that are not JSON objects."""
     raws = [lines.raw(line_no) for line_no, _reason in rows]
-    table = pa.table(
+    return pa.table(
         [
-            pa.array([source_id] * len(rows), pa.int32()),
             pa.array([line_no for line_no, _reason in rows], pa.int64()),
-            pa.array(
-                [lines.base_offset + int(lines.starts[n - lines.first_line_no]) for n, _r in rows],
-                pa.int64(),
-            ),
+            pa.array([lines.offset(line_no) for line_no, _reason in rows], pa.int64()),
             pa.array(raws, pa.binary()),
             pa.array([readable(raw) for raw in raws], pa.large_string()),
             pa.array([reason for _line_no, reason in rows], pa.string()),
         ],
         schema=_REJECTED_SCHEMA,
     )
-    con.register("lane_rejected", table)
-    try:
-        run(con, "insert_rejected")
-    finally:
-        con.unregister("lane_rejected")

@@ -1,69 +1,35 @@
--- Statements that store one run of lines.  Each runs inside the caller's
--- transaction, over two registered Arrow tables:
---   lane_chunk(line_no, byte_offset, line)  lines that are valid UTF-8, terminator kept
---   lane_skip(line_no)                      lines of lane_chunk that are not attempts
+-- Statements that store one run of lines.  `stage` reads the registered Arrow
+-- table lane_chunk(line_no, byte_offset, line) (the lines that are valid
+-- UTF-8, terminator kept) and writes nothing: it may run on a second
+-- connection while the previous run commits.  Its result, registered as
+-- lane_staged, is stored by the other statements inside the caller's
+-- transaction.
 
--- name: classify
--- The lines of lane_chunk that are not JSON objects (RFC 8259), and why, for
--- a run that cannot hold a NaN/Infinity literal or a trailing comma (see
--- lines.may_hold_lenient_json), where DuckDB's json_valid is RFC 8259's.
--- A valid line starting with "{" is an object: json_type is only asked
--- about the other valid lines.
-SELECT line_no,
-       CASE WHEN json_valid_rfc(line) THEN 'not_an_object'
-            WHEN regexp_full_match(line, '[ \t\r\n]*') THEN 'blank'
-            ELSE 'invalid_json' END AS verdict
-FROM lane_chunk
-WHERE CASE WHEN NOT json_valid(line) THEN true
-           WHEN starts_with(line, '{') THEN false
-           ELSE json_type(line) <> 'OBJECT' END
-ORDER BY line_no;
-
--- name: classify_strict
--- The same, for a run that may hold a NaN/Infinity literal or a trailing comma.
-SELECT line_no,
-       CASE WHEN json_valid_rfc(line) THEN 'not_an_object'
-            WHEN regexp_full_match(line, '[ \t\r\n]*') THEN 'blank'
-            ELSE 'invalid_json' END AS verdict
-FROM lane_chunk
-WHERE CASE WHEN NOT json_valid_rfc(line) THEN true
-           WHEN starts_with(line, '{') THEN false
-           ELSE json_type(line) <> 'OBJECT' END
-ORDER BY line_no;
-
--- name: insert_attempts
--- Every JSON object line becomes an attempt, unless its non-empty string
--- attempt_id is already stored or appears on an earlier line of this run
--- (a duplicate).  The duplicate check runs on narrow rows (line_no,
--- attempt_id) before the wide ones are built; then one json_transform per
--- line reads every field at once (each `->` would parse the line again).
--- Fields are read as JSON text: the macros of schema.sql type them.
-INSERT INTO attempts BY NAME
-WITH candidates AS (
-    SELECT c.line_no,
-           nullif(json_str(json_extract(c.line, '$.attempt_id')), '') AS attempt_id
-    FROM lane_chunk AS c
-    ANTI JOIN lane_skip AS s ON s.line_no = c.line_no
-), firsts AS (
-    -- An id already stored never matches its own line again: the anti join
-    -- drops it.  A NULL id matches nothing and stays, one group per line.
-    SELECT min(c.line_no) AS line_no, any_value(c.attempt_id) AS attempt_id
-    FROM candidates AS c
-    ANTI JOIN attempts AS a ON a.attempt_id = c.attempt_id
-    GROUP BY c.attempt_id, CASE WHEN c.attempt_id IS NULL THEN c.line_no END
-), parsed AS (
-    SELECT c.line_no, c.byte_offset, c.line, f.attempt_id,
-           json_transform(c.line, '{
-               "ts": "JSON", "repo": "JSON", "head": "JSON", "producer": "JSON",
-               "probe": "JSON", "lane": "JSON", "model_call_allowed": "JSON",
-               "quarantine": "JSON", "merge_credit": "JSON", "units": "JSON",
-               "budget_cap": "JSON", "properties": "JSON", "reasons": "JSON",
-               "expired_freezes": "JSON", "results": "JSON", "attempt_id": "JSON"
-           }') AS v
-    FROM lane_chunk AS c
-    JOIN firsts AS f ON f.line_no = c.line_no
+-- name: stage
+-- Each line parsed once: a line that is a JSON object (RFC 8259) gets its
+-- fields (v) and every typed column; any other line gets v NULL.  A line not
+-- starting with "{" (after JSON whitespace) is no object, and try() turns a
+-- malformed one into NULL.  The $suspects (lines.lenient_suspects) need the
+-- RFC 8259 check first: DuckDB alone would take NaN, Infinity and trailing
+-- commas (see json_valid_rfc).
+-- Fields are read as JSON text (null as NULL); the macros of schema.sql type them.
+-- verdict says why a line is no object (NULL for objects).
+WITH parsed AS (
+    SELECT line_no, byte_offset, line,
+           CASE WHEN NOT (starts_with(line, '{') OR regexp_matches(line, '^[ \t\r]+\{')) THEN NULL
+                WHEN list_contains(CAST($suspects AS BIGINT[]), line_no) AND NOT json_valid_rfc(line)
+                    THEN NULL
+                ELSE try(json_transform(line, '{
+                    "attempt_id": "JSON", "ts": "JSON", "repo": "JSON", "head": "JSON",
+                    "producer": "JSON", "probe": "JSON", "lane": "JSON",
+                    "model_call_allowed": "JSON", "quarantine": "JSON", "merge_credit": "JSON",
+                    "units": "JSON", "budget_cap": "JSON", "properties": "JSON",
+                    "reasons": "JSON", "expired_freezes": "JSON", "results": "JSON"
+                }')) END AS v
+    FROM lane_chunk
 ), typed AS (
     SELECT *,
+           nullif(json_str(v.attempt_id), '') AS attempt_id,
            lane_ts(json_str(v.ts), json_num(v.ts)) AS ts,
            json_str(v.probe) AS probe,
            py_truthy(v.quarantine) AS quarantined,
@@ -71,14 +37,17 @@ WITH candidates AS (
     FROM parsed
 )
 SELECT
-    CAST($source_id AS INTEGER) AS source_id,
     line_no,
     byte_offset,
+    CASE WHEN v IS NULL THEN
+        CASE WHEN json_valid_rfc(line) THEN 'not_an_object'
+             WHEN regexp_full_match(line, '[ \t\r\n]*') THEN 'blank'
+             ELSE 'invalid_json' END
+    END AS verdict,
     CASE WHEN suffix(line, E'\r\n') THEN replace(line, E'\r\n', '')
          WHEN suffix(line, E'\n') THEN replace(line, E'\n', '')
          WHEN suffix(line, E'\r') THEN left(line, -1)
          ELSE line END AS raw,
-    CAST($provisional AS BOOLEAN) AS provisional,
     attempt_id,
     ts,
     lane_week(ts) AS week,
@@ -139,8 +108,28 @@ SELECT
     ELSE [] END AS type_anomalies
 FROM typed;
 
+-- name: insert_attempts
+-- Every JSON object line becomes an attempt, unless its non-empty string
+-- attempt_id is already stored or appears on an earlier line of this run
+-- (a duplicate).  An id already stored matches in the anti join and is
+-- dropped; a NULL id matches nothing and stays, one group per line.
+INSERT INTO attempts BY NAME
+WITH firsts AS (
+    SELECT min(s.line_no) AS line_no
+    FROM lane_staged AS s
+    ANTI JOIN attempts AS a ON a.attempt_id = s.attempt_id
+    WHERE s.verdict IS NULL
+    GROUP BY s.attempt_id, CASE WHEN s.attempt_id IS NULL THEN s.line_no END
+)
+SELECT CAST($source_id AS INTEGER) AS source_id,
+       CAST($provisional AS BOOLEAN) AS provisional,
+       s.* EXCLUDE (verdict)
+FROM lane_staged AS s
+SEMI JOIN firsts AS f ON f.line_no = s.line_no;
+
 -- name: insert_rejected
-INSERT INTO rejected_lines BY NAME SELECT * FROM lane_rejected;
+INSERT INTO rejected_lines BY NAME
+SELECT CAST($source_id AS INTEGER) AS source_id, * FROM lane_rejected;
 
 -- name: delete_provisional
 -- The attempt an earlier run stored from a provisional last line: that line is being read again.

@@ -15,13 +15,12 @@ from pathlib import Path
 
 import duckdb
 
+from ingest.chunks import Piece, read_pieces
 from ingest.identity import TAIL_BYTES, Resume, digest, locate
-from ingest.lines import split_lines
-from ingest.load import Outcome, run, store_lines
+from ingest.load import Outcome, run, store_staged
 from ingest.logfile import LogStream, bytes_log, expand_paths, open_log
+from ingest.prefetch import prefetched
 from lanelog.errors import IngestError
-
-CHUNK_BYTES = 32 * 1024 * 1024
 
 Progress = Callable[[int], None]
 
@@ -156,72 +155,41 @@ def _ingest_log(
         tail=resume.tail,
         stale_provisional=resume.has_provisional,
     )
-    # A small append gets a small buffer: one byte more than is left, so
-    # that reading it all is seen as the end without another read.
-    left = None if log.size is None else max(log.size - source.position, 0) + 1
-    buffer = bytearray(min(CHUNK_BYTES, left or CHUNK_BYTES))
-    while True:
-        got = log.readinto_at(source.position, memoryview(buffer))
-        at_end = got < len(buffer)
-        cut = buffer.rfind(b"\n", 0, got) + 1
-        if cut == 0 and not at_end:
-            # One line longer than the buffer: hold all of it.
-            buffer = bytearray(2 * len(buffer))
-            continue
-        view = memoryview(buffer)
-        if cut:
-            _commit(con, source, summary, view[:cut], complete=True)
-            if progress:
-                progress(cut)
-        if at_end:
-            if got > cut or source.stale_provisional:
-                _commit(con, source, summary, view[cut:got], complete=False)
-            return
+    # The next chunk is staged on a second connection while this one commits.
+    stager = con.cursor()
+    try:
+        pieces = read_pieces(log, stager, source.position, source.lines_read + 1)
+        for piece in prefetched(pieces):
+            if piece.size or source.stale_provisional:
+                _commit(con, source, summary, piece)
+            if progress and piece.size:
+                progress(piece.size)
+    finally:
+        stager.close()
 
 
-def _commit(
-    con: duckdb.DuckDBPyConnection,
-    source: _Source,
-    summary: IngestSummary,
-    data: memoryview,
-    *,
-    complete: bool,
-) -> None:
-    """One transaction: the lines in data and the new read position.
+def _commit(con: duckdb.DuckDBPyConnection, source: _Source, summary: IngestSummary, piece: Piece) -> None:
+    """One transaction: a piece's rows and the new read position.
 
-    complete: data is whole lines.  Otherwise data is the provisional last
-    line (possibly empty): stored if it is an attempt, pending if not, and
-    read again next run either way.
+    A provisional piece (the last line, with no newline yet, possibly empty)
+    is stored if it is an attempt and pending if not, and read again next run
+    either way.
     """
-    lines = split_lines(
-        data,
-        base_offset=source.position,
-        first_line_no=source.lines_read + 1,
-        complete=complete,
-    ) if data else None
     con.execute("BEGIN TRANSACTION")
     try:
         if source.stale_provisional:
             run(con, "delete_provisional", {"source_id": source.source_id})
         if source.source_id is None:
             source.source_id = run(con, "new_source", {"path": source.log.name, "now": _now()})[0][0]
-        outcome = (
-            store_lines(con, source.source_id, lines, provisional=not complete)
-            if lines
-            else Outcome()
-        )
-        if complete:
-            source.position += len(data)
-            source.lines_read += lines.count
+        outcome = store_staged(con, source.source_id, piece.staged, provisional=not piece.complete)
+        if piece.complete:
+            source.position += piece.size
+            source.lines_read += piece.lines
             source.duplicates += outcome.duplicates
-            source.tail = (
-                bytes(data[-TAIL_BYTES:])
-                if len(data) >= TAIL_BYTES
-                else (source.tail + bytes(data))[-TAIL_BYTES:]
-            )
+            source.tail = (source.tail + piece.tail)[-TAIL_BYTES:]
             params = source.params(bytes_seen=source.position, seen=b"")
         else:
-            params = source.params(bytes_seen=source.position + len(data), seen=bytes(data))
+            params = source.params(bytes_seen=source.position + piece.size, seen=piece.tail)
         run(con, "update_source", params)
         con.execute("COMMIT")
     except BaseException:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import ingest.run
+import ingest.chunks
 from ingest import ingest_paths
 from tests.ingest.support import attempts, counts, line, stored
 
@@ -213,7 +213,7 @@ def test_chunk_size_does_not_change_what_is_stored(
     )
     reference = ingest.open_memory()
     ingest.ingest_bytes(reference, "lane.jsonl", data)
-    monkeypatch.setattr(ingest.run, "CHUNK_BYTES", chunk_bytes)
+    monkeypatch.setattr(ingest.chunks, "CHUNK_BYTES", chunk_bytes)
     log = write(tmp_path / "lane.jsonl", data)
     assert counts(ingest_paths(file_db, [log])) == (9, 4, 2, 2, 1)
     assert stored(file_db) == stored(reference)

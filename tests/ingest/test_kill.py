@@ -15,8 +15,8 @@ from tests.ingest.support import counts, line, stored
 
 CHILD = """
 import sys
-import ingest, ingest.run
-ingest.run.CHUNK_BYTES = 2048  # many small transactions, so the kill lands inside the run
+import ingest, ingest.chunks
+ingest.chunks.CHUNK_BYTES = 2048  # many small transactions, so the kill lands inside the run
 con = ingest.open_db(sys.argv[1])
 print("opened", flush=True)
 ingest.ingest_paths(con, [sys.argv[2]], progress=lambda n: print("chunk", flush=True))
