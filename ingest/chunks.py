@@ -1,7 +1,7 @@
-"""Reading a log in chunks from the committed position, each staged for one transaction.
+"""Reading a log in chunks from the committed position.
 
-A chunk ends at its last newline; the bytes after the last newline of the
-log are the provisional last line, staged on its own.  Memory is bounded by
+A chunk ends at its last newline; the bytes after the log's last newline are
+the provisional last line, handed over on their own.  Memory is bounded by
 the chunk size, or by the longest line when one is longer.
 """
 
@@ -10,11 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import duckdb
-
-from ingest.identity import TAIL_BYTES
-from ingest.lines import split_lines
-from ingest.load import Staged, stage_lines
+from ingest.lines import Lines, split_lines
 from ingest.logfile import LogStream
 
 CHUNK_BYTES = 32 * 1024 * 1024
@@ -24,20 +20,21 @@ CHUNK_BYTES = 32 * 1024 * 1024
 class Piece:
     """What one transaction stores, and how far it moves the read position."""
 
-    staged: Staged
+    lines: Lines | None  # None: an empty provisional last line
     size: int  # bytes covered
-    lines: int  # physical lines, blank ones included
     complete: bool  # False: the provisional last line, read again next run
-    tail: bytes  # complete: its last TAIL_BYTES bytes; provisional: all of it
+
+    def data(self, last: int | None = None) -> bytes:
+        """A copy of the piece's bytes, or of its `last` bytes only."""
+        if self.lines is None:
+            return b""
+        return bytes(self.lines.data if last is None else self.lines.data[-last:])
 
 
-def read_pieces(
-    log: LogStream, cursor: duckdb.DuckDBPyConnection, position: int, first_line_no: int
-) -> Iterator[Piece]:
+def read_pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[Piece]:
     """The complete chunks from position on, then the provisional last line (maybe empty).
 
-    Staging runs on `cursor`, which only reads.  Each piece holds copies, so
-    the read buffer is reused for the next chunk.
+    A piece's lines point into the read buffer: use each before taking the next.
     """
     # A small append gets a small buffer: one byte more than is left, so
     # that reading it all is seen as the end without another read.
@@ -54,20 +51,15 @@ def read_pieces(
         view = memoryview(buffer)
         if cut:
             lines = split_lines(view[:cut], base_offset=position, first_line_no=line_no, complete=True)
-            yield Piece(
-                staged=stage_lines(cursor, lines),
-                size=cut,
-                lines=lines.count,
-                complete=True,
-                tail=bytes(view[max(0, cut - TAIL_BYTES) : cut]),
-            )
+            yield Piece(lines=lines, size=cut, complete=True)
             position += cut
             line_no += lines.count
         if at_end:
             rest = view[cut:got]
-            staged = Staged.nothing()
-            if rest:
-                lines = split_lines(rest, base_offset=position, first_line_no=line_no, complete=False)
-                staged = stage_lines(cursor, lines)
-            yield Piece(staged=staged, size=len(rest), lines=staged.lines, complete=False, tail=bytes(rest))
+            lines = (
+                split_lines(rest, base_offset=position, first_line_no=line_no, complete=False)
+                if rest
+                else None
+            )
+            yield Piece(lines=lines, size=len(rest), complete=False)
             return

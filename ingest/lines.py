@@ -78,11 +78,15 @@ def split_lines(data: memoryview, *, base_offset: int, first_line_no: int, compl
     before = np.maximum(ends - 1, 0)
     ends = ends - ((ends > starts) & (array[before] == CARRIAGE_RETURN))
     line_nos = np.arange(first_line_no, first_line_no + len(starts), dtype=np.int64)
-    lines = pa.LargeStringArray.from_buffers(len(starts), pa.py_buffer(bounds), pa.py_buffer(data))
+    lines = pa.Array.from_buffers(
+        pa.large_string(), len(starts), [None, pa.py_buffer(bounds), pa.py_buffer(data)]
+    )
     try:
         lines.validate(full=True)
         invalid: list[int] = []
-        table = pa.table({"line_no": line_nos, "byte_offset": starts + base_offset, "line": lines})
+        table = arrow_table(
+            line_no=int64_array(line_nos), byte_offset=int64_array(starts + base_offset), line=lines
+        )
     except pa.ArrowInvalid:
         table, invalid = _split_checking_each(data, starts, bounds, line_nos, base_offset)
     return Lines(
@@ -100,27 +104,44 @@ def _split_checking_each(
     data: memoryview, starts: np.ndarray, bounds: np.ndarray, line_nos: np.ndarray, base_offset: int
 ) -> tuple[pa.Table, list[int]]:
     """The careful path for a run that holds a line that is not valid UTF-8."""
-    keep_nos: list[int] = []
-    keep_offsets: list[int] = []
-    keep_lines: list[str] = []
+    keep: list[int] = []
     invalid: list[int] = []
-    for line_no, start, end in zip(line_nos.tolist(), starts.tolist(), bounds[1:].tolist()):
+    for index, (start, end) in enumerate(zip(starts.tolist(), bounds[1:].tolist())):
         try:
-            text = str(data[start:end], "utf-8")
+            str(data[start:end], "utf-8")
         except UnicodeDecodeError:
-            invalid.append(line_no)
+            invalid.append(int(line_nos[index]))
             continue
-        keep_nos.append(line_no)
-        keep_offsets.append(start + base_offset)
-        keep_lines.append(text)
-    table = pa.table(
-        {
-            "line_no": pa.array(keep_nos, pa.int64()),
-            "byte_offset": pa.array(keep_offsets, pa.int64()),
-            "line": pa.array(keep_lines, pa.large_string()),
-        }
+        keep.append(index)
+    kept = np.array(keep, dtype=np.int64)
+    table = arrow_table(
+        line_no=int64_array(line_nos[kept]),
+        byte_offset=int64_array(starts[kept] + base_offset),
+        line=bytes_array([bytes(data[starts[i] : bounds[i + 1]]) for i in keep], pa.large_string()),
     )
     return table, invalid
+
+
+# Arrow arrays built from buffers: pa.array() would import pandas to check its
+# input, which costs a third of a second in a process that has not yet.
+
+
+def int64_array(values: np.ndarray | list[int]) -> pa.Array:
+    """An int64 Arrow array."""
+    data = np.ascontiguousarray(values, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), len(data), [None, pa.py_buffer(data)])
+
+
+def bytes_array(values: list[bytes], kind: pa.DataType) -> pa.Array:
+    """A large_binary or large_string Arrow array of the given byte strings."""
+    offsets = np.zeros(len(values) + 1, dtype=np.int64)
+    np.cumsum([len(value) for value in values], out=offsets[1:])
+    return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(values))])
+
+
+def arrow_table(**columns: pa.Array) -> pa.Table:
+    """A table of the named arrays, in order."""
+    return pa.Table.from_arrays(list(columns.values()), names=list(columns))
 
 
 def lenient_suspects(lines: Lines) -> list[int]:

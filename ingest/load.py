@@ -1,9 +1,7 @@
-"""Storing one run of lines: stage (parse and type), then store and count the outcomes.
+"""Storing one run of lines: attempts, duplicates and rejected lines, and their counts.
 
-The SQL lives in load.sql under `-- name:` headers.  Staging writes nothing,
-so it can run on a second connection while the previous run commits;
-storing runs inside the caller's transaction, which also moves the read
-position.
+The SQL lives in load.sql under `-- name:` headers.  Nothing here commits:
+the caller's transaction holds the rows and the new read position.
 """
 
 from __future__ import annotations
@@ -15,22 +13,10 @@ from importlib import resources
 
 import duckdb
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from ingest.lines import Lines, lenient_suspects, readable
+from ingest.lines import Lines, arrow_table, bytes_array, int64_array, lenient_suspects, readable
 
 _NAME = re.compile(r"^-- name: (\w+)\s*$", re.MULTILINE)
-_STAGED_BATCH_ROWS = 16384  # DuckDB scans Arrow batches in parallel, one batch per task
-
-_REJECTED_SCHEMA = pa.schema(
-    [
-        ("line_no", pa.int64()),
-        ("byte_offset", pa.int64()),
-        ("raw", pa.binary()),
-        ("text", pa.large_string()),
-        ("reason", pa.string()),
-    ]
-)
 
 
 @cache
@@ -57,92 +43,58 @@ class Outcome:
     pending: int = 0
 
 
-@dataclass
-class Staged:
-    """A run of lines parsed and typed, not yet stored: it holds no reference to the read buffer."""
+def store_lines(
+    con: duckdb.DuckDBPyConnection, source_id: int, lines: Lines, *, provisional: bool
+) -> Outcome:
+    """Store a run of lines in the caller's transaction and say what each became.
 
-    lines: int  # physical lines, blank ones included
-    blank: int
-    objects: int  # JSON object lines: each an attempt or a duplicate
-    table: pa.Table | None  # the stage result; object lines have a NULL verdict
-    not_objects: pa.Table  # the lines that are not objects, as rejected_lines rows
-
-    @classmethod
-    def nothing(cls) -> Staged:
-        """No lines at all (an empty provisional last line)."""
-        return cls(0, 0, 0, None, _REJECTED_SCHEMA.empty_table())
-
-
-def stage_lines(cursor: duckdb.DuckDBPyConnection, lines: Lines) -> Staged:
-    """Parse and type every line of a run (DuckDB does the parsing, in bulk)."""
-    table = None
+    DuckDB parses every line once, in bulk, and stores the JSON objects;
+    only the lines it did not store (usually none) are looked at again.  A
+    provisional line (the last one, with no newline yet) that is not a JSON
+    object is pending instead of rejected: a writer may be mid-line.
+    """
+    stored = duplicates = 0
     verdicts: list[tuple[int, str]] = []
     if lines.table.num_rows:
-        cursor.register("lane_chunk", lines.table)
+        where = {"source_id": source_id, "first_line": lines.first_line_no}
+        con.register("lane_chunk", lines.table)
         try:
-            relation = cursor.sql(statements()["stage"], params={"suspects": lenient_suspects(lines)})
-            table = relation.to_arrow_table(_STAGED_BATCH_ROWS)
+            params = {
+                "source_id": source_id,
+                "provisional": provisional,
+                "suspects": lenient_suspects(lines),
+            }
+            stored = run(con, "insert_attempts", params)[0][0]
+            if stored < lines.table.num_rows:
+                verdicts = run(con, "verdicts", where)
+            if stored:
+                duplicates = run(con, "delete_duplicates", where)[0][0]
         finally:
-            cursor.unregister("lane_chunk")
-        flagged = table.filter(pc.is_valid(table["verdict"])).select(["line_no", "verdict"])
-        verdicts = list(zip(flagged["line_no"].to_pylist(), flagged["verdict"].to_pylist()))
+            con.unregister("lane_chunk")
     blank = sum(1 for _line_no, verdict in verdicts if verdict == "blank")
     rows = [(n, verdict) for n, verdict in verdicts if verdict != "blank"]
     rows += [(line_no, "invalid_utf8") for line_no in lines.invalid_utf8]
-    return Staged(
-        lines=lines.count,
-        blank=blank,
-        objects=(table.num_rows if table is not None else 0) - len(verdicts),
-        table=table,
-        not_objects=_rejected_rows(lines, sorted(rows)),
-    )
-
-
-def store_staged(
-    con: duckdb.DuckDBPyConnection, source_id: int, staged: Staged, *, provisional: bool
-) -> Outcome:
-    """Store a staged run in the caller's transaction: attempts, duplicates, rejected lines.
-
-    A provisional line (the last one, with no newline yet) that is not a JSON
-    object is pending instead of rejected: a writer may be mid-line.
-    """
-    added = 0
-    if staged.objects:
-        con.register("lane_staged", staged.table)
-        try:
-            params = {"source_id": source_id, "provisional": provisional}
-            added = run(con, "insert_attempts", params)[0][0]
-        finally:
-            con.unregister("lane_staged")
-    not_objects = staged.not_objects.num_rows
-    if not_objects and not provisional:
-        con.register("lane_rejected", staged.not_objects)
+    if rows and not provisional:
+        con.register("lane_rejected", _rejected_rows(lines, sorted(rows)))
         try:
             run(con, "insert_rejected", {"source_id": source_id})
         finally:
             con.unregister("lane_rejected")
-    outcome = Outcome(
-        lines=staged.lines - staged.blank,
-        attempts=added,
-        duplicates=staged.objects - added,
-    )
+    outcome = Outcome(lines=lines.count - blank, attempts=stored - duplicates, duplicates=duplicates)
     if provisional:
-        outcome.pending = not_objects
+        outcome.pending = len(rows)
     else:
-        outcome.rejected = not_objects
+        outcome.rejected = len(rows)
     return outcome
 
 
 def _rejected_rows(lines: Lines, rows: list[tuple[int, str]]) -> pa.Table:
     """rejected_lines rows (without source_id) for the lines that are not JSON objects."""
     raws = [lines.raw(line_no) for line_no, _reason in rows]
-    return pa.table(
-        [
-            pa.array([line_no for line_no, _reason in rows], pa.int64()),
-            pa.array([lines.offset(line_no) for line_no, _reason in rows], pa.int64()),
-            pa.array(raws, pa.binary()),
-            pa.array([readable(raw) for raw in raws], pa.large_string()),
-            pa.array([reason for _line_no, reason in rows], pa.string()),
-        ],
-        schema=_REJECTED_SCHEMA,
+    return arrow_table(
+        line_no=int64_array([line_no for line_no, _reason in rows]),
+        byte_offset=int64_array([lines.offset(line_no) for line_no, _reason in rows]),
+        raw=bytes_array(raws, pa.large_binary()),
+        text=bytes_array([readable(raw).encode() for raw in raws], pa.large_string()),
+        reason=bytes_array([reason.encode() for _line_no, reason in rows], pa.large_string()),
     )

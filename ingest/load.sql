@@ -1,20 +1,17 @@
--- Statements that store one run of lines.  `stage` reads the registered Arrow
--- table lane_chunk(line_no, byte_offset, line) (the lines that are valid
--- UTF-8, terminator kept) and writes nothing: it may run on a second
--- connection while the previous run commits.  Its result, registered as
--- lane_staged, is stored by the other statements inside the caller's
--- transaction.
+-- Statements that store one run of lines, inside the caller's transaction.
+-- lane_chunk(line_no, byte_offset, line) is a registered Arrow table: the
+-- run's lines that are valid UTF-8, each with its terminator (JSON ignores it).
 
--- name: stage
--- Each line parsed once: a line that is a JSON object (RFC 8259) gets its
--- fields (v) and every typed column; any other line gets v NULL.  A line not
--- starting with "{" (after JSON whitespace) is no object, and try() turns a
--- malformed one into NULL.  The $suspects (lines.lenient_suspects) need the
--- RFC 8259 check first: DuckDB alone would take NaN, Infinity and trailing
--- commas (see json_valid_rfc).
--- Fields are read as JSON text (null as NULL); the macros of schema.sql type them.
--- verdict says why a line is no object (NULL for objects).
-WITH parsed AS (
+-- name: insert_attempts
+-- Every line that is a JSON object (RFC 8259) becomes an attempt, parsed once:
+-- one json_transform reads every field as JSON text (null as NULL), and the
+-- macros of schema.sql type them.  A line not starting with "{" (after JSON
+-- whitespace) is no object, and try() turns a malformed one into NULL.  The
+-- $suspects (lines.lenient_suspects) are checked by RFC 8259 first: DuckDB
+-- alone would take NaN, Infinity and trailing commas (see json_valid_rfc).
+-- Duplicates are stored here too, and removed by delete_duplicates.
+INSERT INTO attempts BY NAME
+WITH parsed AS MATERIALIZED (
     SELECT line_no, byte_offset, line,
            CASE WHEN NOT (starts_with(line, '{') OR regexp_matches(line, '^[ \t\r]+\{')) THEN NULL
                 WHEN list_contains(CAST($suspects AS BIGINT[]), line_no) AND NOT json_valid_rfc(line)
@@ -29,26 +26,47 @@ WITH parsed AS (
     FROM lane_chunk
 ), typed AS (
     SELECT *,
-           nullif(json_str(v.attempt_id), '') AS attempt_id,
            lane_ts(json_str(v.ts), json_num(v.ts)) AS ts,
            json_str(v.probe) AS probe,
            py_truthy(v.quarantine) AS quarantined,
-           py_truthy(v.merge_credit) AS has_credit
+           py_truthy(v.merge_credit) AS has_credit,
+           -- The kind of each field from its first byte, as json_kind reads it:
+           -- 34 ", 91 [, 123 {, 116 t, 102 f; JSON null is SQL NULL here and
+           -- never an anomaly.
+           [
+               CASE WHEN ord(CAST(v.attempt_id AS VARCHAR)) <> 34 THEN 'attempt_id' END,
+               CASE WHEN ord(CAST(v.ts AS VARCHAR)) IN (91, 123, 116, 102) THEN 'ts' END,
+               CASE WHEN ord(CAST(v.repo AS VARCHAR)) <> 34 THEN 'repo' END,
+               CASE WHEN ord(CAST(v.head AS VARCHAR)) <> 34 THEN 'head' END,
+               CASE WHEN ord(CAST(v.producer AS VARCHAR)) <> 34 THEN 'producer' END,
+               CASE WHEN ord(CAST(v.probe AS VARCHAR)) <> 34 THEN 'probe' END,
+               CASE WHEN ord(CAST(v.lane AS VARCHAR)) <> 34 THEN 'lane' END,
+               CASE WHEN ord(CAST(v.model_call_allowed AS VARCHAR)) NOT IN (116, 102)
+                   THEN 'model_call_allowed' END,
+               CASE WHEN ord(CAST(v.quarantine AS VARCHAR)) <> 91 THEN 'quarantine' END,
+               CASE WHEN ord(CAST(v.merge_credit AS VARCHAR)) IN (34, 91, 123, 116, 102)
+                   THEN 'merge_credit' END,
+               CASE WHEN ord(CAST(v.units AS VARCHAR)) IN (34, 91, 123, 116, 102) THEN 'units' END,
+               CASE WHEN ord(CAST(v.budget_cap AS VARCHAR)) IN (34, 91, 123, 116, 102)
+                   THEN 'budget_cap' END,
+               CASE WHEN ord(CAST(v.properties AS VARCHAR)) <> 91 THEN 'properties' END,
+               CASE WHEN ord(CAST(v.reasons AS VARCHAR)) <> 91 THEN 'reasons' END,
+               CASE WHEN ord(CAST(v.expired_freezes AS VARCHAR)) <> 91 THEN 'expired_freezes' END,
+               CASE WHEN ord(CAST(v.results AS VARCHAR)) <> 123 THEN 'results' END
+           ] AS kinds_off
     FROM parsed
+    WHERE v IS NOT NULL
 )
 SELECT
+    CAST($source_id AS INTEGER) AS source_id,
     line_no,
     byte_offset,
-    CASE WHEN v IS NULL THEN
-        CASE WHEN json_valid_rfc(line) THEN 'not_an_object'
-             WHEN regexp_full_match(line, '[ \t\r\n]*') THEN 'blank'
-             ELSE 'invalid_json' END
-    END AS verdict,
     CASE WHEN suffix(line, E'\r\n') THEN replace(line, E'\r\n', '')
          WHEN suffix(line, E'\n') THEN replace(line, E'\n', '')
          WHEN suffix(line, E'\r') THEN left(line, -1)
          ELSE line END AS raw,
-    attempt_id,
+    CAST($provisional AS BOOLEAN) AS provisional,
+    nullif(json_str(v.attempt_id), '') AS attempt_id,
     ts,
     lane_week(ts) AS week,
     json_str(v.repo) AS repo,
@@ -68,64 +86,42 @@ SELECT
     json_str_list(v.quarantine) AS quarantine,
     json_str_list(v.reasons) AS reasons,
     json_str_list(v.expired_freezes) AS expired_freezes,
-    CASE WHEN json_kind(v.results) = 'object' THEN v.results END AS results,
-    -- Expected kinds (JSON null is never an anomaly); the list is built only
-    -- for the rare line that has one.
-    CASE WHEN json_kind(v.attempt_id) NOT IN ('string', 'null')
-           OR json_kind(v.ts) NOT IN ('string', 'number', 'null')
-           OR json_kind(v.repo) NOT IN ('string', 'null')
-           OR json_kind(v.head) NOT IN ('string', 'null')
-           OR json_kind(v.producer) NOT IN ('string', 'null')
-           OR json_kind(v.probe) NOT IN ('string', 'null')
-           OR json_kind(v.lane) NOT IN ('string', 'null')
-           OR json_kind(v.model_call_allowed) NOT IN ('boolean', 'null')
-           OR json_kind(v.quarantine) NOT IN ('list', 'null')
-           OR json_kind(v.merge_credit) NOT IN ('number', 'null')
-           OR json_kind(v.units) NOT IN ('number', 'null')
-           OR json_kind(v.budget_cap) NOT IN ('number', 'null')
-           OR json_kind(v.properties) NOT IN ('list', 'null')
-           OR json_kind(v.reasons) NOT IN ('list', 'null')
-           OR json_kind(v.expired_freezes) NOT IN ('list', 'null')
-           OR json_kind(v.results) NOT IN ('object', 'null')
-    THEN list_filter([
-        CASE WHEN json_kind(v.attempt_id) NOT IN ('string', 'null') THEN 'attempt_id' END,
-        CASE WHEN json_kind(v.ts) NOT IN ('string', 'number', 'null') THEN 'ts' END,
-        CASE WHEN json_kind(v.repo) NOT IN ('string', 'null') THEN 'repo' END,
-        CASE WHEN json_kind(v.head) NOT IN ('string', 'null') THEN 'head' END,
-        CASE WHEN json_kind(v.producer) NOT IN ('string', 'null') THEN 'producer' END,
-        CASE WHEN json_kind(v.probe) NOT IN ('string', 'null') THEN 'probe' END,
-        CASE WHEN json_kind(v.lane) NOT IN ('string', 'null') THEN 'lane' END,
-        CASE WHEN json_kind(v.model_call_allowed) NOT IN ('boolean', 'null') THEN 'model_call_allowed' END,
-        CASE WHEN json_kind(v.quarantine) NOT IN ('list', 'null') THEN 'quarantine' END,
-        CASE WHEN json_kind(v.merge_credit) NOT IN ('number', 'null') THEN 'merge_credit' END,
-        CASE WHEN json_kind(v.units) NOT IN ('number', 'null') THEN 'units' END,
-        CASE WHEN json_kind(v.budget_cap) NOT IN ('number', 'null') THEN 'budget_cap' END,
-        CASE WHEN json_kind(v.properties) NOT IN ('list', 'null') THEN 'properties' END,
-        CASE WHEN json_kind(v.reasons) NOT IN ('list', 'null') THEN 'reasons' END,
-        CASE WHEN json_kind(v.expired_freezes) NOT IN ('list', 'null') THEN 'expired_freezes' END,
-        CASE WHEN json_kind(v.results) NOT IN ('object', 'null') THEN 'results' END
-    ], lambda name: name IS NOT NULL)
-    ELSE [] END AS type_anomalies
+    CASE WHEN ord(CAST(v.results AS VARCHAR)) = 123 THEN v.results END AS results,
+    list_filter(kinds_off, lambda name: name IS NOT NULL) AS type_anomalies
 FROM typed;
 
--- name: insert_attempts
--- Every JSON object line becomes an attempt, unless its non-empty string
--- attempt_id is already stored or appears on an earlier line of this run
--- (a duplicate).  An id already stored matches in the anti join and is
--- dropped; a NULL id matches nothing and stays, one group per line.
-INSERT INTO attempts BY NAME
-WITH firsts AS (
-    SELECT min(s.line_no) AS line_no
-    FROM lane_staged AS s
-    ANTI JOIN attempts AS a ON a.attempt_id = s.attempt_id
-    WHERE s.verdict IS NULL
-    GROUP BY s.attempt_id, CASE WHEN s.attempt_id IS NULL THEN s.line_no END
-)
-SELECT CAST($source_id AS INTEGER) AS source_id,
-       CAST($provisional AS BOOLEAN) AS provisional,
-       s.* EXCLUDE (verdict)
-FROM lane_staged AS s
-SEMI JOIN firsts AS f ON f.line_no = s.line_no;
+-- name: verdicts
+-- Why each line of lane_chunk that insert_attempts did not store is no JSON object.
+SELECT c.line_no,
+       CASE WHEN json_valid_rfc(c.line) THEN 'not_an_object'
+            WHEN regexp_full_match(c.line, '[ \t\r\n]*') THEN 'blank'
+            ELSE 'invalid_json' END AS verdict
+FROM lane_chunk AS c
+ANTI JOIN (
+    SELECT line_no FROM attempts WHERE source_id = $source_id AND line_no >= $first_line
+) AS stored ON stored.line_no = c.line_no
+ORDER BY c.line_no;
+
+-- name: delete_duplicates
+-- A duplicate is an attempt of this run whose non-empty string attempt_id an
+-- earlier attempt has: one stored before this run (of any log), or one of
+-- this run on an earlier line.  Removed in the transaction that stored it,
+-- so it is never seen; a NULL attempt_id matches nothing.
+DELETE FROM attempts WHERE rowid IN (
+    WITH run AS (
+        SELECT rowid AS row_id, line_no, attempt_id FROM attempts
+        WHERE source_id = $source_id AND line_no >= $first_line AND attempt_id IS NOT NULL
+    ), stored_before AS (
+        SELECT DISTINCT attempt_id FROM attempts
+        WHERE attempt_id IN (SELECT attempt_id FROM run)
+          AND NOT (source_id = $source_id AND line_no >= $first_line)
+    ), firsts AS (
+        SELECT attempt_id, min(line_no) AS first_line FROM run GROUP BY attempt_id
+    )
+    SELECT r.row_id FROM run AS r JOIN firsts AS f ON f.attempt_id = r.attempt_id
+    WHERE r.line_no > f.first_line
+       OR r.attempt_id IN (SELECT attempt_id FROM stored_before)
+);
 
 -- name: insert_rejected
 INSERT INTO rejected_lines BY NAME

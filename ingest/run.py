@@ -17,9 +17,8 @@ import duckdb
 
 from ingest.chunks import Piece, read_pieces
 from ingest.identity import TAIL_BYTES, Resume, digest, locate
-from ingest.load import Outcome, run, store_staged
+from ingest.load import Outcome, run, store_lines
 from ingest.logfile import LogStream, bytes_log, expand_paths, open_log
-from ingest.prefetch import prefetched
 from lanelog.errors import IngestError
 
 Progress = Callable[[int], None]
@@ -155,17 +154,11 @@ def _ingest_log(
         tail=resume.tail,
         stale_provisional=resume.has_provisional,
     )
-    # The next chunk is staged on a second connection while this one commits.
-    stager = con.cursor()
-    try:
-        pieces = read_pieces(log, stager, source.position, source.lines_read + 1)
-        for piece in prefetched(pieces):
-            if piece.size or source.stale_provisional:
-                _commit(con, source, summary, piece)
-            if progress and piece.size:
-                progress(piece.size)
-    finally:
-        stager.close()
+    for piece in read_pieces(log, source.position, source.lines_read + 1):
+        if piece.size or source.stale_provisional:
+            _commit(con, source, summary, piece)
+        if progress and piece.size:
+            progress(piece.size)
 
 
 def _commit(con: duckdb.DuckDBPyConnection, source: _Source, summary: IngestSummary, piece: Piece) -> None:
@@ -181,15 +174,17 @@ def _commit(con: duckdb.DuckDBPyConnection, source: _Source, summary: IngestSumm
             run(con, "delete_provisional", {"source_id": source.source_id})
         if source.source_id is None:
             source.source_id = run(con, "new_source", {"path": source.log.name, "now": _now()})[0][0]
-        outcome = store_staged(con, source.source_id, piece.staged, provisional=not piece.complete)
+        outcome = Outcome()
+        if piece.lines is not None:
+            outcome = store_lines(con, source.source_id, piece.lines, provisional=not piece.complete)
         if piece.complete:
             source.position += piece.size
-            source.lines_read += piece.lines
+            source.lines_read += piece.lines.count
             source.duplicates += outcome.duplicates
-            source.tail = (source.tail + piece.tail)[-TAIL_BYTES:]
+            source.tail = (source.tail + piece.data(TAIL_BYTES))[-TAIL_BYTES:]
             params = source.params(bytes_seen=source.position, seen=b"")
         else:
-            params = source.params(bytes_seen=source.position + piece.size, seen=piece.tail)
+            params = source.params(bytes_seen=source.position + piece.size, seen=piece.data())
         run(con, "update_source", params)
         con.execute("COMMIT")
     except BaseException:
@@ -200,6 +195,10 @@ def _commit(con: duckdb.DuckDBPyConnection, source: _Source, summary: IngestSumm
 
 
 def _record_run(con: duckdb.DuckDBPyConnection, summary: IngestSummary, started: datetime) -> None:
+    """One ingest_runs row for a run that read something or failed to; a run
+    that found nothing new writes nothing, so it costs almost nothing."""
+    if not (summary.lines_read or summary.errors):
+        return
     run(
         con,
         "record_run",

@@ -193,10 +193,11 @@ def test_an_empty_file_is_read_and_stores_nothing(file_db, tmp_path: Path) -> No
     assert counts(ingest_paths(file_db, [log])) == (1, 1, 0, 0, 0)
 
 
-def test_each_run_is_recorded(file_db, tmp_path: Path) -> None:
+def test_runs_that_read_something_are_recorded(file_db, tmp_path: Path) -> None:
     log = write(tmp_path / "lane.jsonl", router_lines(0, 2) + b"oops\n")
     ingest_paths(file_db, [log])
-    ingest_paths(file_db, [log])
+    ingest_paths(file_db, [log])  # nothing new: nothing written at all
+    ingest_paths(file_db, [log, tmp_path / "missing.jsonl"])  # an error is worth a row
     assert file_db.execute(
         "SELECT run_id, files, lines_read, attempts_added, duplicates, rejected, pending,"
         " finished_at >= started_at FROM ingest_runs ORDER BY run_id"
