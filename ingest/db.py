@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
@@ -25,6 +27,9 @@ DEFAULT_DB_NAME = "lanelog.duckdb"
 _FIRST_RETRY_S = 0.02
 _MAX_RETRY_S = 0.5
 _HOLDER = re.compile(r"Conflicting lock is held in (?P<program>.*?) \(PID (?P<pid>\d+)\)")
+_SIZE = re.compile(r"([\d.]+)\s*([KMGT]i?B|B|bytes)")
+_UNITS = {"B": 1, "bytes": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
+          "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 
 
 def default_db_path() -> Path:
@@ -146,3 +151,27 @@ def _check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
             f"uses version {SCHEMA_VERSION}: move the file aside and ingest the logs again "
             "into a new database (the logs themselves are the source of truth)"
         )
+
+
+@contextmanager
+def capped_memory(con: duckdb.DuckDBPyConnection, limit: str) -> Iterator[None]:
+    """Hold DuckDB's memory limit at `limit` (unless already lower), then put it back.
+
+    By default DuckDB may use most of the machine's memory, much of it as a
+    cache of the file's blocks; a bulk ingest keeps its footprint bounded.
+    """
+    before = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+    if _size_bytes(before) <= _size_bytes(limit):
+        yield
+        return
+    con.execute("SET memory_limit = $limit", {"limit": limit})
+    try:
+        yield
+    finally:
+        con.execute("SET memory_limit = $limit", {"limit": before})
+
+
+def _size_bytes(text: str) -> float:
+    """Bytes in a DuckDB size such as '18.8 GiB' or '400MB' (unreadable: unlimited)."""
+    match = _SIZE.fullmatch(text.strip())
+    return float(match[1]) * _UNITS[match[2]] if match else float("inf")

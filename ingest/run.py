@@ -16,12 +16,17 @@ from pathlib import Path
 import duckdb
 
 from ingest.chunks import Piece, read_pieces
+from ingest.db import capped_memory
 from ingest.identity import TAIL_BYTES, Resume, digest, locate
 from ingest.load import Outcome, run, store_lines
 from ingest.logfile import LogStream, bytes_log, expand_paths, open_log
 from lanelog.errors import IngestError
 
 Progress = Callable[[int], None]
+
+# DuckDB's share of a run's memory: with the chunk and Python around it, a run
+# of any size stays under 512 MB.
+MEMORY_LIMIT = "400MB"
 
 
 @dataclass
@@ -78,15 +83,16 @@ def ingest_paths(
     """
     summary = IngestSummary()
     started = _now()
-    for item in expand_paths([Path(p) for p in paths]):
-        if isinstance(item, IngestError):
-            summary.errors.append(item.message)
-            continue
-        try:
-            with open_log(item) as log:
-                _ingest_log(con, log, summary, progress)
-        except IngestError as exc:
-            summary.errors.append(exc.message)
+    with capped_memory(con, MEMORY_LIMIT):
+        for item in expand_paths([Path(p) for p in paths]):
+            if isinstance(item, IngestError):
+                summary.errors.append(item.message)
+                continue
+            try:
+                with open_log(item) as log:
+                    _ingest_log(con, log, summary, progress)
+            except IngestError as exc:
+                summary.errors.append(exc.message)
     _record_run(con, summary, started)
     return summary
 
@@ -96,7 +102,7 @@ def ingest_bytes(con: duckdb.DuckDBPyConnection, name: str, data: bytes) -> Inge
     summary = IngestSummary()
     started = _now()
     try:
-        with bytes_log(name, data) as log:
+        with capped_memory(con, MEMORY_LIMIT), bytes_log(name, data) as log:
             _ingest_log(con, log, summary, None)
     except IngestError as exc:
         summary.errors.append(exc.message)

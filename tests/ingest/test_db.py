@@ -152,3 +152,24 @@ def test_readers_share_the_file(db: Path, holders) -> None:
     con = open_db(db, read_only=True, wait=0)
     assert con.execute("SELECT count(*) FROM attempts").fetchall() == [(0,)]
     con.close()
+
+
+def test_ingest_caps_duckdbs_memory_while_it_runs_then_puts_it_back(db: Path, tmp_path: Path) -> None:
+    log = tmp_path / "lane.jsonl"
+    log.write_text('{"attempt_id": "a1"}\n')
+    con = open_db(db)
+    con.execute("SET memory_limit = '2GB'")
+    seen: list[str] = []
+    ingest_paths(con, [log], progress=lambda n: seen.extend(
+        row[0] for row in con.execute("SELECT current_setting('memory_limit')").fetchall()
+    ))
+    assert seen == ["381.4 MiB"]  # 400 MB, as DuckDB shows it
+    # Put back as DuckDB shows it, to its one decimal: 2 GB shows as 1.8 GiB.
+    ((after,),) = con.execute("SELECT current_setting('memory_limit')").fetchall()
+    assert after.endswith(" GiB") and 1.7 <= float(after.split()[0]) <= 1.8
+    con.execute("SET memory_limit = '100MB'")  # a lower limit is left alone
+    log.write_text('{"attempt_id": "a1"}\n{"attempt_id": "a2"}\n')
+    seen.clear()
+    ingest_paths(con, [log])
+    assert con.execute("SELECT current_setting('memory_limit')").fetchall() == [("95.3 MiB",)]
+    con.close()

@@ -204,9 +204,11 @@ def test_runs_that_read_something_are_recorded(file_db, tmp_path: Path) -> None:
     ).fetchall() == [(1, 1, 3, 2, 0, 1, 0, True), (2, 1, 0, 0, 0, 0, 0, True)]
 
 
-@pytest.mark.parametrize("chunk_bytes", [1, 7, 64, 300])
+@pytest.mark.parametrize(
+    ("chunk_bytes", "row_group_lines"), [(1, 1000), (7, 1000), (64, 1000), (300, 1000), (4096, 1), (4096, 3)]
+)
 def test_chunk_size_does_not_change_what_is_stored(
-    file_db, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk_bytes: int
+    file_db, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk_bytes: int, row_group_lines: int
 ) -> None:
     data = (
         b"\xef\xbb\xbf" + router_lines(0, 3) + b"\n[1]\n\xff\n" + line(pad="y" * 500)
@@ -215,6 +217,7 @@ def test_chunk_size_does_not_change_what_is_stored(
     reference = ingest.open_memory()
     ingest.ingest_bytes(reference, "lane.jsonl", data)
     monkeypatch.setattr(ingest.chunks, "CHUNK_BYTES", chunk_bytes)
+    monkeypatch.setattr(ingest.chunks, "ROW_GROUP_LINES", row_group_lines)
     log = write(tmp_path / "lane.jsonl", data)
     assert counts(ingest_paths(file_db, [log])) == (9, 4, 2, 2, 1)
     assert stored(file_db) == stored(reference)
