@@ -26,7 +26,7 @@ Progress = Callable[[int], None]
 
 # DuckDB's share of a run's memory: with the chunk and Python around it, a run
 # of any size stays under 512 MB.
-MEMORY_LIMIT = "400MB"
+MEMORY_LIMIT = "320MB"
 
 
 @dataclass
