@@ -21,7 +21,7 @@ import duckdb
 from lanelog import __version__
 from lanelog.errors import DatabaseLocked, IngestError, SchemaMismatch
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 DEFAULT_DB_NAME = "lanelog.duckdb"
 
 _FIRST_RETRY_S = 0.02

@@ -1,8 +1,8 @@
 """Ingest runs: read each log from where the last run stopped, one transaction per chunk.
 
 Rows and the read position commit together, so a run killed at any moment
-leaves every line stored exactly once after the next run.  Write
-transactions stay short (one chunk each), so a waiting reader gets in soon.
+leaves every line stored exactly once after the next run, and loses at most
+the chunk it was storing.
 """
 
 from __future__ import annotations
@@ -61,7 +61,8 @@ class IngestSummary:
             f"{self.duplicates} duplicates, {self.rejected} rejected, {self.pending} pending"
         )
 
-    def _count(self, outcome: Outcome) -> None:
+    def add(self, outcome: Outcome) -> None:
+        """Count what one transaction's lines became."""
         self.lines_read += outcome.lines
         self.attempts_added += outcome.attempts
         self.duplicates += outcome.duplicates
@@ -197,7 +198,7 @@ def _commit(con: duckdb.DuckDBPyConnection, source: _Source, summary: IngestSumm
         con.execute("ROLLBACK")
         raise
     source.stale_provisional = False
-    summary._count(outcome)
+    summary.add(outcome)
 
 
 def _record_run(con: duckdb.DuckDBPyConnection, summary: IngestSummary, started: datetime) -> None:

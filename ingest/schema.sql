@@ -82,8 +82,9 @@ CREATE TABLE IF NOT EXISTS ingest_runs (
     pending BIGINT NOT NULL
 );
 
--- Macros over one JSON value as json_extract writes it (minified text, NULL when
--- the key is absent).  The seed's truthiness, the ts reading and the week
+-- Macros over one JSON value as json_extract or json_transform write it
+-- (minified text; NULL when the key is absent, and json_transform gives NULL
+-- for a JSON null too).  The seed's truthiness, the ts reading and the week
 -- bucketing live here and nowhere else; ingest computes the typed columns of
 -- `attempts` with them.  They are kept small: a macro is expanded wherever it
 -- is used, so every extra node is paid on every line.
