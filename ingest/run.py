@@ -82,6 +82,7 @@ def ingest_paths(
     ingested.  `progress`, when given, is called with the number of bytes
     each committed chunk covered.
     """
+    _require_writable(con)
     summary = IngestSummary()
     started = _now()
     with capped_memory(con, MEMORY_LIMIT):
@@ -100,6 +101,7 @@ def ingest_paths(
 
 def ingest_bytes(con: duckdb.DuckDBPyConnection, name: str, data: bytes) -> IngestSummary:
     """Ingest one uploaded log held in memory, by the same rules as a file."""
+    _require_writable(con)
     summary = IngestSummary()
     started = _now()
     try:
@@ -141,7 +143,30 @@ class _Source:
         }
 
 
+def _require_writable(con: duckdb.DuckDBPyConnection) -> None:
+    rows = con.execute(
+        "SELECT database_name, readonly FROM duckdb_databases() WHERE database_name = current_database()"
+    ).fetchall()
+    if rows and rows[0][1]:
+        raise IngestError(
+            f"the database {rows[0][0]} is open read-only: ingest needs open_db(path) without read_only"
+        )
+
+
 def _ingest_log(
+    con: duckdb.DuckDBPyConnection,
+    log: LogStream,
+    summary: IngestSummary,
+    progress: Progress | None,
+) -> None:
+    """Ingest one log; a database failure is reported as this log's error."""
+    try:
+        _ingest_log_unguarded(con, log, summary, progress)
+    except duckdb.Error as exc:
+        raise IngestError(f"{log.name}: the database could not store it ({exc})") from exc
+
+
+def _ingest_log_unguarded(
     con: duckdb.DuckDBPyConnection,
     log: LogStream,
     summary: IngestSummary,

@@ -173,3 +173,15 @@ def test_ingest_caps_duckdbs_memory_while_it_runs_then_puts_it_back(db: Path, tm
     ingest_paths(con, [log])
     assert con.execute("SELECT current_setting('memory_limit')").fetchall() == [("95.3 MiB",)]
     con.close()
+
+
+def test_ingest_refuses_a_read_only_connection(db: Path, tmp_path: Path) -> None:
+    log = tmp_path / "lane.jsonl"
+    log.write_text('{"attempt_id": "a1"}\n')
+    con = open_db(db, read_only=True)
+    with pytest.raises(IngestError) as caught:
+        ingest_paths(con, [log])
+    assert caught.value.message == (
+        "the database lanelog is open read-only: ingest needs open_db(path) without read_only"
+    )
+    con.close()

@@ -57,6 +57,7 @@ def test_every_non_blank_line_ends_in_exactly_one_outcome(data: bytes) -> None:
     stored_attempts, stored_rejected = stored(con)
     con.close()
     lines, added, duplicates, rejected, pending = counts(summary)
+    assert summary.errors == []
     assert lines == non_blank_lines(data)
     assert lines == added + duplicates + rejected + pending
     assert (len(stored_attempts), len(stored_rejected)) == (added, rejected)
