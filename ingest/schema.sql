@@ -49,7 +49,7 @@ CREATE TABLE IF NOT EXISTS attempts (
     quarantined BOOLEAN NOT NULL,       -- truthy quarantine
     has_credit BOOLEAN NOT NULL,        -- truthy merge_credit
     credit_bug BOOLEAN NOT NULL,        -- has_credit AND quarantined
-    merge_credit VARCHAR,               -- JSON text of merge_credit; NULL when absent
+    merge_credit VARCHAR,               -- JSON text of merge_credit; NULL when absent or null
     units DOUBLE,                       -- when a JSON number
     budget_cap DOUBLE,                  -- when a JSON number
     properties VARCHAR[],               -- list elements (strings as they are, null as NULL, others as JSON text); NULL unless a list
