@@ -57,6 +57,8 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--warmup", type=int, help="warm-up runs per case")
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "bench" / "out", help="scratch folder")
     parser.add_argument("--results", type=Path, help="where to write the results JSON")
+    parser.add_argument("--show", type=Path, metavar="RESULTS_JSON",
+                        help="print an earlier run's table as Markdown and exit (runs nothing)")
     return parser.parse_args(argv)
 
 
@@ -74,6 +76,9 @@ def _log(message: str) -> None:
 def main(argv: list[str]) -> int:
     """Run every case and write the results; the exit code says whether the harness worked."""
     args = _arguments(argv)
+    if args.show is not None:
+        print(table.report_markdown(json.loads(args.show.read_text())), end="")
+        return 0
     sizes = _sizes(args)
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -139,8 +144,7 @@ def main(argv: list[str]) -> int:
     }
     results_path.parent.mkdir(parents=True, exist_ok=True)
     results_path.write_text(json.dumps(results, indent=2) + "\n")
-    (out / "results.md").write_text(f"{table.markdown(rows)}\n\nMachine: {table.machine_line(results['machine'])}; "
-                                    f"commit {table.source_line(source)}; the run took {results['duration_s']:.0f} s.\n")
+    (out / "results.md").write_text(table.report_markdown(results))
     if args.quick:
         print("quick mode: small sizes check the harness; met/short here says nothing about the targets\n")
     print(table.text(rows))

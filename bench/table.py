@@ -118,7 +118,10 @@ def _seconds(value: float | None) -> str:
 
 def _cells(row: dict[str, Any]) -> list[str]:
     ratio = row["ratio"]
-    ratio_text = "-" if ratio is None or ratio["value"] is None else f"{ratio['value']:.2f}x {ratio['of']}"
+    ratio_text = "-"
+    if ratio is not None and ratio["value"] is not None:
+        digits = 2 if ratio["value"] >= 0.1 else 3  # an incremental run is a small fraction of a full one
+        ratio_text = f"{ratio['value']:.{digits}f}x {ratio['of']}"
     target_text = "; ".join(t["target"] for t in row["targets"]) or NO_TARGET.get(row["id"], "-")
     peak = "-" if row["peak_rss_mb"] is None else f"{row['peak_rss_mb']:.0f} MB"
     return [row["case"], _seconds(row["median_s"]), _seconds(row["min_s"]), _seconds(row["max_s"]),
@@ -133,6 +136,12 @@ def markdown(table: list[dict[str, Any]]) -> str:
     lines = ["| " + " | ".join(HEADER) + " |", "|" + "|".join(["---"] + ["--:"] * 5 + ["---", "---"]) + "|"]
     lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in _cells(row)) + " |" for row in table]
     return "\n".join(lines)
+
+
+def report_markdown(results: dict[str, Any]) -> str:
+    """A results file's table, machine and commit, as the README quotes them."""
+    return (f"{markdown(results['rows'])}\n\nMachine: {machine_line(results['machine'])}; "
+            f"commit {source_line(results['source'])}; the run took {results['duration_s']:.0f} s.\n")
 
 
 def machine_line(machine: dict[str, Any]) -> str:

@@ -32,7 +32,7 @@ WITH_TARGET = {"ingest.lanelog", "ingest.seed", "incremental.unchanged", "increm
 
 
 @pytest.fixture(scope="module")
-def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, str]:
+def results_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     scratch = tmp_path_factory.mktemp("bench")
     results = scratch / "results.json"
     done = subprocess.run(
@@ -40,7 +40,13 @@ def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, str]:
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=600,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    return json.loads(results.read_text()), done.stdout
+    return results, done.stdout
+
+
+@pytest.fixture(scope="module")
+def quick_run(results_file: tuple[Path, str]) -> tuple[dict, str]:
+    results, stdout = results_file
+    return json.loads(results.read_text()), stdout
 
 
 def test_every_case_ran(quick_run: tuple[dict, str]) -> None:
@@ -99,6 +105,18 @@ def test_the_printed_table_has_every_row(quick_run: tuple[dict, str]) -> None:
                                               "target", "result"]
     for row in results["rows"]:
         assert row["case"] in stdout
+
+
+def test_show_prints_an_earlier_runs_markdown_table(results_file: tuple[Path, str]) -> None:
+    results, _ = results_file
+    shown = subprocess.run([sys.executable, "-m", "bench", "--show", str(results)],
+                           cwd=REPO_ROOT, capture_output=True, text=True, timeout=60, check=True).stdout
+    lines = shown.splitlines()
+    assert lines[0] == "| case | median | min | max | peak RSS | ratio | target | result |"
+    rows = json.loads(results.read_text())["rows"]
+    assert [line.split(" | ")[0].removeprefix("| ") for line in lines[2:2 + len(rows)]] == [
+        row["case"] for row in rows]
+    assert lines[-1].startswith("Machine: ")
 
 
 def test_the_generator_is_deterministic(tmp_path: Path) -> None:
