@@ -13,29 +13,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-LANES_YAML = """\
-line_cap: 400
-budget_cap: 3
-exclude: ["*.lock", "generated/"]
-fixture_paths: ["fixtures/", "*.fixture.json"]
-test_paths: ["tests/", "test_*"]
-assertion_patterns: ['\\bassert', '\\bexpect\\(', '\\bprop_']
-properties:
-  prop_round_trip: {units: 1, says: "serialize-then-parse returns the same record"}
-  prop_idempotent_put: {units: 1, says: "a second put of the same key does not change the stored body"}
-  prop_reject_empty: {units: 1, says: "an empty payload remains a client error"}
-map:
-  store.py: [prop_round_trip, prop_idempotent_put]
-  api.py: [prop_reject_empty]
-"""
-
-FLAKY_YAML = """\
-flaky:
-  - id: test_export_race
-    expires: 2026-10-22
-    owner: ci-team
-    reason: shared clock in the export fixture
-"""
+# The policy the README documents: the bench routes under the same rules a user starts from.
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 AUTHOR = b"bench <bench@example.invalid> 1791460800 +0000"
 
@@ -78,7 +57,8 @@ def make_repo(path: Path, files: int) -> dict[str, object]:
     path.mkdir(parents=True)
     git = ["git", "-C", str(path)]
     subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
-    base = {"lanes.yaml": LANES_YAML.encode(), "flaky.yaml": FLAKY_YAML.encode(),
+    base = {"lanes.yaml": (EXAMPLES / "lanes.yaml").read_bytes(),
+            "flaky.yaml": (EXAMPLES / "flaky.yaml").read_bytes(),
             "store.py": b"def put(key, body):\n    return body\n"}
     base.update({module_path(i): _module(i, patched=False) for i in range(files)})
     patch = {module_path(i): _module(i, patched=True) for i in range(files)}
