@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,18 @@ from streamlit.testing.v1 import AppTest
 
 import ingest
 from tests.dashboard.dashboard_support import APP, PAGES
+
+
+@pytest.fixture(autouse=True)
+def keep_main_module() -> Iterator[None]:
+    """Put back the __main__ module that running a page through AppTest replaces.
+
+    Streamlit runs a script as __main__ and leaves it there; a later test that starts a
+    spawn-based process pool would then make every worker run the dashboard as its main.
+    """
+    main = sys.modules["__main__"]
+    yield
+    sys.modules["__main__"] = main
 
 
 @pytest.fixture(scope="session")
