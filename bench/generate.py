@@ -16,6 +16,7 @@ import contextlib
 import json
 import multiprocessing
 import random
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -261,8 +262,11 @@ def write_log(path: Path, seed: int, lines: int, *, start: int = 0, total: int |
         clean_out = stack.enter_context(clean.open("wb")) if clean is not None else None
         chunks = map(_make_chunk, jobs)
         if workers > 1 and len(jobs) > 1:
-            pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(workers))
-            chunks = pool.imap(_make_chunk, jobs)
+            # An executor, not multiprocessing.Pool: a worker that dies raises
+            # BrokenProcessPool here instead of being respawned forever.
+            pool = stack.enter_context(
+                ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")))
+            chunks = pool.map(_make_chunk, jobs)
         for chunk in chunks:
             out.write(chunk.data)
             if clean_out is not None:
