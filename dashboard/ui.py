@@ -10,7 +10,9 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard import data
+import pandas as pd
+
+from dashboard import data, present
 from lanelog.errors import DatabaseLocked, LanelogError
 from queries import Filters
 
@@ -47,3 +49,11 @@ def figures(*names: str, filters: Filters | None = None, note: bool = True) -> d
 
 def current_filters() -> Filters:
     return st.session_state.get(FILTERS_KEY, Filters())
+
+
+def table(frame: pd.DataFrame, key: str) -> None:
+    """A table of query rows as plain text cells, or "none" when there are no rows."""
+    if frame.empty:
+        st.text("none")
+    else:
+        st.dataframe(present.flat(frame), hide_index=True, key=key)
