@@ -110,6 +110,12 @@ def _locked_message(path: Path, wait: float, message: str) -> str:
 def _prepare(con: duckdb.DuckDBPyConnection) -> None:
     # Every timestamp lanelog shows or compares is UTC, whatever the machine's zone.
     con.execute("SET TimeZone = 'UTC'")
+    # No vacuum at checkpoints.  Ingest stores a transaction's rows on both
+    # cores, and each core's share ends in a part-filled row group; a vacuum
+    # would merge those by rewriting the whole table (as long as the ingest
+    # took) at some later checkpoint.  lanelog deletes rows only when a
+    # provisional last line is read again, so there is nothing else to reclaim.
+    con.execute("SET max_vacuum_tasks = 0")
 
 
 def _has_tables(con: duckdb.DuckDBPyConnection) -> bool:
@@ -169,6 +175,22 @@ def capped_memory(con: duckdb.DuckDBPyConnection, limit: str) -> Iterator[None]:
         yield
     finally:
         con.execute("SET memory_limit = $limit", {"limit": before})
+
+
+@contextmanager
+def settings(con: duckdb.DuckDBPyConnection, values: dict[str, object]) -> Iterator[None]:
+    """Run a block under DuckDB settings, then put back the values they had.
+    The names are the caller's own constants, never user input."""
+    before = {
+        name: con.execute("SELECT current_setting($name)", {"name": name}).fetchall()[0][0] for name in values
+    }
+    try:
+        for name, value in values.items():
+            con.execute(f"SET {name} = $value", {"value": value})
+        yield
+    finally:
+        for name, value in before.items():
+            con.execute(f"SET {name} = $value", {"value": value})
 
 
 def _size_bytes(text: str) -> float:
