@@ -1,5 +1,8 @@
 -- The lanelog DuckDB schema.  Its version is SCHEMA_VERSION in ingest/db.py:
--- bump it with any change here, so an older database gives a clear error.
+-- bump it with any change to what is stored or what a macro means, so an
+-- older database gives a clear error.  (A database keeps the macros and
+-- column compression it was made with; a faster body of the same meaning,
+-- or another compression, needs no bump.)
 -- ingest/ owns this file; queries/ reads these tables and macros and nothing else.
 -- Timestamps are UTC.  A NULL week is the "undated" bucket.
 
@@ -36,11 +39,13 @@ CREATE TABLE IF NOT EXISTS attempts (
     -- to about a sixth, at a fraction of the CPU of the default string compression.
     raw VARCHAR NOT NULL USING COMPRESSION zstd,
     provisional BOOLEAN NOT NULL,       -- last line without a newline: read again next run
-    attempt_id VARCHAR,                 -- a non-empty string attempt_id, else NULL
+    -- Unique ids compress little, and working out that they do costs more than
+    -- the parse of a line, so the two id columns are stored as they are.
+    attempt_id VARCHAR USING COMPRESSION uncompressed,  -- a non-empty string attempt_id, else NULL
     ts TIMESTAMP,                       -- UTC; NULL when undated
     week DATE,                          -- Monday of the ISO week of ts (UTC); NULL = undated
     repo VARCHAR,                       -- string fields: NULL unless the JSON value is a string
-    head VARCHAR,
+    head VARCHAR USING COMPRESSION uncompressed,
     producer VARCHAR,
     probe VARCHAR,
     lane VARCHAR,
@@ -103,12 +108,16 @@ CREATE OR REPLACE MACRO json_kind(j) AS CASE ord(CAST(j AS VARCHAR))
 -- Python truthiness of the parsed value, as the seed's reader sees it:
 -- null, false, 0, 0.0, -0, "", [] and {} are falsy; "0", " " and 1e-300 are
 -- truthy; a number is falsy exactly when it is 0 as a double (1e-400 is 0.0 in
--- Python too).  An absent key is falsy.
-CREATE OR REPLACE MACRO py_truthy(j) AS CASE
-    WHEN j IS NULL THEN false
-    WHEN CAST(j AS VARCHAR) IN ('null', 'false', '""', '[]', '{}', '0', '0.0', '-0.0') THEN false
-    WHEN json_kind(j) = 'number' THEN TRY_CAST(CAST(j AS VARCHAR) AS DOUBLE) IS DISTINCT FROM 0
-    ELSE true END;
+-- Python too).  An absent key is falsy.  A CASE on the first character: an
+-- IN list of constants would be planned as a join.
+CREATE OR REPLACE MACRO py_truthy(j) AS CASE ord(CAST(j AS VARCHAR))
+    WHEN 110 THEN false                      -- null
+    WHEN 102 THEN false                      -- false
+    WHEN 116 THEN true                       -- true
+    WHEN 34 THEN CAST(j AS VARCHAR) <> '""'
+    WHEN 91 THEN CAST(j AS VARCHAR) <> '[]'
+    WHEN 123 THEN CAST(j AS VARCHAR) <> '{}'
+    ELSE j IS NOT NULL AND TRY_CAST(CAST(j AS VARCHAR) AS DOUBLE) IS DISTINCT FROM 0 END;
 
 -- The text of a JSON string value; NULL for any other kind.
 CREATE OR REPLACE MACRO json_str(j) AS
