@@ -1,12 +1,17 @@
-"""Reading a log in chunks from the committed position.
+"""Reading a log in pieces from the committed position, grouped into transactions.
 
-A chunk ends at a newline: the last one within CHUNK_BYTES, or the one that
-ends ROW_GROUP_LINES lines, whichever comes first.  DuckDB writes a full row
-group of a transaction straight to the file; a partial one goes through the
-write-ahead log and is rewritten by each later checkpoint, which costs more
-CPU, memory and file space.  The bytes after the log's last newline are the
-provisional last line, handed over on their own.  Memory is bounded by the
-chunk size, or by the longest line when one is longer.
+A piece ends at a newline: the last one within CHUNK_BYTES, or the one that
+ends a group of GROUP_ROW_GROUPS * ROW_GROUP_LINES lines, whichever comes
+first.  A group is one transaction, stored by one statement: DuckDB writes
+the row groups of a transaction that holds at least one full row group
+straight to the file, compressed, each core its own; a smaller transaction
+goes through the write-ahead log and is rewritten by each later checkpoint,
+which on long lines costs more than the parse.  The bytes after the log's
+last newline are the provisional last line, handed over on their own.
+
+Each piece has a buffer of its own, as DuckDB may still be reading one piece
+while the next is read.  Memory is bounded by a few pieces (or the longest
+line when one is longer than a piece) plus what DuckDB holds.
 """
 
 from __future__ import annotations
@@ -19,17 +24,19 @@ import numpy as np
 from ingest.lines import NEWLINE, Lines, split_lines
 from ingest.logfile import LogStream
 
-CHUNK_BYTES = 32 * 1024 * 1024
+CHUNK_BYTES = 8 * 1024 * 1024
 ROW_GROUP_LINES = 122_880  # DuckDB's row group size
+GROUP_ROW_GROUPS = 4  # row groups of lines per transaction: two for each core
 
 
 @dataclass
 class Piece:
-    """What one transaction stores, and how far it moves the read position."""
+    """One read of lines, and how far it moves the read position."""
 
     lines: Lines | None  # None: an empty provisional last line
     size: int  # bytes covered
     complete: bool  # False: the provisional last line, read again next run
+    ends_group: bool  # the last piece of its transaction
 
     def data(self, last: int | None = None) -> bytes:
         """A copy of the piece's bytes, or of its `last` bytes only."""
@@ -38,43 +45,62 @@ class Piece:
         return bytes(self.lines.data if last is None else self.lines.data[-last:])
 
 
-def read_pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[Piece]:
-    """The complete chunks from position on, then the provisional last line (maybe empty).
+def group_lines() -> int:
+    """The lines of one transaction (the last one of a run may have fewer)."""
+    return GROUP_ROW_GROUPS * ROW_GROUP_LINES
 
-    A piece's lines point into the read buffer: use each before taking the next.
+
+def read_pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[Piece]:
+    """The complete pieces from position on, then the provisional last line (maybe empty).
+
+    The log is read forward only: the bytes after a piece's last newline are
+    carried over into the next buffer, never read again.
     """
     # A small append gets a small buffer: one byte more than is left, so
     # that reading it all is seen as the end without another read.
     left = None if log.size is None else max(log.size - position, 0) + 1
-    buffer = bytearray(min(CHUNK_BYTES, left or CHUNK_BYTES))
+    size = min(CHUNK_BYTES, left or CHUNK_BYTES)
     line_no = first_line_no
+    group_left = group_lines()
+    carry = b""
+    at_end = False
     while True:
-        got = log.readinto_at(position, memoryview(buffer))
-        at_end = got < len(buffer)
-        cut = _cut(buffer, got)
+        buffer = bytearray(size)
+        buffer[: len(carry)] = carry
+        got = len(carry)
+        if not at_end:
+            got += log.readinto_at(position + got, memoryview(buffer)[got:])
+            at_end = got < size
+        cut = _cut(buffer, got, group_left)
         if cut == 0 and not at_end:
-            buffer = bytearray(2 * len(buffer))  # one line longer than the buffer: hold all of it
+            size *= 2  # one line longer than the buffer: hold all of it
+            carry = bytes(buffer[:got])
             continue
         view = memoryview(buffer)
+        last = at_end and buffer.find(b"\n", cut, got) < 0
         if cut:
             lines = split_lines(view[:cut], base_offset=position, first_line_no=line_no, complete=True)
-            yield Piece(lines=lines, size=cut, complete=True)
+            group_left -= lines.count
+            yield Piece(lines=lines, size=cut, complete=True, ends_group=group_left == 0 or last)
+            group_left = group_left or group_lines()
             position += cut
             line_no += lines.count
-        if at_end and buffer.find(b"\n", cut, got) < 0:
+        if last:
             rest = view[cut:got]
             lines = (
                 split_lines(rest, base_offset=position, first_line_no=line_no, complete=False)
                 if rest
                 else None
             )
-            yield Piece(lines=lines, size=len(rest), complete=False)
+            yield Piece(lines=lines, size=len(rest), complete=False, ends_group=True)
             return
+        carry = bytes(buffer[cut:got])
 
 
-def _cut(buffer: bytearray, got: int) -> int:
-    """Where a chunk of the first `got` bytes of buffer ends: just after a newline, or 0."""
-    if buffer.count(b"\n", 0, got) <= ROW_GROUP_LINES:
+def _cut(buffer: bytearray, got: int, lines: int) -> int:
+    """Where a piece of the first `got` bytes of buffer ends: just after the
+    last newline, or after the `lines`-th one when there are more; 0 when none."""
+    if buffer.count(b"\n", 0, got) <= lines:
         return buffer.rfind(b"\n", 0, got) + 1
     newlines = np.flatnonzero(np.frombuffer(buffer, dtype=np.uint8, count=got) == NEWLINE)
-    return int(newlines[ROW_GROUP_LINES - 1]) + 1
+    return int(newlines[lines - 1]) + 1

@@ -18,7 +18,13 @@ import pyarrow.compute as pc
 BOM = b"\xef\xbb\xbf"
 NEWLINE = 10
 CARRIAGE_RETURN = 13
+OPEN_BRACE = ord("{")
+CLOSE_BRACE = ord("}")
 _BATCH_ROWS = 16384  # DuckDB scans Arrow batches in parallel, one batch per task
+# What split_lines hands DuckDB: the valid UTF-8 lines, each with its terminator.
+LINES_SCHEMA = pa.schema(
+    [("line_no", pa.int64()), ("byte_offset", pa.int64()), ("line", pa.large_string()), ("suspect", pa.bool_())]
+)
 
 # What DuckDB's JSON reader accepts and RFC 8259 does not, inside a line: a
 # NaN / Infinity literal (any case) after "," ":" or "[", or a trailing comma.
@@ -41,12 +47,27 @@ class Lines:
     first_line_no: int
     starts: np.ndarray  # offset of each line's first byte within data
     ends: np.ndarray  # end of each line's text within data (terminator and one \r excluded)
-    table: pa.Table  # line_no, byte_offset, line: the lines that are valid UTF-8
+    table: pa.Table  # line_no, byte_offset, line, suspect: the lines that are valid UTF-8
     invalid_utf8: list[int]  # line numbers of the lines that are not
+    suspects: list[int]  # line numbers of the lines lenient_suspects found
 
     @property
     def count(self) -> int:
         return len(self.starts)
+
+    def unsure(self) -> list[int]:
+        """The line numbers of the lines that may not be attempts: those that do not
+        start with "{" and end with "}" (blank and broken lines among them) and
+        the suspects.  Every other valid UTF-8 line is a JSON object unless it is
+        broken in its middle, which is rare enough to be found afterwards."""
+        array = np.frombuffer(self.data, dtype=np.uint8)
+        if not len(array):
+            return [self.first_line_no + i for i in range(self.count)]
+        first = array[np.minimum(self.starts, len(array) - 1)]
+        last = array[np.maximum(self.ends - 1, 0)]
+        odd = (self.ends <= self.starts) | (first != OPEN_BRACE) | (last != CLOSE_BRACE)
+        found = set((np.flatnonzero(odd) + self.first_line_no).tolist())
+        return sorted(found.union(self.suspects))
 
     def raw(self, line_no: int) -> bytes:
         """The exact bytes of a line, without its terminator."""
@@ -78,48 +99,56 @@ def split_lines(data: memoryview, *, base_offset: int, first_line_no: int, compl
     before = np.maximum(ends - 1, 0)
     ends = ends - ((ends > starts) & (array[before] == CARRIAGE_RETURN))
     line_nos = np.arange(first_line_no, first_line_no + len(starts), dtype=np.int64)
+    suspects = lenient_suspects(data, starts, first_line_no)
+    suspect = np.zeros(len(starts), dtype=bool)
+    suspect[np.asarray(suspects, dtype=np.int64) - first_line_no] = True
     lines = pa.Array.from_buffers(
         pa.large_string(), len(starts), [None, pa.py_buffer(bounds), pa.py_buffer(data)]
     )
     try:
         lines.validate(full=True)
         invalid: list[int] = []
-        table = arrow_table(
-            line_no=int64_array(line_nos), byte_offset=int64_array(starts + base_offset), line=lines
-        )
     except pa.ArrowInvalid:
-        table, invalid = _split_checking_each(data, starts, bounds, line_nos, base_offset)
+        valid, invalid = _check_each(data, starts, bounds, line_nos)
+        keep = bool_array(valid)
+        lines = pa.Array.from_buffers(
+            pa.large_binary(), len(starts), [None, pa.py_buffer(bounds), pa.py_buffer(data)]
+        ).filter(keep).cast(pa.large_string())
+        line_nos, starts_kept, suspect = line_nos[valid], starts[valid], suspect[valid]
+    else:
+        starts_kept = starts
+    table = arrow_table(
+        line_no=int64_array(line_nos),
+        byte_offset=int64_array(starts_kept + base_offset),
+        line=lines,
+        suspect=bool_array(suspect),
+    )
     return Lines(
         data=data,
         base_offset=base_offset,
         first_line_no=first_line_no,
         starts=starts,
         ends=ends,
-        table=pa.Table.from_batches(table.to_batches(max_chunksize=_BATCH_ROWS), schema=table.schema),
+        table=pa.Table.from_batches(table.to_batches(max_chunksize=_BATCH_ROWS), schema=LINES_SCHEMA),
         invalid_utf8=invalid,
+        suspects=suspects,
     )
 
 
-def _split_checking_each(
-    data: memoryview, starts: np.ndarray, bounds: np.ndarray, line_nos: np.ndarray, base_offset: int
-) -> tuple[pa.Table, list[int]]:
-    """The careful path for a run that holds a line that is not valid UTF-8."""
-    keep: list[int] = []
+def _check_each(
+    data: memoryview, starts: np.ndarray, bounds: np.ndarray, line_nos: np.ndarray
+) -> tuple[np.ndarray, list[int]]:
+    """For a run that holds a line that is not valid UTF-8: which lines are valid
+    (a mask), and the line numbers of those that are not."""
+    valid = np.ones(len(starts), dtype=bool)
     invalid: list[int] = []
     for index, (start, end) in enumerate(zip(starts.tolist(), bounds[1:].tolist())):
         try:
             str(data[start:end], "utf-8")
         except UnicodeDecodeError:
+            valid[index] = False
             invalid.append(int(line_nos[index]))
-            continue
-        keep.append(index)
-    kept = np.array(keep, dtype=np.int64)
-    table = arrow_table(
-        line_no=int64_array(line_nos[kept]),
-        byte_offset=int64_array(starts[kept] + base_offset),
-        line=bytes_array([bytes(data[starts[i] : bounds[i + 1]]) for i in keep], pa.large_string()),
-    )
-    return table, invalid
+    return valid, invalid
 
 
 # Arrow arrays built from buffers: pa.array() would import pandas to check its
@@ -130,6 +159,12 @@ def int64_array(values: np.ndarray | list[int]) -> pa.Array:
     """An int64 Arrow array."""
     data = np.ascontiguousarray(values, dtype=np.int64)
     return pa.Array.from_buffers(pa.int64(), len(data), [None, pa.py_buffer(data)])
+
+
+def bool_array(values: np.ndarray) -> pa.Array:
+    """A boolean Arrow array of a numpy bool array."""
+    bits = np.packbits(np.asarray(values, dtype=bool), bitorder="little")
+    return pa.Array.from_buffers(pa.bool_(), len(values), [None, pa.py_buffer(bits)])
 
 
 def bytes_array(values: list[bytes], kind: pa.DataType) -> pa.Array:
@@ -144,30 +179,32 @@ def arrow_table(**columns: pa.Array) -> pa.Table:
     return pa.Table.from_arrays(list(columns.values()), names=list(columns))
 
 
-def lenient_suspects(lines: Lines) -> list[int]:
-    """The line numbers that may hold a NaN/Infinity literal or a trailing comma.
+def lenient_suspects(data: memoryview, starts: np.ndarray, first_line_no: int) -> list[int]:
+    """The line numbers of the lines (starting at `starts` in data) that may hold
+    a NaN/Infinity literal or a trailing comma.
 
     One scan of the whole run per pattern (resumed after each hit), instead of
     one regex call per line; only these lines need the line-by-line RFC 8259
     check.  The patterns cannot match across a newline.
     """
     suspects: set[int] = set()
-    end = len(lines.data)
+    end = len(data)
+    count = len(starts)
     for pattern in _LENIENT_PATTERNS:
-        position = int(lines.starts[0]) if lines.count else end
+        position = int(starts[0]) if count else end
         while position < end:
             rest = pa.Array.from_buffers(
                 pa.large_binary(),
                 1,
-                [None, pa.py_buffer(np.array([position, end], dtype=np.int64)), pa.py_buffer(lines.data)],
+                [None, pa.py_buffer(np.array([position, end], dtype=np.int64)), pa.py_buffer(data)],
             )
             hit = pc.find_substring_regex(rest, pattern)[0].as_py()
             if hit < 0:
                 break
-            index = int(np.searchsorted(lines.starts, position + hit, side="right")) - 1
-            suspects.add(lines.first_line_no + index)
+            index = int(np.searchsorted(starts, position + hit, side="right")) - 1
+            suspects.add(first_line_no + index)
             # Go on from the next line: one hit is enough to suspect a line.
-            position = int(lines.starts[index + 1]) if index + 1 < lines.count else end
+            position = int(starts[index + 1]) if index + 1 < count else end
     return sorted(suspects)
 
 

@@ -1,30 +1,50 @@
-"""Storing one run of lines: attempts, duplicates and rejected lines, and their counts.
+"""Storing lines: attempts, duplicates and rejected lines, and their counts.
 
-The SQL lives in load.sql under `-- name:` headers.  Nothing here commits:
-the caller's transaction holds the rows and the new read position.
+Two ways in, with one set of rules (load.sql's attempt_rows):
+
+- store_stream, the usual one: a whole transaction's pieces go through one
+  INSERT that DuckDB runs on every core, writing its row groups straight to
+  the file.  It stores every attempt, duplicates included, and remembers the
+  few lines that may not be attempts.  When a duplicate was stored, or a line
+  it did not remember was no attempt, it says so and the caller rolls back
+  and stores the same lines with store_lines.
+- store_lines, the careful one: one piece at a time, duplicates left out
+  before they are stored, every line's fate looked up.
+
+Nothing here commits: the caller's transaction holds the rows and the new
+read position.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
 import duckdb
 import pyarrow as pa
 
-from ingest.lines import Lines, arrow_table, bytes_array, int64_array, lenient_suspects, readable
+from ingest.db import settings
+from ingest.lines import LINES_SCHEMA, Lines, arrow_table, bytes_array, int64_array, readable
 
 _NAME = re.compile(r"^-- name: (\w+)\s*$", re.MULTILINE)
+
+# Verdicts of lines that are no attempt; "blank" lines are counted nowhere.
+REJECTED = ("not_an_object", "invalid_json")
 
 
 @cache
 def statements() -> dict[str, str]:
-    """The named statements of load.sql."""
+    """The named statements of load.sql, and the two made of attempt_rows."""
     text = resources.files("ingest").joinpath("load.sql").read_text(encoding="utf-8")
     parts = _NAME.split(text)
-    return {name: body.strip() for name, body in zip(parts[1::2], parts[2::2])}
+    named = {name: body.strip().rstrip(";") for name, body in zip(parts[1::2], parts[2::2])}
+    named["insert_attempts"] = "INSERT INTO attempts BY NAME\n" + named["attempt_rows"]
+    named["stage_attempts"] = "CREATE OR REPLACE TEMP TABLE lane_staged AS\n" + named["attempt_rows"]
+    return named
 
 
 def run(con: duckdb.DuckDBPyConnection, name: str, params: dict[str, object] | None = None) -> list:
@@ -42,45 +62,152 @@ class Outcome:
     rejected: int = 0
     pending: int = 0
 
+    def add(self, other: Outcome) -> None:
+        """Count another run's lines in with these."""
+        self.lines += other.lines
+        self.attempts += other.attempts
+        self.duplicates += other.duplicates
+        self.rejected += other.rejected
+        self.pending += other.pending
+
+
+@dataclass
+class _Unsure:
+    """The lines of a stream that may not be attempts, kept while DuckDB reads it."""
+
+    lines: int = 0  # physical lines
+    valid: int = 0  # lines that are valid UTF-8
+    first_line: int | None = None
+    kept: dict[int, tuple[int, bytes]] = field(default_factory=dict)  # line_no: (offset, bytes)
+    invalid_utf8: list[int] = field(default_factory=list)
+
+    def take(self, lines: Lines) -> Iterator[pa.RecordBatch]:
+        if self.first_line is None:
+            self.first_line = lines.first_line_no
+        self.lines += lines.count
+        self.valid += lines.table.num_rows
+        self.invalid_utf8 += lines.invalid_utf8
+        for line_no in [*lines.unsure(), *lines.invalid_utf8]:
+            self.kept[line_no] = (lines.offset(line_no), lines.raw(line_no))
+        return iter(lines.table.to_batches())
+
+
+def store_stream(con: duckdb.DuckDBPyConnection, source_id: int, runs: Iterable[Lines]) -> Outcome | None:
+    """Store runs of complete lines with one INSERT; None when the careful way must redo them.
+
+    `runs` is read while DuckDB runs the INSERT; an exception it raises is
+    raised here.  On None the transaction holds rows that must not stay:
+    the caller rolls it back.
+    """
+    unsure = _Unsure()
+    failure: list[BaseException] = []
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        try:
+            for lines in runs:
+                yield from unsure.take(lines)
+        except BaseException as exc:
+            failure.append(exc)
+            raise
+
+    con.register("lane_lines", pa.RecordBatchReader.from_batches(LINES_SCHEMA, batches()))
+    try:
+        with settings(con, STREAM):
+            stored = run(con, "insert_attempts", {"source_id": source_id, "provisional": False})[0][0]
+    except (duckdb.Error, pa.ArrowException):
+        if failure:
+            raise failure[0] from None
+        raise
+    finally:
+        con.unregister("lane_lines")
+    if failure:
+        raise failure[0]
+    if unsure.first_line is None:
+        return Outcome()
+    if stored and run(con, "has_duplicates", {"source_id": source_id, "first_line": unsure.first_line})[0][0]:
+        return None
+    missing: list[int] = []
+    if stored < unsure.valid:
+        invalid = set(unsure.invalid_utf8)
+        candidates = [n for n in unsure.kept if n not in invalid]
+        found = {row[0] for row in run(con, "stored_among", {"source_id": source_id, "line_nos": candidates})}
+        missing = [n for n in candidates if n not in found]
+        if len(missing) != unsure.valid - stored:
+            return None  # a line broken in its middle, which no one kept
+    return _settle(
+        con,
+        source_id,
+        lines=unsure.lines,
+        stored=stored,
+        duplicates=0,
+        missing={n: unsure.kept[n] for n in missing},
+        invalid_utf8={n: unsure.kept[n] for n in unsure.invalid_utf8},
+        provisional=False,
+    )
+
 
 def store_lines(
     con: duckdb.DuckDBPyConnection, source_id: int, lines: Lines, *, provisional: bool
 ) -> Outcome:
-    """Store a run of lines in the caller's transaction and say what each became.
+    """Store a run of lines the careful way and say what each became.
 
-    DuckDB parses every line once, in bulk, and stores the JSON objects;
-    only the lines it did not store (usually none) are looked at again.  A
-    provisional line (the last one, with no newline yet) that is not a JSON
-    object is pending instead of rejected: a writer may be mid-line.
+    The attempts are staged in a temporary table, and only those that are no
+    duplicate are stored.  A provisional line (the last one, with no newline
+    yet) that is not a JSON object is pending instead of rejected: a writer
+    may be mid-line.
     """
-    stored = duplicates = 0
-    verdicts: list[tuple[int, str]] = []
+    stored = staged = 0
+    unstaged: list[int] = []
     if lines.table.num_rows:
-        where = {"source_id": source_id, "first_line": lines.first_line_no}
-        con.register("lane_chunk", lines.table)
+        con.register("lane_lines", lines.table)
         try:
-            params = {
-                "source_id": source_id,
-                "provisional": provisional,
-                "suspects": lenient_suspects(lines),
-            }
-            stored = run(con, "insert_attempts", params)[0][0]
-            if stored < lines.table.num_rows:
-                verdicts = run(con, "verdicts", where)
-            if stored:
-                duplicates = run(con, "delete_duplicates", where)[0][0]
+            with settings(con, PARSE_ONCE):
+                run(con, "stage_attempts", {"source_id": source_id, "provisional": provisional})
+            stored = run(con, "insert_staged")[0][0]
+            unstaged = [row[0] for row in run(con, "unstaged")]
         finally:
-            con.unregister("lane_chunk")
-    blank = sum(1 for _line_no, verdict in verdicts if verdict == "blank")
-    rows = [(n, verdict) for n, verdict in verdicts if verdict != "blank"]
-    rows += [(line_no, "invalid_utf8") for line_no in lines.invalid_utf8]
+            con.unregister("lane_lines")
+            con.execute("DROP TABLE IF EXISTS lane_staged")
+        staged = lines.table.num_rows - len(unstaged)
+    return _settle(
+        con,
+        source_id,
+        lines=lines.count,
+        stored=stored,
+        duplicates=staged - stored,
+        missing={n: (lines.offset(n), lines.raw(n)) for n in unstaged},
+        invalid_utf8={n: (lines.offset(n), lines.raw(n)) for n in lines.invalid_utf8},
+        provisional=provisional,
+    )
+
+
+def _settle(
+    con: duckdb.DuckDBPyConnection,
+    source_id: int,
+    *,
+    lines: int,
+    stored: int,
+    duplicates: int,
+    missing: dict[int, tuple[int, bytes]],
+    invalid_utf8: dict[int, tuple[int, bytes]],
+    provisional: bool,
+) -> Outcome:
+    """Say what the lines that are no stored attempt are, store the rejected
+    ones (unless provisional: then they are pending), and count it all."""
+    verdicts = _verdicts(con, missing)
+    told = Counter(verdicts.values())
+    rows = sorted([(n, verdict) for n, verdict in verdicts.items() if verdict in REJECTED]
+                  + [(n, "invalid_utf8") for n in invalid_utf8])
     if rows and not provisional:
-        con.register("lane_rejected", _rejected_rows(lines, sorted(rows)))
+        texts = {**missing, **invalid_utf8}
+        con.register("lane_rejected", _rejected_rows([(n, *texts[n], reason) for n, reason in rows]))
         try:
             run(con, "insert_rejected", {"source_id": source_id})
         finally:
             con.unregister("lane_rejected")
-    outcome = Outcome(lines=lines.count - blank, attempts=stored - duplicates, duplicates=duplicates)
+    outcome = Outcome(
+        lines=lines - told["blank"], attempts=stored, duplicates=duplicates + told["duplicate"]
+    )
     if provisional:
         outcome.pending = len(rows)
     else:
@@ -88,13 +215,35 @@ def store_lines(
     return outcome
 
 
-def _rejected_rows(lines: Lines, rows: list[tuple[int, str]]) -> pa.Table:
-    """rejected_lines rows (without source_id) for the lines that are not JSON objects."""
-    raws = [lines.raw(line_no) for line_no, _reason in rows]
-    return arrow_table(
-        line_no=int64_array([line_no for line_no, _reason in rows]),
-        byte_offset=int64_array([lines.offset(line_no) for line_no, _reason in rows]),
-        raw=bytes_array(raws, pa.large_binary()),
-        text=bytes_array([readable(raw).encode() for raw in raws], pa.large_string()),
-        reason=bytes_array([reason.encode() for _line_no, reason in rows], pa.large_string()),
+def _verdicts(con: duckdb.DuckDBPyConnection, missing: dict[int, tuple[int, bytes]]) -> dict[int, str]:
+    """line_no: verdict of the valid UTF-8 lines that are no stored attempt."""
+    if not missing:
+        return {}
+    line_nos = sorted(missing)
+    table = arrow_table(
+        line_no=int64_array(line_nos),
+        line=bytes_array([missing[n][1] for n in line_nos], pa.large_string()),
     )
+    con.register("lane_missing", table)
+    try:
+        return dict(run(con, "verdicts"))
+    finally:
+        con.unregister("lane_missing")
+
+
+def _rejected_rows(rows: list[tuple[int, int, bytes, str]]) -> pa.Table:
+    """rejected_lines rows (without source_id) from (line_no, offset, bytes, reason)."""
+    return arrow_table(
+        line_no=int64_array([row[0] for row in rows]),
+        byte_offset=int64_array([row[1] for row in rows]),
+        raw=bytes_array([row[2] for row in rows], pa.large_binary()),
+        text=bytes_array([readable(row[2]).encode() for row in rows], pa.large_string()),
+        reason=bytes_array([row[3].encode() for row in rows], pa.large_string()),
+    )
+
+
+# The settings attempt_rows runs under: filter pushdown off (see load.sql).
+PARSE_ONCE = {"disabled_optimizers": "filter_pushdown"}
+# And for the stream: rows stored in any order (each has its line_no), so
+# that each core writes the row groups it fills.
+STREAM = {**PARSE_ONCE, "preserve_insertion_order": False}

@@ -1,127 +1,142 @@
--- Statements that store one run of lines, inside the caller's transaction.
--- lane_chunk(line_no, byte_offset, line) is a registered Arrow table: the
--- run's lines that are valid UTF-8, each with its terminator (JSON ignores it).
+-- Statements that store runs of lines, inside the caller's transaction.
 
--- name: insert_attempts
+-- name: attempt_rows
+-- The attempts rows of lane_lines(line_no, byte_offset, line, suspect): the
+-- lines that are valid UTF-8, each with its terminator (JSON ignores it).
 -- Every line that is a JSON object (RFC 8259) becomes an attempt, parsed once:
--- one json_transform reads every field as JSON text (null as NULL), and the
--- macros of schema.sql type them.  A line not starting with "{" (after JSON
--- whitespace) is no object, and try() turns a malformed one into NULL.  The
--- $suspects (lines.lenient_suspects) are checked by RFC 8259 first: DuckDB
--- alone would take NaN, Infinity and trailing commas (see json_valid_rfc).
--- Duplicates are stored here too, and removed by delete_duplicates.
-INSERT INTO attempts BY NAME
-WITH parsed AS MATERIALIZED (
+-- one json_extract reads every field as minified JSON text (NULL when
+-- absent), and the macros of schema.sql type them.  A line not starting
+-- with "{" (after JSON whitespace) is no object, and try() turns a malformed
+-- one into NULL.  A suspect line (lines.lenient_suspects) is checked by RFC
+-- 8259 first: DuckDB alone would take NaN, Infinity and trailing commas (see
+-- json_valid_rfc).  Duplicates are among these rows: the callers deal with
+-- them.  Run it with the filter_pushdown optimizer off: pushed below the
+-- parse, `v IS NOT NULL` would make DuckDB parse every line twice.
+WITH parsed AS (
     SELECT line_no, byte_offset, line,
            CASE WHEN NOT (starts_with(line, '{') OR regexp_matches(line, '^[ \t\r]+\{')) THEN NULL
-                WHEN list_contains(CAST($suspects AS BIGINT[]), line_no) AND NOT json_valid_rfc(line)
-                    THEN NULL
-                ELSE try(json_transform(line, '{
-                    "attempt_id": "JSON", "ts": "JSON", "repo": "JSON", "head": "JSON",
-                    "producer": "JSON", "probe": "JSON", "lane": "JSON",
-                    "model_call_allowed": "JSON", "quarantine": "JSON", "merge_credit": "JSON",
-                    "units": "JSON", "budget_cap": "JSON", "properties": "JSON",
-                    "reasons": "JSON", "expired_freezes": "JSON", "results": "JSON"
-                }')) END AS v
-    FROM lane_chunk
-), typed AS (
-    SELECT *,
-           lane_ts(json_str(v.ts), json_num(v.ts)) AS ts,
-           json_str(v.probe) AS probe,
-           py_truthy(v.quarantine) AS quarantined,
-           py_truthy(v.merge_credit) AS has_credit,
-           -- The kind of each field from its first byte, as json_kind reads it:
-           -- 34 ", 91 [, 123 {, 116 t, 102 f; JSON null is SQL NULL here and
-           -- never an anomaly.
-           [
-               CASE WHEN ord(CAST(v.attempt_id AS VARCHAR)) <> 34 THEN 'attempt_id' END,
-               CASE WHEN ord(CAST(v.ts AS VARCHAR)) IN (91, 123, 116, 102) THEN 'ts' END,
-               CASE WHEN ord(CAST(v.repo AS VARCHAR)) <> 34 THEN 'repo' END,
-               CASE WHEN ord(CAST(v.head AS VARCHAR)) <> 34 THEN 'head' END,
-               CASE WHEN ord(CAST(v.producer AS VARCHAR)) <> 34 THEN 'producer' END,
-               CASE WHEN ord(CAST(v.probe AS VARCHAR)) <> 34 THEN 'probe' END,
-               CASE WHEN ord(CAST(v.lane AS VARCHAR)) <> 34 THEN 'lane' END,
-               CASE WHEN ord(CAST(v.model_call_allowed AS VARCHAR)) NOT IN (116, 102)
-                   THEN 'model_call_allowed' END,
-               CASE WHEN ord(CAST(v.quarantine AS VARCHAR)) <> 91 THEN 'quarantine' END,
-               CASE WHEN ord(CAST(v.merge_credit AS VARCHAR)) IN (34, 91, 123, 116, 102)
-                   THEN 'merge_credit' END,
-               CASE WHEN ord(CAST(v.units AS VARCHAR)) IN (34, 91, 123, 116, 102) THEN 'units' END,
-               CASE WHEN ord(CAST(v.budget_cap AS VARCHAR)) IN (34, 91, 123, 116, 102)
-                   THEN 'budget_cap' END,
-               CASE WHEN ord(CAST(v.properties AS VARCHAR)) <> 91 THEN 'properties' END,
-               CASE WHEN ord(CAST(v.reasons AS VARCHAR)) <> 91 THEN 'reasons' END,
-               CASE WHEN ord(CAST(v.expired_freezes AS VARCHAR)) <> 91 THEN 'expired_freezes' END,
-               CASE WHEN ord(CAST(v.results AS VARCHAR)) <> 123 THEN 'results' END
-           ] AS kinds_off
+                WHEN suspect AND NOT json_valid_rfc(line) THEN NULL
+                ELSE try(json_extract(line, [
+                    '$.attempt_id', '$.ts', '$.repo', '$.head', '$.producer', '$.probe', '$.lane',
+                    '$.model_call_allowed', '$.quarantine', '$.merge_credit', '$.units',
+                    '$.budget_cap', '$.properties', '$.reasons', '$.expired_freezes', '$.results'
+                ])) END AS v
+    FROM lane_lines
+), fields AS (
+    SELECT line_no, byte_offset, line,
+           v[1] AS j_attempt_id, v[2] AS j_ts, v[3] AS j_repo, v[4] AS j_head, v[5] AS j_producer,
+           v[6] AS j_probe, v[7] AS j_lane, v[8] AS j_model_call_allowed, v[9] AS j_quarantine,
+           v[10] AS j_merge_credit, v[11] AS j_units, v[12] AS j_budget_cap, v[13] AS j_properties,
+           v[14] AS j_reasons, v[15] AS j_expired_freezes, v[16] AS j_results
     FROM parsed
     WHERE v IS NOT NULL
+), typed AS (
+    SELECT *,
+           lane_ts(json_str(j_ts), json_num(j_ts)) AS ts,
+           json_str(j_probe) AS probe,
+           py_truthy(j_quarantine) AS quarantined,
+           py_truthy(j_merge_credit) AS has_credit
+    FROM fields
 )
 SELECT
     CAST($source_id AS INTEGER) AS source_id,
     line_no,
     byte_offset,
-    CASE WHEN suffix(line, E'\r\n') THEN replace(line, E'\r\n', '')
-         WHEN suffix(line, E'\n') THEN replace(line, E'\n', '')
-         WHEN suffix(line, E'\r') THEN left(line, -1)
+    CASE WHEN suffix(line, E'\r\n') THEN left(line, -2)
+         WHEN suffix(line, E'\n') OR suffix(line, E'\r') THEN left(line, -1)
          ELSE line END AS raw,
     CAST($provisional AS BOOLEAN) AS provisional,
-    nullif(json_str(v.attempt_id), '') AS attempt_id,
+    nullif(json_str(j_attempt_id), '') AS attempt_id,
     ts,
     lane_week(ts) AS week,
-    json_str(v.repo) AS repo,
-    json_str(v.head) AS head,
-    json_str(v.producer) AS producer,
+    json_str(j_repo) AS repo,
+    json_str(j_head) AS head,
+    json_str(j_producer) AS producer,
     probe,
-    json_str(v.lane) AS lane,
+    json_str(j_lane) AS lane,
     coalesce(probe = 'reject', false) AS is_reject,
-    py_truthy(v.model_call_allowed) AS armed,
+    py_truthy(j_model_call_allowed) AS armed,
     quarantined,
     has_credit,
     has_credit AND quarantined AS credit_bug,
-    CAST(v.merge_credit AS VARCHAR) AS merge_credit,
-    json_num(v.units) AS units,
-    json_num(v.budget_cap) AS budget_cap,
-    json_str_list(v.properties) AS properties,
-    json_str_list(v.quarantine) AS quarantine,
-    json_str_list(v.reasons) AS reasons,
-    json_str_list(v.expired_freezes) AS expired_freezes,
-    CASE WHEN ord(CAST(v.results AS VARCHAR)) = 123 THEN v.results END AS results,
-    list_filter(kinds_off, lambda name: name IS NOT NULL) AS type_anomalies
-FROM typed;
+    nullif(CAST(j_merge_credit AS VARCHAR), 'null') AS merge_credit,
+    json_num(j_units) AS units,
+    json_num(j_budget_cap) AS budget_cap,
+    json_str_list(j_properties) AS properties,
+    json_str_list(j_quarantine) AS quarantine,
+    json_str_list(j_reasons) AS reasons,
+    json_str_list(j_expired_freezes) AS expired_freezes,
+    CASE WHEN starts_with(CAST(j_results AS VARCHAR), '{') THEN j_results END AS results,
+    -- Fields whose JSON type is not the expected one, told by the value's first
+    -- character: " a string, - or a digit a number, t or f a boolean, [ a
+    -- list, { an object, n null (which never is one).  An absent field is NULL.
+    list_filter([
+        CASE WHEN strpos('"n', left(CAST(j_attempt_id AS VARCHAR), 1)) = 0 THEN 'attempt_id' END,
+        CASE WHEN strpos('"-0123456789n', left(CAST(j_ts AS VARCHAR), 1)) = 0 THEN 'ts' END,
+        CASE WHEN strpos('"n', left(CAST(j_repo AS VARCHAR), 1)) = 0 THEN 'repo' END,
+        CASE WHEN strpos('"n', left(CAST(j_head AS VARCHAR), 1)) = 0 THEN 'head' END,
+        CASE WHEN strpos('"n', left(CAST(j_producer AS VARCHAR), 1)) = 0 THEN 'producer' END,
+        CASE WHEN strpos('"n', left(CAST(j_probe AS VARCHAR), 1)) = 0 THEN 'probe' END,
+        CASE WHEN strpos('"n', left(CAST(j_lane AS VARCHAR), 1)) = 0 THEN 'lane' END,
+        CASE WHEN strpos('tfn', left(CAST(j_model_call_allowed AS VARCHAR), 1)) = 0 THEN 'model_call_allowed' END,
+        CASE WHEN strpos('[n', left(CAST(j_quarantine AS VARCHAR), 1)) = 0 THEN 'quarantine' END,
+        CASE WHEN strpos('-0123456789n', left(CAST(j_merge_credit AS VARCHAR), 1)) = 0 THEN 'merge_credit' END,
+        CASE WHEN strpos('-0123456789n', left(CAST(j_units AS VARCHAR), 1)) = 0 THEN 'units' END,
+        CASE WHEN strpos('-0123456789n', left(CAST(j_budget_cap AS VARCHAR), 1)) = 0 THEN 'budget_cap' END,
+        CASE WHEN strpos('[n', left(CAST(j_properties AS VARCHAR), 1)) = 0 THEN 'properties' END,
+        CASE WHEN strpos('[n', left(CAST(j_reasons AS VARCHAR), 1)) = 0 THEN 'reasons' END,
+        CASE WHEN strpos('[n', left(CAST(j_expired_freezes AS VARCHAR), 1)) = 0 THEN 'expired_freezes' END,
+        CASE WHEN strpos('{n', left(CAST(j_results AS VARCHAR), 1)) = 0 THEN 'results' END
+    ], lambda name: name IS NOT NULL) AS type_anomalies
+FROM typed
+
+-- name: stored_among
+-- Which of the lines $line_nos of this source are stored as attempts.
+SELECT line_no FROM attempts
+WHERE source_id = $source_id AND line_no IN (SELECT unnest(CAST($line_nos AS BIGINT[])));
+
+-- name: has_duplicates
+-- Whether an attempt stored from line $first_line of this source on shares its
+-- attempt_id with another stored attempt: of this run or any other.  It
+-- does exactly when the rows carrying the run's ids outnumber those ids.
+SELECT count(*) > count(DISTINCT attempt_id) FROM attempts
+WHERE attempt_id IN (
+    SELECT attempt_id FROM attempts
+    WHERE source_id = $source_id AND line_no >= $first_line AND attempt_id IS NOT NULL
+);
+
+-- name: insert_staged
+-- The attempts of lane_staged (attempt_rows of a run) that are no duplicates:
+-- a duplicate is an attempt whose non-empty string attempt_id an earlier
+-- attempt has, one already stored (of any log, or of this transaction) or
+-- one on an earlier line here; a NULL attempt_id matches nothing.  Leaving
+-- them out, rather than deleting them afterwards, keeps the transaction free
+-- of deleted rows, which DuckDB needs in order to write its row groups
+-- straight to the file.
+INSERT INTO attempts BY NAME
+SELECT * FROM lane_staged
+WHERE attempt_id IS NULL OR line_no IN (
+    SELECT f.line_no
+    FROM (SELECT attempt_id, min(line_no) AS line_no FROM lane_staged
+          WHERE attempt_id IS NOT NULL GROUP BY attempt_id) AS f
+    ANTI JOIN (SELECT attempt_id FROM attempts WHERE attempt_id IS NOT NULL) AS a
+        ON a.attempt_id = f.attempt_id
+);
+
+-- name: unstaged
+-- The lines of lane_lines that attempt_rows did not make an attempt of.
+SELECT line_no FROM lane_lines ANTI JOIN lane_staged USING (line_no) ORDER BY line_no;
 
 -- name: verdicts
--- Why each line of lane_chunk that insert_attempts did not store is no JSON object.
-SELECT c.line_no,
-       CASE WHEN json_valid_rfc(c.line) THEN 'not_an_object'
-            WHEN regexp_full_match(c.line, '[ \t\r\n]*') THEN 'blank'
+-- What each line of lane_missing(line_no, line), lines that are no attempt, is:
+-- no JSON object, blank, or a JSON object all the same (a duplicate).
+SELECT line_no,
+       CASE WHEN json_valid_rfc(line) THEN
+                CASE WHEN regexp_matches(line, '^[ \t\r]*\{') THEN 'duplicate' ELSE 'not_an_object' END
+            WHEN regexp_full_match(line, '[ \t\r\n]*') THEN 'blank'
             ELSE 'invalid_json' END AS verdict
-FROM lane_chunk AS c
-ANTI JOIN (
-    SELECT line_no FROM attempts WHERE source_id = $source_id AND line_no >= $first_line
-) AS stored ON stored.line_no = c.line_no
-ORDER BY c.line_no;
-
--- name: delete_duplicates
--- A duplicate is an attempt of this run whose non-empty string attempt_id an
--- earlier attempt has: one stored before this run (of any log), or one of
--- this run on an earlier line.  Removed in the transaction that stored it,
--- so it is never seen; a NULL attempt_id matches nothing.
-DELETE FROM attempts WHERE rowid IN (
-    WITH run AS (
-        SELECT rowid AS row_id, line_no, attempt_id FROM attempts
-        WHERE source_id = $source_id AND line_no >= $first_line AND attempt_id IS NOT NULL
-    ), stored_before AS (
-        SELECT DISTINCT attempt_id FROM attempts
-        WHERE attempt_id IN (SELECT attempt_id FROM run)
-          AND NOT (source_id = $source_id AND line_no >= $first_line)
-    ), firsts AS (
-        SELECT attempt_id, min(line_no) AS first_line FROM run GROUP BY attempt_id
-    )
-    SELECT r.row_id FROM run AS r JOIN firsts AS f ON f.attempt_id = r.attempt_id
-    WHERE r.line_no > f.first_line
-       OR r.attempt_id IN (SELECT attempt_id FROM stored_before)
-);
+FROM lane_missing
+ORDER BY line_no;
 
 -- name: insert_rejected
 INSERT INTO rejected_lines BY NAME

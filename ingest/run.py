@@ -8,8 +8,9 @@ the chunk it was storing.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -18,7 +19,8 @@ import duckdb
 from ingest.chunks import Piece, read_pieces
 from ingest.db import capped_memory
 from ingest.identity import TAIL_BYTES, Resume, digest, locate
-from ingest.load import Outcome, run, store_lines
+from ingest.lines import Lines
+from ingest.load import Outcome, run, store_lines, store_stream
 from ingest.logfile import LogStream, bytes_log, expand_paths, open_log
 from lanelog.errors import IngestError
 
@@ -26,7 +28,7 @@ Progress = Callable[[int], None]
 
 # DuckDB's share of a run's memory: with the chunk and Python around it, a run
 # of any size stays under 512 MB.
-MEMORY_LIMIT = "320MB"
+MEMORY_LIMIT = "256MB"
 
 
 @dataclass
@@ -186,44 +188,92 @@ def _ingest_log_unguarded(
         tail=resume.tail,
         stale_provisional=resume.has_provisional,
     )
-    for piece in read_pieces(log, source.position, source.lines_read + 1):
-        if piece.size or source.stale_provisional:
-            _commit(con, source, summary, piece)
-        if progress and piece.size:
-            progress(piece.size)
+    pieces = read_pieces(log, source.position, source.lines_read + 1)
+    piece = next(pieces)
+    while piece.complete:
+        position = source.position
+        summary.add(_store_group(con, source, piece, pieces))
+        if progress:
+            progress(source.position - position)
+        piece = next(pieces)
+    if piece.size or source.stale_provisional:
+        with _transaction(con):
+            _begin(con, source)
+            outcome = Outcome()
+            if piece.lines is not None:
+                outcome = store_lines(con, source.source_id, piece.lines, provisional=True)
+            params = source.params(bytes_seen=source.position + piece.size, seen=piece.data())
+            run(con, "update_source", params)
+        summary.add(outcome)
 
 
-def _commit(con: duckdb.DuckDBPyConnection, source: _Source, summary: IngestSummary, piece: Piece) -> None:
-    """One transaction: a piece's rows and the new read position.
+class _Careful(Exception):
+    """The fast way left rows that must not stay: store the group the careful way."""
 
-    A provisional piece (the last line, with no newline yet, possibly empty)
-    is stored if it is an attempt and pending if not, and read again next run
-    either way.
-    """
+
+def _store_group(con: duckdb.DuckDBPyConnection, source: _Source, first: Piece, pieces: Iterator[Piece]) -> Outcome:
+    """One transaction: a group of complete pieces (from `first` on) and the new read position."""
+    before = replace(source)
+    try:
+        with _transaction(con):
+            _begin(con, source)
+            outcome = store_stream(con, source.source_id, _group(source, first, pieces))
+            if outcome is None:
+                raise _Careful
+            _end(con, source, outcome)
+        return outcome
+    except _Careful:
+        pass
+    # Read the group again (the stream is gone) and store it piece by piece.
+    source.__dict__.update(before.__dict__)
+    again = read_pieces(source.log, source.position, source.lines_read + 1)
+    with _transaction(con):
+        _begin(con, source)
+        outcome = Outcome()
+        for lines in _group(source, next(again), again):
+            outcome.add(store_lines(con, source.source_id, lines, provisional=False))
+        _end(con, source, outcome)
+    return outcome
+
+
+def _group(source: _Source, piece: Piece, pieces: Iterator[Piece]) -> Iterator[Lines]:
+    """The lines of a group's pieces, moving the log's read position past each."""
+    while True:
+        source.position += piece.size
+        source.lines_read += piece.lines.count
+        source.tail = (source.tail + piece.data(TAIL_BYTES))[-TAIL_BYTES:]
+        yield piece.lines
+        if piece.ends_group:
+            return
+        piece = next(pieces)
+
+
+@contextmanager
+def _transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """Commit what the block did, or roll it all back when it raises."""
     con.execute("BEGIN TRANSACTION")
     try:
-        if source.stale_provisional:
-            run(con, "delete_provisional", {"source_id": source.source_id})
-        if source.source_id is None:
-            source.source_id = run(con, "new_source", {"path": source.log.name, "now": _now()})[0][0]
-        outcome = Outcome()
-        if piece.lines is not None:
-            outcome = store_lines(con, source.source_id, piece.lines, provisional=not piece.complete)
-        if piece.complete:
-            source.position += piece.size
-            source.lines_read += piece.lines.count
-            source.duplicates += outcome.duplicates
-            source.tail = (source.tail + piece.data(TAIL_BYTES))[-TAIL_BYTES:]
-            params = source.params(bytes_seen=source.position, seen=b"")
-        else:
-            params = source.params(bytes_seen=source.position + piece.size, seen=piece.data())
-        run(con, "update_source", params)
-        con.execute("COMMIT")
+        yield
     except BaseException:
         con.execute("ROLLBACK")
         raise
-    source.stale_provisional = False
-    summary.add(outcome)
+    con.execute("COMMIT")
+
+
+def _begin(con: duckdb.DuckDBPyConnection, source: _Source) -> None:
+    """A transaction's first work: drop the attempt an earlier run stored from
+    a provisional last line (it is being read again), and give a new log its row."""
+    if source.stale_provisional:
+        run(con, "delete_provisional", {"source_id": source.source_id})
+        source.stale_provisional = False
+    if source.source_id is None:
+        source.source_id = run(con, "new_source", {"path": source.log.name, "now": _now()})[0][0]
+
+
+def _end(con: duckdb.DuckDBPyConnection, source: _Source, outcome: Outcome) -> None:
+    """A group's last work: the log's new read position, after its complete lines."""
+    source.duplicates += outcome.duplicates
+    run(con, "update_source", source.params(bytes_seen=source.position, seen=b""))
 
 
 def _record_run(con: duckdb.DuckDBPyConnection, summary: IngestSummary, started: datetime) -> None:

@@ -17,6 +17,7 @@ CHILD = """
 import sys
 import ingest, ingest.chunks
 ingest.chunks.CHUNK_BYTES = 2048  # many small transactions, so the kill lands inside the run
+ingest.chunks.ROW_GROUP_LINES = 16
 con = ingest.open_db(sys.argv[1])
 print("opened", flush=True)
 ingest.ingest_paths(con, [sys.argv[2]], progress=lambda n: print("chunk", flush=True))
