@@ -9,9 +9,11 @@ from pathlib import Path
 
 from bench import components
 from bench.data import Log, append_lines, copy_db, read_through, remove_db, restore_log
+from bench.generate import line
 from bench.harness import Case, Run, worker_argv
 
 TODAY = "2026-10-08"
+SERIES_RUNS = 20  # appends in a row: enough to pass the write-ahead log's checkpoint threshold
 
 
 def size_label(count: int) -> str:
@@ -90,7 +92,8 @@ def incremental_cases(log: Log, out: Path, base_db: Path | None, why_not: str | 
     """Re-ingest of the unchanged log, and of the log with lines appended (in place)."""
     unchanged_db = out / "incremental-unchanged.duckdb"
     append_db = out / "incremental-append.duckdb"
-    size = log.manifest.bytes
+    manifest = log.manifest
+    size = manifest.bytes
     appended = log.append_manifest
 
     def prepare_unchanged() -> None:
@@ -102,6 +105,18 @@ def incremental_cases(log: Log, out: Path, base_db: Path | None, why_not: str | 
         # Each run starts from the ingested log and appends the same lines to it.
         copy_db(base_db, append_db)
         append_lines(log.path, size, log.append)
+
+    def prepare_series() -> None:
+        restore_log(log.path, size)
+        copy_db(base_db, append_db)
+
+    def check_series(run: Run) -> list[str]:
+        first = manifest.lines + appended.lines
+        total = SERIES_RUNS * appended.lines
+        expected = sum(1 for index in range(first, first + total) if line(manifest.seed, index, manifest.lines)[1])
+        if run.info.get("attempts_added") != expected:
+            return [f"added {run.info.get('attempts_added')} attempts over the series, expected {expected}"]
+        return [f"added {expected:,} attempts over {SERIES_RUNS} runs; each run (s): {run.info.get('each')}"]
 
     def expect_added(count: int) -> Callable[[Run], list[str]]:
         def check(run: Run) -> list[str]:
@@ -121,6 +136,14 @@ def incremental_cases(log: Log, out: Path, base_db: Path | None, why_not: str | 
         Case("incremental.append", "incremental", f"ingest {n} appended lines (in process)",
              worker_argv("lanelog_ingest", log=str(log.path), db=str(append_db)), "in-process",
              before_each=prepare_append, check=expect_added(appended.attempts), not_run=not_run),
+        Case("incremental.append_series", "incremental",
+             f"ingest {n} appended lines, {SERIES_RUNS} runs in a row (in process, mean)",
+             worker_argv("lanelog_append_series", log=str(log.path), db=str(append_db), runs=str(SERIES_RUNS),
+                         lines=str(appended.lines), seed=str(manifest.seed),
+                         start=str(manifest.lines + appended.lines), total=str(manifest.lines)),
+             "in-process", figures={"total": "", "max": "slowest run"},
+             before_each=prepare_series, check=check_series, not_run=not_run,
+             notes=["each run appends fresh lines and pays any checkpoint of the write-ahead log it triggers"]),
         Case("incremental.unchanged_cli", "incremental", "re-ingest unchanged: `lanelog ingest` command",
              lanelog_argv("ingest", "--db", str(unchanged_db), "--json", str(log.path)), "process",
              before_each=prepare_unchanged, check=expect_added(0), not_run=cli_not_run),

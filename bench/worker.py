@@ -80,6 +80,35 @@ def lanelog_ingest(log: str, db: str) -> Result:
     return {"seconds": {"total": elapsed}, "info": {"summary": summary.as_dict(), "errors": summary.errors}}
 
 
+def lanelog_append_series(log: str, db: str, runs: str, lines: str, seed: str, start: str, total: str) -> Result:
+    """`runs` appends of `lines` fresh generated lines in a row, each an open, ingest and close.
+
+    Unlike one append from the same copy, a series pays the checkpoints that
+    fold the write-ahead log into the file whenever it has grown past its
+    threshold: the mean is what a log appended to run after run costs.
+    """
+    from bench.generate import line
+    from ingest import ingest_paths, open_db
+
+    each: list[float] = []
+    added = 0
+    for run in range(int(runs)):
+        first = int(start) + run * int(lines)
+        data = b"".join(line(int(seed), index, int(total))[0] + b"\n" for index in range(first, first + int(lines)))
+        with open(log, "ab") as handle:
+            handle.write(data)
+        began = time.perf_counter()
+        con = open_db(Path(db))
+        summary = ingest_paths(con, [Path(log)])
+        con.close()
+        each.append(time.perf_counter() - began)
+        added += summary.attempts_added
+    return {
+        "seconds": {"total": sum(each) / len(each), "max": max(each)},
+        "info": {"runs": len(each), "attempts_added": added, "each": [round(x, 4) for x in each]},
+    }
+
+
 def weekly_query(db: str) -> Result:
     """`queries.weekly` over the whole database: its first call in a fresh process."""
     from ingest import open_db
@@ -122,6 +151,7 @@ WORKERS: dict[str, Callable[..., Result]] = {
     "pandas_reader": pandas_reader,
     "duckdb_floor": duckdb_floor,
     "lanelog_ingest": lanelog_ingest,
+    "lanelog_append_series": lanelog_append_series,
     "weekly_query": weekly_query,
     "dashboard_overview": dashboard_overview,
 }

@@ -20,15 +20,16 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 EXPECTED_ROWS = [
     "ingest.lanelog", "ingest.floor", "ingest.seed", "ingest.pandas",
-    "incremental.unchanged", "incremental.append", "incremental.unchanged_cli", "incremental.append_cli",
+    "incremental.unchanged", "incremental.append", "incremental.append_series", "incremental.append_series.max",
+    "incremental.unchanged_cli", "incremental.append_cli",
     "report.cli", "report.weekly",
     "dashboard.overview.cold", "dashboard.overview.cached",
     "router.route", "router.git",
 ]
 WITH_RATIO = {"ingest.lanelog", "ingest.seed", "ingest.pandas", "incremental.unchanged",
-              "incremental.append", "dashboard.overview.cached", "router.route"}
+              "incremental.append", "incremental.append_series", "dashboard.overview.cached", "router.route"}
 WITH_TARGET = {"ingest.lanelog", "ingest.seed", "incremental.unchanged", "incremental.append",
-               "report.cli", "report.weekly", "dashboard.overview.cold", "dashboard.overview.cached"}
+               "incremental.append_series", "report.cli", "report.weekly", "dashboard.overview.cold", "dashboard.overview.cached"}
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +70,7 @@ def test_every_check_against_the_generated_data_passed(quick_run: tuple[dict, st
     assert "stored all" in notes["ingest.lanelog"]
     assert "added 0 attempts" in notes["incremental.unchanged"]
     assert "as expected" in notes["incremental.append"]
+    assert "attempts over 20 runs" in notes["incremental.append_series"]
     assert "totals:" in notes["report.cli"]
     assert "rejected on line_cap" in notes["router.route"]
 
