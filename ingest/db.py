@@ -23,7 +23,6 @@ from lanelog.errors import DatabaseLocked, IngestError, SchemaMismatch
 
 SCHEMA_VERSION = 2
 DEFAULT_DB_NAME = "lanelog.duckdb"
-WAL_CHECKPOINT = "4MB"  # see _prepare_writer
 
 _FIRST_RETRY_S = 0.02
 _MAX_RETRY_S = 0.5
@@ -67,8 +66,6 @@ def open_db(
     con = _connect_waiting(path, read_only=read_only, wait=wait)
     try:
         _prepare(con)
-        if not read_only:
-            _prepare_writer(con)
         if not read_only and not _has_tables(con):
             _create_schema(con)
         _check_version(con, path)
@@ -119,16 +116,6 @@ def _prepare(con: duckdb.DuckDBPyConnection) -> None:
     # took) at some later checkpoint.  lanelog deletes rows only when a
     # provisional last line is read again, so there is nothing else to reclaim.
     con.execute("SET max_vacuum_tasks = 0")
-
-
-def _prepare_writer(con: duckdb.DuckDBPyConnection) -> None:
-    # Committed rows are durable in the write-ahead log.  Folding the log into
-    # the file rewrites the attempts table's last, part-filled row group (up to
-    # 122,880 rows), which for a small append costs more than the append; so
-    # it is done once the log passes WAL_CHECKPOINT, not at every close.
-    # Readers replay a log that size in a few tens of milliseconds.
-    con.execute("PRAGMA disable_checkpoint_on_shutdown")
-    con.execute("SET wal_autocheckpoint = $size", {"size": WAL_CHECKPOINT})
 
 
 def _has_tables(con: duckdb.DuckDBPyConnection) -> bool:
