@@ -1,8 +1,8 @@
-"""Ingest runs: read each log from where the last run stopped, one transaction per chunk.
+"""Ingest runs: read each log from where the last run stopped, one transaction per group of lines.
 
 Rows and the read position commit together, so a run killed at any moment
 leaves every line stored exactly once after the next run, and loses at most
-the chunk it was storing.
+the group it was storing.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from lanelog.errors import IngestError
 
 Progress = Callable[[int], None]
 
-# DuckDB's share of a run's memory: with the chunk and Python around it, a run
+# DuckDB's share of a run's memory: with the pieces and Python around it, a run
 # of any size stays under 512 MB.
 MEMORY_LIMIT = "256MB"
 
@@ -82,7 +82,7 @@ def ingest_paths(
 
     A file that cannot be read is named in `errors`; the others are still
     ingested.  `progress`, when given, is called with the number of bytes
-    each committed chunk covered.
+    each committed transaction covered.
     """
     _require_writable(con)
     summary = IngestSummary()
