@@ -83,9 +83,10 @@ def lanelog_ingest(log: str, db: str) -> Result:
 def lanelog_append_series(log: str, db: str, runs: str, lines: str, seed: str, start: str, total: str) -> Result:
     """`runs` appends of `lines` fresh generated lines in a row, each an open, ingest and close.
 
-    Unlike one append from the same copy, a series pays the checkpoints that
-    fold the write-ahead log into the file whenever it has grown past its
-    threshold: the mean is what a log appended to run after run costs.
+    Each close folds the run's rows into the table's last row group, which
+    DuckDB rewrites whole: a series shows what a log appended to run after run
+    costs as that row group changes, where one append from a fresh copy shows
+    only the first.
     """
     from bench.generate import line
     from ingest import ingest_paths, open_db
