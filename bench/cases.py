@@ -143,7 +143,7 @@ def incremental_cases(log: Log, out: Path, base_db: Path | None, why_not: str | 
                          start=str(manifest.lines + appended.lines), total=str(manifest.lines)),
              "in-process", figures={"total": "", "max": "slowest run"},
              before_each=prepare_series, check=check_series, not_run=not_run,
-             notes=["each run appends fresh lines and pays any checkpoint of the write-ahead log it triggers"]),
+             notes=["each run appends fresh lines; its close checkpoints them into the file"]),
         Case("incremental.unchanged_cli", "incremental", "re-ingest unchanged: `lanelog ingest` command",
              lanelog_argv("ingest", "--db", str(unchanged_db), "--json", str(log.path)), "process",
              before_each=prepare_unchanged, check=expect_added(0), not_run=cli_not_run),

@@ -83,10 +83,9 @@ def lanelog_ingest(log: str, db: str) -> Result:
 def lanelog_append_series(log: str, db: str, runs: str, lines: str, seed: str, start: str, total: str) -> Result:
     """`runs` appends of `lines` fresh generated lines in a row, each an open, ingest and close.
 
-    Each close folds the run's rows into the table's last row group, which
-    DuckDB rewrites whole: a series shows what a log appended to run after run
-    costs as that row group changes, where one append from a fresh copy shows
-    only the first.
+    Where one append always starts from the same copy of the database, a
+    series shows what a log appended to run after run costs as the table
+    grows, each close's checkpoint included.
     """
     from bench.generate import line
     from ingest import ingest_paths, open_db
