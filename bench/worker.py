@@ -111,6 +111,8 @@ def lanelog_append_series(log: str, db: str, runs: str, lines: str, seed: str, s
 
 def weekly_query(db: str) -> Result:
     """`queries.weekly` over the whole database: its first call in a fresh process."""
+    import pandas  # noqa: F401  (the frame's library: an import, kept outside the timed span)
+
     from ingest import open_db
     from queries import Filters, weekly
 
