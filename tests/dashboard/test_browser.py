@@ -83,9 +83,18 @@ def browser() -> Iterator[object]:
 
 
 def open_page(browser: object, url: str, hosts: set[str]) -> object:
+    """The overview page once its first run has drawn all of it.
+
+    The app reports "not running" before its first run has started, and the
+    first metric of a page still being drawn was seen to read 7 for a moment
+    where the finished page reads 14.  So the page is ready once the
+    credit-bug chart's heading, drawn after the metrics, is there and the run
+    has finished.
+    """
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.on("request", lambda request: hosts.add(request.url.split("/")[2]))
     page.goto(url)
+    page.get_by_text("Credit bugs per week").wait_for(timeout=60_000)
     page.wait_for_selector(FINISHED, timeout=60_000)
     return page
 
