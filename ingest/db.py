@@ -127,17 +127,12 @@ def _has_tables(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 def _create_schema(con: duckdb.DuckDBPyConnection) -> None:
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         con.execute(schema_sql())
         con.execute(
             "INSERT INTO lanelog_meta VALUES ('schema_version', $v), ('created_by', $by)",
             {"v": str(SCHEMA_VERSION), "by": f"lanelog {__version__}"},
         )
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
 
 
 def _check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
@@ -160,6 +155,18 @@ def _check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
 
 
 @contextmanager
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """Commit what the block did, or roll it all back when it raises."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
+
+
+@contextmanager
 def capped_memory(con: duckdb.DuckDBPyConnection, limit: str) -> Iterator[None]:
     """Hold DuckDB's memory limit at `limit` (unless already lower), then put it back.
 
@@ -170,11 +177,8 @@ def capped_memory(con: duckdb.DuckDBPyConnection, limit: str) -> Iterator[None]:
     if _size_bytes(before) <= _size_bytes(limit):
         yield
         return
-    con.execute("SET memory_limit = $limit", {"limit": limit})
-    try:
+    with settings(con, {"memory_limit": limit}):
         yield
-    finally:
-        con.execute("SET memory_limit = $limit", {"limit": before})
 
 
 @contextmanager

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -17,7 +16,7 @@ from pathlib import Path
 import duckdb
 
 from ingest.chunks import Piece, read_pieces
-from ingest.db import capped_memory
+from ingest.db import capped_memory, transaction
 from ingest.identity import TAIL_BYTES, Resume, digest, locate
 from ingest.lines import Lines
 from ingest.load import Outcome, run, store_lines, store_stream
@@ -197,7 +196,7 @@ def _ingest_log_unguarded(
             progress(source.position - position)
         piece = next(pieces)
     if piece.size or source.stale_provisional:
-        with _transaction(con):
+        with transaction(con):
             _begin(con, source)
             outcome = Outcome()
             if piece.lines is not None:
@@ -215,7 +214,7 @@ def _store_group(con: duckdb.DuckDBPyConnection, source: _Source, first: Piece, 
     """One transaction: a group of complete pieces (from `first` on) and the new read position."""
     before = replace(source)
     try:
-        with _transaction(con):
+        with transaction(con):
             _begin(con, source)
             outcome = store_stream(con, source.source_id, _group(source, first, pieces))
             if outcome is None:
@@ -227,7 +226,7 @@ def _store_group(con: duckdb.DuckDBPyConnection, source: _Source, first: Piece, 
     # Read the group again (the stream is gone) and store it piece by piece.
     source.__dict__.update(before.__dict__)
     again = read_pieces(source.log, source.position, source.lines_read + 1)
-    with _transaction(con):
+    with transaction(con):
         _begin(con, source)
         outcome = Outcome()
         for lines in _group(source, next(again), again):
@@ -246,18 +245,6 @@ def _group(source: _Source, piece: Piece, pieces: Iterator[Piece]) -> Iterator[L
         if piece.ends_group:
             return
         piece = next(pieces)
-
-
-@contextmanager
-def _transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    """Commit what the block did, or roll it all back when it raises."""
-    con.execute("BEGIN TRANSACTION")
-    try:
-        yield
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    con.execute("COMMIT")
 
 
 def _begin(con: duckdb.DuckDBPyConnection, source: _Source) -> None:
