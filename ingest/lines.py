@@ -109,7 +109,8 @@ def split_lines(data: memoryview, *, base_offset: int, first_line_no: int, compl
         lines.validate(full=True)
         invalid: list[int] = []
     except pa.ArrowInvalid:
-        valid, invalid = _check_each(data, starts, bounds, line_nos)
+        valid = _valid_utf8(data, starts, bounds)
+        invalid = line_nos[~valid].tolist()
         keep = bool_array(valid)
         lines = pa.Array.from_buffers(
             pa.large_binary(), len(starts), [None, pa.py_buffer(bounds), pa.py_buffer(data)]
@@ -135,20 +136,15 @@ def split_lines(data: memoryview, *, base_offset: int, first_line_no: int, compl
     )
 
 
-def _check_each(
-    data: memoryview, starts: np.ndarray, bounds: np.ndarray, line_nos: np.ndarray
-) -> tuple[np.ndarray, list[int]]:
-    """For a run that holds a line that is not valid UTF-8: which lines are valid
-    (a mask), and the line numbers of those that are not."""
+def _valid_utf8(data: memoryview, starts: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """For a run that holds a line that is not valid UTF-8: which lines are (a mask)."""
     valid = np.ones(len(starts), dtype=bool)
-    invalid: list[int] = []
     for index, (start, end) in enumerate(zip(starts.tolist(), bounds[1:].tolist())):
         try:
             str(data[start:end], "utf-8")
         except UnicodeDecodeError:
             valid[index] = False
-            invalid.append(int(line_nos[index]))
-    return valid, invalid
+    return valid
 
 
 # Arrow arrays built from buffers: pa.array() would import pandas to check its
