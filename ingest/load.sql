@@ -69,7 +69,9 @@ SELECT
     CASE WHEN starts_with(CAST(j_results AS VARCHAR), '{') THEN j_results END AS results,
     -- Fields whose JSON type is not the expected one, told by the value's first
     -- character: " a string, - or a digit a number, t or f a boolean, [ a
-    -- list, { an object, n null (which never is one).  An absent field is NULL.
+    -- list, { an object, n null (which never is one), as schema.sql's json_kind
+    -- reads it (a macro here would be missing from databases made before).
+    -- An absent field is NULL.
     list_filter([
         CASE WHEN strpos('"n', left(CAST(j_attempt_id AS VARCHAR), 1)) = 0 THEN 'attempt_id' END,
         CASE WHEN strpos('"-0123456789n', left(CAST(j_ts AS VARCHAR), 1)) = 0 THEN 'ts' END,
