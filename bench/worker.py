@@ -70,7 +70,7 @@ def duckdb_floor(log: str, db: str) -> Result:
 
 def lanelog_ingest(log: str, db: str) -> Result:
     """lanelog's ingest through its Python API: open (creating if needed), ingest, close."""
-    from ingest import ingest_paths, open_db
+    from lanelog.ingest import ingest_paths, open_db
 
     start = time.perf_counter()
     con = open_db(Path(db))
@@ -88,7 +88,7 @@ def lanelog_append_series(log: str, db: str, runs: str, lines: str, seed: str, s
     grows, each close's checkpoint included.
     """
     from bench.generate import line
-    from ingest import ingest_paths, open_db
+    from lanelog.ingest import ingest_paths, open_db
 
     each: list[float] = []
     added = 0
@@ -113,8 +113,8 @@ def weekly_query(db: str) -> Result:
     """`queries.weekly` over the whole database: its first call in a fresh process."""
     import pandas  # noqa: F401  (the frame's library: an import, kept outside the timed span)
 
-    from ingest import open_db
-    from queries import Filters, weekly
+    from lanelog.ingest import open_db
+    from lanelog.queries import Filters, weekly
 
     con = open_db(Path(db), read_only=True)
     start = time.perf_counter()

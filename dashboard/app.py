@@ -6,7 +6,7 @@ to one short script per page under views/.
 
 import streamlit as st
 
-from dashboard import present, sidebar
+from lanelog.dashboard import present, sidebar
 
 # A drawn icon: a material-symbol or emoji favicon would be fetched from a font CDN.
 st.set_page_config(page_title="lanelog", page_icon=present.favicon(), layout="wide")

@@ -16,10 +16,10 @@ from typing import Any
 
 import streamlit as st
 
-import ingest
-import queries
-from lanelog.errors import DatabaseLocked, LanelogError
-from queries import Filters
+from lanelog import ingest
+from lanelog import queries
+from lanelog.errors import DashboardError, DatabaseLocked, LanelogError
+from lanelog.queries import Filters
 
 # A look waits this long for an ingest to let go before showing the last figures.
 LOCK_WAIT_SECONDS = 0.5
@@ -27,7 +27,7 @@ REFRESH_KEY = "refresh_token"
 LAST_KEY = "last_figures"
 
 
-class NoDatabase(LanelogError):
+class NoDatabase(DashboardError):
     """There is no database file yet: the app shows how to make one."""
 
 

@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from lanelog.errors import LanelogError
+from lanelog.errors import DashboardError
 
 APP = Path(__file__).resolve().parent / "app.py"
 
@@ -23,10 +23,6 @@ UPLOAD_LIMIT_MB = 50
 # Streamlit looks up the machine's external address (an outside request) when it
 # listens on every interface, so a wildcard is refused: name one interface.
 WILDCARD_HOSTS = {"0.0.0.0", "::", "", "*"}
-
-
-class DashboardError(LanelogError):
-    """The dashboard cannot be started as asked."""
 
 
 def check_host(host: str) -> str:

@@ -10,16 +10,12 @@ import pandas as pd
 import streamlit as st
 from PIL import Image
 
-from dashboard.charts import labelled
+from lanelog.dashboard.charts import labelled
+from lanelog.queries import Comparison, label
 
-# The overview's metrics, in the order of the report's JSON keys.
-METRICS = [
-    ("attempts", "Attempts"),
-    ("probe_rejects", "Probe rejects"),
-    ("calls_armed", "Armed calls"),
-    ("credit_bugs", "Credit bugs"),
-    ("units", "Units spent"),
-]
+# The overview's metrics, in the order of the report's JSON keys, in the report's words.
+METRICS = [(key, label(key, title=True))
+           for key in ("attempts", "probe_rejects", "calls_armed", "credit_bugs", "units")]
 # A spreadsheet runs a cell that starts with one of these as a formula.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -40,27 +36,16 @@ def alert_text(credit_bugs: int) -> str:
     )
 
 
-def latest_weeks(weeks: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """The latest dated week with data and the one listed before it (undated only if nothing is dated)."""
-    dated = [row for row in weeks if row["week"] is not None]
-    rows = dated or weeks
-    if not rows:
-        return None, None
-    return rows[-1], rows[-2] if len(rows) > 1 else None
-
-
 def number(value: Any) -> int | float | str:
     if value is None:
         return "n/a"
     return int(value) if float(value).is_integer() else round(float(value), 2)
 
 
-def delta(latest: dict[str, Any], previous: dict[str, Any] | None, key: str) -> int | float | None:
-    """The change against the week before, or None when there is no week before."""
-    if previous is None or latest[key] is None or previous[key] is None:
-        return None
-    change = latest[key] - previous[key]
-    return int(change) if float(change).is_integer() else round(float(change), 2)
+def delta(comparison: Comparison, key: str) -> int | float | None:
+    """The change against the week compared with, rounded for a metric; None when there is none."""
+    change = comparison.change(key)
+    return round(change, 2) if isinstance(change, float) else change
 
 
 def range_caption(report: dict[str, Any]) -> str:

@@ -13,10 +13,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboard import data, ui
-from dashboard.launch import UPLOAD_LIMIT_MB
+from lanelog.dashboard import data, ui
+from lanelog.dashboard.launch import UPLOAD_LIMIT_MB
 from lanelog.errors import LanelogError
-from queries import Filters
+from lanelog.queries import Filters
 
 ALL_REPOS = "All repositories"
 
@@ -65,7 +65,7 @@ def uploader() -> None:
             summary = data.ingest_upload(upload.name, upload.getvalue())
         except LanelogError as error:
             st.error("The file was not ingested.")
-            st.text(error.format_message())
+            st.text(str(error))
             return
         added, rejected = summary["attempts_added"], summary["rejected"]
         if rejected and not added:

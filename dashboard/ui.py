@@ -12,9 +12,9 @@ import streamlit as st
 
 import pandas as pd
 
-from dashboard import data, present
+from lanelog.dashboard import data, present
 from lanelog.errors import DatabaseLocked, LanelogError
-from queries import Filters
+from lanelog.queries import Filters
 
 FILTERS_KEY = "filters"
 
@@ -40,7 +40,7 @@ def figures(*names: str, filters: Filters | None = None, note: bool = True) -> d
         st.stop()
     except LanelogError as error:
         st.error("The database cannot be read.")
-        st.text(error.format_message())
+        st.text(str(error))
         st.stop()
     if result.stale and note:
         st.caption("ingest in progress: showing the last figures")

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ingest.lines import NEWLINE, Lines, split_lines
-from ingest.logfile import LogStream
+from lanelog.ingest.lines import NEWLINE, Lines, split_lines
+from lanelog.ingest.logfile import LogStream
 
 CHUNK_BYTES = 8 * 1024 * 1024
 ROW_GROUP_LINES = 122_880  # DuckDB's row group size

@@ -39,7 +39,7 @@ def default_db_path() -> Path:
 
 def schema_sql() -> str:
     """The text of ingest/schema.sql (tables and macros)."""
-    return resources.files("ingest").joinpath("schema.sql").read_text(encoding="utf-8")
+    return resources.files("lanelog.ingest").joinpath("schema.sql").read_text(encoding="utf-8")
 
 
 def open_memory() -> duckdb.DuckDBPyConnection:

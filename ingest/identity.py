@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import duckdb
 
-from ingest.logfile import LogStream
+from lanelog.ingest.load import run
+from lanelog.ingest.logfile import LogStream
 
 FINGERPRINT_BYTES = 4096
 TAIL_BYTES = 4096
@@ -65,23 +66,8 @@ def _candidates(con: duckdb.DuckDBPyConnection, head: bytes) -> list[tuple]:
     """
     if not head:
         return []
-    lengths = [
-        row[0]
-        for row in con.execute(
-            "SELECT DISTINCT fingerprint_bytes FROM sources WHERE fingerprint_bytes <= $n",
-            {"n": len(head)},
-        ).fetchall()
-    ]
+    lengths = [row[0] for row in run(con, "fingerprint_lengths", {"n": len(head)})]
     if not lengths:
         return []
     keys = [digest(head[:length]) for length in lengths]
-    return con.execute(
-        """
-        SELECT source_id, bytes_read, lines_read, duplicates, tail_fingerprint,
-               bytes_seen, seen_fingerprint
-        FROM sources
-        WHERE list_contains($keys, fingerprint)
-        ORDER BY bytes_read DESC, source_id
-        """,
-        {"keys": keys},
-    ).fetchall()
+    return run(con, "fingerprint_candidates", {"keys": keys})

@@ -17,39 +17,39 @@ read position.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
-from importlib import resources
 
 import duckdb
 import pyarrow as pa
 
-from ingest.db import settings
-from ingest.lines import LINES_SCHEMA, Lines, arrow_table, bytes_array, int64_array, readable
-
-_NAME = re.compile(r"^-- name: (\w+)\s*$", re.MULTILINE)
+from lanelog.ingest.db import settings
+from lanelog.ingest.lines import LINES_SCHEMA, Lines, arrow_table, bytes_array, int64_array, readable
+from lanelog.sqlfile import Query, load_resources
 
 # Verdicts of lines that are no attempt; "blank" lines are counted nowhere.
 REJECTED = ("not_an_object", "invalid_json")
 
 
 @cache
-def statements() -> dict[str, str]:
-    """The named statements of load.sql, and the two made of attempt_rows."""
-    text = resources.files("ingest").joinpath("load.sql").read_text(encoding="utf-8")
-    parts = _NAME.split(text)
-    named = {name: body.strip().rstrip(";") for name, body in zip(parts[1::2], parts[2::2])}
-    named["insert_attempts"] = "INSERT INTO attempts BY NAME\n" + named["attempt_rows"]
-    named["stage_attempts"] = "CREATE OR REPLACE TEMP TABLE lane_staged AS\n" + named["attempt_rows"]
+def statements() -> dict[str, Query]:
+    """The named statements of load.sql and identity.sql, and the two made of attempt_rows."""
+    named = load_resources("lanelog.ingest", "load.sql", "identity.sql")
+    rows = named["attempt_rows"]
+    body = rows.sql.rstrip(";")
+    named["insert_attempts"] = replace(rows, name="insert_attempts",
+                                       sql="INSERT INTO attempts BY NAME\n" + body)
+    named["stage_attempts"] = replace(rows, name="stage_attempts",
+                                      sql="CREATE OR REPLACE TEMP TABLE lane_staged AS\n" + body)
     return named
 
 
 def run(con: duckdb.DuckDBPyConnection, name: str, params: dict[str, object] | None = None) -> list:
-    """Execute one named statement and fetch its rows."""
-    return con.execute(statements()[name], params or {}).fetchall()
+    """Execute one named statement, its parameters checked against its declaration, and fetch its rows."""
+    query = statements()[name]
+    return con.execute(query.sql, query.bind(params or {})).fetchall()
 
 
 @dataclass

@@ -12,6 +12,7 @@
 -- json_valid_rfc).  Duplicates are among these rows: the callers deal with
 -- them.  Run it with the filter_pushdown optimizer off: pushed below the
 -- parse, `v IS NOT NULL` would make DuckDB parse every line twice.
+-- params: provisional, source_id
 WITH parsed AS (
     SELECT line_no, byte_offset, line,
            CASE WHEN NOT (starts_with(line, '{') OR regexp_matches(line, '^[ \t\r]+\{')) THEN NULL
@@ -94,6 +95,7 @@ FROM typed
 
 -- name: stored_among
 -- Which of the lines $line_nos of this source are stored as attempts.
+-- params: line_nos, source_id
 SELECT line_no FROM attempts
 WHERE source_id = $source_id AND line_no IN (SELECT unnest(CAST($line_nos AS BIGINT[])));
 
@@ -101,6 +103,7 @@ WHERE source_id = $source_id AND line_no IN (SELECT unnest(CAST($line_nos AS BIG
 -- Whether an attempt stored from line $first_line of this source on shares its
 -- attempt_id with another stored attempt: of this run or any other.  It
 -- does exactly when the rows carrying the run's ids outnumber those ids.
+-- params: first_line, source_id
 SELECT count(*) > count(DISTINCT attempt_id) FROM attempts
 WHERE attempt_id IN (
     SELECT attempt_id FROM attempts
@@ -115,6 +118,7 @@ WHERE attempt_id IN (
 -- them out, rather than deleting them afterwards, keeps the transaction free
 -- of deleted rows, which DuckDB needs in order to write its row groups
 -- straight to the file.
+-- params: 
 INSERT INTO attempts BY NAME
 SELECT * FROM lane_staged
 WHERE attempt_id IS NULL OR line_no IN (
@@ -127,11 +131,13 @@ WHERE attempt_id IS NULL OR line_no IN (
 
 -- name: unstaged
 -- The lines of lane_lines that attempt_rows did not make an attempt of.
+-- params: 
 SELECT line_no FROM lane_lines ANTI JOIN lane_staged USING (line_no) ORDER BY line_no;
 
 -- name: verdicts
 -- What each line of lane_missing(line_no, line), lines that are no attempt, is:
 -- no JSON object, blank, or a JSON object all the same (a duplicate).
+-- params: 
 SELECT line_no,
        CASE WHEN json_valid_rfc(line) THEN
                 CASE WHEN regexp_matches(line, '^[ \t\r]*\{') THEN 'duplicate' ELSE 'not_an_object' END
@@ -141,20 +147,27 @@ FROM lane_missing
 ORDER BY line_no;
 
 -- name: insert_rejected
+-- Store the rejected lines of lane_rejected under their source.
+-- params: source_id
 INSERT INTO rejected_lines BY NAME
 SELECT CAST($source_id AS INTEGER) AS source_id, * FROM lane_rejected;
 
 -- name: delete_provisional
 -- The attempt an earlier run stored from a provisional last line: that line is being read again.
+-- params: source_id
 DELETE FROM attempts WHERE source_id = $source_id AND provisional;
 
 -- name: new_source
+-- A new source row for a log not seen before; its positions are set by update_source.
+-- params: now, path
 INSERT INTO sources (source_id, path, fingerprint, fingerprint_bytes, bytes_read, tail_fingerprint,
                      bytes_seen, seen_fingerprint, lines_read, duplicates, first_ingested, last_ingested)
 VALUES (nextval('source_ids'), $path, '', 0, 0, '', 0, '', 0, 0, $now, $now)
 RETURNING source_id;
 
 -- name: update_source
+-- A log's identity and read position, committed with the rows read up to it.
+-- params: bytes_read, bytes_seen, duplicates, fingerprint, fingerprint_bytes, lines_read, now, path, seen_fingerprint, source_id, tail_fingerprint
 UPDATE sources SET
     path = $path,
     fingerprint = $fingerprint,
@@ -169,6 +182,8 @@ UPDATE sources SET
 WHERE source_id = $source_id;
 
 -- name: record_run
+-- One row per ingest run: what it read and what the lines became.
+-- params: attempts_added, duplicates, files, finished_at, lines_read, pending, rejected, started_at
 INSERT INTO ingest_runs (run_id, started_at, finished_at, files, lines_read, attempts_added,
                          duplicates, rejected, pending)
 VALUES (nextval('run_ids'), $started_at, $finished_at, $files, $lines_read, $attempts_added,

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import duckdb
 
-from ingest.chunks import Piece, read_pieces
-from ingest.db import capped_memory, transaction
-from ingest.identity import TAIL_BYTES, Resume, digest, locate
-from ingest.lines import Lines
-from ingest.load import Outcome, run, store_lines, store_stream
-from ingest.logfile import LogStream, bytes_log, expand_paths, open_log
+from lanelog.ingest.chunks import Piece, read_pieces
+from lanelog.ingest.db import capped_memory, transaction
+from lanelog.ingest.identity import TAIL_BYTES, Resume, digest, locate
+from lanelog.ingest.lines import Lines
+from lanelog.ingest.load import Outcome, run, store_lines, store_stream
+from lanelog.ingest.logfile import LogStream, bytes_log, expand_paths, open_log
 from lanelog.errors import IngestError
 
 Progress = Callable[[int], None]

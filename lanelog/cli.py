@@ -2,7 +2,8 @@
 
 Each subcommand lives in its own module under ``lanelog/commands`` and is
 imported only when it runs, so ``lanelog route`` in CI never pays for
-importing DuckDB or Streamlit.
+importing DuckDB or Streamlit.  This is the one place where the library's
+plain ``LanelogError`` becomes click's "Error: ..." output and exit code.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import importlib
 import click
 
 from lanelog import __version__
+from lanelog.errors import LanelogError
 
 COMMANDS: dict[str, str] = {
     "route": "lanelog.commands.route:route",
@@ -32,8 +34,22 @@ SUMMARIES: dict[str, str] = {
 }
 
 
+class CommandError(click.ClickException):
+    """A LanelogError as click prints it: "Error: <message>" on stderr, with its exit code."""
+
+    def __init__(self, error: LanelogError) -> None:
+        super().__init__(str(error))
+        self.exit_code = error.exit_code
+
+
 class LazyGroup(click.Group):
     """A group whose subcommands are imported on first use."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except LanelogError as error:
+            raise CommandError(error) from None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(COMMANDS)

@@ -1,22 +1,27 @@
-"""One error base class for lanelog; each layer raises its own subclass.
+"""One error hierarchy for lanelog: plain exceptions, at the bottom of the layers.
 
-Every lanelog error is a click.ClickException, so the CLI prints
-"Error: <message>" on stderr and exits with ``exit_code``.  Exit 2 is the
-error code everywhere: exit 1 means "probe rejected" for ``route`` and
-"credit bug found" for ``check``.
+This module imports nothing of lanelog, of click or of streamlit, so every
+layer can raise its own subclass without pulling in the layers above it.  The
+CLI turns a ``LanelogError`` into click's "Error: <message>" on stderr with
+``exit_code`` (one place: ``lanelog.cli``); the dashboard shows ``str(error)``.
+Exit 2 is the error code everywhere: exit 1 means "probe rejected" for
+``route`` and "credit bug found" for ``check``.
 """
 
-import click
 
-
-class LanelogError(click.ClickException):
+class LanelogError(Exception):
     """A failure the user can act on; the message names the file, line or key."""
 
     exit_code = 2
 
+    @property
+    def message(self) -> str:
+        """The text shown to the user."""
+        return str(self)
 
-class PolicyError(LanelogError):
-    """A policy or flaky list that cannot be used."""
+
+class RouterError(LanelogError):
+    """A checkout, policy, flaky list or runner command the router cannot use."""
 
 
 class IngestError(LanelogError):
@@ -32,4 +37,12 @@ class SchemaMismatch(IngestError):
 
 
 class QueryError(LanelogError):
-    """A query that cannot run: a bad filter, or an unknown query name."""
+    """A query that cannot run: a bad filter, an unknown query name, a bad .sql file."""
+
+
+class DashboardError(LanelogError):
+    """A dashboard that cannot start or cannot find its database."""
+
+
+class DemoError(LanelogError):
+    """A demo that cannot run, or would overwrite data it did not make."""

@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lanelog.errors import QueryError
-from queries.loader import Query, load
+from lanelog.queries.figures import FIGURES, LABELS, Comparison, compare_latest, label
+from lanelog.sqlfile import Query, load_folder
 
 if TYPE_CHECKING:
     import duckdb
     import pandas as pd
 
-QUERIES: dict[str, Query] = load(Path(__file__).parent)
-FIGURES = ("attempts", "probe_rejects", "calls_armed", "credit_bugs", "quarantined", "units")
+QUERIES: dict[str, Query] = load_folder(Path(__file__).parent)
 ROW_LIMIT = 1000  # rows listed by the data-health views; counts are never limited
 
 

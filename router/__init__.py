@@ -4,12 +4,12 @@ It knows git, the policy files and the seed's decision table.  It never
 imports ingest, queries or dashboard (tests/test_layering.py checks it).
 """
 
-from router.decide import LANES, REASONS, PatchFacts, Plan, Problem, lane_for, route
-from router.flaky import FreezeRow, freeze_expiry, parse_flaky
-from router.lane import LaneRunner
-from router.lane_log import PRODUCER, SCHEMA, append_line, dumps
-from router.policy import SEED_POLICY, Policy, parse_policy
-from router.run import RouteOptions, exit_code, run_route
+from lanelog.router.decide import LANES, REASONS, PatchFacts, Plan, Problem, lane_for, route
+from lanelog.router.flaky import FreezeRow, freeze_expiry, parse_flaky
+from lanelog.router.lane import LaneRunner
+from lanelog.router.lane_log import PRODUCER, SCHEMA, append_line, dumps
+from lanelog.router.policy import SEED_POLICY, Policy, parse_policy
+from lanelog.router.run import RouteOptions, exit_code, run_route
 
 __all__ = [
     "LANES", "PRODUCER", "REASONS", "SCHEMA", "SEED_POLICY",

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
-from router.policy import SEED_POLICY, Policy
+from lanelog.router.policy import SEED_POLICY, Policy
 
 # Every reason a probe can reject with, and the sentence a person reads.
 # Setup reasons come from the loaders (they cannot be decided without a

@@ -10,12 +10,13 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from router.yamlfile import YamlFile, YamlFileError
+from lanelog.errors import RouterError
+from lanelog.router.yamlfile import YamlFile, YamlFileError
 
 ROW_KEYS = ("id", "expires", "owner", "reason")
 
 
-class FlakyInvalid(ValueError):
+class FlakyInvalid(RouterError):
     """A flaky list that cannot be used; the message names the file and row."""
 
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from lanelog.errors import RouterError
+
 # Settings that must not change what the probe sees (colour, external diff
 # drivers, text conversion) are switched off on the command line.
 DIFF_FLAGS = ("--no-renames", "--no-color", "--no-ext-diff", "--no-textconv")
@@ -35,11 +37,11 @@ class Diff:
         return removed_from_patch(self.patch)
 
 
-class GitError(RuntimeError):
+class GitError(RouterError):
     """git failed where the router did not expect it to."""
 
 
-class NotARepo(ValueError):
+class NotARepo(RouterError):
     """The folder is not a git checkout."""
 
 

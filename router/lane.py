@@ -16,11 +16,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from lanelog.errors import RouterError
+
 TOKEN_SOURCES = ("stdout", "exit")
 DEFAULT_TIMEOUT = 600.0
 
 
-class RunnerCommandError(ValueError):
+class RunnerCommandError(RouterError):
     """A ``--run`` command that cannot be split into an argv."""
 
 

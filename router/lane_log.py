@@ -16,8 +16,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from router.decide import Plan
-from router.policy import Policy
+from lanelog.router.decide import Plan
+from lanelog.router.policy import Policy
 
 SCHEMA = 1
 PRODUCER = "lanelog-route"

@@ -14,7 +14,9 @@ from typing import Any
 
 import pathspec
 
-from router.yamlfile import YamlFile, YamlFileError
+from lanelog.errors import RouterError
+
+from lanelog.router.yamlfile import YamlFile, YamlFileError
 
 DEFAULTS: dict[str, Any] = {
     "line_cap": 400,
@@ -32,7 +34,7 @@ KNOWN_KEYS = (*DEFAULTS, *REQUIRED)
 PROPERTY_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
 
 
-class PolicyInvalid(ValueError):
+class PolicyInvalid(RouterError):
     """A policy that cannot be used; the message names the file, key and line."""
 
 

@@ -15,12 +15,12 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from router.decide import PatchFacts, Plan, Problem, lane_for, route
-from router.flaky import FlakyInvalid, FreezeRow, freeze_expiry, parse_flaky
-from router.gitfacts import Checkout, NotARepo, check_ref
-from router.lane import LaneContext, LaneRunner, run_lane
-from router.lane_log import build_line
-from router.policy import Policy, PolicyInvalid, parse_policy
+from lanelog.router.decide import PatchFacts, Plan, Problem, lane_for, route
+from lanelog.router.flaky import FlakyInvalid, FreezeRow, freeze_expiry, parse_flaky
+from lanelog.router.gitfacts import Checkout, NotARepo, check_ref
+from lanelog.router.lane import LaneContext, LaneRunner, run_lane
+from lanelog.router.lane_log import build_line
+from lanelog.router.policy import Policy, PolicyInvalid, parse_policy
 
 POLICY_FILE = "lanes.yaml"
 FLAKY_FILE = "flaky.yaml"

@@ -11,12 +11,14 @@ from typing import Any
 
 import yaml
 
+from lanelog.errors import RouterError
+
 Key = tuple[str | int, ...]
 
 MAX_BYTES = 1_000_000
 
 
-class YamlFileError(ValueError):
+class YamlFileError(RouterError):
     """A file that is not usable YAML; the message names the file and line."""
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from lanelog.demo.runner import wanted_outcome
-from router.decide import REASONS
+from lanelog.router.decide import REASONS
 
 # internal_error marks a router bug (an unexpected exception); honest demo data has none.
 DEMO_REASONS = set(REASONS) - {"internal_error"}

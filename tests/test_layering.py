@@ -1,17 +1,159 @@
-"""The folders' one-way data flow is enforced here, not just described."""
+"""The folders' one-way data flow is enforced here, not just described.
 
+Two checks: a static one over every import statement in every source file
+(lazy imports inside functions included), and a live one that imports each
+headless layer in a fresh interpreter and looks at ``sys.modules``.
+"""
+
+from __future__ import annotations
+
+import ast
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-FORBIDDEN = {
-    # package imported -> modules it must never pull in
-    "router": ["ingest", "queries", "dashboard", "duckdb", "streamlit", "altair", "pandas"],
-    "ingest": ["router", "queries", "dashboard", "streamlit", "altair"],
-    "queries": ["router", "dashboard", "streamlit", "altair"],
-    "lanelog.commands.route": ["ingest", "queries", "dashboard", "duckdb", "streamlit"],
+ROOT = Path(__file__).resolve().parents[1]
+
+# Source folder -> the package it installs as.
+FOLDERS = {
+    "router": "lanelog.router",
+    "ingest": "lanelog.ingest",
+    "queries": "lanelog.queries",
+    "dashboard": "lanelog.dashboard",
+    "lanelog": "lanelog",
 }
+# Each layer and the lanelog modules it may import, lowest layer first.  The
+# leaves (errors, sqlfile and the version in lanelog/__init__) import nothing
+# of the project; the CLI (cli, commands, __main__) and the demo sit on top.
+LEAVES = {"lanelog", "lanelog.errors", "lanelog.sqlfile"}
+MAY_IMPORT = {
+    "lanelog": set(),
+    "lanelog.errors": set(),
+    "lanelog.sqlfile": {"lanelog.errors"},
+    "lanelog.router": LEAVES,
+    "lanelog.ingest": LEAVES,
+    "lanelog.queries": LEAVES,
+    "lanelog.dashboard": LEAVES | {"lanelog.ingest", "lanelog.queries"},
+    "lanelog.demo": LEAVES | {"lanelog.ingest", "lanelog.router"},
+    "lanelog.commands": LEAVES | {"lanelog.ingest", "lanelog.queries", "lanelog.router",
+                                  "lanelog.dashboard", "lanelog.demo", "lanelog.cli"},
+    "lanelog.cli": LEAVES | {"lanelog.commands"},
+    "lanelog.__main__": {"lanelog.cli"},
+}
+# Third-party packages a layer must never load, by import name.
+NEVER = {
+    "lanelog.errors": ["click", "streamlit", "duckdb", "pandas"],
+    "lanelog.sqlfile": ["click", "streamlit", "duckdb", "pandas"],
+    "lanelog.router": ["click", "streamlit", "altair", "pandas", "duckdb", "pyarrow"],
+    "lanelog.ingest": ["click", "streamlit", "altair", "pandas"],
+    "lanelog.queries": ["click", "streamlit", "altair", "pandas"],
+    "lanelog.dashboard": [],  # streamlit itself imports click
+}
+# The project's own packages a layer must never load (the live twin of MAY_IMPORT).
+ABOVE = {
+    "lanelog.errors": ["lanelog.router", "lanelog.ingest", "lanelog.queries", "lanelog.dashboard",
+                       "lanelog.cli", "lanelog.commands", "lanelog.demo", "lanelog.sqlfile"],
+    "lanelog.sqlfile": ["lanelog.router", "lanelog.ingest", "lanelog.queries", "lanelog.dashboard",
+                        "lanelog.cli", "lanelog.commands", "lanelog.demo"],
+    "lanelog.router": ["lanelog.ingest", "lanelog.queries", "lanelog.dashboard", "lanelog.cli",
+                       "lanelog.commands", "lanelog.demo"],
+    "lanelog.ingest": ["lanelog.router", "lanelog.queries", "lanelog.dashboard", "lanelog.cli",
+                       "lanelog.commands", "lanelog.demo"],
+    "lanelog.queries": ["lanelog.router", "lanelog.ingest", "lanelog.dashboard", "lanelog.cli",
+                        "lanelog.commands", "lanelog.demo"],
+    "lanelog.dashboard": ["lanelog.router", "lanelog.cli", "lanelog.commands", "lanelog.demo"],
+}
+TOP_LEVEL_FOLDERS = {"router", "ingest", "queries", "dashboard"}
+
+
+def _module_of(path: Path) -> str:
+    """The installed module name of a source file (dashboard/views/x.py -> lanelog.dashboard.views.x)."""
+    relative = path.relative_to(ROOT).with_suffix("")
+    parts = list(relative.parts)
+    package = FOLDERS[parts[0]]
+    rest = [part for part in parts[1:] if part != "__init__"]
+    return ".".join([package, *rest])
+
+
+def _layer(module: str) -> str:
+    """The MAY_IMPORT key a module belongs to: the longest key it starts with."""
+    matches = [key for key in MAY_IMPORT if module == key or module.startswith(key + ".")]
+    assert matches, f"{module} belongs to no layer: add it to MAY_IMPORT"
+    return max(matches, key=len)
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """Every module an import statement of a source file names, with its line."""
+    module = _module_of(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    return _imports_in(path.read_bytes(), package)
+
+
+def _imports_in(source: bytes | str, package: str) -> list[tuple[int, str]]:
+    """Every module an import statement names (relative imports resolved against package)."""
+    tree = ast.parse(source)
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                name = ".".join(base + ([node.module] if node.module else []))
+            else:
+                name = node.module or ""
+            found.append((node.lineno, name))
+            # "from lanelog import ingest" imports the package lanelog.ingest.
+            found += [(node.lineno, f"{name}.{alias.name}") for alias in node.names
+                      if name == "lanelog"]
+    return found
+
+
+def _sources() -> list[Path]:
+    return sorted(path for folder in FOLDERS for path in (ROOT / folder).rglob("*.py"))
+
+
+def _owner(name: str) -> str | None:
+    """The project layer an imported name lands in, or None for a third-party module."""
+    if name != "lanelog" and not name.startswith("lanelog."):
+        return None
+    if name in LEAVES:
+        return name
+    if name == "lanelog.__version__":
+        return "lanelog"
+    return _layer(name)
+
+
+@pytest.mark.parametrize("path", _sources(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_import_runs_down_the_layers(path: Path) -> None:
+    layer = _layer(_module_of(path))
+    allowed = MAY_IMPORT[layer] | {layer}
+    wrong = []
+    for line, name in _imports(path):
+        if name.split(".")[0] in TOP_LEVEL_FOLDERS:
+            wrong.append(f"line {line}: {name} (a folder name is not an import name; use lanelog.{name})")
+            continue
+        owner = _owner(name)
+        if owner is not None and owner not in allowed:
+            wrong.append(f"line {line}: {name} ({layer} may import {sorted(allowed)})")
+    assert wrong == [], f"{path.relative_to(ROOT)} imports up the layers: {wrong}"
+
+
+def test_every_source_file_is_checked() -> None:
+    checked = {_layer(_module_of(path)) for path in _sources()}
+    assert {"lanelog.router", "lanelog.ingest", "lanelog.queries", "lanelog.dashboard",
+            "lanelog.commands", "lanelog.cli", "lanelog.errors", "lanelog.sqlfile"} <= checked
+
+
+def test_the_static_check_catches_an_upward_import() -> None:
+    """The checker itself can fail: an ingest module importing queries or the dashboard is caught."""
+    source = "from lanelog import queries\nimport click\n\ndef f():\n    from lanelog.dashboard import ui\n"
+    allowed = MAY_IMPORT["lanelog.ingest"] | {"lanelog.ingest"}
+    names = [name for _, name in _imports_in(source, "lanelog.ingest")]
+    assert sorted(n for n in names if _owner(n) and _owner(n) not in allowed) == [
+        "lanelog.dashboard", "lanelog.queries"]
 
 
 def _loaded_after_import(module: str) -> set[str]:
@@ -23,12 +165,25 @@ def _loaded_after_import(module: str) -> set[str]:
         "        importlib.import_module(info.name)\n"
         "print('\\n'.join(sorted(sys.modules)))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return {name.split(".")[0] for name in out.stdout.split()} | set(out.stdout.split())
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=ROOT.parent, timeout=120)
+    return set(out.stdout.split())
 
 
-@pytest.mark.parametrize("module", sorted(FORBIDDEN))
-def test_layer_does_not_import_what_sits_above_it(module: str) -> None:
+@pytest.mark.parametrize("module", sorted(NEVER))
+def test_a_layer_loads_nothing_above_it(module: str) -> None:
     loaded = _loaded_after_import(module)
-    leaked = sorted(name for name in FORBIDDEN[module] if name in loaded)
-    assert leaked == [], f"{module} imports {leaked}"
+    tops = {name.split(".")[0] for name in loaded}
+    leaked = sorted(name for name in NEVER[module] if name in tops)
+    leaked += sorted(name for name in ABOVE.get(module, []) if name in loaded)
+    assert leaked == [], f"importing {module} loads {leaked}"
+    assert not TOP_LEVEL_FOLDERS & tops, f"importing {module} loads a bare folder name"
+
+
+def test_the_route_command_loads_no_database_or_page_code() -> None:
+    loaded = {name.split(".")[0] for name in _loaded_after_import("lanelog.commands.route")}
+    loaded |= _loaded_after_import("lanelog.commands.route")
+    leaked = sorted(name for name in ["duckdb", "pyarrow", "pandas", "streamlit", "altair",
+                                      "lanelog.ingest", "lanelog.queries", "lanelog.dashboard"]
+                    if name in loaded)
+    assert leaked == []

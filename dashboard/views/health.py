@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dashboard import ui
+from lanelog.dashboard import ui
 
 st.title("Data health")
 f = ui.figures("sources", "rejected_lines", "type_anomalies", "undated")

@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from dashboard import charts, present, ui
+from lanelog import queries
+from lanelog.dashboard import charts, present, ui
 
 st.title("Overview")
 report = ui.figures("report")["report"]
@@ -12,17 +13,18 @@ totals = report["totals"]
 if totals["credit_bugs"]:
     st.error(present.alert_text(totals["credit_bugs"]), icon=":material/crisis_alert:")
 
-latest, previous = present.latest_weeks(report["weeks"])
+comparison = queries.compare_latest(report["weeks"])
+latest = comparison.latest
 if latest is None:
     st.info("No attempts in this range.")
     st.stop()
-st.subheader(f"Week of {latest['week']}" if latest["week"] else "Undated attempts")
+st.subheader(comparison.heading())
 columns = st.columns(len(present.METRICS) + 1)
 for column, (key, label) in zip(columns, present.METRICS):
-    column.metric(label, present.number(latest[key]), delta=present.delta(latest, previous, key),
+    column.metric(label, present.number(latest[key]), delta=present.delta(comparison, key),
                   delta_color="inverse" if key == "credit_bugs" else "off")
 columns[-1].metric("Quarantined", present.number(latest["quarantined"]),
-                   delta=present.delta(latest, previous, "quarantined"), delta_color="off",
+                   delta=present.delta(comparison, "quarantined"), delta_color="off",
                    help="Attempts with a live freeze. A freeze is expected; it alerts only if it moved the merge bit.")
 st.caption(present.range_caption(report))
 

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dashboard import charts, present, ui
+from lanelog.dashboard import charts, present, ui
 
 st.title("Probe")
 reasons = ui.figures("reject_reasons")["reject_reasons"]

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dashboard import charts, present, ui
+from lanelog.dashboard import charts, present, ui
 
 st.title("Spend review")
 f = ui.figures("weekly", "spend_by_property", "spend_by_repo", "lanes_weekly", "unresolved_units",

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dashboard import present, ui
+from lanelog.dashboard import present, ui
 
 st.title("Credit-bug triage")
 rows = ui.figures("credit_bug_rows")["credit_bug_rows"]

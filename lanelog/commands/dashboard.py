@@ -6,14 +6,11 @@ from pathlib import Path
 
 import click
 
+from lanelog.commands.options import db_option
+
 
 @click.command()
-@click.option(
-    "--db",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="DuckDB file to read (default: $LANELOG_DB, else ./lanelog.duckdb).",
-)
+@db_option("DuckDB file to read [default: $LANELOG_DB, else ./lanelog.duckdb].")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (one interface).")
 @click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True, help="Port to listen on.")
 def dashboard(db: Path | None, host: str, port: int) -> None:
@@ -27,7 +24,7 @@ def dashboard(db: Path | None, host: str, port: int) -> None:
     Example:
         lanelog dashboard --db lanelog.duckdb --port 8501
     """
-    from dashboard.launch import serve
-    from ingest import default_db_path
+    from lanelog.dashboard.launch import serve
+    from lanelog.ingest import default_db_path
 
     serve(db if db is not None else default_db_path(), host=host, port=port)

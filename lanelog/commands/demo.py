@@ -7,14 +7,11 @@ from pathlib import Path
 
 import click
 
+from lanelog.commands.options import db_option
+
 
 @click.command()
-@click.option(
-    "--db",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="DuckDB file to create (default: $LANELOG_DB, else ./lanelog.duckdb).",
-)
+@db_option("DuckDB file to create [default: $LANELOG_DB, else ./lanelog.duckdb].")
 @click.option("--weeks", type=click.IntRange(1, 52), default=8, show_default=True, help="Weeks to simulate.")
 @click.option("--replace", is_flag=True, help="Rebuild the database if it already exists.")
 @click.option(
@@ -46,12 +43,12 @@ def demo(
         lanelog demo --serve
         lanelog demo --db /tmp/demo.duckdb --weeks 4 --replace
     """
-    from ingest import default_db_path
+    from lanelog.ingest import default_db_path
     from lanelog.demo import run_demo
 
     target = db if db is not None else default_db_path()
     if serve:
-        from dashboard.launch import check_host
+        from lanelog.dashboard.launch import check_host
 
         check_host(host)  # refuse a bad --host before spending time on the data
     summary = run_demo(target, weeks=weeks, replace=replace, log_dir=log_dir)
@@ -66,7 +63,7 @@ def demo(
         click.echo("lanes: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.lanes.items())))
         click.echo("reject reasons: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.reasons.items())))
     if serve:
-        from dashboard.launch import serve as serve_dashboard
+        from lanelog.dashboard.launch import serve as serve_dashboard
 
         click.echo(f"serving the dashboard on http://{host}:{port}", err=True)
         serve_dashboard(target, host=host, port=port)

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import click
 
-from ingest import default_db_path, ingest_paths, open_db
-from ingest.logfile import expand_paths
+from lanelog.ingest import default_db_path, ingest_paths, open_db
+from lanelog.ingest.logfile import expand_paths
+from lanelog.commands.options import db_option, wait_option
 from lanelog.errors import IngestError
 
 _BAR_AFTER_S = 2.0
@@ -47,20 +48,9 @@ def _total_bytes(paths: list[Path]) -> int:
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option(
-    "--db",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Database file [default: $LANELOG_DB, else ./lanelog.duckdb].",
-)
+@db_option()
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
-@click.option(
-    "--wait",
-    type=click.FloatRange(min=0),
-    default=60.0,
-    show_default=True,
-    help="Seconds to wait while another process holds the database.",
-)
+@wait_option()
 def ingest(paths: tuple[Path, ...], db: Path | None, as_json: bool, wait: float) -> None:
     """Load lane-log JSONL files into the DuckDB database, losing nothing.
 

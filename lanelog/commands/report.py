@@ -11,10 +11,12 @@ from typing import Any
 import click
 import duckdb
 
-import ingest
-import queries
+from lanelog import ingest
+from lanelog import queries
 from lanelog.errors import IngestError, QueryError
-from queries import Filters, render
+from lanelog.commands import render
+from lanelog.commands.options import db_option, wait_option
+from lanelog.queries import Filters
 
 
 @contextmanager
@@ -45,13 +47,11 @@ def scope_options(command: Any) -> Any:
     """The options `report` and `check` share: where the data is and which of it counts."""
     options = [
         click.argument("logs", nargs=-1, metavar="[LOG]...", type=click.Path(path_type=Path)),
-        click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
-                     help="DuckDB file (default ./lanelog.duckdb, or env LANELOG_DB)."),
+        db_option(),
         click.option("--since", metavar="DATE", help="First day (YYYY-MM-DD); its whole week counts."),
         click.option("--until", metavar="DATE", help="Last day (YYYY-MM-DD); its whole week counts."),
         click.option("--repo", metavar="NAME", help="Only attempts of this repo."),
-        click.option("--wait", type=float, default=60.0, show_default=True, metavar="SECONDS",
-                     help="Seconds to wait while an ingest holds the database."),
+        wait_option(),
     ]
     for option in reversed(options):
         command = option(command)

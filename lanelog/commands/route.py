@@ -7,9 +7,9 @@ from pathlib import Path
 import click
 
 from lanelog.errors import LanelogError
-from router import LaneRunner, RouteOptions, append_line, dumps, exit_code, run_route
-from router.gitfacts import check_ref
-from router.lane import DEFAULT_TIMEOUT, TOKEN_SOURCES, RunnerCommandError
+from lanelog.router import LaneRunner, RouteOptions, append_line, dumps, exit_code, run_route
+from lanelog.router.gitfacts import check_ref
+from lanelog.router.lane import DEFAULT_TIMEOUT, TOKEN_SOURCES, RunnerCommandError
 
 
 def _ref(ctx: click.Context, param: click.Parameter, value: str) -> str:

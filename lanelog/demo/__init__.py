@@ -29,17 +29,13 @@ import duckdb
 from lanelog.demo.agent import Patch
 from lanelog.demo.promoter import promotion_lines
 from lanelog.demo.scenario import START, build_repos, human_changes, week_patches
-from lanelog.errors import LanelogError
+from lanelog.errors import DemoError, LanelogError
 
 ROUTER_LOG = "lane-log.jsonl"
 PROMOTER_LOG = "legacy-promoter.jsonl"
 MADE_BY = "lanelog demo"  # recorded in lanelog_meta, so a rerun may rebuild its own database
 RUNNER = f"{shlex.quote(sys.executable)} -m lanelog.demo.runner"
 ROUTE_WORKERS = min(4, os.cpu_count() or 1)
-
-
-class DemoError(LanelogError):
-    """The demo could not make its data."""
 
 
 @dataclass
@@ -127,8 +123,7 @@ def run_demo(db: Path, weeks: int = 8, replace: bool = False, log_dir: Path | No
     An existing database is left alone unless `replace` is set, so the demo never mixes
     its weeks into real data. The logs live in a throwaway folder unless `log_dir` is given.
     """
-    import ingest
-
+    from lanelog import ingest
     if weeks < 1:
         raise DemoError("--weeks must be at least 1")
     if db.exists() and not replace and not _made_by_demo(db):
@@ -155,8 +150,7 @@ def run_demo(db: Path, weeks: int = 8, replace: bool = False, log_dir: Path | No
 
 def _made_by_demo(db: Path) -> bool:
     """True when `db` is a database an earlier demo made, which the demo may rebuild."""
-    import ingest
-
+    from lanelog import ingest
     try:
         con = ingest.open_db(db, read_only=True, wait=5.0)
     except (LanelogError, duckdb.Error):  # not a lanelog database, or not ours to judge

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import ingest
+from lanelog import ingest
 from tests.dashboard.dashboard_support import APP, PAGES
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from tests.dashboard.dashboard_support import line
 
-from dashboard.present import alert_text
+from lanelog.dashboard.present import alert_text
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from dashboard.launch import APP, app_environment, streamlit_argv
+from lanelog.dashboard.launch import APP, app_environment, streamlit_argv
 
 
 def flags(argv: list[str]) -> dict[str, str]:

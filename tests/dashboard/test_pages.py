@@ -13,9 +13,9 @@ import pyarrow as pa
 import pytest
 from tests.dashboard.dashboard_support import PAGES, line
 
-import ingest
-import queries
-from dashboard import charts
+from lanelog import ingest
+from lanelog import queries
+from lanelog.dashboard import charts
 
 METRIC_KEYS = {
     "Attempts": "attempts",

@@ -8,9 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-import ingest
-
-
+from lanelog import ingest
 @pytest.fixture
 def con() -> Iterator[duckdb.DuckDBPyConnection]:
     connection = ingest.open_memory()

@@ -7,8 +7,7 @@ from typing import Any
 
 import duckdb
 
-import ingest
-
+from lanelog import ingest
 # Another process holding the database: argv = path, seconds, rw|ro.
 HOLDER = """
 import sys, time, duckdb

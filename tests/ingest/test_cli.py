@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import ingest
+from lanelog import ingest
 from lanelog.cli import cli
 from tests.ingest.support import HOLDER
 

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-import ingest.chunks
-from ingest import ingest_paths
+import lanelog.ingest.chunks
+from lanelog import ingest
+from lanelog.ingest import ingest_paths
 from tests.ingest.support import attempts, counts, line, stored
 
 

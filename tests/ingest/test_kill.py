@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 
-import ingest
+from lanelog import ingest
 from tests.ingest.support import counts, line, stored
 
 CHILD = """
 import sys
-import ingest, ingest.chunks
+from lanelog import ingest
+import lanelog.ingest.chunks
 ingest.chunks.CHUNK_BYTES = 2048  # many small transactions, so the kill lands inside the run
 ingest.chunks.ROW_GROUP_LINES = 16
 con = ingest.open_db(sys.argv[1])

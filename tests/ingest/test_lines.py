@@ -7,7 +7,7 @@ from datetime import date, datetime
 
 import pytest
 
-from ingest import ingest_bytes
+from lanelog.ingest import ingest_bytes
 from tests.ingest.support import attempts, counts, line, rejected
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ingest import ingest_bytes, ingest_paths, open_memory
+from lanelog.ingest import ingest_bytes, ingest_paths, open_memory
 from tests.ingest.support import counts, stored
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -11,12 +11,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
-import ingest
-import ingest.chunks
-import ingest.load
-from ingest import ingest_paths
-from ingest.lines import split_lines
-from ingest.load import Outcome, store_lines, store_stream
+from lanelog import ingest
+import lanelog.ingest.chunks
+import lanelog.ingest.load
+from lanelog.ingest import ingest_paths
+from lanelog.ingest.lines import split_lines
+from lanelog.ingest.load import Outcome, store_lines, store_stream
 from tests.ingest.support import counts, line, rejected, stored
 
 
@@ -88,8 +88,8 @@ def test_handed_over_groups_store_what_streamed_groups_would(
     monkeypatch.setattr(ingest.chunks, "GROUP_ROW_GROUPS", 2)
     used: list[str] = []
     real_stream, real_lines = ingest.load.store_stream, ingest.load.store_lines
-    monkeypatch.setattr("ingest.run.store_stream", lambda *a: used.append("stream") or real_stream(*a))
-    monkeypatch.setattr("ingest.run.store_lines", lambda *a, **k: used.append("careful") or real_lines(*a, **k))
+    monkeypatch.setattr("lanelog.ingest.run.store_stream", lambda *a: used.append("stream") or real_stream(*a))
+    monkeypatch.setattr("lanelog.ingest.run.store_lines", lambda *a, **k: used.append("careful") or real_lines(*a, **k))
     log = tmp_path / "lane.jsonl"
     log.write_bytes(data)
     summary = ingest_paths(file_db, [log])

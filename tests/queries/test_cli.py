@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-import ingest
+from lanelog import ingest
 from lanelog.cli import cli
 
 DATA = Path(__file__).parent / "data"

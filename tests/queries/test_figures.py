@@ -16,9 +16,9 @@ import duckdb
 import pandas as pd
 import pytest
 
-import queries
+from lanelog import queries
 from lanelog.errors import QueryError
-from queries import Filters
+from lanelog.queries import Filters
 from tests.queries.conftest import attempt
 
 W1, W2, W4 = date(2026, 10, 5), date(2026, 10, 12), date(2026, 10, 26)  # week of 10-19 empty

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-import queries
+from lanelog import queries
 from lanelog.errors import QueryError
-from queries.loader import load, parse
+from lanelog.sqlfile import load_folder as load, parse
 
 GOOD = """-- A file comment.
 

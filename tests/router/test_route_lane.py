@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from router import lane_for
-from router.lane import read_token
+from lanelog.router import lane_for
+from lanelog.router.lane import read_token
 
 ONE_PROPERTY = {"api.py": "def handle(payload):\n    assert payload\n    return payload or None\n"}
 TWO_PROPERTIES = {"store.py": "def put(key, body):\n    return dict(body)\n"}

@@ -15,18 +15,9 @@ import re
 from datetime import date, datetime
 from typing import Any
 
-from queries import FIGURES, Filters
+from lanelog.queries import FIGURES, LABELS, Filters, compare_latest
 
-HEADINGS = {
-    "week": "week",
-    "attempts": "attempts",
-    "probe_rejects": "probe rejects",
-    "calls_armed": "armed calls",
-    "credit_bugs": "credit bugs",
-    "quarantined": "quarantined",
-    "units": "units",
-    "armed_per_reject": "armed per reject",
-}
+HEADINGS = LABELS
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 # Enough to stop emphasis, code, links, HTML, entities and table cells; values never open a line.
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
@@ -94,29 +85,26 @@ def csv_text(report: dict[str, Any]) -> str:
     return buffer.getvalue().rstrip("\n")
 
 
-def _change(now: Any, before: Any) -> str:
-    if now is None or before is None:
+def _change(delta: int | float | None) -> str:
+    if delta is None:
         return "-"
-    delta = now - before
     return f"{delta:+g}" if isinstance(delta, float) else f"{delta:+d}"
 
 
 def _week_over_week(weeks: list[dict[str, Any]]) -> list[str]:
-    dated = [week for week in weeks if week["week"] is not None]
-    if len(dated) < 2:
+    comparison = compare_latest(weeks)
+    latest, before = comparison.latest, comparison.before
+    if latest is None or before is None:
         return ["Fewer than two dated weeks in range: no change to show."]
-    latest, before = dated[-1], dated[-2]
-    gap = date.fromisoformat(latest["week"]) - date.fromisoformat(before["week"])
-    note = "" if gap.days == 7 else " (the latest earlier week with attempts)"
     out = [
-        f"Week of {latest['week']} against the week of {before['week']}{note}:",
+        f"{comparison.heading()}:",
         "",
         f"| figure | {before['week']} | {latest['week']} | change |",
         "|---|---:|---:|---:|",
     ]
     for key in FIGURES:
         out.append(f"| {HEADINGS[key]} | {plain(before[key])} | {plain(latest[key])} | "
-                   f"{_change(latest[key], before[key])} |")
+                   f"{_change(comparison.change(key))} |")
     return out
 
 

@@ -1,4 +1,7 @@
-"""Load the named queries from the ``.sql`` files beside this module.
+"""The one loader for lanelog's ``.sql`` files: named, documented, checked statements.
+
+Used by ``lanelog.queries`` (``queries/*.sql``) and ``lanelog.ingest``
+(``load.sql``, ``identity.sql``).
 
 A file holds one or more blocks, each shaped like this::
 
@@ -18,8 +21,9 @@ Values are always bound by DuckDB; nothing is ever formatted into the SQL.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -104,11 +108,11 @@ def parse(text: str, filename: str) -> list[Query]:
     return [_block(name, body, f"{filename}:{number}") for name, number, body in blocks]
 
 
-def load(folder: Path) -> dict[str, Query]:
-    """Every query in ``folder/*.sql`` by name; a name defined twice is an error."""
+def load_texts(files: Iterable[tuple[str, str]]) -> dict[str, Query]:
+    """Every query of the given (file name, text) pairs by name; a name defined twice is an error."""
     queries: dict[str, Query] = {}
-    for path in sorted(folder.glob("*.sql")):
-        for query in parse(path.read_text(encoding="utf-8"), path.name):
+    for filename, text in files:
+        for query in parse(text, filename):
             if query.name in queries:
                 raise QueryError(
                     f"{query.origin}: query {query.name!r} is already defined at "
@@ -116,3 +120,15 @@ def load(folder: Path) -> dict[str, Query]:
                 )
             queries[query.name] = query
     return queries
+
+
+def load_folder(folder: Path) -> dict[str, Query]:
+    """Every query in ``folder/*.sql`` by name."""
+    return load_texts((path.name, path.read_text(encoding="utf-8"))
+                      for path in sorted(folder.glob("*.sql")))
+
+
+def load_resources(package: str, *names: str) -> dict[str, Query]:
+    """Every query in the named ``.sql`` files of an installed package, by name."""
+    files = resources.files(package)
+    return load_texts((name, files.joinpath(name).read_text(encoding="utf-8")) for name in names)

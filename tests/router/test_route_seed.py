@@ -5,7 +5,7 @@ from datetime import date, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from router import SEED_POLICY, PatchFacts, Problem, route
+from lanelog.router import SEED_POLICY, PatchFacts, Problem, route
 
 
 def test_live_freeze_keeps_credit_at_zero():

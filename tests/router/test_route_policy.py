@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from router.flaky import FlakyInvalid, parse_flaky
-from router.policy import DEFAULTS, PolicyInvalid, parse_policy
+from lanelog.router.flaky import FlakyInvalid, parse_flaky
+from lanelog.router.policy import DEFAULTS, PolicyInvalid, parse_policy
 
 GOOD = """\
 properties:

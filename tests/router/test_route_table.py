@@ -7,9 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import router.run
-
-
+import lanelog.router.run
 def lines(count: int, word: str = "x") -> str:
     return "".join(f"{word}_{index} = {index}\n" for index in range(count))
 
@@ -300,7 +298,7 @@ def test_internal_error_is_logged_with_a_message_line(make_repo, route, monkeypa
     def broken(*args, **kwargs):
         raise RuntimeError("numstat went away\n  second line of detail")
 
-    monkeypatch.setattr(router.run.Checkout, "diff", broken)
+    monkeypatch.setattr(lanelog.router.run.Checkout, "diff", broken)
     done = route(repo)
     assert done.exit_code == 1
     assert_rejected(done.line, "internal_error")

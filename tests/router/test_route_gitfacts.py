@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from router.gitfacts import Checkout, check_ref, removed_from_patch
+from lanelog.router.gitfacts import Checkout, check_ref, removed_from_patch
 
 
 def test_removed_lines_that_look_like_diff_headers_are_read_as_lines(make_repo):

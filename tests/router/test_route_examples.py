@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from router import parse_flaky, parse_policy
+from lanelog.router import parse_flaky, parse_policy
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 WORKFLOW = EXAMPLES / "github-actions" / "lanelog-route.yml"

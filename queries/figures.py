@@ -1,0 +1,84 @@
+"""What the weekly figures are called, and which week the latest is compared with.
+
+Defined once here, for every place that shows the figures: the CLI's table and
+markdown review, and the dashboard's metrics, legends and headers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+FIGURES = ("attempts", "probe_rejects", "calls_armed", "credit_bugs", "quarantined", "units")
+
+# The words a reader sees for each key of the report's JSON: in a table or legend,
+# and as the title of a metric standing alone.
+_WORDS: dict[str, tuple[str, str]] = {
+    "week": ("week", "Week"),
+    "attempts": ("attempts", "Attempts"),
+    "probe_rejects": ("probe rejects", "Probe rejects"),
+    "calls_armed": ("armed calls", "Armed calls"),
+    "credit_bugs": ("credit bugs", "Credit bugs"),
+    "quarantined": ("quarantined", "Quarantined"),
+    "units": ("units", "Units spent"),
+    "armed_per_reject": ("armed per reject", "Armed calls per probe reject"),
+}
+LABELS: dict[str, str] = {key: words[0] for key, words in _WORDS.items()}
+
+
+def label(key: str, title: bool = False) -> str:
+    """The words for a figure's key ("calls_armed" -> "armed calls"; title: "Armed calls")."""
+    short, long = _WORDS.get(key, (key.replace("_", " "), key.replace("_", " ").capitalize()))
+    return long if title else short
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The latest week with attempts, and the week it is compared with (None: nothing before)."""
+
+    latest: dict[str, Any] | None
+    before: dict[str, Any] | None
+
+    @property
+    def skipped_weeks(self) -> bool:
+        """True when the week compared with is not the calendar week just before."""
+        if self.latest is None or self.before is None or self.latest["week"] is None:
+            return False
+        gap = date.fromisoformat(self.latest["week"]) - date.fromisoformat(self.before["week"])
+        return gap.days != 7
+
+    def heading(self) -> str:
+        """One line naming both weeks, e.g. "Week of 2026-10-12 against the week of 2026-10-05"."""
+        if self.latest is None:
+            return "No attempts in range"
+        if self.latest["week"] is None:
+            return "Undated attempts (no dated week in range)"
+        text = f"Week of {self.latest['week']}"
+        if self.before is None:
+            return text + " (no earlier week with attempts to compare with)"
+        text += f" against the week of {self.before['week']}"
+        return text + (" (the latest earlier week with attempts)" if self.skipped_weeks else "")
+
+    def change(self, key: str) -> int | float | None:
+        """The latest week's figure less the earlier week's, or None when either is missing."""
+        if self.latest is None or self.before is None:
+            return None
+        now, then = self.latest.get(key), self.before.get(key)
+        if now is None or then is None:
+            return None
+        delta = now - then
+        return int(delta) if float(delta).is_integer() else float(delta)
+
+
+def compare_latest(weeks: list[dict[str, Any]]) -> Comparison:
+    """The latest dated week against the dated week listed before it.
+
+    Weeks are the report's rows (dated weeks in order, the undated bucket last).
+    With no dated week, the undated bucket stands alone.
+    """
+    dated = [week for week in weeks if week["week"] is not None]
+    if not dated:
+        undated = [week for week in weeks if week["week"] is None]
+        return Comparison(undated[-1] if undated else None, None)
+    return Comparison(dated[-1], dated[-2] if len(dated) > 1 else None)
