@@ -10,6 +10,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from bench.harness import Outcome, summarize
@@ -134,16 +135,30 @@ HEADER = ["case", "median", "min", "max", "peak RSS", "ratio", "target", "result
 
 
 def markdown(table: list[dict[str, Any]]) -> str:
-    """The table as Markdown, for the README."""
+    """The table as Markdown, for docs/performance.md."""
     lines = ["| " + " | ".join(HEADER) + " |", "|" + "|".join(["---"] + ["--:"] * 5 + ["---", "---"]) + "|"]
     lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in _cells(row)) + " |" for row in table]
     return "\n".join(lines)
 
 
 def report_markdown(results: dict[str, Any]) -> str:
-    """A results file's table, machine and commit, as the README quotes them."""
+    """A results file's table, machine and commit, as docs/performance.md quotes them."""
     return (f"{markdown(results['rows'])}\n\nMachine: {machine_line(results['machine'])}; "
             f"commit {source_line(results['source'])}; the run took {results['duration_s']:.0f} s.\n")
+
+
+DOC_START = "<!-- bench:latest:start"
+DOC_END = "<!-- bench:latest:end -->"
+
+
+def write_into_doc(doc: Path, results: dict[str, Any]) -> None:
+    """Put a full run's table between the doc's bench markers, leaving the text around it."""
+    text = doc.read_text(encoding="utf-8")
+    start, end = text.find(DOC_START), text.find(DOC_END)
+    if start < 0 or end < start:
+        raise ValueError(f"{doc}: no {DOC_START} ... {DOC_END} block to write the table into")
+    opening = text[start:text.index("\n", start) + 1]
+    doc.write_text(text[:start] + opening + report_markdown(results) + text[end:], encoding="utf-8")
 
 
 def machine_line(machine: dict[str, Any]) -> str:

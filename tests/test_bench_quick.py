@@ -2,7 +2,7 @@
 
 No timing is asserted here (speed lives in the full `make bench`); these tests
 check that every case ran, and that the figures, ratios and targets the table
-reports are shaped as the README says.
+reports are shaped as docs/performance.md says.
 """
 
 from __future__ import annotations
@@ -129,3 +129,27 @@ def test_the_generator_is_deterministic(tmp_path: Path) -> None:
     other = write_log(tmp_path / "other.jsonl", seed=4, lines=2_000)
     assert (tmp_path / "other.jsonl").read_bytes() != (tmp_path / "one.jsonl").read_bytes()
     assert other.lines == 2_000
+
+
+def test_a_full_run_rewrites_only_the_table_block_of_the_performance_page(
+        results_file: tuple[Path, str], tmp_path: Path) -> None:
+    from bench import table
+
+    results = json.loads(results_file[0].read_text())
+    doc = tmp_path / "performance.md"
+    doc.write_text("# Performance\n\nmethod text\n\n<!-- bench:latest:start (made by make bench) -->\n"
+                   "| old | table |\n<!-- bench:latest:end -->\n\nreading text\n")
+    table.write_into_doc(doc, results)
+    text = doc.read_text()
+    assert text.startswith("# Performance\n\nmethod text\n\n<!-- bench:latest:start (made by make bench) -->\n| case |")
+    assert text.endswith("<!-- bench:latest:end -->\n\nreading text\n")
+    assert "| old | table |" not in text
+    assert table.report_markdown(results) in text
+    doc.write_text("no markers here\n")
+    with pytest.raises(ValueError, match="no <!-- bench:latest:start"):
+        table.write_into_doc(doc, results)
+
+
+def test_the_performance_page_has_the_block_make_bench_writes() -> None:
+    text = (REPO_ROOT / "docs" / "performance.md").read_text()
+    assert text.count("<!-- bench:latest:start") == 1 and text.count("<!-- bench:latest:end -->") == 1

@@ -1,0 +1,95 @@
+"""The docs stay honest: every relative link resolves, and every flag a doc names exists."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from lanelog.cli import COMMANDS, cli
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+# The commands each reference page documents; a bare `--flag` on the page belongs to one of them.
+PAGE_COMMANDS = {
+    "router.md": ["route"],
+    "ingest.md": ["ingest"],
+    "report.md": ["report", "check"],
+    "dashboard.md": ["dashboard", "demo"],
+}
+# Flags of other programs that the pages quote, by the program they belong to.
+FOREIGN = {
+    "git": {"--numstat", "--name-only", "--no-renames", "--no-merges", "-M"},
+    "pip": {"--target", "--no-deps", "--no-build-isolation"},
+    "streamlit": {"--server.headless"},
+}
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+COMMAND_USE = re.compile(r"lanelog (" + "|".join(COMMANDS) + r")\b([^`\n]*)")
+INLINE_CODE = re.compile(r"`([^`\n]+)`")
+
+
+@cache
+def help_flags(command: str) -> frozenset[str]:
+    result = CliRunner().invoke(cli, [command, "--help"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    return frozenset(FLAG.findall(result.output))
+
+
+def _id(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=_id)
+def test_every_relative_link_resolves(doc: Path) -> None:
+    broken = []
+    for target in LINK.findall(doc.read_text(encoding="utf-8")):
+        if re.match(r"^[a-z]+:", target) or target.startswith("#"):
+            continue
+        path = (doc.parent / target.split("#")[0]).resolve()
+        if not path.exists():
+            broken.append(target)
+    assert broken == [], f"{_id(doc)} links to missing files: {broken}"
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=_id)
+def test_every_flag_named_for_a_command_is_in_its_help(doc: Path) -> None:
+    wrong = []
+    for number, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), start=1):
+        for command, rest in COMMAND_USE.findall(line):
+            # A use ends where the next command (lanelog, git, a pipe) starts.
+            rest = re.split(r"\s(?:&&|\|\||\||;)\s|\blanelog\b|\bgit\b", rest)[0]
+            missing = sorted(set(FLAG.findall(rest)) - help_flags(command))
+            wrong += [f"line {number}: lanelog {command} {flag}" for flag in missing]
+    assert wrong == [], f"{_id(doc)} names flags its commands do not have: {wrong}"
+
+
+@pytest.mark.parametrize("doc", [ROOT / "docs" / name for name in PAGE_COMMANDS], ids=_id)
+def test_every_flag_on_a_reference_page_belongs_to_its_commands(doc: Path) -> None:
+    known = set().union(*(help_flags(command) for command in PAGE_COMMANDS[doc.name]))
+    known |= set().union(*FOREIGN.values())
+    wrong = []
+    for number, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), start=1):
+        spans = INLINE_CODE.findall(line) or ([line] if line.startswith(("lanelog ", "  ")) else [])
+        for span in spans:
+            if re.search(r"\blanelog (" + "|".join(COMMANDS) + r")\b", span):
+                continue  # checked against that command by the test above
+            wrong += [f"line {number}: {flag}" for flag in FLAG.findall(span) if flag not in known]
+    assert wrong == [], f"{_id(doc)} names flags none of {PAGE_COMMANDS[doc.name]} has: {wrong}"
+
+
+def test_the_checker_catches_a_flag_that_does_not_exist() -> None:
+    line = "run `lanelog report --since 2026-10-01 --no-such-flag` weekly"
+    (command, rest), = COMMAND_USE.findall(line)
+    assert sorted(set(FLAG.findall(rest)) - help_flags(command)) == ["--no-such-flag"]
+
+
+def test_readme_is_a_first_five_minutes_page() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.encode("utf-8")) <= 14 * 1024
+    commands = [line for line in readme.splitlines() if line.startswith("python3 -m pip install")]
+    assert commands == ["python3 -m pip install -e . && lanelog demo --serve",
+                        "python3 -m pip install -e '.[test]' && python3 -m pytest"]
