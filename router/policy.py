@@ -3,6 +3,10 @@
 Path patterns use gitignore semantics (pathspec), so ``fixtures/`` matches
 that folder at any depth and ``/store.py`` only the root file.  An invalid
 policy raises ``PolicyInvalid`` with a message naming the file, key and line.
+
+Assertion patterns are searched in removed lines, which the patch writes, so
+they run on RE2: its time is linear in the line whatever the pattern, where a
+backtracking engine can spend hours on ``^(a+)+$`` and one crafted line.
 """
 
 from __future__ import annotations
@@ -10,9 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import pathspec
+import re2
 
 from lanelog.errors import RouterError
 
@@ -32,6 +37,12 @@ KNOWN_KEYS = (*DEFAULTS, *REQUIRED)
 # Property ids reach a runner's argv and environment; a plain word keeps them
 # inert there (no spaces, no leading dash, no shell syntax).
 PROPERTY_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
+
+
+class Pattern(Protocol):
+    """A compiled assertion pattern (RE2)."""
+
+    def search(self, text: str) -> object: ...
 
 
 class PolicyInvalid(RouterError):
@@ -64,7 +75,7 @@ class Policy:
     exclude: pathspec.PathSpec
     fixture_paths: pathspec.PathSpec
     test_paths: pathspec.PathSpec
-    assertion_patterns: tuple[re.Pattern[str], ...]
+    assertion_patterns: tuple[Pattern, ...]
     properties: Mapping[str, Property]
     map: tuple[MapRow, ...] = field(default=())
 
@@ -154,14 +165,18 @@ def _pattern(line: str, key: tuple[str | int, ...], doc: YamlFile) -> pathspec.P
         raise PolicyInvalid(f"{doc.where(key)}: bad path pattern {line!r} ({exc})") from None
 
 
-def _regexes(value: Any, doc: YamlFile) -> tuple[re.Pattern[str], ...]:
+def _regexes(value: Any, doc: YamlFile) -> tuple[Pattern, ...]:
+    options = re2.Options()
+    options.log_errors = False  # the error goes into the reject, not onto stderr
     compiled = []
     for index, text in enumerate(_strings(value, ("assertion_patterns",), doc)):
         try:
-            compiled.append(re.compile(text))
-        except re.error as exc:
-            raise PolicyInvalid(f"{doc.where(('assertion_patterns', index))}: bad regex "
-                                f"{text!r} ({exc})") from None
+            compiled.append(re2.compile(text, options))
+        except re2.error as exc:
+            problem = exc.args[0].decode("utf-8", "replace") if exc.args else "refused"
+            raise PolicyInvalid(f"{doc.where(('assertion_patterns', index))}: {text!r} is not "
+                                f"an RE2 pattern ({problem}); patterns run in linear time, "
+                                "without lookaround or backreferences") from None
     return tuple(compiled)
 
 

@@ -45,7 +45,8 @@ def test_defaults_fill_every_optional_key_and_classify_like_the_seed():
     (GOOD + "line_caps: 300\n",
      "lanes.yaml line 7, key line_caps: unknown key"),
     (GOOD + "assertion_patterns: ['(unclosed']\n",
-     "lanes.yaml line 7, key assertion_patterns[0]: bad regex '(unclosed'"),
+     "lanes.yaml line 7, key assertion_patterns[0]: '(unclosed' is not an RE2 pattern "
+     "(missing ): (unclosed)"),
     (GOOD + "line_cap: -1\n", "lanes.yaml line 7, key line_cap: must be a whole number >= 0"),
     (GOOD + "budget_cap: true\n", "key budget_cap: must be a whole number >= 0, not True"),
     (GOOD + "exclude: generated/\n", "lanes.yaml line 7, key exclude: must be a list of strings"),
