@@ -3,6 +3,11 @@
 A policy error must name the file, the key and the line, so the loaders need
 more than ``yaml.safe_load`` gives: this keeps a map from key paths to lines,
 and refuses a duplicate key (PyYAML would silently keep the last one).
+
+Anchors and aliases are refused as they are read, before anything is built:
+nine nested aliases in a few hundred bytes expand to hundreds of millions of
+nodes for whatever walks the tree, and a policy or a flaky list is a small
+hand-written file that never needs them.
 """
 
 from __future__ import annotations
@@ -22,6 +27,24 @@ class YamlFileError(RouterError):
     """A file that is not usable YAML; the message names the file and line."""
 
 
+class _NoAliases(Exception):
+    """An anchor or alias met while composing; carries where it was."""
+
+    def __init__(self, mark: yaml.Mark) -> None:
+        super().__init__()
+        self.mark = mark
+
+
+class _Loader(yaml.SafeLoader):
+    """The safe loader, refusing an anchor or alias before it is composed."""
+
+    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node | None:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            raise _NoAliases(event.start_mark)
+        return super().compose_node(parent, index)
+
+
 class YamlFile:
     """A parsed YAML document with the source line of each key and list item."""
 
@@ -31,19 +54,25 @@ class YamlFile:
         if len(text) > MAX_BYTES:
             raise YamlFileError(f"{name}: larger than {MAX_BYTES} bytes")
         try:
-            loader = yaml.SafeLoader(text)
+            loader = _Loader(text)
             try:
                 node = loader.get_single_node()
                 self._index(node, ())
                 self.data: Any = loader.construct_document(node) if node is not None else None
             finally:
                 loader.dispose()
+        except _NoAliases as exc:
+            raise YamlFileError(f"{name} line {exc.mark.line + 1}: anchors and aliases "
+                                "(&name, *name) are not allowed: write the value out") from None
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             where = f" line {mark.line + 1}" if mark is not None else ""
             raise YamlFileError(f"{name}{where}: not valid YAML ({exc.problem or exc})") from None
         except yaml.YAMLError as exc:
             raise YamlFileError(f"{name}: not valid YAML ({exc})") from None
+        except RecursionError:
+            # The composer recurses once per level; a hand-written file is never this deep.
+            raise YamlFileError(f"{name}: nested too deeply to be a hand-written file") from None
 
     def where(self, key: Key) -> str:
         """``"lanes.yaml line 4, key map.store.py"`` for a key path."""

@@ -1,0 +1,126 @@
+"""Hostile input through the real command: file and folder names that are not UTF-8,
+regexes built to backtrack, YAML alias bombs, runners whose children escape the timeout."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+from pathlib import Path
+
+import pytest
+
+from tests.router.conftest import LANES_YAML
+
+PATTERNS = "assertion_patterns: ['\\bassert', '\\bexpect\\(', '\\bprop_']"
+STORE = {"store.py": "def put(key, body):\n    return dict(body)\n"}
+API = {"api.py": "def handle(payload):\n    assert payload\n    return payload or None\n"}
+
+
+def _policy(**changes: str) -> str:
+    """The test policy with some of its lines replaced (old line -> new line)."""
+    text = LANES_YAML
+    for old, new in changes.items():
+        assert old in text
+        text = text.replace(old, new)
+    return text
+
+
+# -- 3. assertion patterns run in linear time -----------------------------------------------
+
+def test_a_backtracking_pattern_on_a_long_removed_line_does_not_hang(make_repo, cli, tmp_path):
+    hostile = "a" * 5000 + "b"
+    repo = make_repo({
+        "lanes.yaml": _policy(**{PATTERNS: "assertion_patterns: ['^(a+)+$']"}),
+        "notes.txt": f"aaaa\n{hostile}\nkept\n",
+    })
+    repo.write({**STORE, "notes.txt": "kept\n"}).commit()
+    log = tmp_path / "lane-log.jsonl"
+    # Backtracking takes far longer than this bound; a linear scan takes milliseconds.
+    done = cli("--repo", str(repo.root), "--base", "main", "--log", str(log), timeout=60)
+    assert done.returncode == 1, done.stderr
+    line = json.loads(done.stdout)
+    assert line["reasons"] == ["assertion_removed"]
+    assert line["message"] == "assertion_removed: 1 removed line(s) match an assertion pattern"
+
+
+@pytest.mark.parametrize("pattern", ["(?=assert)", "(assert)\\1"])
+def test_a_pattern_the_linear_engine_cannot_run_is_policy_invalid(make_repo, route, pattern):
+    repo = make_repo({"lanes.yaml": _policy(**{
+        PATTERNS: f"assertion_patterns: ['\\bassert', '{pattern}']"})})
+    repo.write(STORE).commit()
+    done = route(repo)
+    line = done.line
+    assert line["reasons"] == ["policy_invalid"]
+    assert line["message"].startswith(
+        f"policy_invalid: lanes.yaml (base commit) line 6, key assertion_patterns[1]: "
+        f"{pattern!r} is not an RE2 pattern (")
+    assert line["message"].endswith(
+        "); patterns run in linear time, without lookaround or backreferences")
+    assert "re2.cc" not in done.stderr
+
+
+# -- 4. YAML anchors and aliases ------------------------------------------------------------
+
+def _bomb(levels: int) -> str:
+    rows = ['l0: &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    rows += [f"l{n}: &l{n} [{', '.join([f'*l{n - 1}'] * 9)}]" for n in range(1, levels)]
+    return "\n".join(rows) + "\n"
+
+
+def test_an_alias_in_the_policy_is_refused_at_once(make_repo, route):
+    repo = make_repo({"lanes.yaml": LANES_YAML.replace(
+        'exclude: ["*.lock", "generated/"]',
+        'exclude: &generated ["*.lock", "generated/"]\nfixture_paths: *generated').replace(
+        'fixture_paths: ["fixtures/", "*.fixture.json"]\n', "")})
+    repo.write(STORE).commit()
+    line = route(repo).line
+    assert line["reasons"] == ["policy_invalid"]
+    assert line["message"] == (
+        "policy_invalid: lanes.yaml (base commit) line 3: anchors and aliases (&name, *name) "
+        "are not allowed: write the value out")
+
+
+def _limited_memory() -> None:
+    # Without the refusal the expansion would take gigabytes; fail fast instead.
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+
+@pytest.mark.parametrize(("name", "reason"), [("lanes.yaml", "policy_invalid"),
+                                              ("flaky.yaml", "flaky_invalid")])
+def test_an_alias_bomb_is_refused_before_it_expands(make_repo, cli, tmp_path, name, reason):
+    bomb = _bomb(9)
+    assert len(bomb) < 800
+    text = LANES_YAML + bomb if name == "lanes.yaml" else "flaky: []\n" + bomb
+    repo = make_repo({name: text})
+    repo.write(STORE).commit()
+    log = tmp_path / "lane-log.jsonl"
+    done = cli("--repo", str(repo.root), "--base", "main", "--log", str(log), timeout=60,
+               preexec_fn=_limited_memory)
+    assert done.returncode == 1, done.stderr
+    line = json.loads(done.stdout)
+    assert line["reasons"] == [reason]
+    first = text.count("\n", 0, text.index("&l0")) + 1
+    assert line["message"] == (f"{reason}: {name} (base commit) line {first}: anchors and "
+                               "aliases (&name, *name) are not allowed: write the value out")
+
+
+def test_an_alias_in_the_flaky_list_is_refused(make_repo, route):
+    flaky = ("flaky:\n  - &row {id: t1, expires: 2026-10-22, owner: ci, reason: clock}\n"
+             "  - *row\n")
+    repo = make_repo({"flaky.yaml": flaky})
+    repo.write(STORE).commit()
+    line = route(repo).line
+    assert line["reasons"] == ["flaky_invalid"]
+    assert line["message"] == (
+        "flaky_invalid: flaky.yaml (base commit) line 2: anchors and aliases (&name, *name) "
+        "are not allowed: write the value out")
+
+def test_a_policy_nested_thousands_deep_is_policy_invalid(make_repo, route):
+    repo = make_repo({"lanes.yaml": LANES_YAML + "deep: " + "[" * 5000 + "]" * 5000 + "\n"})
+    repo.write(STORE).commit()
+    line = route(repo).line
+    assert line["reasons"] == ["policy_invalid"]
+    assert line["message"] == ("policy_invalid: lanes.yaml (base commit): nested too deeply "
+                               "to be a hand-written file")
