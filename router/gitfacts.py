@@ -3,6 +3,7 @@
 git always runs without a shell, with resolved commit ids (never user text)
 before every ``--``, so a ref or a path can never be read as an option.
 A handful of git processes per attempt, whatever the size of the diff.
+Paths are held as ``paths.path_text``: every byte kept, none merged.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from lanelog.errors import RouterError
+from lanelog.router.paths import path_bytes, path_text
 
 # Settings that must not change what the probe sees (colour, external diff
 # drivers, text conversion) are switched off on the command line.
@@ -112,7 +114,7 @@ class Checkout:
             if not record:
                 continue
             added, deleted, path = record.split(b"\t", 2)
-            name = path.decode("utf-8", "replace")
+            name = path_text(path)
             counts[name] = None if added == b"-" or deleted == b"-" else int(added) + int(deleted)
         return Diff(counts, patch)
 
@@ -121,7 +123,7 @@ class Checkout:
         for path in paths:
             if "\n" in path:
                 raise ValueError(f"refused path {path!r}: a path must not hold a newline")
-        request = "".join(f"{commit}:{path}\n" for path in paths).encode()
+        request = b"".join(f"{commit}:".encode() + path_bytes(path) + b"\n" for path in paths)
         out = self.git("cat-file", "--batch", stdin=request).stdout
         found: dict[str, bytes | None] = {}
         position = 0
@@ -148,7 +150,7 @@ class Checkout:
             if not entry:
                 continue
             meta, path = entry.split(b"\t", 1)
-            if meta.split(b" ")[1] == b"blob" and is_fixture(path.decode("utf-8", "replace")):
+            if meta.split(b" ")[1] == b"blob" and is_fixture(path_text(path)):
                 digest.update(path + b"\0" + meta.split(b" ")[2] + b"\n")
         return digest.hexdigest()
 

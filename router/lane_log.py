@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from lanelog.router.decide import Plan
+from lanelog.router.paths import printable
 from lanelog.router.policy import Policy
 
 SCHEMA = 1
@@ -29,7 +30,7 @@ def build_line(*, ts: datetime, attempt_id: str, repo: str, base: str | None,
                head: str | None, plan: Plan, files: list[str], policy: Policy | None,
                lane: str, results: Mapping[str, str]) -> dict[str, Any]:
     """The attempt's line; the seed's five fields keep their names and meaning."""
-    message = plan.message
+    message = printable(plan.message) if plan.message is not None else None
     if message is not None and len(message) > MAX_MESSAGE:
         message = message[:MAX_MESSAGE - 1] + "…"
     return {
@@ -44,7 +45,7 @@ def build_line(*, ts: datetime, attempt_id: str, repo: str, base: str | None,
         "reasons": list(plan.reasons),
         "message": message,
         "lines_changed": plan.lines_changed,
-        "files": files[:MAX_FILES],
+        "files": [printable(path) for path in files[:MAX_FILES]],
         "files_count": len(files),
         "properties": list(plan.properties),
         "units": plan.units,

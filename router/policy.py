@@ -20,7 +20,7 @@ import pathspec
 import re2
 
 from lanelog.errors import RouterError
-
+from lanelog.router.paths import printable
 from lanelog.router.yamlfile import YamlFile, YamlFileError
 
 DEFAULTS: dict[str, Any] = {
@@ -79,18 +79,21 @@ class Policy:
     properties: Mapping[str, Property]
     map: tuple[MapRow, ...] = field(default=())
 
+    # Patterns see a path as the line shows it (paths.printable): they are
+    # UTF-8 text, and pathspec may match on RE2, which takes nothing else.
     def is_excluded(self, path: str) -> bool:
-        return self.exclude.match_file(path)
+        return self.exclude.match_file(printable(path))
 
     def is_fixture(self, path: str) -> bool:
-        return self.fixture_paths.match_file(path)
+        return self.fixture_paths.match_file(printable(path))
 
     def is_test(self, path: str) -> bool:
-        return self.test_paths.match_file(path)
+        return self.test_paths.match_file(printable(path))
 
     def properties_for(self, path: str) -> list[str]:
         """The ids every matching map row selects, in map order."""
-        return [prop for row in self.map if row.spec.match_file(path) for prop in row.properties]
+        shown = printable(path)
+        return [prop for row in self.map if row.spec.match_file(shown) for prop in row.properties]
 
     def is_assertion(self, line: str) -> bool:
         return any(pattern.search(line) for pattern in self.assertion_patterns)

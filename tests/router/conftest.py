@@ -7,6 +7,7 @@ a ``router`` folder there would shadow the real package as a namespace.)
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -81,9 +82,10 @@ class Repo:
                               text=True, check=True)
         return done.stdout
 
-    def write(self, files: dict[str, str | bytes]) -> Repo:
+    def write(self, files: dict[str, str | bytes] | dict[bytes, str | bytes]) -> Repo:
+        """Write files; a bytes name is used as it is (it need not be UTF-8)."""
         for name, content in files.items():
-            path = self.root / name
+            path = self.root / (os.fsdecode(name) if isinstance(name, bytes) else name)
             path.parent.mkdir(parents=True, exist_ok=True)
             if isinstance(content, bytes):
                 path.write_bytes(content)
@@ -108,10 +110,11 @@ def make_repo(tmp_path: Path):
     checked out on a new branch `patch` that a test then edits and commits."""
     count = 0
 
-    def make(files: dict[str, str | bytes] | None = None, *, omit: tuple[str, ...] = ()) -> Repo:
+    def make(files: dict[str, str | bytes] | None = None, *, omit: tuple[str, ...] = (),
+             folder: bytes | None = None) -> Repo:
         nonlocal count
         count += 1
-        repo = Repo(tmp_path / f"repo{count}")
+        repo = Repo(tmp_path / (os.fsdecode(folder) if folder is not None else f"repo{count}"))
         repo.root.mkdir()
         repo.git("init", "-q", "-b", "main")
         base = {name: text for name, text in BASE_FILES.items() if name not in omit}
@@ -177,9 +180,12 @@ def cli():
     """The real console command in a real process."""
 
     def run(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
-            ) -> subprocess.CompletedProcess[str]:
+            timeout: float = 120, **popen: Any) -> subprocess.CompletedProcess[str]:
+        # A str argument holding surrogates (os.fsdecode of undecodable
+        # bytes) reaches the command as those bytes.
         return subprocess.run([sys.executable, "-m", "lanelog", "route", *args], cwd=cwd,
-                              env=env, capture_output=True, text=True, check=False)
+                              env=env, capture_output=True, text=True, check=False,
+                              timeout=timeout, **popen)
 
     return run
 

@@ -27,6 +27,52 @@ def _policy(**changes: str) -> str:
     return text
 
 
+# -- 1. file names that are not valid UTF-8 -------------------------------------------------
+
+def test_names_differing_in_one_undecodable_byte_are_counted_apart(make_repo, route):
+    repo = make_repo({"lanes.yaml": _policy(**{"line_cap: 400": "line_cap: 100"})})
+    notes = {b"notes-%c.txt" % (0x80 + index): "line\n" * 90 for index in range(10)}
+    repo.write({**STORE, **notes}).commit()
+    done = route(repo)
+    line = done.line
+    assert done.exit_code == 1
+    assert line["reasons"] == ["line_cap"]
+    assert line["lines_changed"] == 902
+    assert line["files_count"] == 11
+    shown = [rf"notes-\x{0x80 + index:x}.txt" for index in range(10)]
+    assert line["files"] == shown + ["store.py"]
+    assert line["message"] == "line_cap: 902 lines changed (excluded paths left out) > line_cap 100"
+
+
+def test_a_binary_file_cannot_hide_behind_a_name_that_differs_in_one_byte(make_repo, route):
+    repo = make_repo()
+    repo.write({**STORE, b"logo-\x80.png": b"\x00\x01\x02", b"logo-\x81.png": "one line\n"})
+    repo.commit()
+    line = route(repo).line
+    assert line["reasons"] == ["size_unknown"]
+    assert line["files"] == ["logo-\\x80.png", "logo-\\x81.png", "store.py"]
+    assert line["message"] == (r"size_unknown: binary file of unknown size: logo-\x80.png; "
+                               "exclude generated paths in the policy")
+
+
+def test_an_undecodable_name_is_still_matched_by_the_policy(make_repo, route):
+    repo = make_repo()
+    repo.write({**STORE, b"tests/test_\xff.py": "def test():\n    pass\n",
+                b"fixtures/\xfe.json": "{}\n"}).commit()
+    line = route(repo).line
+    assert line["reasons"] == ["fixture_and_test"]
+    assert line["message"] == (r"fixture_and_test: fixture fixtures/\xfe.json and test "
+                               r"tests/test_\xff.py in one diff")
+
+
+def test_a_policy_whose_name_is_not_utf8_is_read_from_the_base_commit(make_repo, route):
+    repo = make_repo({b"ci/caf\xe9.yaml": LANES_YAML.replace("line_cap: 400", "line_cap: 1")})
+    repo.write(STORE).commit()
+    line = route(repo, "--policy", str(repo.root / os.fsdecode(b"ci/caf\xe9.yaml"))).line
+    assert line["reasons"] == ["line_cap"]
+    assert line["line_cap"] == 1
+
+
 # -- 3. assertion patterns run in linear time -----------------------------------------------
 
 def test_a_backtracking_pattern_on_a_long_removed_line_does_not_hang(make_repo, cli, tmp_path):
