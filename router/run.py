@@ -15,11 +15,13 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from lanelog.errors import RouterError
 from lanelog.router.decide import PatchFacts, Plan, Problem, lane_for, route
 from lanelog.router.flaky import FlakyInvalid, FreezeRow, freeze_expiry, parse_flaky
 from lanelog.router.gitfacts import Checkout, NotARepo, check_ref
 from lanelog.router.lane import LaneContext, LaneRunner, run_lane
 from lanelog.router.lane_log import build_line
+from lanelog.router.paths import printable
 from lanelog.router.policy import Policy, PolicyInvalid, parse_policy
 
 POLICY_FILE = "lanes.yaml"
@@ -44,6 +46,36 @@ class RouteOptions:
     def __post_init__(self) -> None:
         check_ref(self.base)
         check_ref(self.head)
+        if self.repo_name is not None:
+            check_repo_name(self.repo_name)
+
+
+class RepoNameInvalid(RouterError):
+    """The checkout folder's name cannot be the line's ``repo`` (not UTF-8 text)."""
+
+
+def check_repo_name(name: str) -> str:
+    """Refuse a repo name that is not UTF-8 text (undecodable bytes held as surrogates)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{printable(name)} is not UTF-8 text") from None
+    return name
+
+
+def _repo_name(options: RouteOptions, folder: Path) -> str:
+    """``--repo-name``, else the folder's name, which must be UTF-8 text.
+
+    The repo field is what the lane log is grouped by; an escaped stand-in
+    would be a name nobody chose, so the caller is asked for one instead.
+    """
+    if options.repo_name is not None:
+        return options.repo_name
+    try:
+        return check_repo_name(folder.name)
+    except ValueError:
+        raise RepoNameInvalid(f"the checkout folder's name {printable(folder.name)} is not "
+                              "UTF-8 text: name the repo with --repo-name") from None
 
 
 @dataclass
@@ -61,7 +93,11 @@ class _Attempt:
 
 def run_route(options: RouteOptions, notify: Callable[[str], None] = lambda _: None,
               ) -> dict[str, Any]:
-    """Route one attempt and return its lane-log line (not yet written)."""
+    """Route one attempt and return its lane-log line (not yet written).
+
+    Raises ``RepoNameInvalid`` (and writes no line) when the repo field would
+    have to come from a folder name that is not UTF-8 text.
+    """
     now = options.now()
     today = options.today or now.astimezone(timezone.utc).date()
     # The job clock: --today moves the date (a replayed or simulated day)
@@ -69,7 +105,10 @@ def run_route(options: RouteOptions, notify: Callable[[str], None] = lambda _: N
     ts = datetime.combine(today, now.astimezone(timezone.utc).time().replace(microsecond=0),
                           tzinfo=timezone.utc)
     attempt_id = uuid.uuid4().hex
-    attempt = _Attempt(repo=options.repo_name or Path(os.path.abspath(options.repo)).name)
+    # A stand-in until the probe knows the checkout: only a failure before
+    # that (internal_error) leaves it in the line.
+    attempt = _Attempt(repo=options.repo_name
+                       or printable(Path(os.path.abspath(options.repo)).name))
     results: dict[str, str] = {}
     try:
         plan = _probe(options, today, attempt)
@@ -77,6 +116,8 @@ def run_route(options: RouteOptions, notify: Callable[[str], None] = lambda _: N
         if plan.model_call_allowed and options.runner is not None:
             results = _lane(options.runner, plan, attempt, attempt_id, notify)
             lane = lane_for(results)
+    except RepoNameInvalid:
+        raise  # no line: it would carry a name nobody chose
     except Exception as exc:  # the router's promise: a line for every call
         message = " ".join(f"{type(exc).__name__}: {exc}".split())
         plan = route(None, today, {}, None, problems=[Problem("internal_error", message)])
@@ -100,9 +141,10 @@ def _probe(options: RouteOptions, today: date, attempt: _Attempt) -> Plan:
     try:
         checkout = Checkout.open(options.repo)
     except NotARepo as exc:
+        attempt.repo = _repo_name(options, Path(os.path.abspath(options.repo)))
         return route(None, today, {}, None, problems=[Problem("not_a_repo", str(exc))])
     attempt.checkout = checkout
-    attempt.repo = options.repo_name or checkout.toplevel.name
+    attempt.repo = _repo_name(options, checkout.toplevel)
     attempt.base = checkout.resolve(options.base)
     attempt.head = checkout.resolve(options.head)
     if attempt.base is None:

@@ -10,11 +10,19 @@ from lanelog.errors import LanelogError
 from lanelog.router import LaneRunner, RouteOptions, append_line, dumps, exit_code, run_route
 from lanelog.router.gitfacts import check_ref
 from lanelog.router.lane import DEFAULT_TIMEOUT, TOKEN_SOURCES, RunnerCommandError
+from lanelog.router.run import check_repo_name
 
 
 def _ref(ctx: click.Context, param: click.Parameter, value: str) -> str:
     try:
         return check_ref(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def _repo_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    try:
+        return check_repo_name(value) if value is not None else None
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from None
 
@@ -56,7 +64,7 @@ def _required_tests(path: Path | None) -> list[str] | None:
 @click.option("--log", "log_path", type=click.Path(path_type=Path, dir_okay=False),
               envvar="LANELOG_LOG", default=Path("lane-log.jsonl"), show_default=True,
               help="The lane log to append to (env LANELOG_LOG).")
-@click.option("--repo-name", default=None, metavar="NAME",
+@click.option("--repo-name", default=None, metavar="NAME", callback=_repo_name,
               help="The repo field of the line [default: the checkout's folder name].")
 @click.option("--run", "run_command", default=None, metavar="CMD",
               help="Run CMD once per selected property when the probe passes, without a "

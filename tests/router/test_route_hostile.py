@@ -73,6 +73,56 @@ def test_a_policy_whose_name_is_not_utf8_is_read_from_the_base_commit(make_repo,
     assert line["line_cap"] == 1
 
 
+# -- 2. a repo name that is not valid UTF-8 -------------------------------------------------
+
+def test_a_repo_name_that_is_not_utf8_is_a_usage_error(make_repo, cli, tmp_path):
+    repo = make_repo()
+    repo.write(STORE).commit()
+    log = tmp_path / "lane-log.jsonl"
+    done = cli("--repo", str(repo.root), "--base", "main", "--log", str(log),
+               "--repo-name", os.fsdecode(b"svc/caf\xe9"))
+    assert done.returncode == 2
+    assert done.stderr.endswith(
+        "Error: Invalid value for '--repo-name': svc/caf\\xe9 is not UTF-8 text\n")
+    assert done.stdout == ""
+    assert not log.exists()
+
+
+def test_a_checkout_folder_that_is_not_utf8_needs_a_repo_name(make_repo, cli, tmp_path):
+    repo = make_repo(folder=b"caf\xe9")
+    repo.write(STORE).commit()
+    log = tmp_path / "lane-log.jsonl"
+    common = ["--repo", str(repo.root), "--base", "main", "--log", str(log)]
+    refused = cli(*common)
+    assert refused.returncode == 2
+    assert refused.stderr == ("Error: the checkout folder's name caf\\xe9 is not UTF-8 text: "
+                              "name the repo with --repo-name\n")
+    assert not log.exists()
+    named = cli(*common, "--repo-name", "svc/cafe")
+    assert named.returncode == 0, named.stderr
+    assert json.loads(named.stdout)["repo"] == "svc/cafe"
+    assert json.loads(log.read_text(encoding="utf-8"))["probe"] == "pass"
+
+
+def test_only_the_checkout_folder_name_matters(make_repo, cli, tmp_path):
+    repo = make_repo()
+    inner = repo.root / os.fsdecode(b"docs-\xff")
+    inner.mkdir()
+    repo.write(STORE).commit()
+    done = cli("--base", "main", "--log", str(tmp_path / "lane-log.jsonl"), cwd=inner)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["repo"] == repo.root.name
+
+
+def test_a_missing_base_in_a_folder_that_is_not_utf8_is_a_readable_reject(make_repo, route):
+    repo = make_repo(folder=b"caf\xe9")
+    repo.write(STORE).commit()
+    line = route(repo, "--repo-name", "svc/cafe", base="no-such-ref").line
+    assert line["reasons"] == ["base_missing"]
+    assert line["message"] == ("base_missing: 'no-such-ref' names no commit in "
+                               f"{repo.root.parent}/caf\\xe9; fetch it, or pass --base")
+
+
 # -- 3. assertion patterns run in linear time -----------------------------------------------
 
 def test_a_backtracking_pattern_on_a_long_removed_line_does_not_hang(make_repo, cli, tmp_path):
