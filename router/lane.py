@@ -9,9 +9,11 @@ property, its statement, the fixture hash and the patch in its environment.
 from __future__ import annotations
 
 import os
+import selectors
 import shlex
 import signal
 import subprocess
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +22,9 @@ from lanelog.errors import RouterError
 
 TOKEN_SOURCES = ("stdout", "exit")
 DEFAULT_TIMEOUT = 600.0
+# The last line is the token; a runner's chatter before it need not be held.
+MAX_TAIL = 64 * 1024
+REAP_TIMEOUT = 5.0
 
 
 class RunnerCommandError(RouterError):
@@ -97,13 +102,40 @@ def run_property(runner: LaneRunner, prop: str, context: LaneContext) -> tuple[s
                                 stdout=subprocess.PIPE, start_new_session=True)
     except OSError as exc:
         return "unresolved", f"cannot start {argv[0]!r}: {exc.strerror or exc}"
+    deadline = time.monotonic() + runner.timeout
     try:
-        stdout, _ = proc.communicate(timeout=runner.timeout)
+        stdout = _read_until(proc, deadline)
+        proc.wait(timeout=max(deadline - time.monotonic(), 0))
     except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        proc.communicate()
+        _stop(proc)
         return "unresolved", f"timed out after {runner.timeout:g} s"
+    finally:
+        assert proc.stdout is not None
+        proc.stdout.close()
     return read_token(runner.token_from, proc.returncode, stdout)
+
+
+def _read_until(proc: subprocess.Popen[bytes], deadline: float) -> bytes:
+    """The tail of the run's stdout up to its end; TimeoutExpired at the deadline.
+
+    The pipe is read against the deadline rather than to its end: a child
+    that leaves the runner's session (setsid) and keeps stdout open would
+    otherwise hold the router for the child's whole life.  Only the tail is
+    kept, which holds the last line, the only one read.
+    """
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    tail = b""
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not selector.select(left):
+                raise subprocess.TimeoutExpired(proc.args, 0)
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return tail
+            tail = (tail + chunk)[-MAX_TAIL:]
 
 
 def read_token(token_from: str, returncode: int, stdout: bytes) -> tuple[str, str]:
@@ -123,9 +155,17 @@ def read_token(token_from: str, returncode: int, stdout: bytes) -> tuple[str, st
     return "unresolved", "no output" if not last else f"last line is not a token: {last[:80]!r}"
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Kill the runner's process group and reap the runner, within a bound.
+
+    A child that left the group is out of reach here; closing the pipe
+    (the caller does) is what stops the router from waiting for it.
+    """
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:
-        # The group is gone already; the runner itself may still need reaping.
-        proc.poll()
+        pass  # the group is gone already; the runner may still need reaping
+    try:
+        proc.wait(timeout=REAP_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        pass  # SIGKILL cannot be refused; a process stuck in the kernel is reaped later

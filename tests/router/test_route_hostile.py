@@ -220,3 +220,47 @@ def test_a_policy_nested_thousands_deep_is_policy_invalid(make_repo, route):
     assert line["reasons"] == ["policy_invalid"]
     assert line["message"] == ("policy_invalid: lanes.yaml (base commit): nested too deeply "
                                "to be a hand-written file")
+
+
+# -- 5. a runner whose child escapes the timeout --------------------------------------------
+
+ESCAPE = """\
+import subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"],
+                         start_new_session=True, stderr=subprocess.DEVNULL)
+open({pidfile!r}, "w").write(str(child.pid))
+print("hold", flush=True)
+if {runner_waits}:
+    time.sleep(3600)
+"""
+
+
+@pytest.mark.parametrize("runner_waits", [True, False], ids=["runner-waits", "runner-exits"])
+# The child keeps the runner's stdout (the router's pipe) open; its stderr would
+# be this test's pipe, so it lets go of that one.
+def test_the_timeout_bounds_a_run_whose_child_leaves_the_session(make_repo, cli, py_cmd,
+                                                                 tmp_path, runner_waits):
+    repo = make_repo()
+    repo.write(API).commit()
+    pidfile = tmp_path / "escaped.pid"
+    code = ESCAPE.format(pidfile=str(pidfile), runner_waits=runner_waits)
+    log = tmp_path / "lane-log.jsonl"
+    try:
+        # The escaped child lives for an hour: only a bounded run returns before this.
+        done = cli("--repo", str(repo.root), "--base", "main", "--log", str(log),
+                   "--run", py_cmd(code), "--property-timeout", "0.5", timeout=60)
+    finally:
+        _kill_escaped(pidfile)
+    assert done.returncode == 0, done.stderr
+    line = json.loads(done.stdout)
+    assert line["results"] == {"prop_reject_empty": "unresolved"}
+    assert line["lane"] == "unresolved"
+    assert "lanelog route: prop_reject_empty: unresolved (timed out after 0.5 s)" in done.stderr
+
+
+def _kill_escaped(pidfile: Path) -> None:
+    if pidfile.exists() and pidfile.read_text():
+        try:
+            os.kill(int(pidfile.read_text()), signal.SIGKILL)
+        except ProcessLookupError:
+            pass
