@@ -35,6 +35,25 @@ def test_defaults_fill_every_optional_key_and_classify_like_the_seed():
     assert not policy.is_assertion("reassert = 1")
 
 
+@pytest.mark.parametrize(("patterns", "joined"), [
+    (["(?i)\\bASSERT", "Expect\\("], True),
+    # Each compiles alone, but joined they are too large for RE2: searched one by one.
+    (["(?i)\\bASSERT", "Expect\\(", "0\\pL{400}", "1\\pL{400}"], False),
+])
+def test_assertion_patterns_keep_their_own_flags_and_all_count(patterns, joined):
+    quoted = ", ".join(f"'{pattern}'" for pattern in patterns)
+    policy = parse_policy(GOOD + f"assertion_patterns: [{quoted}]\n", "lanes.yaml")
+    assert (policy.assertion_any is not None) == joined
+    assert policy.is_assertion("    assert x") and policy.is_assertion("Expect(y)")
+    assert not policy.is_assertion("EXPECT(y)") and not policy.is_assertion("reassert")
+    assert policy.is_assertion("1" + "é" * 400) == (not joined)
+
+
+def test_an_empty_list_of_assertion_patterns_matches_nothing():
+    policy = parse_policy(GOOD + "assertion_patterns: []\n", "lanes.yaml")
+    assert not policy.is_assertion("assert x")
+
+
 @pytest.mark.parametrize(("text", "expected"), [
     (GOOD + "  docs/: [prop_missing]\n",
      "lanes.yaml line 7, key map.docs/[0]: 'prop_missing' is not declared under properties"),
