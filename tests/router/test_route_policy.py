@@ -66,6 +66,11 @@ def test_an_empty_list_of_assertion_patterns_matches_nothing():
     (GOOD + "assertion_patterns: ['(unclosed']\n",
      "lanes.yaml line 7, key assertion_patterns[0]: '(unclosed' is not an RE2 pattern "
      "(missing ): (unclosed)"),
+    (GOOD + "exclude: ['[z-a]']\n",
+     "lanes.yaml line 7, key exclude[0]: bad path pattern '[z-a]' (bad character range z-a"),
+    (GOOD + "exclude: [" + ", ".join(f"'**/x{n}*[a-z]*[0-9]*?/**/*.py'" for n in range(2000))
+     + "]\n", "lanes.yaml line 7, key exclude: too many or too large path patterns for RE2 "
+     "(failed to compile Set)"),
     (GOOD + "line_cap: -1\n", "lanes.yaml line 7, key line_cap: must be a whole number >= 0"),
     (GOOD + "budget_cap: true\n", "key budget_cap: must be a whole number >= 0, not True"),
     (GOOD + "exclude: generated/\n", "lanes.yaml line 7, key exclude: must be a list of strings"),
