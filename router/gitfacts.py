@@ -24,6 +24,8 @@ from lanelog.router.paths import path_bytes, path_text
 # drivers, text conversion) are switched off on the command line.
 DIFF_FLAGS = ("--no-renames", "--no-color", "--no-ext-diff", "--no-textconv")
 GIT_LOCATION_VARS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR")
+# Far beyond any diff a cap could pass; only a hung git gets near it.
+GIT_TIMEOUT = 300.0
 HUNK = re.compile(rb"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 
 
@@ -74,8 +76,8 @@ class Checkout:
         """Find the checkout that holds ``folder``, or raise NotARepo saying why."""
         if not folder.is_dir():
             raise NotARepo(f"{folder}: no such folder")
-        done = subprocess.run(["git", "-C", str(folder), "rev-parse", "--show-toplevel"],
-                              capture_output=True, env=_env(), check=False)
+        done = _run(["git", "-C", str(folder), "rev-parse", "--show-toplevel"],
+                    stdout=subprocess.PIPE)
         if done.returncode != 0:
             raise NotARepo(f"{folder}: {_first_line(done.stderr) or 'not a git checkout'}")
         return cls(Path(os.fsdecode(done.stdout.rstrip(b"\n"))))
@@ -83,10 +85,8 @@ class Checkout:
     def git(self, *args: str, stdin: bytes | None = None, stdout: BinaryIO | None = None,
             ok: tuple[int, ...] = (0,)) -> subprocess.CompletedProcess[bytes]:
         """Run git in the checkout; raise GitError on an exit code not in ``ok``."""
-        done = subprocess.run(
-            ["git", "-C", str(self.toplevel), *args],
-            input=stdin, stdout=stdout if stdout is not None else subprocess.PIPE,
-            stderr=subprocess.PIPE, env=_env(), check=False)
+        done = _run(["git", "-C", str(self.toplevel), *args], stdin=stdin,
+                    stdout=stdout if stdout is not None else subprocess.PIPE)
         if done.returncode not in ok:
             raise GitError(f"git {args[0]} failed ({done.returncode}): "
                            f"{_first_line(done.stderr)}")
@@ -185,6 +185,16 @@ def removed_from_patch(patch: bytes) -> Iterator[str]:
                 new -= 1
             elif line.startswith(b" "):
                 old, new = old - 1, new - 1
+
+
+def _run(argv: list[str], stdin: bytes | None = None, stdout: BinaryIO | int | None = None,
+         ) -> subprocess.CompletedProcess[bytes]:
+    """Run git with a bounded wall time: a git that hangs fails the attempt, with a line."""
+    try:
+        return subprocess.run(argv, input=stdin, stdout=stdout, stderr=subprocess.PIPE,
+                              env=_env(), check=False, timeout=GIT_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise GitError(f"git {argv[3]} did not finish within {GIT_TIMEOUT:g} s") from None
 
 
 def _first_line(stderr: bytes) -> str:

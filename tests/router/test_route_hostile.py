@@ -1,15 +1,19 @@
 """Hostile input through the real command: file and folder names that are not UTF-8,
-regexes built to backtrack, YAML alias bombs, runners whose children escape the timeout."""
+regexes built to backtrack, YAML alias bombs, runners whose children escape the timeout,
+a git that never returns."""
 
 from __future__ import annotations
 
 import json
 import os
 import resource
+import shutil
 import signal
 from pathlib import Path
 
 import pytest
+
+import lanelog.router.gitfacts
 
 from tests.router.conftest import LANES_YAML
 
@@ -222,7 +226,7 @@ def test_a_policy_nested_thousands_deep_is_policy_invalid(make_repo, route):
                                "to be a hand-written file")
 
 
-# -- 5. a runner whose child escapes the timeout --------------------------------------------
+# -- 5. a runner whose child escapes the timeout, and a git that hangs ----------------------
 
 ESCAPE = """\
 import subprocess, sys, time
@@ -264,3 +268,21 @@ def _kill_escaped(pidfile: Path) -> None:
             os.kill(int(pidfile.read_text()), signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+def test_a_git_that_hangs_fails_the_attempt_with_a_line(make_repo, route, tmp_path,
+                                                       monkeypatch):
+    repo = make_repo()
+    repo.write(STORE).commit()
+    wrapper = tmp_path / "bin" / "git"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f'#!/bin/sh\ncase " $* " in *" diff "*) exec sleep 30;; esac\n'
+                       f'exec {shutil.which("git")} "$@"\n', encoding="utf-8")
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{wrapper.parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setattr(lanelog.router.gitfacts, "GIT_TIMEOUT", 0.5)
+    line = route(repo).line
+    assert line["reasons"] == ["internal_error"]
+    assert line["message"] == ("internal_error: GitError: git diff did not finish within "
+                               "0.5 s")
+    assert line["base"] == repo.git("rev-parse", "main").strip()
