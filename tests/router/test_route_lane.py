@@ -29,6 +29,7 @@ def patched(make_repo):
     ("print('checking...'); print(); print('  hold  '); print('   ')", "stdout", "hold"),
     ("print('The property probably holds, but the fixture timed out.')", "stdout", "unresolved"),
     ("print('hold'); print('on second thought, maybe not')", "stdout", "unresolved"),
+    ("print('x' * 200_000); print('hold')", "stdout", "hold"),  # past the kept tail
     ("print('HOLD')", "stdout", "unresolved"),
     ("pass", "stdout", "unresolved"),                                   # empty output
     ("import sys; print('hold'); sys.exit(2)", "stdout", "unresolved"),  # did not finish
