@@ -4,9 +4,10 @@ Path patterns use gitignore semantics (pathspec), so ``fixtures/`` matches
 that folder at any depth and ``/store.py`` only the root file.  An invalid
 policy raises ``PolicyInvalid`` with a message naming the file, key and line.
 
-Assertion patterns are searched in removed lines, which the patch writes, so
-they run on RE2: its time is linear in the line whatever the pattern, where a
-backtracking engine can spend hours on ``^(a+)+$`` and one crafted line.
+Assertion patterns are searched in removed lines and path patterns matched
+against paths, both written by the patch, so both run on RE2: its time is
+linear in the text whatever the pattern, where a backtracking engine can
+spend hours on ``^(a+)+$`` and one crafted line.
 """
 
 from __future__ import annotations
@@ -195,8 +196,8 @@ def _regexes(value: Any, doc: YamlFile) -> tuple[Pattern, ...]:
             compiled.append(re2.compile(text, options))
         except re2.error as exc:
             raise PolicyInvalid(f"{doc.where(('assertion_patterns', index))}: {text!r} is not "
-                                f"an RE2 pattern ({_re2_problem(exc)}); patterns run in linear time, "
-                                "without lookaround or backreferences") from None
+                                f"an RE2 pattern ({_re2_problem(exc)}); patterns run in linear "
+                                "time, without lookaround or backreferences") from None
     return tuple(compiled)
 
 

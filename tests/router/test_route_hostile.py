@@ -45,10 +45,11 @@ def test_names_differing_in_one_undecodable_byte_are_counted_apart(make_repo, ro
     assert line["files_count"] == 11
     shown = [rf"notes-\x{0x80 + index:x}.txt" for index in range(10)]
     assert line["files"] == shown + ["store.py"]
-    assert line["message"] == "line_cap: 902 lines changed (excluded paths left out) > line_cap 100"
+    assert line["message"] == ("line_cap: 902 lines changed (excluded paths left out) "
+                               "> line_cap 100")
 
 
-def test_a_binary_file_cannot_hide_behind_a_name_that_differs_in_one_byte(make_repo, route):
+def test_a_binary_file_cannot_hide_behind_a_name_one_byte_apart(make_repo, route):
     repo = make_repo()
     repo.write({**STORE, b"logo-\x80.png": b"\x00\x01\x02", b"logo-\x81.png": "one line\n"})
     repo.commit()
