@@ -1,0 +1,136 @@
+"""`lanelog export --lake DIR`: the database as an open Parquet lake, week by week.
+
+Incremental: the state file records each week's row count and digest (see
+export.sql); a run rewrites only the weeks whose digest changed, removes the
+weeks the database no longer has, and leaves the rest alone, so a second run
+writes nothing.  Atomic per week: each file is renamed over the old one (see
+lakefs), and the state file is updated after each rename, so an interrupted
+export (even kill -9) leaves every week whole and the next run finishes the job.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import duckdb
+
+from lanelog import __version__
+from lanelog.ingest.db import SCHEMA_VERSION
+from lanelog.ingest.lakefs import DATA_FILE, LAKE_SCHEMA_VERSION, LakeFolder, partition_value
+from lanelog.errors import IngestError
+from lanelog.sqlfile import load_resources
+
+QUERIES = load_resources("lanelog.ingest", "export.sql")
+_BATCH_ROWS = 128 * 1024
+
+
+@dataclass
+class ExportSummary:
+    """What one export did: weeks written, removed and left alone, and whole tables written."""
+
+    lake: str
+    weeks_written: list[str] = field(default_factory=list)
+    weeks_removed: list[str] = field(default_factory=list)
+    weeks_unchanged: int = 0
+    tables_written: list[str] = field(default_factory=list)
+    attempts_written: int = 0
+    temporaries_removed: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def export_lake(con: duckdb.DuckDBPyConnection, target: str | os.PathLike[str],
+                progress: Callable[[str], None] | None = None) -> ExportSummary:
+    """Bring the lake at target up to date with the database on con."""
+    lake = LakeFolder(target)
+    summary = ExportSummary(lake=lake.name)
+    say = progress or (lambda _message: None)
+    lake.makedirs()
+    with lake.export_lock():
+        state = lake.read_state()
+        if state is None:
+            state = _new_state()
+        else:
+            lake.check_version(state)
+        summary.temporaries_removed = lake.remove_temporaries()
+        try:
+            # sources first: a reader joining attempts to sources then always finds the path.
+            _export_table(con, lake, state, "sources", "lake_sources_digest", "lake_sources", summary, say)
+            _export_weeks(con, lake, state, summary, say)
+            _export_table(con, lake, state, "rejected_lines", "lake_rejected_digest", "lake_rejected_lines",
+                          summary, say)
+        except duckdb.Error as error:
+            raise IngestError(f"cannot export to the lake at {lake.name}: {error}") from None
+    return summary
+
+
+def _new_state() -> dict[str, Any]:
+    return {
+        "lake_schema_version": LAKE_SCHEMA_VERSION,
+        "database_schema_version": SCHEMA_VERSION,
+        "written_by": f"lanelog {__version__}",
+        "attempts": {},
+        "rejected_lines": None,
+        "sources": None,
+    }
+
+
+def _rows(con: duckdb.DuckDBPyConnection, name: str, **values: Any) -> list[dict[str, Any]]:
+    query = QUERIES[name]
+    result = con.execute(query.sql, query.bind(values))
+    columns = [column[0] for column in result.description]
+    return [dict(zip(columns, row)) for row in result.fetchall()]
+
+
+def _write(con: duckdb.DuckDBPyConnection, lake: LakeFolder, parts: tuple[str, ...], name: str,
+           **values: Any) -> int:
+    query = QUERIES[name]
+    reader = con.sql(query.sql, params=query.bind(values)).to_arrow_reader(_BATCH_ROWS)
+    return lake.write_parquet(parts, reader.schema, reader)
+
+
+def _export_table(con: duckdb.DuckDBPyConnection, lake: LakeFolder, state: dict[str, Any], table: str,
+                  digest_query: str, rows_query: str, summary: ExportSummary,
+                  say: Callable[[str], None]) -> None:
+    """A small table as one file, rewritten when its digest changed."""
+    digest = _rows(con, digest_query)[0]
+    if state.get(table) == digest and lake.exists(table, DATA_FILE):
+        return
+    _write(con, lake, (table, DATA_FILE), rows_query)
+    state[table] = digest
+    lake.write_state(state)
+    summary.tables_written.append(table)
+    say(f"{table}: {digest['rows']} rows written")
+
+
+def _export_weeks(con: duckdb.DuckDBPyConnection, lake: LakeFolder, state: dict[str, Any],
+                  summary: ExportSummary, say: Callable[[str], None]) -> None:
+    """Rewrite each changed week in its own file swap; drop weeks the database no longer has."""
+    recorded: dict[str, Any] = state.setdefault("attempts", {})
+    wanted = {
+        partition_value(row["week"]): (row["week"], {"attempts": row["attempts"], "digest": row["digest"]})
+        for row in _rows(con, "lake_week_digests")
+    }
+    for value in sorted(wanted):
+        week, digest = wanted[value]
+        folder = ("attempts", f"week={value}")
+        if recorded.get(value) == digest and lake.exists(*folder, DATA_FILE):
+            summary.weeks_unchanged += 1
+            continue
+        summary.attempts_written += _write(con, lake, (*folder, DATA_FILE), "lake_attempts_of_week", week=week)
+        recorded[value] = digest
+        lake.write_state(state)
+        summary.weeks_written.append(value)
+        say(f"week {value}: {digest['attempts']} attempts written")
+    for value in sorted(set(lake.partitions()) | set(recorded)):
+        if value in wanted:
+            continue
+        lake.remove("attempts", f"week={value}")
+        recorded.pop(value, None)
+        lake.write_state(state)
+        summary.weeks_removed.append(value)
+        say(f"week {value}: removed (no attempts left in the database)")

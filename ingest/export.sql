@@ -1,0 +1,65 @@
+-- The Parquet lake's contents, read from the lanelog database (ingest/schema.sql).
+-- The column lists here are the lake's schema contract (docs/lake.md): a change to
+-- them, to their types or to their meaning bumps LAKE_SCHEMA_VERSION in ingest/lakefs.py.
+-- Rows are written in file order (source_id, line_no), so the same database always
+-- gives the same files.
+
+-- name: lake_week_digests
+-- One row per week with attempts (week NULL: the undated bucket): its attempts and a
+-- digest of every row's identity and exact line.  Every typed column is computed from
+-- raw, so a week whose digest is unchanged holds the same rows as the lake's copy.
+-- params:
+SELECT
+    week,
+    count(*) AS attempts,
+    bit_xor(hash(source_id, line_no, byte_offset, provisional, raw))::VARCHAR AS digest
+FROM attempts
+GROUP BY week
+
+-- name: lake_sources_digest
+-- The sources table's rows and a digest of all of it (small: one row per log).
+-- params:
+SELECT
+    count(*) AS rows,
+    coalesce(bit_xor(hash(source_id, path, fingerprint, fingerprint_bytes, bytes_read,
+                          tail_fingerprint, bytes_seen, seen_fingerprint, lines_read,
+                          duplicates, first_ingested, last_ingested)), 0)::VARCHAR AS digest
+FROM sources
+
+-- name: lake_rejected_digest
+-- The rejected lines' rows and a digest of them (lines are only ever added or re-read).
+-- params:
+SELECT
+    count(*) AS rows,
+    coalesce(bit_xor(hash(source_id, line_no, byte_offset, raw, reason)), 0)::VARCHAR AS digest
+FROM rejected_lines
+
+-- name: lake_attempts_of_week
+-- The attempts of one week ($week NULL: the undated bucket), every column of the table.
+-- params: week
+SELECT
+    source_id, line_no, byte_offset, raw, provisional, attempt_id, ts, week,
+    repo, head, producer, probe, lane,
+    is_reject, armed, quarantined, has_credit, credit_bug, merge_credit,
+    units, budget_cap, properties, quarantine, reasons, expired_freezes,
+    CAST(results AS VARCHAR) AS results,
+    type_anomalies
+FROM attempts
+WHERE week IS NOT DISTINCT FROM $week
+ORDER BY source_id, line_no
+
+-- name: lake_sources
+-- Every log read, as the sources table holds it.
+-- params:
+SELECT
+    source_id, path, fingerprint, fingerprint_bytes, bytes_read, tail_fingerprint,
+    bytes_seen, seen_fingerprint, lines_read, duplicates, first_ingested, last_ingested
+FROM sources
+ORDER BY source_id
+
+-- name: lake_rejected_lines
+-- Every line that was not a JSON object: its exact bytes, readable text and reason.
+-- params:
+SELECT source_id, line_no, byte_offset, raw, text, reason
+FROM rejected_lines
+ORDER BY source_id, line_no

@@ -1,0 +1,41 @@
+-- The lake's tables as DuckDB views, so queries/*.sql run on a lake unchanged.
+-- Each view reads the data files listed in a session variable (set with a bound
+-- value, never formatted into the SQL).  The week is read from the files, not
+-- from the partition folder's name (hive_partitioning off): the files carry it.
+
+-- name: lake_attempts_view
+-- Replaces the empty attempts table with a view over attempts/week=*/data.parquet; results is JSON again.
+-- params:
+DROP TABLE attempts;
+CREATE VIEW attempts AS
+SELECT * REPLACE (CAST(results AS JSON) AS results)
+FROM read_parquet(getvariable('lake_attempts'), hive_partitioning = false)
+
+-- name: lake_rejected_lines_view
+-- Replaces the empty rejected_lines table with a view over rejected_lines/data.parquet.
+-- params:
+DROP TABLE rejected_lines;
+CREATE VIEW rejected_lines AS
+SELECT * FROM read_parquet(getvariable('lake_rejected_lines'), hive_partitioning = false)
+
+-- name: lake_sources_view
+-- Replaces the empty sources table with a view over sources/data.parquet.
+-- params:
+DROP TABLE sources;
+CREATE VIEW sources AS
+SELECT * FROM read_parquet(getvariable('lake_sources'), hive_partitioning = false)
+
+-- name: lake_attempts_files
+-- The attempts view's data files.
+-- params: files
+SET VARIABLE lake_attempts = $files
+
+-- name: lake_rejected_lines_files
+-- The rejected_lines view's data files.
+-- params: files
+SET VARIABLE lake_rejected_lines = $files
+
+-- name: lake_sources_files
+-- The sources view's data files.
+-- params: files
+SET VARIABLE lake_sources = $files
