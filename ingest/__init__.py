@@ -9,8 +9,8 @@ as a Parquet lake (docs/lake.md) and open_lake reads one back as DuckDB views.
 """
 
 from lanelog.ingest.db import SCHEMA_VERSION, default_db_path, open_db, open_memory
-from lanelog.ingest.export import ExportSummary, export_lake
-from lanelog.ingest.lake import open_lake
+from lanelog.ingest.export import ExportSummary, export_lake, lake_schemas
+from lanelog.ingest.lake import lake_files, open_lake
 from lanelog.ingest.lakefs import LAKE_SCHEMA_VERSION, UNDATED
 from lanelog.ingest.run import IngestSummary, ingest_bytes, ingest_paths
 
@@ -24,6 +24,8 @@ __all__ = [
     "export_lake",
     "ingest_bytes",
     "ingest_paths",
+    "lake_files",
+    "lake_schemas",
     "open_db",
     "open_lake",
     "open_memory",

@@ -18,7 +18,7 @@ from typing import Any
 import duckdb
 
 from lanelog import __version__
-from lanelog.ingest.db import SCHEMA_VERSION
+from lanelog.ingest.db import SCHEMA_VERSION, open_memory
 from lanelog.ingest.lakefs import DATA_FILE, LAKE_SCHEMA_VERSION, LakeFolder, partition_value
 from lanelog.errors import IngestError
 from lanelog.sqlfile import load_resources
@@ -134,3 +134,17 @@ def _export_weeks(con: duckdb.DuckDBPyConnection, lake: LakeFolder, state: dict[
         lake.write_state(state)
         summary.weeks_removed.append(value)
         say(f"week {value}: removed (no attempts left in the database)")
+
+
+def lake_schemas() -> dict[str, Any]:
+    """Each lake table's Arrow schema, as export writes it (for an engine reading a table with no file)."""
+    con = open_memory()
+    try:
+        return {
+            table: con.sql(QUERIES[name].sql, params=QUERIES[name].bind(values)).to_arrow_reader().schema
+            for table, name, values in (("attempts", "lake_attempts_of_week", {"week": None}),
+                                        ("rejected_lines", "lake_rejected_lines", {}),
+                                        ("sources", "lake_sources", {}))
+        }
+    finally:
+        con.close()

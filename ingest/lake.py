@@ -26,11 +26,7 @@ def open_lake(target: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
     Raises IngestError when target holds no lake, SchemaMismatch when the lake
     has another lake schema version.
     """
-    lake = LakeFolder(target)
-    state = lake.read_state()
-    if state is None:
-        raise IngestError(f"no lanelog lake at {lake.name}: run `lanelog export --lake {lake.name}` first")
-    lake.check_version(state)
+    lake = _checked(target)
     con = open_memory()
     try:
         if lake.fs is not None:
@@ -48,3 +44,18 @@ def open_lake(target: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
         con.close()
         raise
     return con
+
+
+def lake_files(target: str | os.PathLike[str]) -> dict[str, list[str]]:
+    """Each lake table's data files (URLs as an engine opens them), after checking the lake's version."""
+    lake = _checked(target)
+    return {table: lake.data_files(table) for table in TABLES}
+
+
+def _checked(target: str | os.PathLike[str]) -> LakeFolder:
+    lake = LakeFolder(target)
+    state = lake.read_state()
+    if state is None:
+        raise IngestError(f"no lanelog lake at {lake.name}: run `lanelog export --lake {lake.name}` first")
+    lake.check_version(state)
+    return lake

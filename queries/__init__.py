@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from lanelog.errors import QueryError
 from lanelog.queries.figures import FIGURES, LABELS, Comparison, compare_latest, label
@@ -85,9 +85,18 @@ def execute(con: duckdb.DuckDBPyConnection, name: str, **values: Any) -> duckdb.
     return con.execute(query.sql, bound)
 
 
-def records(con: duckdb.DuckDBPyConnection, name: str, filters: Filters | None = None,
+@runtime_checkable
+class RowSource(Protocol):
+    """Another engine that runs the named queries (queries/spark.py): rows as dicts."""
+
+    def query_rows(self, name: str, values: dict[str, Any]) -> list[dict[str, Any]]: ...
+
+
+def records(con: duckdb.DuckDBPyConnection | RowSource, name: str, filters: Filters | None = None,
             **values: Any) -> list[dict[str, Any]]:
-    """The named query's rows as dicts, without pandas."""
+    """The named query's rows as dicts, without pandas (on DuckDB, or on another RowSource)."""
+    if isinstance(con, RowSource):
+        return con.query_rows(name, _query(name).bind({**_scope(name, filters), **values}))
     result = execute(con, name, **_scope(name, filters), **values)
     columns = [column[0] for column in result.description]
     return [dict(zip(columns, row)) for row in result.fetchall()]
