@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "check": "lanelog.commands.report:check",
     "dashboard": "lanelog.commands.dashboard:dashboard",
     "demo": "lanelog.commands.demo:demo",
+    "export": "lanelog.commands.export:export",
 }
 
 SUMMARIES: dict[str, str] = {
@@ -31,6 +32,7 @@ SUMMARIES: dict[str, str] = {
     "check": "Alert on credit bugs (exit 1) and audit the decision table's other rules.",
     "dashboard": "Serve the Streamlit dashboard on the DuckDB database (127.0.0.1 by default).",
     "demo": "Make demo data with the real router on a throwaway repository, then ingest it.",
+    "export": "Write the database as a Hive-partitioned Parquet lake that DuckDB or Spark reads.",
 }
 
 

@@ -15,16 +15,29 @@ from lanelog import ingest
 from lanelog import queries
 from lanelog.errors import IngestError, QueryError
 from lanelog.commands import render
+from lanelog.commands.export import check_sources, lake_options, spark_lake
 from lanelog.commands.options import db_option, wait_option
 from lanelog.queries import Filters
 
 
 @contextmanager
-def _database(db: Path | None, logs: tuple[Path, ...], wait: float) -> Iterator[Any]:
-    """The DuckDB file read-only, or, given LOG files, a throwaway in-memory database."""
+def _database(db: Path | None, logs: tuple[Path, ...], wait: float, lake: str | None = None,
+              engine: str = "duckdb", spark_master: str | None = None) -> Iterator[Any]:
+    """The DuckDB file read-only, or, given LOG files, a throwaway in-memory database.
+
+    With --lake, the lake's Parquet files as DuckDB views, or on Spark with --engine spark.
+    """
     if db is not None and logs:
         raise click.UsageError("give either --db FILE or LOG files, not both")
-    if logs:
+    check_sources(db, logs, lake, engine, spark_master)
+    if engine == "spark" and lake is not None:
+        with spark_lake(lake, spark_master) as source:
+            yield source
+        return
+    if lake is not None:
+        con = ingest.open_lake(lake)
+        where = f"the lake at {lake}"
+    elif logs:
         con = ingest.open_memory()
         summary = ingest.ingest_paths(con, list(logs))
         if summary.errors:
@@ -52,6 +65,7 @@ def scope_options(command: Any) -> Any:
         click.option("--until", metavar="DATE", help="Last day (YYYY-MM-DD); its whole week counts."),
         click.option("--repo", metavar="NAME", help="Only attempts of this repo."),
         wait_option(),
+        lake_options,
     ]
     for option in reversed(options):
         command = option(command)
@@ -63,7 +77,8 @@ def scope_options(command: Any) -> Any:
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown", "csv"]),
               default="table", show_default=True, help="Output form; json is a stable contract.")
 def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: str | None,
-           repo: str | None, wait: float, fmt: str) -> None:
+           repo: str | None, wait: float, lake: str | None, engine: str, spark_master: str | None,
+           fmt: str) -> None:
     """Print the weekly figures: attempts, probe rejects, armed calls, credit bugs, units.
 
     Reads the DuckDB file, or, given LOG files, ingests them into a throwaway
@@ -73,9 +88,10 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
     Examples:
         lanelog report --since 2026-10-01 --format markdown
         lanelog report lane-log.jsonl --format json
+        lanelog report --lake lake/ --engine spark --format json
     """
     filters = Filters.parse(since, until, repo)
-    with _database(db, logs, wait) as con:
+    with _database(db, logs, wait, lake, engine, spark_master) as con:
         figures = queries.report(con, filters)
         if fmt == "markdown":
             credit_bugs = queries.records(con, "credit_bug_rows", filters)
@@ -96,7 +112,8 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
 @click.option("--json", "as_json", is_flag=True, help="Print rows as JSON lines (summary on stderr).")
 @click.pass_context
 def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: str | None,
-          until: str | None, repo: str | None, wait: float, strict: bool, as_json: bool) -> None:
+          until: str | None, repo: str | None, wait: float, lake: str | None, engine: str,
+          spark_master: str | None, strict: bool, as_json: bool) -> None:
     """Alert on credit bugs (exit 1) and audit the decision table's other rules.
 
     A credit bug is merge credit on an attempt whose quarantine is not empty; each
@@ -109,7 +126,7 @@ def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: st
         lanelog check --since "$(date -d '7 days ago' +%F)" || notify-on-call
     """
     filters = Filters.parse(since, until, repo)
-    with _database(db, logs, wait) as con:
+    with _database(db, logs, wait, lake, engine, spark_master) as con:
         found = queries.check(con, filters)
         checked = queries.totals(con, filters)
     lines = render.check_json_lines(found) if as_json else render.check_lines(found)
