@@ -14,6 +14,7 @@ report runs, so importing ``lanelog.queries`` never loads them.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -167,6 +168,15 @@ def start_session(master: str | None = None, app_name: str = "lanelog report") -
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def running_session() -> SparkSession | None:
+    """The SparkSession already active in this process (an embedding program's), if any."""
+    if "pyspark" not in sys.modules:
+        return None
+    from pyspark.sql import SparkSession
+
+    return SparkSession.getActiveSession()
 
 
 class SparkLake:

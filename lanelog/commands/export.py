@@ -78,12 +78,14 @@ def check_sources(db: Path | None, logs: tuple[Path, ...], lake: str | None, eng
 
 @contextmanager
 def spark_lake(lake: str, master: str | None) -> Iterator[Any]:
-    """The lake on a Spark session that lives as long as the block."""
-    from lanelog.queries.spark import SparkLake, start_session
+    """The lake on a Spark session that lives as long as the block (one already running is kept)."""
+    from lanelog.queries.spark import SparkLake, running_session, start_session
 
     files = ingest.lake_files(lake)
-    spark = start_session(master)
+    kept = running_session()
+    spark = kept or start_session(master)
     try:
         yield SparkLake(spark, files, ingest.lake_schemas())
     finally:
-        spark.stop()
+        if kept is None:
+            spark.stop()

@@ -1,0 +1,95 @@
+"""Generated lane logs for the lake tests: every kind of line the figures must survive.
+
+Dated attempts over several weeks (ts as RFC 3339 with offsets, bare dates and epoch
+numbers), undated ones (no ts, an impossible ts), exact duplicate lines, credit bugs,
+armed rejects, over-budget spend, quarantine ids copied into properties, odd JSON types,
+and lines that are not JSON objects (broken, a bare array, invalid UTF-8, NaN).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+START = datetime(2026, 3, 2, tzinfo=timezone.utc)  # a Monday
+REPOS = ["billing", "orders", "ledger"]
+PROPERTIES = ["prop_round_trip", "prop_idempotent_put", "prop_balanced_post"]
+FREEZES = ["test_export_race", "test_clock_skew"]
+
+
+def _ts(rng: random.Random, moment: datetime) -> object:
+    kind = rng.randrange(10)
+    if kind == 0:
+        return moment.timestamp()  # epoch seconds
+    if kind == 1:
+        return moment.strftime("%Y-%m-%d")
+    if kind == 2:
+        return moment.astimezone(timezone(timedelta(hours=-5))).isoformat()
+    if kind == 3:
+        return None  # undated: no usable ts
+    if kind == 4:
+        return "2026-02-30T10:00:00Z"  # undated: an impossible date
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def attempt(rng: random.Random, index: int, weeks: int) -> dict[str, object]:
+    """One attempt line's object."""
+    moment = START + timedelta(seconds=rng.randrange(weeks * 7 * 86400))
+    reject = rng.random() < 0.35
+    quarantine = rng.sample(FREEZES, rng.randrange(3)) if rng.random() < 0.2 else []
+    properties = rng.sample(PROPERTIES, rng.randrange(1, 3))
+    if quarantine and rng.random() < 0.3:
+        properties.append(quarantine[0])
+    row: dict[str, object] = {
+        "schema": 1, "attempt_id": f"g{index}", "repo": rng.choice(REPOS), "head": f"{index:08x}",
+        "producer": rng.choice(["lanelog-route", "legacy-promoter"]),
+        "probe": "reject" if reject else "pass",
+        "reasons": [rng.choice(["line_cap", "no_properties", "over_budget"])] if reject and rng.random() < 0.8 else [],
+        "properties": properties, "quarantine": quarantine,
+        "expired_freezes": [FREEZES[1]] if rng.random() < 0.05 else [],
+        "model_call_allowed": rng.choice([True, False, 1, 0, "yes", ""]) if rng.random() < 0.6 else False,
+        "merge_credit": rng.choice([0, 1, True, "", None]) if rng.random() < 0.15 else 0,
+        "budget_cap": rng.choice([3, 2.5, 10]),
+        "lane": rng.choice(["not_started", "hold", "fail", "unresolved", None]),
+        "results": {properties[0]: rng.choice(["hold", "fail", "odd"])} if rng.random() < 0.5 else {},
+    }
+    if rng.random() < 0.7:
+        row["units"] = rng.choice([0, 1, 2, 3.5, 5, 12])
+    elif rng.random() < 0.2:
+        row["units"] = "3"  # a string: no number of units recorded
+    ts = _ts(rng, moment)
+    if ts is not None:
+        row["ts"] = ts
+    return row
+
+
+BROKEN = [b'{"attempt_id": "cut", "probe": "pa', b"[1, 2, 3]", b'{"attempt_id": "bad\xff"}', b'{"units": NaN}']
+
+
+def write_log(path: Path, seed: int, lines: int, weeks: int = 6) -> Path:
+    """A lane log of about `lines` lines: attempts, duplicates, broken lines."""
+    rng = random.Random(seed)
+    out = bytearray()
+    previous = b""
+    for index in range(lines):
+        roll = rng.random()
+        if roll < 0.03 and previous:
+            out += previous  # an exact duplicate line
+        elif roll < 0.05:
+            out += rng.choice(BROKEN) + b"\n"
+        else:
+            previous = json.dumps(attempt(rng, seed * 1_000_000 + index, weeks)).encode() + b"\n"
+            out += previous
+    path.write_bytes(bytes(out))
+    return path
+
+
+def append(path: Path, seed: int, lines: int, weeks: int = 6) -> None:
+    """Append more generated lines to a log (a later CI run writing to it)."""
+    extra = path.with_suffix(".extra")
+    write_log(extra, seed, lines, weeks)
+    with path.open("ab") as sink:
+        sink.write(extra.read_bytes())
+    extra.unlink()
