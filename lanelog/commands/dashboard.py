@@ -11,9 +11,11 @@ from lanelog.commands.options import db_option
 
 @click.command()
 @db_option("DuckDB file to read [default: $LANELOG_DB, else ./lanelog.duckdb].")
+@click.option("--lake", metavar="DIR",
+              help="Read the Parquet lake made by `lanelog export` instead of the database (read-only).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (one interface).")
 @click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True, help="Port to listen on.")
-def dashboard(db: Path | None, host: str, port: int) -> None:
+def dashboard(db: Path | None, lake: str | None, host: str, port: int) -> None:
     """Serve the dashboard on the lane-log database, locally and headless.
 
     The app opens the database read-only for each look and never holds it, so
@@ -23,8 +25,11 @@ def dashboard(db: Path | None, host: str, port: int) -> None:
     \b
     Example:
         lanelog dashboard --db lanelog.duckdb --port 8501
+        lanelog dashboard --lake /data/lanelog-lake
     """
     from lanelog.dashboard.launch import serve
     from lanelog.ingest import default_db_path
 
-    serve(db if db is not None else default_db_path(), host=host, port=port)
+    if lake is not None and db is not None:
+        raise click.UsageError("give either --db FILE or --lake DIR, not both")
+    serve(db if db is not None else default_db_path(), host=host, port=port, lake=lake)

@@ -1,0 +1,77 @@
+"""`lanelog dashboard --lake DIR`: every page runs on the lake and shows the database's figures."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from lanelog import ingest
+from lanelog.dashboard.launch import app_environment
+from tests.dashboard.dashboard_support import APP, PAGES
+
+
+@pytest.fixture(autouse=True)
+def keep_main_module() -> Iterator[None]:
+    """Streamlit runs a page as __main__ and leaves it there: put the real one back."""
+    main = sys.modules["__main__"]
+    yield
+    sys.modules["__main__"] = main
+
+
+@pytest.fixture(scope="module")
+def demo_lake(demo_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    lake = tmp_path_factory.mktemp("dashboard-lake") / "lake"
+    con = ingest.open_db(demo_dir / "demo.duckdb", read_only=True)
+    try:
+        ingest.export_lake(con, lake)
+    finally:
+        con.close()
+    return lake
+
+
+def run_app(monkeypatch: pytest.MonkeyPatch, db: Path, lake: Path | None, page: str = PAGES[0]) -> AppTest:
+    monkeypatch.setenv("LANELOG_DB", str(db))
+    if lake is None:
+        monkeypatch.delenv("LANELOG_LAKE", raising=False)
+    else:
+        monkeypatch.setenv("LANELOG_LAKE", str(lake))
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.run()
+    if page != PAGES[0]:
+        at.switch_page(page).run()
+    return at
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_shows_the_same_on_the_lake(monkeypatch: pytest.MonkeyPatch, demo_dir: Path,
+                                               demo_lake: Path, page: str) -> None:
+    # The lake is read even though LANELOG_DB names a file that does not exist.
+    on_lake = run_app(monkeypatch, demo_dir / "missing.duckdb", demo_lake, page)
+    on_db = run_app(monkeypatch, demo_dir / "demo.duckdb", None, page)
+    assert not on_lake.exception, [e.value for e in on_lake.exception]
+    assert [m.value for m in on_lake.metric] == [m.value for m in on_db.metric]
+    assert [str(e.value) for e in on_lake.error] == [str(e.value) for e in on_db.error]
+    assert len(on_lake.dataframe) == len(on_db.dataframe)
+    for ours, theirs in zip(on_lake.dataframe, on_db.dataframe):
+        assert ours.value.reset_index(drop=True).equals(theirs.value.reset_index(drop=True))
+    assert str(demo_lake) in [t.value for t in on_lake.sidebar.text]
+    assert "Parquet lake" in [c.value for c in on_lake.sidebar.caption]
+
+
+def test_no_uploader_on_a_lake(monkeypatch: pytest.MonkeyPatch, demo_dir: Path, demo_lake: Path) -> None:
+    on_lake = run_app(monkeypatch, demo_dir / "demo.duckdb", demo_lake)
+    on_db = run_app(monkeypatch, demo_dir / "demo.duckdb", None)
+    assert "Upload a lane log" in [e.label for e in on_db.sidebar.expander]
+    assert "Upload a lane log" not in [e.label for e in on_lake.sidebar.expander]
+
+
+def test_the_lake_reaches_the_app_as_an_absolute_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LANELOG_LAKE", "/elsewhere")
+    assert app_environment(Path("x.duckdb"), "lake")["LANELOG_LAKE"] == str(tmp_path / "lake")
+    assert "LANELOG_LAKE" not in app_environment(Path("x.duckdb"))
+    assert app_environment(Path("x.duckdb"), "s3://bucket/lake")["LANELOG_LAKE"] == "s3://bucket/lake"
