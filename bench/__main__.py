@@ -18,7 +18,7 @@ from pathlib import Path
 
 import duckdb
 
-from bench import cases, machine, table
+from bench import cases, lake, machine, table
 from bench.data import copy_db, make_log, multiply_db, restore_log
 from bench.generate import manifest_dict
 from bench.harness import REPO_ROOT, Case, Outcome, run_case
@@ -130,6 +130,9 @@ def main(argv: list[str]) -> int:
     repo = make_repo(out / "wide-patch-repo", sizes.files)
     data["repo"] = repo
     run(cases.router_cases(repo, out))
+
+    _log("lake")
+    run(lake.lake_cases(report_db, sizes.report_attempts, log.append, out, report_why_not))
 
     rows = table.rows(outcomes)
     results = {

@@ -25,9 +25,11 @@ EXPECTED_ROWS = [
     "report.cli", "report.weekly",
     "dashboard.overview.cold", "dashboard.overview.cached",
     "router.route", "router.git",
+    "lake.export.full", "lake.export.incremental", "lake.report.duckdb", "lake.report.spark",
 ]
 WITH_RATIO = {"ingest.lanelog", "ingest.seed", "ingest.pandas", "incremental.unchanged",
-              "incremental.append", "incremental.append_series", "dashboard.overview.cached", "router.route"}
+              "incremental.append", "incremental.append_series", "dashboard.overview.cached", "router.route",
+              "lake.export.incremental", "lake.report.duckdb", "lake.report.spark"}
 WITH_TARGET = {"ingest.lanelog", "ingest.seed", "incremental.unchanged", "incremental.append",
                "incremental.append_series", "report.cli", "report.weekly", "dashboard.overview.cold", "dashboard.overview.cached"}
 
@@ -73,6 +75,10 @@ def test_every_check_against_the_generated_data_passed(quick_run: tuple[dict, st
     assert "attempts over 20 runs" in notes["incremental.append_series"]
     assert "totals:" in notes["report.cli"]
     assert "rejected on line_cap" in notes["router.route"]
+    assert "week files" in notes["lake.export.full"]
+    assert "rewrote" in notes["lake.export.incremental"]
+    assert "lake JSON equal to `report --db`" in notes["lake.report.duckdb"]
+    assert "Spark JSON equal to `report --db`" in notes["lake.report.spark"]
 
 
 def test_ratios_and_targets_are_filled_in(quick_run: tuple[dict, str]) -> None:

@@ -19,6 +19,7 @@ PAGE_COMMANDS = {
     "ingest.md": ["ingest"],
     "report.md": ["report", "check"],
     "dashboard.md": ["dashboard", "demo"],
+    "lake.md": ["export", "report", "check", "dashboard"],
 }
 # Flags of other programs that the pages quote, by the program they belong to.
 FOREIGN = {
