@@ -4,7 +4,8 @@ For each size: the database's size on disk, `lanelog report --db` (warm, best of
 three), a full `lanelog export` and the lake's size, `lanelog report --lake` on
 DuckDB (best of three) and on Spark in local mode (one run, its JSON compared
 with DuckDB's).  The 1M database is ingested from the generated 1M-line log
-(that ingest is timed); larger ones are multiplied from it as `make bench` does
+(that ingest is timed), then an incremental export after the 1,000
+appended lines are ingested into a copy; larger ones are multiplied from it as `make bench` does
 (bench.data.multiply_db), so their ingest time is not measured here: ingest
 streams the log in chunks and scales with its bytes, and docs/scale.md says how
 it is extrapolated.  Writes bench/out/scale.json.
@@ -22,7 +23,7 @@ import time
 from pathlib import Path
 
 from bench.cases import lanelog_argv, size_label
-from bench.data import make_log, multiply_db, remove_db
+from bench.data import copy_db, make_log, multiply_db, remove_db
 from bench.harness import REPO_ROOT
 
 
@@ -44,6 +45,23 @@ def _size(path: Path) -> int:
     return sum(item.stat().st_size for item in path.rglob("*") if item.is_file())
 
 
+def _incremental(db: Path, lake: Path, append: Path, out: Path) -> dict[str, object]:
+    """Export again after ingesting the 1,000 appended lines into a copy of the database."""
+    copy, lake_copy = out / "scale-append.duckdb", out / "scale-append-lake"
+    copy_db(db, copy)
+    shutil.rmtree(lake_copy, ignore_errors=True)
+    shutil.copytree(lake, lake_copy)
+    try:
+        _run("ingest", "--db", str(copy), "--json", str(append))
+        seconds, printed = _run("export", "--db", str(copy), "--lake", str(lake_copy), "--json", "--quiet")
+        summary = json.loads(printed)
+    finally:
+        remove_db(copy)
+        shutil.rmtree(lake_copy, ignore_errors=True)
+    return {"export_incremental_s": round(seconds, 2), "incremental_weeks_written": len(summary["weeks_written"]),
+            "incremental_weeks_unchanged": summary["weeks_unchanged"]}
+
+
 def measure(out: Path, sizes: list[int], spark_master: str) -> list[dict[str, object]]:
     log = make_log(out, 7, 1_000_000, 1_000, workers=min(2, os.cpu_count() or 1))
     base = out / "scale-1M.duckdb"
@@ -60,6 +78,7 @@ def measure(out: Path, sizes: list[int], spark_master: str) -> list[dict[str, ob
         lake = out / f"scale-{label}-lake"
         shutil.rmtree(lake, ignore_errors=True)
         export_s, _ = _run("export", "--db", str(db), "--lake", str(lake), "--quiet")
+        incremental = _incremental(db, lake, log.append, out)
         lake_s, from_lake = _best("report", "--lake", str(lake), "--format", "json")
         spark_s, from_spark = _run("report", "--lake", str(lake), "--engine", "spark",
                                    "--spark-master", spark_master, "--format", "json")
@@ -68,6 +87,7 @@ def measure(out: Path, sizes: list[int], spark_master: str) -> list[dict[str, ob
             "db_bytes": _size(db), "lake_bytes": _size(lake),
             "ingest_s": round(ingest_s, 1) if db == base else None,
             "report_db_s": round(report_s, 3), "export_full_s": round(export_s, 1),
+            **incremental,
             "report_lake_s": round(lake_s, 3), "report_spark_s": round(spark_s, 1),
             "lake_equal": from_lake == from_db, "spark_equal": from_spark == from_db,
         })

@@ -150,17 +150,24 @@ def java_environment() -> None:
 
 
 def start_session(master: str | None = None, app_name: str = "lanelog report") -> SparkSession:
-    """A SparkSession on master (default: $spark.master from spark-submit, else local[*])."""
+    """A SparkSession on master: the one given, else spark-submit's, else local[*].
+
+    A local session binds to loopback only, with the UI off; on a cluster the
+    executors must reach the driver, so the driver's address is left to its settings.
+    """
     java_environment()
     try:
-        from pyspark import SparkConf
         from pyspark.sql import SparkSession
     except ImportError:
         raise QueryError("the Spark engine needs PySpark 3.5: pip install 'pyspark>=3.5,<4'") from None
-    chosen = master or SparkConf().get("spark.master", None) or DEFAULT_MASTER
-    builder = SparkSession.builder.master(chosen).appName(app_name)
+    builder = SparkSession.builder.appName(app_name)
+    # spark-submit starts the JVM first and hands its port to the Python driver, with its --master.
+    submitted = "PYSPARK_GATEWAY_PORT" in os.environ
+    chosen = master or (None if submitted else DEFAULT_MASTER)
+    if chosen is not None:
+        builder = builder.master(chosen)
     settings = dict(_SEMANTICS)
-    if chosen.startswith("local"):
+    if chosen is not None and chosen.startswith("local"):
         os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
         settings.update(_LOOPBACK)
     for key, value in settings.items():
