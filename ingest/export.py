@@ -56,6 +56,9 @@ def export_lake(con: duckdb.DuckDBPyConnection, target: str | os.PathLike[str],
             state = _new_state()
         else:
             lake.check_version(state)
+            if state.get("database_schema_version") != SCHEMA_VERSION:
+                # Another database schema may type the same lines differently: rewrite every week.
+                state.update(_new_state())
         summary.temporaries_removed = lake.remove_temporaries()
         try:
             # sources first: a reader joining attempts to sources then always finds the path.

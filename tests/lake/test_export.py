@@ -207,3 +207,42 @@ def test_a_second_export_at_once_is_refused(tmp_path: Path) -> None:
                              "run one export at a time\n")
     assert not (lake / "attempts").exists()
     assert os.listdir(lake) == ["_lanelog"]
+
+
+def test_a_provisional_last_line_read_again_rewrites_its_week(tmp_path: Path) -> None:
+    log = tmp_path / "lane-log.jsonl"
+    first = json.dumps({"attempt_id": "p1", "ts": "2026-03-04T10:00:00Z", "probe": "pass"}).encode()
+    last = json.dumps({"attempt_id": "p2", "ts": "2026-03-05T10:00:00Z", "model_call_allowed": True}).encode()
+    # The writer has not ended the last line yet: no newline, so ingest stores it as provisional.
+    log.write_bytes(first + b"\n" + last)
+    db = tmp_path / "lanes.duckdb"
+    con = ingest.open_db(db)
+    ingest.ingest_paths(con, [log])
+    con.close()
+    lake = tmp_path / "lake"
+    export(db, lake)
+    week_file = lake / "attempts" / "week=2026-03-02" / "data.parquet"
+    assert pq.read_table(week_file).column("provisional").to_pylist() == [False, True]
+    # Same line, same place, same week, same count: only its end arrives.
+    with log.open("ab") as sink:
+        sink.write(b"\n")
+    con = ingest.open_db(db)
+    ingest.ingest_paths(con, [log])
+    con.close()
+    summary = export(db, lake)
+    assert summary["weeks_written"] == ["2026-03-02"]
+    assert pq.read_table(week_file).column("provisional").to_pylist() == [False, False]
+    assert run("report", "--lake", lake, "--format", "json").stdout == \
+        run("report", "--db", db, "--format", "json").stdout
+
+
+def test_a_lake_from_another_database_schema_is_rewritten_whole(tmp_path: Path) -> None:
+    db = make_db(tmp_path, seed=12, lines=200)
+    lake = tmp_path / "lake"
+    first = export(db, lake)
+    state_file = lake / "_lanelog" / "lake.json"
+    state = json.loads(state_file.read_text())
+    state_file.write_text(json.dumps({**state, "database_schema_version": ingest.SCHEMA_VERSION - 1}))
+    again = export(db, lake)
+    assert again["weeks_written"] == first["weeks_written"]
+    assert json.loads(state_file.read_text())["database_schema_version"] == ingest.SCHEMA_VERSION
