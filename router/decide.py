@@ -12,29 +12,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
+from lanelog.reasons import REASONS
 from lanelog.router.policy import SEED_POLICY, Policy
 
-# Every reason a probe can reject with, and the sentence a person reads.
-# Setup reasons come from the loaders (they cannot be decided without a
-# repository or a policy); the others are decided by route() from the facts.
-REASONS: dict[str, str] = {
-    "not_a_repo": "the folder is not a git checkout",
-    "base_missing": "the base ref does not resolve to a commit; an unknown size is never skipped",
-    "head_missing": "the head ref does not resolve to a commit",
-    "policy_missing": "no policy file: the router fails closed",
-    "policy_invalid": "the policy file cannot be used",
-    "flaky_invalid": "the flaky list cannot be used",
-    "policy_changed": "the patch edits the policy or the flaky list: "
-    "change the policy in a reviewed human pull request",
-    "line_cap": "too many lines changed",
-    "size_unknown": "a binary file has unknown size",
-    "fixture_and_test": "the patch edits a fixture path and a test path in one diff",
-    "assertion_removed": "the patch removes an assertion or a prop_ line",
-    "no_properties": "no touched path maps to a property: nothing means stop",
-    "over_budget": "the selected properties cost more units than the budget cap: "
-    "split the patch; do not raise the cap",
-    "internal_error": "the router failed unexpectedly",
-}
 
 # The property lane's outcomes (the last two rows of the seed's table).
 TOKENS = ("hold", "fail")
