@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import socket
 import sys
 from pathlib import Path
 
@@ -21,31 +22,53 @@ APP = Path(__file__).resolve().parent / "app.py"
 UPLOAD_LIMIT_MB = 50
 
 # Streamlit looks up the machine's external address (an outside request) when it
-# listens on every interface, so a wildcard is refused: name one interface.
+# listens on every interface, and the uploader would then write to the database for
+# anyone on the network, so an unspecified address is refused: name one interface.
 WILDCARD_HOSTS = {"0.0.0.0", "::", "", "*"}
 
 
+def _is_unspecified(address: str) -> bool:
+    """0.0.0.0, ::, or :: mapping 0.0.0.0: an address that binds every interface."""
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return ip.is_unspecified or (mapped is not None and mapped.is_unspecified)
+
+
 def check_host(host: str) -> str:
-    """Return the host to bind, refusing wildcard addresses."""
-    if host.strip() in WILDCARD_HOSTS:
-        raise DashboardError(
-            f"--host {host!r} listens on every interface and makes Streamlit look up "
-            "its external address online; name one address instead (e.g. 127.0.0.1 "
-            "or this machine's LAN address)"
-        )
+    """Return the host to bind, refusing every spelling of a wildcard address.
+
+    The address is read the way the server will read it, by the system resolver, so
+    legacy forms such as `0`, `0.0` or `0x0` (all 0.0.0.0) and `::ffff:0.0.0.0` are
+    caught; `[::1]`, as in a URL, is bound as `::1`.
+    """
+    bare = host.strip()
+    if bare.startswith("[") and bare.endswith("]"):
+        bare = bare[1:-1]
+    refusal = (
+        f"--host {host!r} listens on every interface and makes Streamlit look up "
+        "its external address online; name one address instead (e.g. 127.0.0.1 "
+        "or this machine's LAN address)"
+    )
+    if bare in WILDCARD_HOSTS:
+        raise DashboardError(refusal)
     try:
-        if ipaddress.ip_address(host).is_unspecified:
-            raise DashboardError(f"--host {host!r} is a wildcard address; name one address")
-    except ValueError:
-        pass  # a host name such as "localhost" is bound as it is
-    return host
+        found = socket.getaddrinfo(bare, None, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError, ValueError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise DashboardError(f"--host {host!r} is not an address this machine can listen on: {reason}") from None
+    addresses = sorted({info[4][0] for info in found})
+    wildcards = [address for address in addresses if _is_unspecified(address)]
+    if wildcards:
+        raise DashboardError(f"{refusal} ({host!r} means {wildcards[0]})")
+    return bare
 
 
 def streamlit_argv(host: str, port: int) -> list[str]:
     """The full `python -m streamlit run` command for the dashboard app."""
+    host = check_host(host)
     return [
         sys.executable, "-m", "streamlit", "run", str(APP),
-        "--server.address", check_host(host),
+        "--server.address", host,
         "--server.port", str(port),
         "--server.headless", "true",
         "--server.showEmailPrompt", "false",

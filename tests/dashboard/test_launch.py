@@ -32,12 +32,31 @@ def test_the_database_reaches_the_app_as_an_absolute_path(tmp_path: Path, monkey
     assert app_environment(Path("some.duckdb"))["LANELOG_DB"] == str(tmp_path / "some.duckdb")
 
 
-@pytest.mark.parametrize("host", ["0.0.0.0", "::", ""])
-def test_a_wildcard_host_is_refused_with_a_reason(host: str) -> None:
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "", "0", "0.0", "0x0", "000.0.0.0", "::ffff:0.0.0.0", "[::]", " 0 "])
+def test_every_spelling_of_a_wildcard_host_is_refused_with_a_reason(host: str) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "lanelog", "dashboard", "--host", host, "--port", "9"],
-        capture_output=True, text=True,
+        capture_output=True, text=True, timeout=60,
     )
     assert done.returncode == 2
     assert done.stdout == ""
     assert f"Error: --host {host!r} listens on every interface" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("host", ["nosuchhost.invalid", "1.2.3.4 abc", "[::1"])
+def test_a_host_that_cannot_be_bound_is_an_error_not_a_traceback(host: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "lanelog", "dashboard", "--host", host, "--port", "9"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 2
+    assert f"Error: --host {host!r} is not an address this machine can listen on" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_an_address_in_brackets_is_bound_without_them() -> None:
+    argv = streamlit_argv("[::1]", 8765)
+    assert argv[argv.index("--server.address") + 1] == "::1"
+    assert argv[argv.index("--browser.serverAddress") + 1] == "::1"
+    assert streamlit_argv("localhost", 8765)[argv.index("--server.address") + 1] == "localhost"
