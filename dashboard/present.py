@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import io
+import re
 from typing import Any
 
 import numpy as np
@@ -18,6 +20,7 @@ METRICS = [(key, label(key, title=True))
            for key in ("attempts", "probe_rejects", "calls_armed", "credit_bugs", "units")]
 # A spreadsheet runs a cell that starts with one of these as a formula.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+LINE_BREAK = re.compile(r"(\r\n|\r|\n)")
 
 
 def favicon() -> Image.Image:
@@ -83,17 +86,33 @@ def flat(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def defused(value: str) -> str:
+    """A text cell a spreadsheet shows as text: every line that starts like a formula gets a `'`.
+
+    A spreadsheet starts a new row at a carriage return or line feed inside a field,
+    so a formula after any line break is as live as one at the start.
+    """
+    parts = LINE_BREAK.split(value)  # text, break, text, break, ...: texts at even places
+    out = "".join(
+        f"'{part}" if index % 2 == 0 and part.startswith(FORMULA_STARTS) else part
+        for index, part in enumerate(parts)
+    )
+    # A field that starts with a line break starts with a formula character itself.
+    return "'" + out if value.startswith(FORMULA_STARTS) and not out.startswith("'") else out
+
+
 def csv_bytes(frame: pd.DataFrame) -> bytes:
-    """CSV of a table of log content, with text cells defused for spreadsheets."""
+    """CSV of a table of log content, with text cells defused for spreadsheets.
+
+    Rows end in CRLF (RFC 4180), so the csv writer quotes every field holding a
+    carriage return or a line feed: no field can start a row of its own.
+    """
     out = flat(frame)
     for column in out.columns:
         if _texty(out[column]):
-            out[column] = [
-                f"'{value}" if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
-                for value in out[column]
-            ]
-    buffer = io.StringIO()
-    out.to_csv(buffer, index=False)
+            out[column] = [defused(value) if isinstance(value, str) else value for value in out[column]]
+    buffer = io.StringIO(newline="")
+    out.to_csv(buffer, index=False, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
     return buffer.getvalue().encode("utf-8")
 
 

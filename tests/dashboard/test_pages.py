@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+import re
 import subprocess
 import sys
 from datetime import date
@@ -280,3 +283,36 @@ def test_uploader_says_clearly_when_a_file_holds_no_attempts(app: Any, make_db: 
     assert not at.exception
     assert at.warning[0].value == "No attempts added: 2 lines were not JSON objects (see Data health)."
     assert metrics(at)["Attempts"][0] == "1"
+
+
+def test_triage_csv_read_back_holds_one_row_per_credit_bug_and_no_live_formula(make_db: Any) -> None:
+    hostile = {
+        "repo": "orders\r=cmd|' /C calc'!A0",
+        "producer": "ok\n+SUM(1)",
+        "head": "@A1\r\n-2",
+        "quarantine": ["test_a\r\t=1", "=HYPERLINK(\"http://example.invalid\")"],
+    }
+    db = make_db([
+        line("2026-10-05", merge_credit=1, **hostile),
+        line("2026-10-06", merge_credit=1, quarantine=["test_b"], repo="plain"),
+    ])
+    con = ingest.open_db(db, read_only=True)
+    try:
+        rows = queries.credit_bug_rows(con)
+    finally:
+        con.close()
+    from lanelog.dashboard import present
+
+    payload = present.csv_bytes(present.triage_table(rows)).decode("utf-8")
+    read = list(csv.DictReader(io.StringIO(payload, newline="")))
+    assert len(read) == 2
+    by_repo = {row["repo"].replace("'", ""): row for row in read}
+    bad = by_repo["orders\r=cmd| /C calc!A0"]
+    for field in ("repo", "producer", "head", "quarantine"):
+        for piece in re.split(r"\r\n|\r|\n", bad[field]):
+            assert not piece.startswith(("=", "+", "-", "@", "\t")), (field, piece)
+    assert bad["repo"] == "orders\r'=cmd|' /C calc'!A0"
+    assert bad["producer"] == "ok\n'+SUM(1)"
+    assert bad["head"] == "'@A1\r\n'-2"
+    assert bad["quarantine"] == "test_a\r'\t=1; =HYPERLINK(\"http://example.invalid\")"
+    assert by_repo["plain"]["quarantine"] == "test_b"
