@@ -29,8 +29,38 @@ def _dated_span(report: dict[str, Any]) -> tuple[date, date] | None:
     return min(mondays), max(mondays) + timedelta(days=6)
 
 
+def _valid_weeks(values: list[str]) -> bool:
+    """One or two YYYY-MM-DD days in order: what the week range widget can hold."""
+    try:
+        days = [date.fromisoformat(value) for value in values]
+    except ValueError:
+        return False
+    return len(days) in (1, 2) and all(len(value) == 10 for value in values) and days == sorted(days)
+
+
+def _drop_bad_query_values(repos: list[str]) -> list[str]:
+    """Remove filter values from the URL that the widgets cannot hold; say which filters fell back.
+
+    A shared or hand-edited URL is untrusted: a reversed or malformed week range, or an
+    unknown repository, gives the default filters and a quiet note, never an error.
+    """
+    notes = []
+    weeks = st.query_params.get_all("weeks")
+    if weeks and not _valid_weeks(weeks):
+        del st.query_params["weeks"]
+        st.session_state.pop("weeks", None)
+        notes.append("The week range in the address is not a range of days in order, so every week is shown.")
+    repo = st.query_params.get_all("repo")
+    if repo and (len(repo) != 1 or repo[0] not in (ALL_REPOS, *repos)):
+        del st.query_params["repo"]
+        st.session_state.pop("repo", None)
+        notes.append("The repository in the address is not in this database, so every repository is shown.")
+    return notes
+
+
 def filters(report: dict[str, Any], repos: list[str]) -> Filters:
     """Draw the filter widgets and return the Filters they select."""
+    notes = _drop_bad_query_values(repos)
     since = until = None
     span = _dated_span(report)
     if span is not None:
@@ -39,11 +69,15 @@ def filters(report: dict[str, Any], repos: list[str]) -> Filters:
             help="Weeks touching this range (Monday to Sunday, UTC). Undated attempts always count.",
         )
         chosen = tuple(pd.Timestamp(day).date() for day in picked) if isinstance(picked, (tuple, list)) else ()
+        if list(chosen) != sorted(chosen) or len(chosen) > 2:
+            chosen = ()  # the widget kept a value from the address that is no range: all weeks
         if chosen and chosen != span:
             since, until = chosen[0], chosen[-1] if len(chosen) > 1 else None
     repo = st.sidebar.selectbox(
         "Repository", [ALL_REPOS, *repos], key="repo", bind="query-params",
     )
+    for note in notes:
+        st.sidebar.caption(note)
     return Filters(since=since, until=until, repo=None if repo == ALL_REPOS else repo)
 
 

@@ -183,3 +183,16 @@ def test_filters_live_in_the_url_so_a_view_can_be_shared(served: tuple[str, Path
     page.wait_for_selector(FINISHED, timeout=60_000)
     assert repo.input_value() == "orders-service"
     page.close()
+
+
+def test_a_reversed_week_range_in_the_url_shows_a_note_not_an_exception(
+    served: tuple[str, Path], browser: object
+) -> None:
+    url, db = served
+    page = open_page(browser, f"{url}/?weeks=2026-10-12&weeks=2026-09-01", set())
+    wait_for_attempts(page, latest_week_attempts(db))
+    page.get_by_text("The week range in the address is not a range of days in order").wait_for(timeout=30_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    body = page.locator("body").inner_text()
+    assert "Traceback" not in body and "site-packages" not in body and "QueryError" not in body
+    page.close()

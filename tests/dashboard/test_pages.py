@@ -316,3 +316,19 @@ def test_triage_csv_read_back_holds_one_row_per_credit_bug_and_no_live_formula(m
     assert bad["head"] == "'@A1\r\n'-2"
     assert bad["quarantine"] == "test_a\r'\t=1; =HYPERLINK(\"http://example.invalid\")"
     assert by_repo["plain"]["quarantine"] == "test_b"
+
+
+@pytest.mark.parametrize("query, note", [
+    ({"weeks": ["2026-10-12", "2026-09-01"]}, "The week range in the address is not a range of days in order"),
+    ({"weeks": ["2026-13-45"]}, "The week range in the address is not a range of days in order"),
+    ({"weeks": ["2026-09-21", "2026-09-28", "2026-10-05"]}, "The week range in the address is not a range"),
+    ({"weeks": ["'; DROP TABLE attempts; --"]}, "The week range in the address is not a range"),
+    ({"repo": "no-such-service"}, "The repository in the address is not in this database"),
+])
+def test_a_bad_filter_in_the_url_gives_a_quiet_note_and_the_default_figures(
+    app: Any, demo_db: Path, query: dict[str, Any], note: str
+) -> None:
+    at = app(demo_db, query=query)
+    assert not at.exception
+    assert any(text.startswith(note) for text in texts(at))
+    assert metrics(at) == expected_metrics(report_json(demo_db))
