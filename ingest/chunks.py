@@ -53,6 +53,24 @@ def group_lines() -> int:
 def read_pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[Piece]:
     """The complete pieces from position on, then the provisional last line (maybe empty).
 
+    Whether a complete piece is the last of its transaction is known only once
+    the next read has been made: when that read finds nothing but an unfinished
+    line (one that started before a read boundary), the piece before it ends the
+    group.  So each piece is handed over after the next one has been read.
+    """
+    previous = None
+    for piece in _pieces(log, position, first_line_no):
+        if previous is not None:
+            previous.ends_group = previous.ends_group or not piece.complete
+            yield previous
+        previous = piece
+    if previous is not None:
+        yield previous
+
+
+def _pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[Piece]:
+    """The pieces as they are read; a complete piece may not know it ends its group.
+
     The log is read forward only: the bytes after a piece's last newline are
     carried over into the next buffer, never read again.
     """

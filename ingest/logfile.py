@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import stat
 import zlib
 from pathlib import Path
 from typing import BinaryIO, Iterator
@@ -66,14 +67,38 @@ class LogStream:
 
 
 def open_log(path: Path) -> LogStream:
-    """Open a lane-log file; a name ending in .gz is read through gzip."""
+    """Open a lane-log file; a name ending in .gz is read through gzip.
+
+    Only a regular file is read.  The file is opened without blocking and checked
+    on the open descriptor, so a FIFO cannot hang the run (while it holds the
+    database) and a link to a device such as /dev/zero cannot feed it forever,
+    even if the name is swapped between a check and the open.
+    """
     try:
-        raw = open(path, "rb")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
         raise IngestError(f"{path}: cannot open ({exc.strerror or exc})") from exc
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise IngestError(f"{path}: not a regular file ({_kind(mode)}); only regular files are read")
+        os.set_blocking(fd, True)
+        raw = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
     if path.name.endswith(".gz"):
         return LogStream(str(path), gzip.GzipFile(fileobj=raw, mode="rb"), None)
     return LogStream(str(path), raw, os.fstat(raw.fileno()).st_size)
+
+
+def _kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words."""
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return name
+    return "a special file"
 
 
 def bytes_log(name: str, data: bytes) -> LogStream:
