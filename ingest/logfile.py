@@ -56,6 +56,19 @@ class LogStream:
         except OSError as exc:
             raise IngestError(f"{self.name}: cannot read ({exc.strerror or exc})") from exc
 
+    def holds(self, offset: int, data: bytes) -> bool:
+        """Whether the file holds `data` at `offset` now, read past any buffer.
+
+        A plain file can be truncated and rewritten while it is read; a gzip
+        stream (a rotated archive) and an upload held in memory are taken as they are.
+        """
+        if self.size is None or not data or isinstance(self._file, io.BytesIO):
+            return True
+        try:
+            return os.pread(self._file.fileno(), len(data), offset) == data
+        except OSError:
+            return False
+
     def close(self) -> None:
         self._file.close()
 

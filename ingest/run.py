@@ -202,6 +202,7 @@ def _ingest_log_unguarded(
             if piece.lines is not None:
                 outcome = store_lines(con, source.source_id, piece.lines, provisional=True)
             params = source.params(bytes_seen=source.position + piece.size, seen=piece.data())
+            _still_the_same_log(source)
             run(con, "update_source", params)
         summary.add(outcome)
 
@@ -238,6 +239,9 @@ def _store_group(con: duckdb.DuckDBPyConnection, source: _Source, first: Piece, 
 def _group(source: _Source, piece: Piece, pieces: Iterator[Piece]) -> Iterator[Lines]:
     """The lines of a group's pieces, moving the log's read position past each."""
     while True:
+        if not piece.complete:  # read again, the group ends sooner: the file was cut short
+            _still_the_same_log(source)
+            raise IngestError(f"{source.log.name}: shorter than when it was read; run ingest again")
         source.position += piece.size
         source.lines_read += piece.lines.count
         source.tail = (source.tail + piece.data(TAIL_BYTES))[-TAIL_BYTES:]
@@ -259,8 +263,26 @@ def _begin(con: duckdb.DuckDBPyConnection, source: _Source) -> None:
 
 def _end(con: duckdb.DuckDBPyConnection, source: _Source, outcome: Outcome) -> None:
     """A group's last work: the log's new read position, after its complete lines."""
+    _still_the_same_log(source)
     source.duplicates += outcome.duplicates
     run(con, "update_source", source.params(bytes_seen=source.position, seen=b""))
+
+
+def _still_the_same_log(source: _Source) -> None:
+    """Fail the transaction (it rolls back) if the file no longer holds what was read.
+
+    A log truncated and rewritten while a run reads it would otherwise leave rows
+    of the new content under the old content's fingerprint.  The check reads the
+    file's first bytes and the bytes just before the new read position again:
+    what earlier transactions committed was checked the same way, so it stays.
+    """
+    log = source.log
+    if log.holds(0, source.resume.head) and log.holds(source.position - len(source.tail), source.tail):
+        return
+    raise IngestError(
+        f"{log.name}: changed while it was read (truncated or rewritten); the lines stored "
+        "before the change are kept, and the next run reads the new content as a new log"
+    )
 
 
 def _record_run(con: duckdb.DuckDBPyConnection, summary: IngestSummary, started: datetime) -> None:

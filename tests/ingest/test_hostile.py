@@ -10,8 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pytest
 
+import lanelog.ingest.chunks
+from lanelog import ingest
 from lanelog.ingest.chunks import CHUNK_BYTES
+from lanelog.ingest.logfile import LogStream
 from tests.ingest.support import line
 
 
@@ -91,3 +95,45 @@ def test_a_fifo_named_on_its_own_is_refused_at_once(tmp_path: Path) -> None:
     done = ingest_cli(db, fifo, timeout=60)
     assert done.returncode == 2
     assert f"{fifo}: not a regular file (a FIFO)" in done.stderr
+
+
+def test_a_log_rewritten_while_it_is_read_keeps_only_what_was_read_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Truncated and rewritten between two transactions of one run, as a careless rotation does."""
+    old = b"".join(line(attempt_id=f"old{i}", probe="pass", pad="o" * 40) for i in range(400))
+    new = b"".join(line(attempt_id=f"new{i}", probe="pass", pad="n" * 40) for i in range(300)) + b"[1]\n{not json\n"
+    log, db_path = tmp_path / "lane-log.jsonl", tmp_path / "t.duckdb"
+    log.write_bytes(old)
+    monkeypatch.setattr(lanelog.ingest.chunks, "CHUNK_BYTES", 512)
+    monkeypatch.setattr(lanelog.ingest.chunks, "ROW_GROUP_LINES", 5)
+    reads = 0
+    real = LogStream.readinto_at
+
+    def rewrite_after_three_reads(self: LogStream, offset: int, view: memoryview) -> int:
+        nonlocal reads
+        reads += 1
+        if reads == 40:  # the head, then pieces: several transactions are committed by now
+            log.write_bytes(new)
+        return real(self, offset, view)
+
+    monkeypatch.setattr(LogStream, "readinto_at", rewrite_after_three_reads)
+    con = ingest.open_db(db_path)
+    try:
+        first = ingest.ingest_paths(con, [log])
+        assert len(first.errors) == 1 and first.errors[0].startswith(f"{log}: changed while it was read")
+        monkeypatch.setattr(LogStream, "readinto_at", real)
+        kept = [row[0] for row in con.execute("SELECT attempt_id FROM attempts ORDER BY line_no").fetchall()]
+        assert kept and all(attempt_id.startswith("old") for attempt_id in kept)
+        assert kept == [f"old{i}" for i in range(len(kept))]
+        assert con.execute("SELECT count(*) FROM rejected_lines").fetchone()[0] == 0
+
+        second = ingest.ingest_paths(con, [log])
+        assert second.errors == []
+        third = ingest.ingest_paths(con, [log])
+        assert (third.lines_read, third.rejected) == (0, 0)
+        rows = con.execute("SELECT attempt_id FROM attempts WHERE attempt_id LIKE 'new%'").fetchall()
+        assert len(rows) == 300
+        assert con.execute("SELECT count(*) FROM rejected_lines").fetchone()[0] == 2
+    finally:
+        con.close()
