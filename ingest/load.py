@@ -163,6 +163,8 @@ def store_lines(
         try:
             with settings(con, PARSE_ONCE):
                 run(con, "stage_attempts", {"source_id": source_id, "provisional": provisional})
+            if not provisional:
+                run(con, "displace_provisional", {"source_id": source_id})
             stored = run(con, "insert_staged")[0][0]
             unstaged = [row[0] for row in run(con, "unstaged")]
         finally:

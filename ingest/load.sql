@@ -110,6 +110,17 @@ WHERE attempt_id IN (
     WHERE source_id = $source_id AND line_no >= $first_line AND attempt_id IS NOT NULL
 );
 
+-- name: displace_provisional
+-- Attempts of other logs stored from a provisional last line whose attempt_id a
+-- complete line of lane_staged has: the complete line is the attempt.  A
+-- provisional line is read again by its log's next run (and is then a
+-- duplicate, or something else), so no verdict may rest on it: a complete
+-- line counted as its duplicate would be lost if the provisional one changed.
+-- params: source_id
+DELETE FROM attempts
+WHERE provisional AND source_id <> $source_id
+  AND attempt_id IN (SELECT attempt_id FROM lane_staged WHERE attempt_id IS NOT NULL);
+
 -- name: insert_staged
 -- The attempts of lane_staged (attempt_rows of a run) that are no duplicates:
 -- a duplicate is an attempt whose non-empty string attempt_id an earlier

@@ -137,3 +137,26 @@ def test_a_log_rewritten_while_it_is_read_keeps_only_what_was_read_before(
         assert con.execute("SELECT count(*) FROM rejected_lines").fetchone()[0] == 2
     finally:
         con.close()
+
+
+@pytest.mark.parametrize("ending", [b'oops\n', b'\n', b'{"attempt_id": "Y"}\n'])
+def test_an_attempt_is_never_lost_to_another_logs_provisional_line(tmp_path: Path, ending: bytes) -> None:
+    """A complete line whose id another log holds only provisionally is the attempt."""
+    writing, shipped, db = tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "t.duckdb"
+    writing.write_bytes(line(attempt_id="a1", probe="pass") + b'{"attempt_id": "X", "probe": "pass"}')
+    shipped.write_bytes(line(attempt_id="X", probe="reject") + line(attempt_id="b2", probe="pass"))
+    assert summary(ingest_cli(db, writing))["attempts_added"] == 2  # the provisional line: an attempt for now
+    second = summary(ingest_cli(db, shipped))
+    assert (second["attempts_added"], second["duplicates"]) == (2, 0)
+
+    with writing.open("ab") as handle:  # the writer finishes its last line as something else
+        handle.write(ending)
+    summary(ingest_cli(db, writing))
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        xs = con.execute("SELECT raw FROM attempts WHERE attempt_id = 'X'").fetchall()
+        provisional = con.execute("SELECT count(*) FROM attempts WHERE provisional").fetchone()[0]
+    finally:
+        con.close()
+    assert len(xs) == 1 and json.loads(xs[0][0])["probe"] == "reject"  # the first complete line
+    assert provisional == 0
