@@ -126,6 +126,28 @@ def incremental_cases(log: Log, out: Path, base_db: Path | None, why_not: str | 
             return [f"added {count:,} attempts, as expected"]
         return check
 
+    resent_log = out / "resent.jsonl"
+    resent_db = out / "incremental-resent.duckdb"
+
+    def prepare_resent_log() -> None:
+        # The whole log again behind a new first line: a new log whose lines are all stored.
+        restore_log(log.path, size)
+        with resent_log.open("wb") as target, log.path.open("rb") as source:
+            target.write(b'{"attempt_id": "resent-head", "probe": "pass"}\n')
+            while chunk := source.read(1 << 24):
+                target.write(chunk)
+
+    def prepare_resent() -> None:
+        restore_log(log.path, size)
+        copy_db(base_db, resent_db)
+
+    def check_resent(run: Run) -> list[str]:
+        summary = run.info.get("summary", {})
+        got = (summary.get("attempts_added"), summary.get("duplicates"))
+        if got != (1, manifest.attempts):
+            return [f"added {got[0]} and counted {got[1]} duplicates; expected 1 and {manifest.attempts}"]
+        return [f"counted all {manifest.attempts:,} re-sent attempts as duplicates, added only the new one"]
+
     not_run = why_not or components.ingest_api()
     cli_not_run = why_not or components.ingest_cli()
     n = f"{appended.lines:,}"
@@ -150,6 +172,11 @@ def incremental_cases(log: Log, out: Path, base_db: Path | None, why_not: str | 
         Case("incremental.append_cli", "incremental", f"ingest {n} appended lines: `lanelog ingest` command",
              lanelog_argv("ingest", "--db", str(append_db), "--json", str(log.path)), "process",
              before_each=prepare_append, check=expect_added(appended.attempts), not_run=cli_not_run),
+        Case("incremental.resent", "incremental",
+             f"ingest {size_label(manifest.lines)} re-sent lines (a new log of stored attempts, in process)",
+             worker_argv("lanelog_ingest", log=str(resent_log), db=str(resent_db)), "in-process",
+             before_all=prepare_resent_log, before_each=prepare_resent, check=check_resent, not_run=not_run,
+             notes=["the same lines as `ingest`, every attempt already stored: the duplicate path"]),
     ]
 
 

@@ -21,17 +21,17 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 EXPECTED_ROWS = [
     "ingest.lanelog", "ingest.floor", "ingest.seed", "ingest.pandas",
     "incremental.unchanged", "incremental.append", "incremental.append_series", "incremental.append_series.max",
-    "incremental.unchanged_cli", "incremental.append_cli",
+    "incremental.unchanged_cli", "incremental.append_cli", "incremental.resent",
     "report.cli", "report.weekly",
     "dashboard.overview.cold", "dashboard.overview.cached",
     "router.route", "router.git",
     "lake.export.full", "lake.export.incremental", "lake.report.duckdb", "lake.report.spark",
 ]
 WITH_RATIO = {"ingest.lanelog", "ingest.seed", "ingest.pandas", "incremental.unchanged",
-              "incremental.append", "incremental.append_series", "dashboard.overview.cached", "router.route",
+              "incremental.append", "incremental.append_series", "incremental.resent", "dashboard.overview.cached", "router.route",
               "lake.export.incremental", "lake.report.duckdb", "lake.report.spark"}
 WITH_TARGET = {"ingest.lanelog", "ingest.seed", "incremental.unchanged", "incremental.append",
-               "incremental.append_series", "report.cli", "report.weekly", "dashboard.overview.cold", "dashboard.overview.cached"}
+               "incremental.append_series", "incremental.resent", "report.cli", "report.weekly", "dashboard.overview.cold", "dashboard.overview.cached"}
 
 
 @pytest.fixture(scope="module")
