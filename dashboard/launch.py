@@ -95,7 +95,31 @@ def app_environment(db: Path, lake: str | None = None) -> dict[str, str]:
     return env
 
 
+def check_port_free(host: str, port: int) -> None:
+    """Refuse at once a port another server holds, rather than after the work before serving.
+
+    Bound the way the server binds (address reuse on, so a closed connection in
+    TIME_WAIT does not count), and let go at once.
+    """
+    bare = check_host(host)
+    try:
+        infos = socket.getaddrinfo(bare, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError as error:
+        raise DashboardError(f"--host {host!r} is not an address this machine can listen on: {error}") from None
+    for family, kind, proto, _name, address in infos:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(address)
+            except OSError as error:
+                raise DashboardError(
+                    f"port {port} on {bare} is not free ({error.strerror or error}): is a dashboard "
+                    f"already running there? Stop it, or pass --port with another port"
+                ) from None
+
+
 def serve(db: Path, host: str = "127.0.0.1", port: int = 8501, lake: str | None = None) -> None:
     """Replace this process with the Streamlit server (so stopping it stops the app)."""
     argv = streamlit_argv(host, port)
+    check_port_free(host, port)
     os.execve(sys.executable, argv, app_environment(db, lake))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -77,7 +78,7 @@ def test_demo_refuses_to_overwrite_an_existing_database(tmp_path: Path) -> None:
         capture_output=True, text=True,
     )
     assert done.returncode == 2
-    assert f"Error: {db} already exists and was not made by the demo" in done.stderr
+    assert f"Error: {db} already exists and is not a database the demo made; keep it" in done.stderr
     assert db.read_bytes() == b"not mine"
 
 
@@ -98,6 +99,48 @@ def test_demo_run_again_rebuilds_its_own_database(tmp_path: Path) -> None:
     )
     # Rebuilt, not appended to: the database holds the second run's attempts only.
     assert json.loads(report.stdout)["totals"]["attempts"] == second["attempts"] == first["attempts"]
+
+
+def test_the_set_up_command_twice_keeps_what_the_user_ingested_in_between(tmp_path: Path) -> None:
+    db = tmp_path / "lanelog.duckdb"
+    demo = [sys.executable, "-m", "lanelog", "demo", "--db", str(db), "--weeks", "1", "--json"]
+    assert subprocess.run(demo, capture_output=True, text=True, timeout=300).returncode == 0
+    own = tmp_path / "mine.jsonl"
+    own.write_text("".join(
+        json.dumps({"attempt_id": f"mine-{i}", "ts": "2026-10-05T09:00:00Z", "probe": "pass", "repo": "mine"}) + "\n"
+        for i in range(6)
+    ))
+    subprocess.run([sys.executable, "-m", "lanelog", "ingest", "--db", str(db), str(own)],
+                   capture_output=True, text=True, check=True, timeout=120)
+    before = db.read_bytes()
+
+    again = subprocess.run(demo, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 2
+    assert again.stdout == ""
+    assert (f"Error: {db} was made by the demo, but holds 1 log(s) the demo did not write ({own}), "
+            "so it is not rebuilt; keep it and make the demo elsewhere with `lanelog demo --db OTHER.duckdb`"
+            in again.stderr)
+    assert db.read_bytes() == before
+    report = subprocess.run(
+        [sys.executable, "-m", "lanelog", "report", "--db", str(db), "--repo", "mine", "--format", "json"],
+        capture_output=True, text=True, check=True, timeout=120,
+    )
+    assert json.loads(report.stdout)["totals"]["attempts"] == 6
+
+
+def test_serve_on_a_busy_port_fails_before_building_anything(tmp_path: Path) -> None:
+    db = tmp_path / "lanelog.duckdb"
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "lanelog", "demo", "--db", str(db), "--serve", "--port", str(port)],
+            capture_output=True, text=True, timeout=60,
+        )
+    assert done.returncode == 2
+    assert f"Error: port {port} on 127.0.0.1 is not free (Address already in use)" in done.stderr
+    assert not db.exists()
 
 
 @pytest.mark.parametrize(

@@ -48,9 +48,9 @@ def demo(
 
     target = db if db is not None else default_db_path()
     if serve:
-        from lanelog.dashboard.launch import check_host
+        from lanelog.dashboard.launch import check_port_free
 
-        check_host(host)  # refuse a bad --host before spending time on the data
+        check_port_free(host, port)  # refuse a bad --host or a busy port before building anything
     summary = run_demo(target, weeks=weeks, replace=replace, log_dir=log_dir)
     if as_json:
         click.echo(json.dumps(summary.as_dict(), sort_keys=True))

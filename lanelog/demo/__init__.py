@@ -126,11 +126,8 @@ def run_demo(db: Path, weeks: int = 8, replace: bool = False, log_dir: Path | No
     from lanelog import ingest
     if weeks < 1:
         raise DemoError("--weeks must be at least 1")
-    if db.exists() and not replace and not _made_by_demo(db):
-        raise DemoError(
-            f"{db} already exists and was not made by the demo; look at it with "
-            f"`lanelog dashboard --db {db}`, or rebuild it with `lanelog demo --replace`"
-        )
+    if db.exists() and not replace:
+        _check_demo_may_rebuild(db)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="lanelog-demo-") as tmp:
         logs, summary = make_logs(Path(tmp), log_dir or Path(tmp), weeks)
@@ -140,6 +137,8 @@ def run_demo(db: Path, weeks: int = 8, replace: bool = False, log_dir: Path | No
         try:
             result = ingest.ingest_paths(con, logs)
             con.execute("INSERT OR REPLACE INTO lanelog_meta VALUES ('made_by', ?)", [MADE_BY])
+            fingerprints = sorted(row[0] for row in con.execute("SELECT fingerprint FROM sources").fetchall())
+            con.execute("INSERT OR REPLACE INTO lanelog_meta VALUES ('demo_logs', ?)", [json.dumps(fingerprints)])
         finally:
             con.close()
     summary.db = db
@@ -148,15 +147,32 @@ def run_demo(db: Path, weeks: int = 8, replace: bool = False, log_dir: Path | No
     return summary
 
 
-def _made_by_demo(db: Path) -> bool:
-    """True when `db` is a database an earlier demo made, which the demo may rebuild."""
+def _check_demo_may_rebuild(db: Path) -> None:
+    """Refuse, before any work, to rebuild a database that holds anything the demo did not write.
+
+    The demo rebuilds its own database, so its set-up command can run twice; but a
+    database the demo made and a user then ingested into holds their lines too.
+    """
     from lanelog import ingest
+    how = (f"keep it and make the demo elsewhere with `lanelog demo --db OTHER.duckdb`, look at it "
+           f"with `lanelog dashboard --db {db}`, or discard it with `lanelog demo --replace`")
     try:
         con = ingest.open_db(db, read_only=True, wait=5.0)
-    except (LanelogError, duckdb.Error):  # not a lanelog database, or not ours to judge
-        return False
+    except (LanelogError, duckdb.Error):
+        raise DemoError(f"{db} already exists and is not a database the demo made; {how}") from None
     try:
-        row = con.execute("SELECT value FROM lanelog_meta WHERE key = 'made_by'").fetchone()
+        meta = dict(con.execute(
+            "SELECT key, value FROM lanelog_meta WHERE key IN ('made_by', 'demo_logs')").fetchall())
+        logs = con.execute("SELECT fingerprint, path FROM sources ORDER BY source_id").fetchall()
     finally:
         con.close()
-    return row is not None and row[0] == MADE_BY
+    if meta.get("made_by") != MADE_BY:
+        raise DemoError(f"{db} already exists and was not made by the demo; {how}")
+    ours = set(json.loads(meta.get("demo_logs") or "[]"))
+    theirs = [path for fingerprint, path in logs if fingerprint not in ours]
+    if theirs:
+        more = f" and {len(theirs) - 1} more" if len(theirs) > 1 else ""
+        raise DemoError(
+            f"{db} was made by the demo, but holds {len(theirs)} log(s) the demo did not write "
+            f"({theirs[0]}{more}), so it is not rebuilt; {how}"
+        )
