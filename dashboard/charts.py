@@ -11,6 +11,8 @@ import itertools
 import altair as alt
 import pandas as pd
 
+from lanelog.queries import label
+
 ALERT = "#d62728"  # the one alarm colour: weeks with a credit bug
 NEUTRAL = "#9aa4b1"  # quiet weeks, quarantine without credit
 REJECT = "#8c6bb1"
@@ -46,36 +48,47 @@ def _week_axis(frame: pd.DataFrame) -> alt.X:
 
 
 def rejects_vs_armed(weekly: pd.DataFrame) -> alt.LayerChart:
-    """Probe rejects and armed calls side by side per week, with armed calls per reject."""
+    """Patch rejects (the gate at work) and armed calls side by side per week, with armed calls per reject.
+
+    Setup rejects (CI could not judge the patch) are left out of the bars: the overview
+    flags them apart, as a CI problem.
+    """
     frame = labelled(weekly)
-    bars_data = frame.melt(
-        id_vars=["week"], value_vars=["probe_rejects", "calls_armed"], var_name="figure", value_name="count"
+    series = [label("patch_rejects"), label("calls_armed")]
+    bars_data = frame.rename(columns={"patch_rejects": series[0], "calls_armed": series[1]}).melt(
+        id_vars=["week"], value_vars=series, var_name="figure", value_name="count"
     )
     bars = (
         alt.Chart(bars_data)
         .mark_bar()
         .encode(
             x=_week_axis(frame),
-            xOffset=alt.XOffset("figure:N", sort=["probe_rejects", "calls_armed"]),
+            xOffset=alt.XOffset("figure:N", sort=series),
             y=alt.Y("count:Q", title="attempts"),
             color=alt.Color(
                 "figure:N",
-                scale=alt.Scale(domain=["probe_rejects", "calls_armed"], range=[REJECT, ARMED]),
+                scale=alt.Scale(domain=series, range=[REJECT, ARMED]),
                 legend=alt.Legend(title=None, orient="top"),
             ),
-            tooltip=["week:O", "figure:N", "count:Q"],
+            tooltip=[alt.Tooltip("week:O", title="week"), alt.Tooltip("figure:N", title="figure"),
+                     alt.Tooltip("count:Q", title="attempts")],
         )
     )
+    ratio_name = label("armed_per_reject")
     ratio = (
         alt.Chart(frame)
-        .mark_line(point=True, color=RATIO)
+        .transform_calculate(line=f"'{ratio_name}'")
+        .mark_line(point=True)
         .encode(
             x=_week_axis(frame),
             y=alt.Y("armed_per_reject:Q", title="armed calls per probe reject"),
-            tooltip=["week:O", alt.Tooltip("armed_per_reject:Q", format=".2f")],
+            color=alt.Color("line:N", scale=alt.Scale(domain=[ratio_name], range=[RATIO]),
+                            legend=alt.Legend(title=None, orient="top")),
+            tooltip=[alt.Tooltip("week:O", title="week"),
+                     alt.Tooltip("armed_per_reject:Q", format=".2f", title=ratio_name)],
         )
     )
-    return alt.layer(bars, ratio).resolve_scale(y="independent")
+    return alt.layer(bars, ratio).resolve_scale(y="independent", color="independent")
 
 
 def credit_bug_weeks(weekly: pd.DataFrame) -> alt.LayerChart:

@@ -14,10 +14,13 @@ from PIL import Image
 
 from lanelog.dashboard.charts import labelled
 from lanelog.queries import Comparison, label
+from lanelog.reasons import REASONS, kind
 
 # The overview's metrics, in the order of the report's JSON keys, in the report's words.
+# Patch rejects, not all probe rejects, beside armed calls: a setup reject says CI is
+# broken, and the overview flags those apart.
 METRICS = [(key, label(key, title=True))
-           for key in ("attempts", "probe_rejects", "calls_armed", "credit_bugs", "units")]
+           for key in ("attempts", "patch_rejects", "calls_armed", "credit_bugs", "units")]
 # A spreadsheet runs a cell that starts with one of these as a formula.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 LINE_BREAK = re.compile(r"(\r\n|\r|\n)")
@@ -39,6 +42,32 @@ def alert_text(credit_bugs: int) -> str:
     )
 
 
+def setup_text(setup_rejects: int) -> str:
+    """The overview's note on setup rejects: a CI problem to fix, not the gate at work."""
+    noun = "setup reject" if setup_rejects == 1 else "setup rejects"
+    return (
+        f"{setup_rejects} {noun} in range: CI could not judge these patches (no checkout, a missing "
+        "ref, an unusable policy or flaky list). Fix the CI set-up; they are counted apart from "
+        "patch rejects. The Probe page lists them."
+    )
+
+
+def split_reasons(reasons: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The reject-reason rows of setup reasons, and those of patch reasons (a reject with none is a patch one)."""
+    is_setup = reasons["reason"].map(lambda reason: isinstance(reason, str) and kind(reason) == "setup")
+    return reasons[is_setup].reset_index(drop=True), reasons[~is_setup].reset_index(drop=True)
+
+
+def reason_table(reasons: pd.DataFrame) -> pd.DataFrame:
+    """One row per reason in range: its kind, its count, and what it means, in the docs' words."""
+    totals = reasons.assign(reason=reasons["reason"].fillna("(none recorded)")).groupby(
+        "reason", as_index=False)["attempts"].sum()
+    totals["kind"] = [kind(reason) if reason in REASONS else "patch" for reason in totals["reason"]]
+    totals["meaning"] = [REASONS.get(reason, "the line records no reason") for reason in totals["reason"]]
+    ordered = totals.sort_values(["kind", "attempts", "reason"], ascending=[False, False, True])
+    return ordered.rename(columns={"attempts": "probe rejects"})[["kind", "reason", "probe rejects", "meaning"]]
+
+
 def number(value: Any) -> int | float | str:
     if value is None:
         return "n/a"
@@ -58,15 +87,16 @@ def range_caption(report: dict[str, Any]) -> str:
     undated = " plus undated attempts" if any(row["week"] is None for row in report["weeks"]) else ""
     return (
         f"In range (weeks {span}{undated}): {totals['attempts']} attempts, "
-        f"{totals['probe_rejects']} probe rejects, {totals['calls_armed']} armed calls, "
+        f"{totals['probe_rejects']} probe rejects ({totals['patch_rejects']} patch, {totals['setup_rejects']} setup), "
+        f"{totals['calls_armed']} armed calls, "
         f"{totals['credit_bugs']} credit bugs, {number(totals['units'])} units."
     )
 
 
 def weeks_frame(report: dict[str, Any]) -> pd.DataFrame:
     """The report's weekly rows as a frame (week: YYYY-MM-DD, or None for the undated bucket)."""
-    columns = ["week", "attempts", "probe_rejects", "calls_armed", "credit_bugs", "quarantined", "units",
-               "armed_per_reject"]
+    columns = ["week", "attempts", "probe_rejects", "setup_rejects", "patch_rejects", "calls_armed", "credit_bugs",
+               "quarantined", "units", "armed_per_reject"]
     return pd.DataFrame(report["weeks"], columns=columns)
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from lanelog.errors import QueryError
 from lanelog.queries.figures import FIGURES, LABELS, Comparison, compare_latest, label
+from lanelog.reasons import SETUP_REASONS
 from lanelog.sqlfile import Query, load_folder
 
 if TYPE_CHECKING:
@@ -72,9 +73,15 @@ def _query(name: str) -> Query:
     return query
 
 
+# Values some queries bind that are the project's own definitions, not a caller's choice.
+CONSTANTS: dict[str, Any] = {"setup_reasons": sorted(SETUP_REASONS)}
+
+
 def _scope(name: str, filters: Filters | None) -> dict[str, Any]:
-    """The filter values a query binds (none for the queries no filter applies to)."""
-    return (filters or Filters()).bound() if "since" in _query(name).params else {}
+    """The filter values a query binds (none for the queries no filter applies to), and its constants."""
+    params = _query(name).params
+    values = (filters or Filters()).bound() if "since" in params else {}
+    return {**values, **{key: value for key, value in CONSTANTS.items() if key in params}}
 
 
 def execute(con: duckdb.DuckDBPyConnection, name: str, **values: Any) -> duckdb.DuckDBPyConnection:

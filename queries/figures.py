@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-FIGURES = ("attempts", "probe_rejects", "calls_armed", "credit_bugs", "quarantined", "units")
+FIGURES = ("attempts", "probe_rejects", "setup_rejects", "patch_rejects", "calls_armed", "credit_bugs", "quarantined",
+           "units")
 
 # The words a reader sees for each key of the report's JSON: in a table or legend,
 # and as the title of a metric standing alone.
@@ -18,6 +19,8 @@ _WORDS: dict[str, tuple[str, str]] = {
     "week": ("week", "Week"),
     "attempts": ("attempts", "Attempts"),
     "probe_rejects": ("probe rejects", "Probe rejects"),
+    "setup_rejects": ("setup rejects", "Setup rejects"),
+    "patch_rejects": ("patch rejects", "Patch rejects"),
     "calls_armed": ("armed calls", "Armed calls"),
     "credit_bugs": ("credit bugs", "Credit bugs"),
     "quarantined": ("quarantined", "Quarantined"),

@@ -52,6 +52,12 @@ def _queries() -> Mapping[str, Query]:
     return QUERIES
 
 
+def _constants() -> Mapping[str, Any]:
+    from lanelog.queries import CONSTANTS
+
+    return CONSTANTS
+
+
 @cache
 def spark_sql(name: str) -> str:
     """The Spark SQL of a named query in queries/*.sql (its scope inlined, its values bound as :name)."""
@@ -69,6 +75,14 @@ def spark_sql(name: str) -> str:
             return exp.Subquery(this=_scope_select(*node.this.expressions), alias=alias)
         return node
 
+    def constants(node: exp.Expression) -> exp.Expression:
+        # Spark binds no list; a constant of the project's own (never a caller's value) is
+        # written into the query as a literal instead.
+        if isinstance(node, exp.Placeholder) and node.name in _constants():
+            value = _constants()[node.name]
+            return exp.Array(expressions=[exp.Literal.string(item) for item in value])
+        return node
+
     def spark_words(node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Length):
             return exp.ArraySize(this=node.this)  # len() in the queries is only ever a list's
@@ -78,7 +92,7 @@ def spark_sql(name: str) -> str:
             return exp.Anonymous(this=_RENAMED[node.name.upper()], expressions=node.expressions)
         return node
 
-    tree = tree.transform(inline_scope).transform(_with_total_row).transform(spark_words)
+    tree = tree.transform(inline_scope).transform(constants).transform(_with_total_row).transform(spark_words)
     return tree.sql(dialect="spark")
 
 
@@ -209,8 +223,9 @@ class SparkLake:
         """The named query's rows as dicts (the same Python values DuckDB gives)."""
         from pyspark.errors import PySparkException
 
+        args = {key: value for key, value in values.items() if key not in _constants()}
         try:
-            rows = self.spark.sql(spark_sql(name), args=values).collect()
+            rows = self.spark.sql(spark_sql(name), args=args).collect()
         except PySparkException as error:
             raise QueryError(f"Spark could not run the query {name!r}: {error}") from None
         return [row.asDict(recursive=True) for row in rows]

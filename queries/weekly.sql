@@ -8,11 +8,15 @@
 -- credit_bugs (truthy merge_credit and truthy quarantine), quarantined (truthy quarantine).
 -- units: the sum of spent_units (see in_scope).  armed_per_reject: calls_armed divided by
 -- probe_rejects, NULL when there is no probe reject (the ratio is undefined, not zero).
--- params: since, until, repo
+-- setup_rejects: probe rejects that list a setup reason ($setup_reasons, bound from
+-- lanelog/reasons.py: CI could not judge the patch); patch_rejects: the other probe
+-- rejects (the gate at work).  The two add up to probe_rejects.
+-- params: since, until, repo, setup_reasons
 -- (Summing the flags as integers is about a quarter faster than count(*) FILTER here.)
 SELECT
     week,
-    attempts, probe_rejects, calls_armed, credit_bugs, quarantined, units,
+    attempts, probe_rejects, setup_rejects, probe_rejects - setup_rejects AS patch_rejects,
+    calls_armed, credit_bugs, quarantined, units,
     calls_armed / nullif(probe_rejects, 0) AS armed_per_reject,
     is_total
 FROM (
@@ -20,6 +24,8 @@ FROM (
         week,
         count(*) AS attempts,
         coalesce(sum(is_reject::INTEGER), 0)::BIGINT AS probe_rejects,
+        coalesce(sum((is_reject AND coalesce(list_has_any(reasons, $setup_reasons), false))::INTEGER), 0)::BIGINT
+            AS setup_rejects,
         coalesce(sum(armed::INTEGER), 0)::BIGINT AS calls_armed,
         coalesce(sum(credit_bug::INTEGER), 0)::BIGINT AS credit_bugs,
         coalesce(sum(quarantined::INTEGER), 0)::BIGINT AS quarantined,

@@ -12,6 +12,8 @@ totals = report["totals"]
 
 if totals["credit_bugs"]:
     st.error(present.alert_text(totals["credit_bugs"]), icon=":material/crisis_alert:")
+if totals["setup_rejects"]:
+    st.warning(present.setup_text(totals["setup_rejects"]), icon=":material/build:")
 
 comparison = queries.compare_latest(report["weeks"])
 latest = comparison.latest
@@ -30,7 +32,7 @@ st.caption(present.range_caption(report))
 
 left, right = st.columns(2)
 with left:
-    st.subheader("Probe rejects and armed calls")
+    st.subheader("Patch rejects and armed calls")
     st.altair_chart(charts.rejects_vs_armed(weekly), key="rejects_vs_armed")
 with right:
     st.subheader("Credit bugs per week")

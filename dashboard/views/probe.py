@@ -1,4 +1,4 @@
-"""Probe: why patches were rejected before any call, week by week."""
+"""Probe: why patches were rejected before any call, week by week, setup rejects apart."""
 
 import streamlit as st
 
@@ -9,7 +9,19 @@ reasons = ui.figures("reject_reasons")["reject_reasons"]
 if reasons.empty:
     st.info("No probe rejects in range.")
     st.stop()
-st.subheader("Reject reasons per week")
 st.caption("An attempt with several reasons counts once under each.")
-st.altair_chart(charts.stacked_weeks(reasons, "attempts", "reason", "attempts"), key="reject_reasons")
-st.dataframe(present.flat(reasons), hide_index=True, key="reject_reasons_table")
+setup, patch = present.split_reasons(reasons)
+st.subheader("Patch rejects: the gate at work")
+if patch.empty:
+    st.info("No patch rejects in range.")
+else:
+    st.altair_chart(charts.stacked_weeks(patch, "attempts", "reason", "attempts"), key="patch_reasons")
+st.subheader("Setup rejects: CI to fix")
+if setup.empty:
+    st.success("No setup rejects in range: every job could judge its patch.")
+else:
+    st.caption("CI could not judge these patches: no checkout, a missing ref, an unusable policy or "
+               "flaky list, or an unexpected failure. They say nothing about the patches.")
+    st.altair_chart(charts.stacked_weeks(setup, "attempts", "reason", "attempts"), key="setup_reasons")
+st.subheader("What each reason means")
+st.dataframe(present.reason_table(reasons), hide_index=True, key="reject_reasons_table")

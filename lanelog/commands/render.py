@@ -16,6 +16,7 @@ from datetime import date, datetime
 from typing import Any
 
 from lanelog.queries import FIGURES, LABELS, Filters, compare_latest
+from lanelog.reasons import kind
 
 HEADINGS = LABELS
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -125,7 +126,9 @@ def markdown(report: dict[str, Any], credit_bugs: list[dict[str, Any]],
         row[0] = f"**{row[0]}**" if row[0] == "total" else row[0]
         out.append("| " + " | ".join(row) + " |")
     out += ["", f"Rejected lines (not JSON objects, whole database): {report['rejected_lines']}.",
-            "", "## Week over week", "", *_week_over_week(report["weeks"]), "", "## Credit bugs", ""]
+            "", "## Week over week", "", *_week_over_week(report["weeks"]),
+            "", "## Patch rejects and armed calls", "", *_gate_lines(report["totals"], reasons),
+            "", "## Credit bugs", ""]
     if not credit_bugs:
         out.append("None in range. Quarantined attempts without merge credit are expected, "
                    "not incidents.")
@@ -144,10 +147,26 @@ def markdown(report: dict[str, Any], credit_bugs: list[dict[str, Any]],
     if not top:
         out.append("No probe rejects in range.")
     else:
-        out += ["| reason | probe rejects |", "|---|---:|"]
-        out += [f"| {md(reason) if reason else '(none recorded)'} | {n} |"
+        out += ["| reason | kind | probe rejects |", "|---|---|---:|"]
+        out += [f"| {md(reason) if reason else '(none recorded)'} | {kind(reason) if reason else 'patch'} | {n} |"
                 for reason, n in top[:TOP_REASONS]]
     return "\n".join(out)
+
+
+def _gate_lines(totals: dict[str, Any], reasons: list[dict[str, Any]]) -> list[str]:
+    """The gate at work (patch rejects against armed calls), and setup rejects flagged as CI to fix."""
+    out = [f"{totals['patch_rejects']} patch rejects (the gate at work) against "
+           f"{totals['calls_armed']} armed calls."]
+    if not totals["setup_rejects"]:
+        return out + ["", "No setup rejects: every job could judge its patch."]
+    setup: dict[str, int] = {}
+    for row in reasons:
+        if row["reason"] and kind(row["reason"]) == "setup":
+            setup[row["reason"]] = setup.get(row["reason"], 0) + row["attempts"]
+    listed = ", ".join(f"{md(reason)} {n}" for reason, n in sorted(setup.items(), key=lambda item: (-item[1], item[0])))
+    return out + ["", f"**CI problem: {totals['setup_rejects']} setup rejects** ({listed}). These jobs "
+                      "could not judge their patch (no checkout, a missing ref, an unusable policy or "
+                      "flaky list): fix the CI set-up; they are not the gate at work."]
 
 
 def _jsonable(row: dict[str, Any]) -> dict[str, Any]:

@@ -111,7 +111,7 @@ def test_browser_shows_the_alert_banner_and_fetches_nothing_outside(
     banner.wait_for(timeout=30_000)
     assert banner.inner_text().strip() == alert_text(credit_bugs)
     assert credit_bugs > 1 and alert_text(credit_bugs).startswith(f"{credit_bugs} credit bugs in range: ")
-    page.get_by_text("Probe rejects and armed calls").wait_for()
+    page.get_by_text("Patch rejects and armed calls").wait_for()
     page.locator('[data-testid="stVegaLiteChart"]').first.wait_for()
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "dashboard-overview.png"), full_page=True)

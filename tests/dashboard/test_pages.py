@@ -19,10 +19,11 @@ from tests.dashboard.dashboard_support import PAGES, line
 from lanelog import ingest
 from lanelog import queries
 from lanelog.dashboard import charts
+from lanelog.reasons import REASONS
 
 METRIC_KEYS = {
     "Attempts": "attempts",
-    "Probe rejects": "probe_rejects",
+    "Patch rejects": "patch_rejects",
     "Armed calls": "calls_armed",
     "Credit bugs": "credit_bugs",
     "Units spent": "units",
@@ -332,3 +333,32 @@ def test_a_bad_filter_in_the_url_gives_a_quiet_note_and_the_default_figures(
     assert not at.exception
     assert any(text.startswith(note) for text in texts(at))
     assert metrics(at) == expected_metrics(report_json(demo_db))
+
+
+def test_setup_rejects_are_flagged_on_the_overview_and_grouped_on_the_probe_page(app: Any, make_db: Any) -> None:
+    db = make_db([
+        line("2026-10-05", probe="reject", reasons=["base_missing"], model_call_allowed=False),
+        line("2026-10-05", probe="reject", reasons=["not_a_repo"], model_call_allowed=False),
+        line("2026-10-06", probe="reject", reasons=["line_cap"], model_call_allowed=False),
+        line("2026-10-06"),
+    ])
+    overview = app(db)
+    assert not overview.exception
+    assert metrics(overview)["Patch rejects"][0] == "1"
+    assert [w.value for w in overview.warning] == [
+        "2 setup rejects in range: CI could not judge these patches (no checkout, a missing ref, an unusable "
+        "policy or flaky list). Fix the CI set-up; they are counted apart from patch rejects. The Probe page "
+        "lists them."]
+    probe = app(db, "views/probe.py")
+    assert not probe.exception
+    assert [s.value for s in probe.subheader] == [
+        "Patch rejects: the gate at work", "Setup rejects: CI to fix", "What each reason means"]
+    table = probe.dataframe[0].value
+    assert list(table.columns) == ["kind", "reason", "probe rejects", "meaning"]
+    assert table.values.tolist() == [
+        ["setup", "base_missing", 1, REASONS["base_missing"]],
+        ["setup", "not_a_repo", 1, REASONS["not_a_repo"]],
+        ["patch", "line_cap", 1, REASONS["line_cap"]],
+    ]
+    clean = app(make_db([line("2026-10-06", probe="reject", reasons=["line_cap"])]))
+    assert len(clean.warning) == 0

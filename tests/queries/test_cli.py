@@ -30,7 +30,9 @@ def write_log(path: Path, *objects: dict[str, Any]) -> Path:
 def figures(week: str | None, *values: Any) -> dict[str, Any]:
     keys = ("attempts", "probe_rejects", "calls_armed", "credit_bugs", "quarantined", "units",
             "armed_per_reject")
-    return {"week": week, **dict(zip(keys, values))}
+    row = {"week": week, **dict(zip(keys, values))}
+    # The log's two rejects are line_cap and fixture_and_test: patch rejects, no setup reject.
+    return {**row, "setup_rejects": 0, "patch_rejects": row["probe_rejects"]}
 
 
 # Worked out by hand from data/review.jsonl, line by line:
@@ -98,26 +100,50 @@ def test_report_reads_a_database_file_and_filters(tmp_path: Path) -> None:
 
 def test_report_table_csv_and_markdown() -> None:
     table = run("report", REVIEW).stdout.splitlines()
-    assert table[0].split() == ["week", "attempts", "probe", "rejects", "armed", "calls",
-                                "credit", "bugs", "quarantined", "units", "armed", "per", "reject"]
-    assert table[2].split() == ["2026-10-05", "2", "1", "1", "0", "0", "1", "1.00"]
-    assert table[5].split() == ["undated", "1", "0", "1", "0", "0", "1", "-"]
-    assert table[6].split() == ["total", "7", "2", "4", "1", "2", "7", "2.00"]
+    assert table[0].split() == ["week", "attempts", "probe", "rejects", "setup", "rejects", "patch", "rejects",
+                                "armed", "calls", "credit", "bugs", "quarantined", "units", "armed", "per", "reject"]
+    assert table[2].split() == ["2026-10-05", "2", "1", "0", "1", "1", "0", "0", "1", "1.00"]
+    assert table[5].split() == ["undated", "1", "0", "0", "0", "1", "0", "0", "1", "-"]
+    assert table[6].split() == ["total", "7", "2", "0", "2", "4", "1", "2", "7", "2.00"]
 
     csv_lines = run("report", REVIEW, "--format", "csv").stdout.splitlines()
-    assert csv_lines[0] == ("week,attempts,probe_rejects,calls_armed,credit_bugs,quarantined,"
-                            "units,armed_per_reject")
-    assert csv_lines[1:] == ["2026-10-05,2,1,1,0,0,1,1.0", "2026-10-12,2,0,1,1,2,2,",
-                             "2026-12-28,2,1,1,0,0,3,1.0", ",1,0,1,0,0,1,"]
+    assert csv_lines[0] == ("week,attempts,probe_rejects,setup_rejects,patch_rejects,calls_armed,credit_bugs,"
+                            "quarantined,units,armed_per_reject")
+    assert csv_lines[1:] == ["2026-10-05,2,1,0,1,1,0,0,1,1.0", "2026-10-12,2,0,0,0,1,1,2,2,",
+                             "2026-12-28,2,1,0,1,1,0,0,3,1.0", ",1,0,0,0,1,0,0,1,"]
 
     review = run("report", REVIEW, "--format", "markdown").stdout
-    assert "| 2026-10-12 | 2 | 0 | 1 | 1 | 2 | 2 | - |" in review
-    assert "| **total** | 7 | 2 | 4 | 1 | 2 | 7 | 2.00 |" in review
+    assert "| 2026-10-12 | 2 | 0 | 0 | 0 | 1 | 1 | 2 | 2 | - |" in review
+    assert "| **total** | 7 | 2 | 0 | 2 | 4 | 1 | 2 | 7 | 2.00 |" in review
+    assert "2 patch rejects (the gate at work) against 4 armed calls." in review
+    assert "No setup rejects: every job could judge its patch." in review
     assert "Week of 2026-12-28 against the week of 2026-10-12 (the latest earlier week" in review
     assert "| units | 2 | 3 | +1 |" in review
     assert "- **r5** at 2026-10-13T08:00:00Z, repo svc, head b2c3d4, producer legacy-promoter: " \
            "merge credit 1 with quarantine \\[test\\_export\\_race\\]" in review
-    assert "| line\\_cap | 1 |" in review and "| fixture\\_and\\_test | 1 |" in review
+    assert "| line\\_cap | patch | 1 |" in review and "| fixture\\_and\\_test | patch | 1 |" in review
+
+
+def test_setup_rejects_are_kept_apart_from_patch_rejects(tmp_path: Path) -> None:
+    day = "2026-10-05T10:00:00Z"
+    log = write_log(
+        tmp_path / "lane-log.jsonl",
+        {"ts": day, "attempt_id": "s1", "probe": "reject", "reasons": ["base_missing"]},
+        {"ts": day, "attempt_id": "s2", "probe": "reject", "reasons": ["not_a_repo"], "repo": "tmp"},
+        {"ts": day, "attempt_id": "s3", "probe": "reject", "reasons": ["policy_invalid", "line_cap"]},
+        {"ts": day, "attempt_id": "p1", "probe": "reject", "reasons": ["line_cap"]},
+        {"ts": day, "attempt_id": "p2", "probe": "reject", "reasons": []},
+        {"ts": day, "attempt_id": "a1", "probe": "pass", "model_call_allowed": True, "properties": ["x"]},
+    )
+    report = json.loads(run("report", log, "--format", "json").stdout)
+    week = report["weeks"][0]
+    assert (week["probe_rejects"], week["setup_rejects"], week["patch_rejects"]) == (5, 3, 2)
+    assert (report["totals"]["setup_rejects"], report["totals"]["patch_rejects"]) == (3, 2)
+    review = run("report", log, "--format", "markdown").stdout
+    assert "2 patch rejects (the gate at work) against 1 armed calls." in review
+    assert ("**CI problem: 3 setup rejects** (base\\_missing 1, not\\_a\\_repo 1, policy\\_invalid 1). "
+            "These jobs could not judge their patch") in review
+    assert "| base\\_missing | setup | 1 |" in review and "| line\\_cap | patch | 2 |" in review
 
 
 def test_markdown_escapes_log_text(tmp_path: Path) -> None:

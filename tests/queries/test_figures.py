@@ -53,8 +53,15 @@ KEYS = ("attempts", "probe_rejects", "calls_armed", "credit_bugs", "quarantined"
         "armed_per_reject")
 
 
-def figures(week: str | None, *values: Any) -> dict[str, Any]:
-    return {"week": week, **dict(zip(KEYS, values))}
+def figures(week: str | None, *values: Any, setup: int = 0) -> dict[str, Any]:
+    """A week's figures; `setup` of its probe rejects are setup rejects (none unless given)."""
+    row = {"week": week, **dict(zip(KEYS, values))}
+    return {**row, "setup_rejects": setup, "patch_rejects": row["probe_rejects"] - setup}
+
+
+def totals(*values: Any, setup: int = 0) -> dict[str, Any]:
+    """The totals row: a week's figures without the week."""
+    return {key: value for key, value in figures(None, *values, setup=setup).items() if key != "week"}
 
 
 @pytest.fixture
@@ -85,7 +92,7 @@ def test_report_per_week_undated_last_empty_week_omitted(con: duckdb.DuckDBPyCon
             figures("2026-10-26", 2, 1, 1, 0, 1, 2, 1.0),
             figures(None, 2, 1, 1, 1, 1, 5, 1.0),
         ],
-        "totals": {key: value for key, value in zip(KEYS, (10, 4, 6, 2, 4, 17, 1.5))},
+        "totals": totals(10, 4, 6, 2, 4, 17, 1.5),
         "rejected_lines": 2,
     }
 
@@ -125,7 +132,7 @@ def test_since_until_select_whole_weeks_and_keep_the_undated_bucket(
 def test_repo_filters_the_undated_bucket_too(con: duckdb.DuckDBPyConnection) -> None:
     svc = queries.report(con, Filters(repo="svc"))
     assert svc["weeks"][-1] == figures(None, 1, 1, 0, 1, 1, 0, 0.0)
-    assert svc["totals"] == dict(zip(KEYS, (9, 4, 5, 2, 4, 12, 1.25)))
+    assert svc["totals"] == totals(9, 4, 5, 2, 4, 12, 1.25)
     assert queries.report(con, Filters(repo="nobody"))["weeks"] == []
 
 
@@ -134,7 +141,7 @@ def test_an_empty_database_reports_zeros_and_no_ratio(
 ) -> None:
     assert queries.report(db([])) == {
         "weeks": [],
-        "totals": dict(zip(KEYS, (0, 0, 0, 0, 0, 0, None))),
+        "totals": totals(0, 0, 0, 0, 0, 0, None),
         "rejected_lines": 0,
     }
 
