@@ -16,8 +16,9 @@ ORDER BY a.week NULLS LAST, a.ts NULLS LAST, s.path, a.line_no
 -- name: audit
 -- Each breach of the decision table's other rules, one row per attempt and rule:
 -- armed_on_reject: a call armed although the probe rejected;
--- merge_credit: merge credit set on any attempt (truthy, as the seed reads it; the router
---   never sets it, only a human review may);
+-- merge_credit: merge credit set on an attempt that is no credit bug (truthy, as the seed
+--   reads it; the router never sets it, only a human review may).  A credit bug already says
+--   its merge credit was set, so it is reported once, as a credit bug;
 -- quarantine_in_properties: a quarantine id copied into the properties (a hold field);
 -- over_budget: spent units above the budget_cap the line records (a probe reject for
 --   over_budget spent nothing, so it does not count here).
@@ -30,7 +31,7 @@ breaches AS (
     FROM scoped WHERE armed AND is_reject
     UNION ALL
     SELECT 'merge_credit', *, 'merge_credit=' || merge_credit
-    FROM scoped WHERE has_credit
+    FROM scoped WHERE has_credit AND NOT credit_bug
     UNION ALL
     SELECT 'quarantine_in_properties', *,
            'in properties and quarantine: ' || array_to_string(list_sort(list_distinct(

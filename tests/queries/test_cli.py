@@ -165,10 +165,8 @@ def test_check_exits_1_on_a_credit_bug_and_prints_the_row() -> None:
                         "producer legacy-promoter quarantine [test_export_race] merge_credit 1 "
                         f"at {REVIEW}:5")
     assert json.loads(lines[1].removeprefix("  raw: "))["attempt_id"] == "r5"
-    assert lines[2] == (f"warning: merge_credit 2026-10-13T08:00:00Z attempt r5 repo svc at "
-                        f"{REVIEW}:5: merge_credit=1")
-    assert lines[3] == ("1 credit bug(s) in range: merge credit on quarantined attempts; "
-                        "1 warning(s)")
+    # Once: a credit bug already says its merge credit was set, so no merge_credit warning repeats it.
+    assert lines[2:] == ["1 credit bug(s) in range: merge credit on quarantined attempts; 0 warning(s)"]
 
 
 def test_check_exits_0_on_quarantine_alone(tmp_path: Path) -> None:
@@ -250,14 +248,13 @@ def test_rules_kept_give_no_warning(tmp_path: Path, fields: dict[str, Any]) -> N
 def test_check_json_lines_keep_stdout_parseable() -> None:
     result = run("check", REVIEW, "--json")
     assert result.exit_code == 1
-    bug, warning = [json.loads(line) for line in result.stdout.splitlines()]
+    [bug] = [json.loads(line) for line in result.stdout.splitlines()]
     assert bug == {
         "kind": "credit_bug", "week": "2026-10-12", "ts": "2026-10-13T08:00:00Z",
         "attempt_id": "r5", "repo": "svc", "head": "b2c3d4", "producer": "legacy-promoter",
         "quarantine": ["test_export_race"], "merge_credit": 1, "source": str(REVIEW),
         "line_no": 5, "raw": REVIEW.read_text().splitlines()[4],
     }
-    assert (warning["kind"], warning["rule"], warning["attempt_id"]) == ("warning", "merge_credit", "r5")
     assert "1 credit bug(s) in range" in result.stderr
 
 
@@ -311,7 +308,24 @@ def test_the_installed_command_exits_1_on_a_credit_bug() -> None:
     done = subprocess.run([sys.executable, "-m", "lanelog", "check", str(REVIEW), "--json"],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 1
-    assert [json.loads(line)["kind"] for line in done.stdout.splitlines()] == ["credit_bug", "warning"]
+    assert [json.loads(line)["kind"] for line in done.stdout.splitlines()] == ["credit_bug"]
+
+
+def test_check_prints_each_credit_bug_once_and_warns_of_credit_without_quarantine(tmp_path: Path) -> None:
+    day = "2026-10-05T10:00:00Z"
+    log = write_log(
+        tmp_path / "lane-log.jsonl",
+        {"ts": day, "attempt_id": "bug1", "quarantine": ["t1"], "merge_credit": 1},
+        {"ts": day, "attempt_id": "bug2", "quarantine": ["t2"], "merge_credit": 1},
+        {"ts": day, "attempt_id": "reviewed", "quarantine": [], "merge_credit": 1},
+    )
+    result = run("check", log)
+    assert result.exit_code == 1
+    out = result.stdout.splitlines()
+    assert [line.split()[4] for line in out if line.startswith("CREDIT BUG")] == ["bug1", "bug2"]
+    assert [line for line in out if line.startswith("warning:")] == [
+        f"warning: merge_credit {day} attempt reviewed repo - at {log}:3: merge_credit=1"]
+    assert out[-1] == "2 credit bug(s) in range: merge credit on quarantined attempts; 1 warning(s)"
 
 
 @pytest.mark.parametrize("command", ["report", "check"])
