@@ -34,6 +34,14 @@ class PatchFacts:
     line_counts: dict[str, int | None] = field(default_factory=dict)
     # The diff touches the policy or the flaky list the patch is judged by.
     policy_touched: bool = False
+    # Renamed paths (new path: old path), when the diff detected renames.
+    renamed: dict[str, str] = field(default_factory=dict)
+    # The assertion evidence: matching lines added, removed matching lines that come
+    # back verbatim (each added line excusing at most one), and the files of the
+    # removed matching lines.
+    assertion_additions: int = 0
+    assertion_restored: int = 0
+    assertion_files: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -116,15 +124,21 @@ def route(
 
 
 def _judge_diff(plan: Plan, facts: PatchFacts, policy: Policy) -> list[str]:
-    """The probe's rows of the table; returns the selected property ids."""
-    excluded = [path for path in facts.line_counts if policy.is_excluded(path)]
+    """The probe's rows of the table; returns the selected property ids.
+
+    A renamed path's lines are excluded only when both its old and its new path are.
+    """
+    def excluded_path(path: str) -> bool:
+        return policy.is_excluded(path) and (path not in facts.renamed or policy.is_excluded(facts.renamed[path]))
+
+    excluded = [path for path in facts.line_counts if excluded_path(path)]
     counted = facts.lines_changed - sum(facts.line_counts[path] or 0 for path in excluded)
     plan.lines_changed = counted
     if counted > policy.line_cap:
         _add(plan, "line_cap", f"{counted} lines changed (excluded paths left out) "
              f"> line_cap {policy.line_cap}")
     unknown = [path for path, count in facts.line_counts.items()
-               if count is None and not policy.is_excluded(path)]
+               if count is None and not excluded_path(path)]
     if unknown:
         _add(plan, "size_unknown", f"binary file of unknown size: {_few(unknown)}; "
              "exclude generated paths in the policy")
@@ -133,9 +147,8 @@ def _judge_diff(plan: Plan, facts: PatchFacts, policy: Policy) -> list[str]:
     if fixtures and tests:
         _add(plan, "fixture_and_test", f"fixture {_few(fixtures)} and test {_few(tests)} "
              "in one diff")
-    if facts.assertion_deletions:
-        _add(plan, "assertion_removed",
-             f"{facts.assertion_deletions} removed line(s) match an assertion pattern")
+    if assertion_fires(facts, policy.assertion_rule):
+        _add(plan, "assertion_removed", _assertion_evidence(facts, policy.assertion_rule))
     selected = _unique(prop for path in facts.files for prop in policy.properties_for(path))
     if not selected:
         _add(plan, "no_properties", REASONS["no_properties"])
@@ -145,6 +158,25 @@ def _judge_diff(plan: Plan, facts: PatchFacts, policy: Policy) -> list[str]:
         _add(plan, "over_budget", f"{units} units > budget_cap {policy.budget_cap}: "
              "split the patch; do not raise the cap")
     return selected
+
+
+def assertion_fires(facts: PatchFacts, rule: str) -> bool:
+    """Whether the diff removes assertions under the policy's assertion_rule."""
+    removed = facts.assertion_deletions
+    if rule == "net":
+        return removed > facts.assertion_additions
+    if rule == "moved_ok":
+        return removed > facts.assertion_restored
+    return removed > 0
+
+
+def _assertion_evidence(facts: PatchFacts, rule: str) -> str:
+    """What a reviewer needs: lines removed, how many come back verbatim, the net change, the files."""
+    net = facts.assertion_additions - facts.assertion_deletions
+    where = f"; in {_few(facts.assertion_files)}" if facts.assertion_files else ""
+    return (f"{facts.assertion_deletions} removed line(s) match an assertion pattern, "
+            f"{facts.assertion_restored} come back verbatim, net change {net:+d} "
+            f"(assertion_rule {rule}){where}")
 
 
 def lane_for(results: Mapping[str, str]) -> str:

@@ -13,7 +13,7 @@ import os
 import re
 import subprocess
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
@@ -21,8 +21,14 @@ from lanelog.errors import RouterError
 from lanelog.router.paths import path_bytes, path_text
 
 # Settings that must not change what the probe sees (colour, external diff
-# drivers, text conversion) are switched off on the command line.
-DIFF_FLAGS = ("--no-renames", "--no-color", "--no-ext-diff", "--no-textconv")
+# drivers, text conversion, a relative diff) are switched off on the command line.
+DIFF_FLAGS = ("--no-color", "--no-ext-diff", "--no-textconv", "--no-relative", "--diff-algorithm=myers")
+# How renames are taken: git's own default (-M, 50% similar, no copies, no break
+# detection, its default rename limit), or a rename as a delete plus an add.
+RENAME_FLAGS = {"detect": ("-M50%", "-l1000"), "split": ("--no-renames",)}
+# No user's or repository's git config can change what a diff counts.
+PINNED_CONFIG = ("-c", "diff.renames=true", "-c", "diff.renameLimit=1000", "-c", "diff.algorithm=myers",
+                 "-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false", "-c", "core.quotePath=true")
 GIT_LOCATION_VARS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR")
 # Far beyond any diff a cap could pass; only a hung git gets near it.
 GIT_TIMEOUT = 300.0
@@ -32,13 +38,29 @@ HUNK = re.compile(rb"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 @dataclass(frozen=True)
 class Diff:
     """Lines added plus deleted per path (None: a binary file), in git's order,
-    and the ``-U0`` patch the removed lines are read from."""
+    the paths renamed (new path: old path), and the ``-U0`` patch the changed
+    lines are read from."""
 
     line_counts: dict[str, int | None]
     patch: bytes
+    renamed: dict[str, str] = field(default_factory=dict)
 
     def removed_lines(self) -> Iterator[str]:
-        return removed_from_patch(self.patch)
+        return (text for _path, sign, text in changed_from_patch(self.patch) if sign == "-")
+
+    def changed_lines(self) -> Iterator[tuple[str, str, str]]:
+        """(file as shown, "-" or "+", text) of every removed and added line."""
+        return changed_from_patch(self.patch)
+
+    @property
+    def paths(self) -> list[str]:
+        """Every path the diff touches: both the old and the new path of a rename."""
+        out: dict[str, None] = {}
+        for path in self.line_counts:
+            if path in self.renamed:
+                out.setdefault(self.renamed[path], None)
+            out.setdefault(path, None)
+        return list(out)
 
 
 class GitError(RouterError):
@@ -85,7 +107,7 @@ class Checkout:
     def git(self, *args: str, stdin: bytes | None = None, stdout: BinaryIO | None = None,
             ok: tuple[int, ...] = (0,)) -> subprocess.CompletedProcess[bytes]:
         """Run git in the checkout; raise GitError on an exit code not in ``ok``."""
-        done = _run(["git", "-C", str(self.toplevel), *args], stdin=stdin,
+        done = _run(["git", "-C", str(self.toplevel), *PINNED_CONFIG, *args], stdin=stdin,
                     stdout=stdout if stdout is not None else subprocess.PIPE)
         if done.returncode not in ok:
             raise GitError(f"git {args[0]} failed ({done.returncode}): "
@@ -103,20 +125,25 @@ class Checkout:
         done = self.git("merge-base", "--end-of-options", base, head, ok=(0, 1))
         return done.stdout.decode().strip() if done.returncode == 0 else None
 
-    def diff(self, start: str, head: str) -> Diff:
+    def diff(self, start: str, head: str, renames: str = "detect") -> Diff:
         """The diff ``start..head``: lines per path and the ``-U0`` patch, in one git run."""
-        out = self.git("diff", "--numstat", "--patch", "-U0", "-z", *DIFF_FLAGS,
+        out = self.git("diff", "--numstat", "--patch", "-U0", "-z", *DIFF_FLAGS, *RENAME_FLAGS[renames],
                        start, head, "--").stdout
-        # -z ends each numstat record with NUL and the whole stat with one more.
-        stat, _, patch = out.partition(b"\0\0")
+        # -z ends each numstat record with NUL and the whole stat with one more.  A
+        # rename's record is "added<TAB>deleted<TAB>" followed by the old and the new
+        # path, each ended by NUL.
+        stat, patch = _split_stat(out)
         counts: dict[str, int | None] = {}
-        for record in stat.split(b"\0"):
-            if not record:
-                continue
+        renamed: dict[str, str] = {}
+        fields = iter(stat)
+        for record in fields:
             added, deleted, path = record.split(b"\t", 2)
+            if not path:
+                old, path = next(fields), next(fields)
+                renamed[path_text(path)] = path_text(old)
             name = path_text(path)
             counts[name] = None if added == b"-" or deleted == b"-" else int(added) + int(deleted)
-        return Diff(counts, patch)
+        return Diff(counts, patch, renamed)
 
     def read_files(self, commit: str, paths: list[str]) -> dict[str, bytes | None]:
         """The content of each path at ``commit`` (None when absent), in one git call."""
@@ -156,23 +183,63 @@ class Checkout:
 
     def write_patch(self, start: str, head: str, dest: BinaryIO) -> None:
         """Write the diff ``start..head`` (binary hunks included) to ``dest``."""
-        self.git("diff", "--binary", *DIFF_FLAGS, start, head, "--", stdout=dest)
+        self.git("diff", "--binary", *DIFF_FLAGS, "--no-renames", start, head, "--", stdout=dest)
+
+
+def _split_stat(out: bytes) -> tuple[list[bytes], bytes]:
+    """The numstat's NUL-ended fields, and the patch after the stat's closing NUL.
+
+    A rename's record ends in an empty path followed by two path fields, so the
+    stat ends at the first empty field that is not such a record's path.
+    """
+    fields: list[bytes] = []
+    position = 0
+    pending_paths = 0
+    while position < len(out):
+        end = out.index(b"\0", position)
+        field_bytes = out[position:end]
+        position = end + 1
+        if pending_paths:
+            fields.append(field_bytes)
+            pending_paths -= 1
+            continue
+        if not field_bytes:
+            return fields, out[position:]
+        fields.append(field_bytes)
+        if field_bytes.count(b"\t") >= 2 and field_bytes.split(b"\t", 2)[2] == b"":
+            pending_paths = 2
+    return fields, b""
 
 
 def removed_from_patch(patch: bytes) -> Iterator[str]:
-    """Removed lines of a ``-U0`` patch, counted by hunk header.
+    """Removed lines of a ``-U0`` patch."""
+    return (text for _path, sign, text in changed_from_patch(patch) if sign == "-")
+
+
+def changed_from_patch(patch: bytes) -> Iterator[tuple[str, str, str]]:
+    """(file, "-" or "+", text) of the removed and added lines of a ``-U0`` patch, counted by hunk header.
 
     Counting by the header's line numbers, rather than by a leading ``-``,
     keeps a removed line that itself starts with ``--`` from being taken for
     a file header, and a file header from being taken for a removed line.
+    The file is the new path as the patch shows it (the old one for a deletion).
     """
     lines = patch.split(b"\n")
     index = 0
+    old_name = new_name = ""
     while index < len(lines):
-        match = HUNK.match(lines[index])
+        line = lines[index]
         index += 1
+        if line.startswith(b"--- "):
+            old_name = _patch_name(line[4:])
+            continue
+        if line.startswith(b"+++ "):
+            new_name = _patch_name(line[4:])
+            continue
+        match = HUNK.match(line)
         if match is None:
             continue
+        shown = new_name or old_name
         old = int(match.group(1) or b"1")
         new = int(match.group(2) or b"1")
         while (old or new) and index < len(lines):
@@ -180,11 +247,22 @@ def removed_from_patch(patch: bytes) -> Iterator[str]:
             index += 1
             if line.startswith(b"-"):
                 old -= 1
-                yield line[1:].decode("utf-8", "replace")
+                yield shown, "-", line[1:].decode("utf-8", "replace")
             elif line.startswith(b"+"):
                 new -= 1
+                yield shown, "+", line[1:].decode("utf-8", "replace")
             elif line.startswith(b" "):
                 old, new = old - 1, new - 1
+
+
+def _patch_name(raw: bytes) -> str:
+    """A file header's path as shown ("" for /dev/null), without its a/ or b/ prefix."""
+    text = raw.decode("utf-8", "backslashreplace").rstrip("\t")
+    if text == "/dev/null":
+        return ""
+    if text.startswith('"') and text.endswith('"'):
+        text = text[1:-1]
+    return text[2:] if text[:2] in ("a/", "b/") else text
 
 
 def _run(argv: list[str], stdin: bytes | None = None, stdout: BinaryIO | int | None = None,
@@ -194,7 +272,15 @@ def _run(argv: list[str], stdin: bytes | None = None, stdout: BinaryIO | int | N
         return subprocess.run(argv, input=stdin, stdout=stdout, stderr=subprocess.PIPE,
                               env=_env(), check=False, timeout=GIT_TIMEOUT)
     except subprocess.TimeoutExpired:
-        raise GitError(f"git {argv[3]} did not finish within {GIT_TIMEOUT:g} s") from None
+        raise GitError(f"git {_subcommand(argv)} did not finish within {GIT_TIMEOUT:g} s") from None
+
+
+def _subcommand(argv: list[str]) -> str:
+    """The git command of an argv, past its -C and -c options."""
+    index = 1
+    while index < len(argv) - 1 and argv[index] in ("-C", "-c"):
+        index += 2
+    return argv[index] if index < len(argv) else "?"
 
 
 def _first_line(stderr: bytes) -> str:

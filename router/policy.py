@@ -31,7 +31,17 @@ DEFAULTS: dict[str, Any] = {
     "fixture_paths": ["fixtures/", "*.fixture.json"],
     "test_paths": ["tests/", "test_*"],
     "assertion_patterns": [r"\bassert", r"\bexpect\(", r"\bprop_"],
+    # The seed's rule: any removed line matching a pattern fires (see ASSERTION_RULES).
+    "assertion_rule": "strict",
+    # As `git diff --numstat` counts by default: a pure move changes 0 lines.
+    "renames": "detect",
 }
+# strict: any removed matching line fires.  net: fires when the diff removes more
+# matching lines than it adds.  moved_ok: a removed matching line is excused by an
+# added line of the same text (after str.strip()); any left unexcused fires.
+ASSERTION_RULES = ("strict", "net", "moved_ok")
+# detect: git's rename detection (git diff -M); split: a rename is a delete plus an add.
+RENAME_SETTINGS = ("detect", "split")
 REQUIRED = ("properties", "map")
 KNOWN_KEYS = (*DEFAULTS, *REQUIRED)
 
@@ -86,6 +96,8 @@ class Policy:
     assertion_patterns: tuple[Pattern, ...]
     properties: Mapping[str, Property]
     map: tuple[MapRow, ...] = field(default=())
+    assertion_rule: str = "strict"
+    renames: str = "detect"
     # The assertion patterns as one alternation: one RE2 search per removed
     # line instead of one per pattern (the binding's cost is per call).
     # None when there is nothing to join or the join is too large for RE2.
@@ -151,7 +163,15 @@ def _build(data: dict[str, Any], doc: YamlFile) -> Policy:
         properties=properties,
         map=_map(value["map"], properties, doc),
         assertion_any=_any_of(assertion_patterns),
+        assertion_rule=_choice(value["assertion_rule"], "assertion_rule", ASSERTION_RULES, doc),
+        renames=_choice(value["renames"], "renames", RENAME_SETTINGS, doc),
     )
+
+
+def _choice(value: Any, key: str, allowed: tuple[str, ...], doc: YamlFile) -> str:
+    if value not in allowed:
+        raise PolicyInvalid(f"{doc.where((key,))}: must be one of {', '.join(allowed)}, not {value!r}")
+    return value
 
 
 def _count(value: Any, key: tuple[str, ...], doc: YamlFile) -> int:

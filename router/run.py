@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import tempfile
 import uuid
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
@@ -18,7 +19,7 @@ from typing import Any
 from lanelog.errors import RouterError
 from lanelog.router.decide import PatchFacts, Plan, Problem, lane_for, route
 from lanelog.router.flaky import FlakyInvalid, FreezeRow, freeze_expiry, parse_flaky
-from lanelog.router.gitfacts import Checkout, NotARepo, check_ref
+from lanelog.router.gitfacts import Checkout, Diff, NotARepo, check_ref
 from lanelog.router.lane import LaneContext, LaneRunner, run_lane
 from lanelog.router.lane_log import build_line
 from lanelog.router.paths import printable
@@ -164,23 +165,62 @@ def _probe(options: RouteOptions, today: date, attempt: _Attempt) -> Plan:
     rows = _load_flaky(flaky_path, sources, problems)
     if attempt.start is None or attempt.head is None:
         return route(None, today, freeze_expiry(rows), attempt.policy, problems=problems)
-    diff = checkout.diff(attempt.start, attempt.head)
+    renames = attempt.policy.renames if attempt.policy is not None else "detect"
+    diff = checkout.diff(attempt.start, attempt.head, renames=renames)
     counts = diff.line_counts
-    attempt.files = list(counts)
-    deletions = 0
-    if attempt.policy is not None:
-        deletions = sum(1 for line in diff.removed_lines() if attempt.policy.is_assertion(line))
+    attempt.files = diff.paths
+    evidence = assertion_evidence(diff, attempt.policy) if attempt.policy is not None else AssertionEvidence()
     in_repo = {path for path in (policy_path, flaky_path) if isinstance(path, str)}
     facts = PatchFacts(
         lines_changed=sum(count or 0 for count in counts.values()),
         files=attempt.files,
-        assertion_deletions=deletions,
+        assertion_deletions=evidence.removed,
         flaky_ids=(options.required_tests if options.required_tests is not None
                    else [row.id for row in rows]),
         line_counts=counts,
         policy_touched=bool(in_repo & set(attempt.files)),
+        renamed=diff.renamed,
+        assertion_additions=evidence.added,
+        assertion_restored=evidence.restored,
+        assertion_files=evidence.files,
     )
     return route(facts, today, freeze_expiry(rows), attempt.policy, problems=problems)
+
+
+@dataclass
+class AssertionEvidence:
+    """Matching lines removed and added, removed ones that come back verbatim, and their files."""
+
+    removed: int = 0
+    added: int = 0
+    restored: int = 0
+    files: list[str] = field(default_factory=list)
+
+
+def assertion_evidence(diff: Diff, policy: Policy) -> AssertionEvidence:
+    """Read the whole diff's removed and added lines once, for every assertion rule.
+
+    A removed matching line is restored by an added line (any file, matching or not)
+    with the same text after str.strip(); each added line restores at most one.
+    """
+    evidence = AssertionEvidence()
+    removed: list[str] = []
+    added_texts: Counter[str] = Counter()
+    files: dict[str, None] = {}
+    for path, sign, text in diff.changed_lines():
+        if sign == "+":
+            added_texts[text.strip()] += 1
+            evidence.added += policy.is_assertion(text)
+        elif policy.is_assertion(text):
+            removed.append(text.strip())
+            files.setdefault(path, None)
+    evidence.removed = len(removed)
+    for text in removed:
+        if added_texts[text] > 0:
+            added_texts[text] -= 1
+            evidence.restored += 1
+    evidence.files = list(files)
+    return evidence
 
 
 def _locate(option: Path | None, default: str, checkout: Checkout) -> str | Path:

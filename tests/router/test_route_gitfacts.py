@@ -30,7 +30,13 @@ def test_line_counts_binary_and_rename(make_repo):
     checkout = Checkout.open(repo.root / "tests")  # any folder inside the checkout
     assert checkout.toplevel == repo.root
     start, head = repo.git("rev-parse", "main").strip(), repo.git("rev-parse", "HEAD").strip()
-    assert checkout.diff(start, head).line_counts == {"a.py": 3, "b.py": 3, "logo.png": None}
+    detected = checkout.diff(start, head)
+    assert detected.line_counts == {"b.py": 0, "logo.png": None}
+    assert detected.renamed == {"b.py": "a.py"}
+    assert detected.paths == ["a.py", "b.py", "logo.png"]
+    split = checkout.diff(start, head, renames="split")
+    assert split.line_counts == {"a.py": 3, "b.py": 3, "logo.png": None}
+    assert split.renamed == {}
 
 
 def test_read_files_from_a_commit(make_repo):

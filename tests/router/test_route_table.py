@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 
 import lanelog.router.run
+from tests.router.conftest import LANES_YAML
+
+
 def lines(count: int, word: str = "x") -> str:
     return "".join(f"{word}_{index} = {index}\n" for index in range(count))
 
@@ -62,14 +65,26 @@ def test_deleted_lines_count_toward_the_cap(make_repo, route):
     assert_rejected(line, "line_cap")
 
 
-def test_a_rename_counts_as_delete_plus_add(make_repo, route):
-    repo = make_repo({"src/db/old_store.py": lines(250)})
+def test_with_renames_split_a_rename_counts_as_delete_plus_add(make_repo, route):
+    repo = make_repo({"src/db/old_store.py": lines(250),
+                      "lanes.yaml": LANES_YAML + "renames: split\n"})
     repo.git("mv", "src/db/old_store.py", "src/db/new_store.py")
     repo.commit("rename")
     line = route(repo).line
     assert line["files"] == ["src/db/new_store.py", "src/db/old_store.py"]
     assert line["lines_changed"] == 500
     assert_rejected(line, "line_cap")
+
+
+def test_a_pure_move_changes_no_lines_by_default(make_repo, route):
+    repo = make_repo({"src/db/old_store.py": lines(250)})
+    repo.git("mv", "src/db/old_store.py", "src/db/new_store.py")
+    repo.commit("rename")
+    line = route(repo).line
+    assert line["probe"] == "pass"
+    assert line["files"] == ["src/db/old_store.py", "src/db/new_store.py"]
+    assert line["lines_changed"] == 0
+    assert line["properties"] == ["prop_round_trip"]
 
 
 def test_excluded_generated_file_is_counted_out_of_the_cap(make_repo, route):
