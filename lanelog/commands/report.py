@@ -56,6 +56,24 @@ def _database(db: Path | None, logs: tuple[Path, ...], wait: float, lake: str | 
         con.close()
 
 
+def _deprecated_repo(ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """`--repo NAME`, the filter's old spelling: kept for one release, with a note.
+
+    `route --repo` names a checkout folder; here the filter names a repository, so it is
+    `--repo-name`, as in `route`.
+    """
+    if value is not None:
+        click.echo("warning: --repo is deprecated here and goes in the next release; use --repo-name "
+                   "(route's --repo names a checkout folder)", err=True)
+    return value
+
+
+def _repo_filter(repo: str | None, old_repo: str | None) -> str | None:
+    if repo is not None and old_repo is not None and repo != old_repo:
+        raise click.UsageError("--repo-name and the deprecated --repo name different repositories")
+    return repo if repo is not None else old_repo
+
+
 def scope_options(command: Any) -> Any:
     """The options `report` and `check` share: where the data is and which of it counts."""
     options = [
@@ -63,7 +81,10 @@ def scope_options(command: Any) -> Any:
         db_option(),
         click.option("--since", metavar="DATE", help="First day (YYYY-MM-DD); its whole week counts."),
         click.option("--until", metavar="DATE", help="Last day (YYYY-MM-DD); its whole week counts."),
-        click.option("--repo", metavar="NAME", help="Only attempts of this repo."),
+        click.option("--repo-name", "repo", metavar="NAME",
+                     help="Only attempts of this repository (the line's `repo`, as `route --repo-name` wrote it)."),
+        click.option("--repo", "old_repo", metavar="NAME", callback=_deprecated_repo,
+                     help="Deprecated (goes in the next release): use --repo-name."),
         wait_option(),
         lake_options,
     ]
@@ -77,8 +98,8 @@ def scope_options(command: Any) -> Any:
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown", "csv"]),
               default="table", show_default=True, help="Output form; json is a stable contract.")
 def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: str | None,
-           repo: str | None, wait: float, lake: str | None, engine: str, spark_master: str | None,
-           fmt: str) -> None:
+           repo: str | None, old_repo: str | None, wait: float, lake: str | None, engine: str,
+           spark_master: str | None, fmt: str) -> None:
     """Print the weekly figures: attempts, probe rejects, armed calls, credit bugs, units.
 
     Reads the DuckDB file, or, given LOG files, ingests them into a throwaway
@@ -89,8 +110,9 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
         lanelog report --since 2026-10-01 --format markdown
         lanelog report lane-log.jsonl --format json
         lanelog report --lake lake/ --engine spark --format json
+        lanelog report --repo-name orders-service --format markdown
     """
-    filters = Filters.parse(since, until, repo)
+    filters = Filters.parse(since, until, _repo_filter(repo, old_repo))
     with _database(db, logs, wait, lake, engine, spark_master) as con:
         figures = queries.report(con, filters)
         if fmt == "markdown":
@@ -112,8 +134,8 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
 @click.option("--json", "as_json", is_flag=True, help="Print rows as JSON lines (summary on stderr).")
 @click.pass_context
 def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: str | None,
-          until: str | None, repo: str | None, wait: float, lake: str | None, engine: str,
-          spark_master: str | None, strict: bool, as_json: bool) -> None:
+          until: str | None, repo: str | None, old_repo: str | None, wait: float, lake: str | None,
+          engine: str, spark_master: str | None, strict: bool, as_json: bool) -> None:
     """Alert on credit bugs (exit 1) and audit the decision table's other rules.
 
     A credit bug is merge credit on an attempt whose quarantine is not empty; each
@@ -125,7 +147,7 @@ def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: st
     Example (cron or CI):
         lanelog check --since "$(date -d '7 days ago' +%F)" || notify-on-call
     """
-    filters = Filters.parse(since, until, repo)
+    filters = Filters.parse(since, until, _repo_filter(repo, old_repo))
     with _database(db, logs, wait, lake, engine, spark_master) as con:
         found = queries.check(con, filters)
         checked = queries.totals(con, filters)

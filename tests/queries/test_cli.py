@@ -95,7 +95,7 @@ def test_report_reads_a_database_file_and_filters(tmp_path: Path) -> None:
     assert weeks("--since", "2026-10-18") == ["2026-10-12", "2026-12-28", None]  # a Sunday
     assert weeks("--since", "2026-10-19") == ["2026-12-28", None]
     assert weeks("--until", "2026-10-12", "--repo", "svc") == ["2026-10-05", "2026-10-12"]
-    assert weeks("--repo", "api") == ["2026-10-05"]  # the undated line names no repo
+    assert weeks("--repo-name", "api") == ["2026-10-05"]  # the undated line names no repo
 
 
 def test_report_table_csv_and_markdown() -> None:
@@ -403,3 +403,14 @@ def test_report_json_never_imports_pandas(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", code, str(db)], capture_output=True, text=True,
                           check=True)
     assert done.stdout == "False\n"
+
+
+@pytest.mark.parametrize("command", ["report", "check"])
+def test_repo_name_filters_and_the_old_repo_flag_still_works_with_a_note(command: str) -> None:
+    filtered = run(command, REVIEW, "--repo-name", "api", *(["--json"] if command == "check" else []))
+    old = run(command, REVIEW, "--repo", "api", *(["--json"] if command == "check" else []))
+    assert old.stdout == filtered.stdout
+    assert "warning: --repo is deprecated here" in old.stderr and "deprecated" not in filtered.stderr
+    both = run(command, REVIEW, "--repo-name", "api", "--repo", "svc")
+    assert both.exit_code == 2
+    assert "--repo-name and the deprecated --repo name different repositories" in both.stderr
