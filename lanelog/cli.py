@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "dashboard": "lanelog.commands.dashboard:dashboard",
     "demo": "lanelog.commands.demo:demo",
     "export": "lanelog.commands.export:export",
+    "replay": "lanelog.commands.replay:replay",
 }
 
 SUMMARIES: dict[str, str] = {
@@ -33,6 +34,7 @@ SUMMARIES: dict[str, str] = {
     "dashboard": "Serve the Streamlit dashboard on the DuckDB database (127.0.0.1 by default).",
     "demo": "Make demo data with the real router on a throwaway repository, then ingest it.",
     "export": "Write the database as a Hive-partitioned Parquet lake that DuckDB or Spark reads.",
+    "replay": "Route history again under a candidate policy and show which decisions flip.",
 }
 
 

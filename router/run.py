@@ -43,6 +43,10 @@ class RouteOptions:
     repo_name: str | None = None
     runner: LaneRunner | None = None
     now: Callable[[], datetime] = field(default=lambda: datetime.now(timezone.utc))
+    # A policy or flaky list already read (replay's candidate): used as it is, never
+    # read from the base commit, so a patch touching it is not policy_changed.
+    policy_data: tuple[Path, bytes] | None = None
+    flaky_data: tuple[Path, bytes] | None = None
 
     def __post_init__(self) -> None:
         check_ref(self.base)
@@ -158,9 +162,14 @@ def _probe(options: RouteOptions, today: date, attempt: _Attempt) -> Plan:
         if attempt.start is None:
             problems.append(Problem("base_missing", f"{options.base!r} and {options.head!r} "
                                     "share no history"))
-    policy_path = _locate(options.policy, POLICY_FILE, checkout)
-    flaky_path = _locate(options.flaky, FLAKY_FILE, checkout)
-    sources = _read_sources(checkout, attempt.base, [policy_path, flaky_path])
+    policy_path: str | Path = (options.policy_data[0] if options.policy_data
+                               else _locate(options.policy, POLICY_FILE, checkout))
+    flaky_path: str | Path = (options.flaky_data[0] if options.flaky_data
+                              else _locate(options.flaky, FLAKY_FILE, checkout))
+    given = {given[0]: given[1] for given in (options.policy_data, options.flaky_data) if given}
+    sources = _read_sources(checkout, attempt.base, [path for path in (policy_path, flaky_path)
+                                                     if path not in given])
+    sources.update(given)
     attempt.policy = _load_policy(policy_path, sources, problems)
     rows = _load_flaky(flaky_path, sources, problems)
     if attempt.start is None or attempt.head is None:

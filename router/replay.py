@@ -1,0 +1,236 @@
+"""Route history again under a candidate policy, in one process, writing no lane log.
+
+Each patch is routed twice by the router's own `run_route` (no lane is run, no
+line is written): once under the candidate policy, once under the baseline.
+So a replayed decision is exactly what `lanelog route` gives for the same base,
+head, day and policy.  The baseline is a policy file when given, else the
+policy each base commit holds (the router's usual rule); replaying lane logs
+without a baseline file compares with the decision each line recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from lanelog.errors import RouterError
+from lanelog.router.flaky import FlakyInvalid, parse_flaky
+from lanelog.router.gitfacts import Checkout, check_ref
+from lanelog.router.policy import PolicyInvalid, parse_policy
+from lanelog.router.run import RouteOptions, run_route
+
+
+class ReplayError(RouterError):
+    """A replay that cannot start: an unusable policy file, a bad range, no checkout."""
+
+
+@dataclass(frozen=True)
+class Patch:
+    """One patch to route again: base...head on a day, and what it is known by."""
+
+    base: str
+    head: str
+    today: date
+    subject: str | None
+    recorded: dict[str, Any] | None = None  # the decision a lane-log line recorded
+
+
+@dataclass
+class Replay:
+    """Both sides' decisions for every replayed patch, and the patches that were skipped."""
+
+    rows: list[tuple[Patch, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON contract of `lanelog replay --format json` (keys may be added, never renamed)."""
+        weeks: dict[date, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
+        for patch, baseline, candidate in self.rows:
+            monday = patch.today - timedelta(days=patch.today.weekday())
+            weeks.setdefault(monday, []).append((baseline, candidate))
+        return {
+            "patches": len(self.rows),
+            "skipped": self.skipped,
+            "baseline": _figures(baseline for _, baseline, _ in self.rows),
+            "candidate": _figures(candidate for _, _, candidate in self.rows),
+            "flips": [
+                {"base": patch.base, "head": patch.head, "subject": patch.subject,
+                 "baseline": _decision(baseline), "candidate": _decision(candidate)}
+                for patch, baseline, candidate in self.rows if baseline["probe"] != candidate["probe"]
+            ],
+            "weeks": [
+                {"week": monday.isoformat(),
+                 "baseline": _figures(pair[0] for pair in pairs),
+                 "candidate": _figures(pair[1] for pair in pairs)}
+                for monday, pairs in sorted(weeks.items())
+            ],
+        }
+
+
+def _decision(line: dict[str, Any]) -> dict[str, Any]:
+    return {"probe": line["probe"], "reasons": list(line.get("reasons") or []), "units": line.get("units") or 0}
+
+
+def _figures(lines: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Rejects, armed calls, units, and each reason code once per patch that has it."""
+    rejects = armed = units = 0
+    reasons: Counter[str] = Counter()
+    for line in lines:
+        rejects += line["probe"] == "reject"
+        if line.get("model_call_allowed"):
+            armed += 1
+            units += line.get("units") or 0
+        reasons.update(set(line.get("reasons") or []))
+    return {"probe_rejects": rejects, "calls_armed": armed, "units": units,
+            "reasons": dict(sorted(reasons.items()))}
+
+
+def read_policy_file(path: Path, kind: str = "policy") -> tuple[Path, bytes]:
+    """A policy or flaky file read as it is, checked before anything is replayed."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ReplayError(f"{path}: cannot read the {kind} file ({exc.strerror or exc})") from None
+    try:
+        text = data.decode("utf-8")
+        if kind == "flaky":
+            parse_flaky(text, str(path))
+        else:
+            parse_policy(text, str(path))
+    except UnicodeDecodeError:
+        raise ReplayError(f"{path}: not UTF-8 text") from None
+    except (PolicyInvalid, FlakyInvalid) as exc:
+        raise ReplayError(str(exc)) from None
+    return Path(os.path.abspath(path)), data
+
+
+def commits_in(checkout: Checkout, span: str) -> tuple[list[Patch], list[dict[str, Any]]]:
+    """Every non-merge commit of A..B as a patch on its first parent, on its committer day (UTC).
+
+    One `git log` lists them all; a root commit has no parent to diff against and is skipped.
+    """
+    start, dots, end = span.partition("..")
+    if not dots or not start or not end or end.startswith("."):
+        raise ReplayError(f"--commits {span!r}: give a range A..B")
+    for ref in (start, end):
+        try:
+            check_ref(ref)
+        except ValueError as exc:
+            raise ReplayError(str(exc)) from None
+    ids = [checkout.resolve(ref) for ref in (start, end)]
+    if None in ids:
+        missing = [ref for ref, found in zip((start, end), ids) if found is None]
+        raise ReplayError(f"--commits {span!r}: {', '.join(missing)} names no commit")
+    out = checkout.git("log", "--no-merges", "--reverse", "--format=%H%x1f%P%x1f%ct%x1f%s%x1e",
+                       f"{ids[0]}..{ids[1]}", "--").stdout
+    patches: list[Patch] = []
+    skipped: list[dict[str, Any]] = []
+    for record in out.split(b"\x1e"):
+        record = record.strip(b"\n")
+        if not record:
+            continue
+        commit, parents, seconds, subject = record.decode("utf-8", "replace").split("\x1f", 3)
+        day = datetime.fromtimestamp(int(seconds), timezone.utc).date()
+        if not parents:
+            skipped.append({"head": commit, "subject": subject, "reason": "a root commit: no parent to diff against"})
+            continue
+        patches.append(Patch(base=parents.split()[0], head=commit, today=day, subject=subject))
+    return patches, skipped
+
+
+def attempts_in(checkout: Checkout, logs: list[Path]) -> tuple[list[Patch], list[dict[str, Any]]]:
+    """Every attempt of the lane logs whose base and head are in the repository, on the day of its ts."""
+    patches: list[Patch] = []
+    skipped: list[dict[str, Any]] = []
+    for log in logs:
+        try:
+            text = log.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise ReplayError(f"{log}: cannot read the lane log ({exc.strerror or exc})") from None
+        for number, raw in enumerate(text.splitlines(), start=1):
+            where = f"{log}:{number}"
+            try:
+                line = json.loads(raw)
+            except ValueError:
+                continue  # not a lane-log line: nothing to replay
+            if not isinstance(line, dict):
+                continue
+            base, head, ts = line.get("base"), line.get("head"), line.get("ts")
+            day = _day(ts)
+            if not isinstance(base, str) or not isinstance(head, str) or day is None:
+                skipped.append({"line": where, "reason": "the line records no base, head or ts"})
+                continue
+            found = [_resolve(checkout, ref) for ref in (base, head)]
+            if None in found:
+                skipped.append({"line": where, "base": base, "head": head,
+                                "reason": "its base or head is not a commit of this repository"})
+                continue
+            patches.append(Patch(base=found[0], head=found[1], today=day, subject=None, recorded=line))
+    return patches, skipped
+
+
+def _resolve(checkout: Checkout, ref: str) -> str | None:
+    try:
+        return checkout.resolve(ref)
+    except ValueError:
+        return None
+
+
+def _day(ts: object) -> date | None:
+    if not isinstance(ts, str):
+        return None
+    try:
+        return datetime.fromisoformat(ts.replace("Z", "+00:00")).astimezone(timezone.utc).date()
+    except ValueError:
+        return None
+
+
+def replay(checkout: Checkout, patches: list[Patch], skipped: list[dict[str, Any]],
+           candidate: tuple[Path, bytes], baseline: tuple[Path, bytes] | None,
+           flaky: tuple[Path, bytes] | None) -> Replay:
+    """Route every patch under the candidate and under the baseline."""
+    result = Replay(skipped=list(skipped))
+    repo = checkout.toplevel
+    missing = [patch.head for patch in patches if patch.subject is None]
+    if missing:
+        known = subjects(checkout, missing)
+        patches = [replace(patch, subject=known.get(patch.head)) if patch.subject is None else patch
+                   for patch in patches]
+    for patch in patches:
+        theirs = _route(repo, patch, candidate, flaky)
+        if baseline is None and patch.recorded is not None:
+            ours = patch.recorded
+        else:
+            ours = _route(repo, patch, baseline, flaky)
+        result.rows.append((patch, ours, theirs))
+    return result
+
+
+def subjects(checkout: Checkout, heads: Iterable[str]) -> dict[str, str]:
+    """git's %s of each head, in one call."""
+    wanted = sorted(set(heads))
+    if not wanted:
+        return {}
+    out = checkout.git("log", "--no-walk=unsorted", "--format=%H%x1f%s%x1e", *wanted, "--").stdout
+    found = {}
+    for record in out.split(b"\x1e"):
+        record = record.strip(b"\n")
+        if record:
+            commit, subject = record.decode("utf-8", "replace").split("\x1f", 1)
+            found[commit] = subject
+    return found
+
+
+def _route(repo: Path, patch: Patch, policy: tuple[Path, bytes] | None,
+           flaky: tuple[Path, bytes] | None) -> dict[str, Any]:
+    """One decision, as `lanelog route --base BASE --head HEAD --today DAY` makes it (no lane runs)."""
+    options = RouteOptions(repo=repo, base=patch.base, head=patch.head, today=patch.today,
+                           repo_name="replay", policy_data=policy, flaky_data=flaky)
+    return run_route(options)
+

@@ -1,0 +1,154 @@
+"""`lanelog replay` on a real repository with a history of the shapes real projects have."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from tests.router.conftest import LANES_YAML
+
+POLICY = LANES_YAML.replace('  "src/db/*.py": [prop_round_trip]\n', '  "src/db/*.py": [prop_round_trip]\n  "tests/": [prop_round_trip]\n')
+TESTS = "".join(f"def test_{n}():\n    assert put({n}, {n}) == {n}, \"put {n}\"\n\n" for n in range(4))
+
+
+def lanelog(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "lanelog", *args], capture_output=True, text=True,
+                          timeout=300, cwd=cwd)
+
+
+@pytest.fixture
+def history(make_repo, tmp_path):
+    """A base commit, then five patches: a move, a typo in an assert message, a narrow code
+    change, a real test removal, and a rename with an edit; subjects name them."""
+    repo = make_repo({"lanes.yaml": POLICY, "tests/test_put.py": TESTS})
+    repo.git("checkout", "-q", "main")
+    steps = []
+
+    def step(subject, change):
+        change()
+        steps.append(repo.commit(subject))
+
+    def move():
+        (repo.root / "tests/unit").mkdir(parents=True, exist_ok=True)
+        repo.git("mv", "tests/test_put.py", "tests/unit/test_put.py")
+
+    step("Move the put tests", move)
+    step("Fix a typo in an assert message", lambda: repo.write(
+        {"tests/unit/test_put.py": TESTS.replace('"put 2"', '"put two"')}))
+    step("Return a copy of the body", lambda: repo.write({"store.py": "def put(key, body):\n    return dict(body)\n"}))
+    step("Remove duplicate test", lambda: repo.write(
+        {"tests/unit/test_put.py": TESTS.replace('"put 2"', '"put two"').replace(
+            'def test_3():\n    assert put(3, 3) == 3, "put 3"\n\n', "")}))
+
+    def rename_and_edit():
+        repo.git("mv", "store.py", "storage.py")
+        repo.write({"storage.py": "def put(key, body):\n    return dict(body or {})\n"})
+
+    step("Rename store to storage", rename_and_edit)
+    candidate = tmp_path / "candidate.yaml"
+    candidate.write_text(POLICY + "assertion_rule: net\n", encoding="utf-8")
+    base = repo.git("rev-list", "--max-parents=0", "HEAD").strip()
+    return repo, base, steps, candidate
+
+
+def test_replay_flips_what_a_reviewer_expects(history):
+    repo, base, steps, candidate = history
+    done = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate),
+                   "--commits", f"{base}..main", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["patches"] == 5 and result["skipped"] == []
+    # By hand: the move is a rename (nothing removed) and passes under both; the typo fix
+    # removes one assert line and adds it back changed: strict rejects it, net passes it;
+    # the test removal fires under both; the code change and the rename pass under both.
+    assert [(flip["subject"], flip["baseline"]["probe"], flip["candidate"]["probe"]) for flip in result["flips"]] == [
+        ("Fix a typo in an assert message", "reject", "pass")]
+    assert result["flips"][0]["baseline"]["reasons"] == ["assertion_removed"]
+    assert result["flips"][0]["candidate"] == {"probe": "pass", "reasons": [], "units": 1}
+    assert result["baseline"]["reasons"] == {"assertion_removed": 2}
+    assert result["candidate"]["reasons"] == {"assertion_removed": 1}
+    assert (result["baseline"]["probe_rejects"], result["candidate"]["probe_rejects"]) == (2, 1)
+    assert (result["baseline"]["calls_armed"], result["candidate"]["calls_armed"]) == (3, 4)
+    assert sum(week["candidate"]["calls_armed"] for week in result["weeks"]) == 4
+
+
+def test_replay_equals_routing_each_commit_alone(history, tmp_path):
+    repo, base, steps, candidate = history
+    replayed = json.loads(lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate),
+                                  "--commits", f"{base}..main", "--format", "json").stdout)
+    log = tmp_path / "alone.jsonl"
+    expected_rejects = expected_armed = expected_units = 0
+    reasons: dict[str, int] = {}
+    for commit in steps:
+        parent = repo.git("rev-parse", f"{commit}^").strip()
+        seconds = int(repo.git("show", "-s", "--format=%ct", commit).strip())
+        day = datetime.fromtimestamp(seconds, timezone.utc).date().isoformat()
+        lanelog("route", "--repo", str(repo.root), "--base", parent, "--head", commit, "--today", day,
+                "--policy", str(candidate), "--log", str(log))
+    for line in map(json.loads, log.read_text().splitlines()):
+        expected_rejects += line["probe"] == "reject"
+        expected_armed += line["model_call_allowed"]
+        expected_units += line["units"] if line["model_call_allowed"] else 0
+        for reason in set(line["reasons"]):
+            reasons[reason] = reasons.get(reason, 0) + 1
+    assert replayed["candidate"] == {"probe_rejects": expected_rejects, "calls_armed": expected_armed,
+                                     "units": expected_units, "reasons": dict(sorted(reasons.items()))}
+
+
+def test_replaying_a_lane_log_compares_with_the_recorded_decisions(history, tmp_path):
+    repo, base, steps, candidate = history
+    log = tmp_path / "lane-log.jsonl"
+    for commit in steps:
+        lanelog("route", "--repo", str(repo.root), "--base", f"{commit}^", "--head", commit, "--log", str(log))
+    with log.open("a") as handle:
+        handle.write('{"base": "0000000000000000000000000000000000000000", "head": "main", "ts": "2026-10-05"}\n')
+    done = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate), "--log", str(log),
+                   "--format", "json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["patches"] == 5
+    assert result["skipped"] == [{"line": f"{log}:6", "base": "0" * 40, "head": "main",
+                                  "reason": "its base or head is not a commit of this repository"}]
+    assert [flip["subject"] for flip in result["flips"]] == ["Fix a typo in an assert message"]
+
+
+def test_a_root_commit_in_the_range_is_skipped_with_the_reason(history):
+    repo, base, steps, candidate = history
+    repo.git("checkout", "-q", "--orphan", "imported")
+    repo.git("rm", "-rq", "--cached", ".")
+    (repo.root / "imported.txt").write_text("history from elsewhere\n")
+    repo.git("add", "imported.txt")
+    root = repo.commit("Import another history")
+    repo.git("checkout", "-q", "-f", "main")
+    repo.git("merge", "-q", "--allow-unrelated-histories", "-m", "merge", "imported")
+    result = json.loads(lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate),
+                                "--commits", f"{base}..main", "--format", "json").stdout)
+    assert result["patches"] == 5
+    assert result["skipped"] == [{"head": root, "subject": "Import another history",
+                                  "reason": "a root commit: no parent to diff against"}]
+
+
+def test_an_unusable_candidate_is_an_error_naming_file_line_and_key(history):
+    repo, base, steps, candidate = history
+    candidate.write_text(POLICY + "assertion_rule: loose\n", encoding="utf-8")
+    done = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate), "--commits", f"{base}..main")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith(f"Error: {candidate} line ")
+    assert "key assertion_rule: must be one of strict, net, moved_ok, not 'loose'" in done.stderr
+
+
+def test_the_table_and_markdown_say_the_same(history):
+    repo, base, steps, candidate = history
+    table = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate), "--commits", f"{base}..main").stdout
+    assert "probe rejects          2          1" in table
+    assert "assertion_removed: 2 -> 1" in table
+    assert "reject -> pass Fix a typo in an assert message" in table
+    review = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate), "--commits", f"{base}..main",
+                     "--format", "markdown").stdout
+    assert "| probe rejects | 2 | 1 |" in review and "| assertion\\_removed | 2 | 1 |" in review
+    assert "| reject assertion\\_removed | pass  | Fix a typo in an assert message |" in review
