@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from datetime import date
 from typing import Any
 
 import numpy as np
@@ -66,6 +67,22 @@ def reason_table(reasons: pd.DataFrame) -> pd.DataFrame:
     totals["meaning"] = [REASONS.get(reason, "the line records no reason") for reason in totals["reason"]]
     ordered = totals.sort_values(["kind", "attempts", "reason"], ascending=[False, False, True])
     return ordered.rename(columns={"attempts": "probe rejects"})[["kind", "reason", "probe rejects", "meaning"]]
+
+
+def freeze_hygiene(owners: pd.DataFrame, today: date) -> pd.DataFrame:
+    """Who to ask about each freeze and what is about to lapse: owner, expiry, days left."""
+    rows = []
+    for freeze, owner, expires in owners[["quarantine_id", "owner", "expires"]].itertuples(index=False):
+        day = pd.Timestamp(expires).date() if pd.notna(expires) else None
+        if day is None:
+            left = "not recorded"
+        elif day < today:
+            left = f"lapsed {(today - day).days} days ago"
+        else:
+            left = str((day - today).days)
+        rows.append({"freeze": freeze, "owner": owner if isinstance(owner, str) else "not recorded",
+                     "expires": day.isoformat() if day else "not recorded", "days left": left})
+    return pd.DataFrame(rows, columns=["freeze", "owner", "expires", "days left"])
 
 
 def number(value: Any) -> int | float | str:

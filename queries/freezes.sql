@@ -40,3 +40,24 @@ SELECT
     coalesce(expired.expired_reports, 0) AS expired_reports
 FROM held FULL OUTER JOIN expired USING (quarantine_id)
 ORDER BY quarantine_id
+
+-- name: freeze_owners
+-- Who to ask about each freeze: the owner and expiry the router wrote in the line's
+-- optional `freezes` object (read from the stored raw line), as the latest line that
+-- listed the id gave them.  Only lines that list a freeze carry the object.
+-- params: since, until, repo
+WITH listed AS (
+    SELECT coalesce(ts, TIMESTAMP '0001-01-01') AS seen_at, e.key AS quarantine_id,
+           e.value.owner AS owner, e.value.expires AS expires
+    FROM (
+        SELECT ts, unnest(map_entries(try(json_transform(json_extract(raw, '$.freezes'),
+                   '"MAP(VARCHAR, STRUCT(owner VARCHAR, expires VARCHAR))"')))) AS e
+        FROM in_scope($since, $until, $repo)
+        WHERE (len(quarantine) > 0 OR len(expired_freezes) > 0)
+          AND json_type(json_extract(raw, '$.freezes')) = 'OBJECT'
+    )
+)
+SELECT quarantine_id, arg_max(owner, seen_at) AS owner, try_cast(arg_max(expires, seen_at) AS DATE) AS expires
+FROM listed
+GROUP BY quarantine_id
+ORDER BY expires NULLS LAST, quarantine_id

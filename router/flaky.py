@@ -1,19 +1,27 @@
 """The flaky list (``flaky.yaml``, the seed's shape), reviewed like code.
 
 Every row needs an id, an expiry date, an owner and a reason: a row without an
-owner turns the list into a permanent skip, so it makes the list invalid.
+owner turns the list into a permanent skip, so it makes the list invalid.  A
+row may name ``paths`` (gitignore patterns) and/or ``properties``: its freeze
+then applies only to a patch that touches such a path or selects such a
+property.  A row with neither applies to every patch.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
+import pathspec
+
 from lanelog.errors import RouterError
+from lanelog.router.paths import printable
 from lanelog.router.yamlfile import YamlFile, YamlFileError
 
 ROW_KEYS = ("id", "expires", "owner", "reason")
+SCOPE_KEYS = ("paths", "properties")
 
 
 class FlakyInvalid(RouterError):
@@ -28,9 +36,20 @@ class FreezeRow:
     expires: date
     owner: str
     reason: str
+    paths: tuple[str, ...] = ()
+    properties: tuple[str, ...] = ()
+    _spec: pathspec.PathSpec | None = field(default=None, compare=False, repr=False)
 
     def is_live(self, today: date) -> bool:
         return today <= self.expires
+
+    def applies_to(self, files: Iterable[str], properties: Iterable[str]) -> bool:
+        """Whether the freeze guards this patch: it names no scope, or the patch is in it."""
+        if not self.paths and not self.properties:
+            return True
+        if self.properties and set(self.properties) & set(properties):
+            return True
+        return self._spec is not None and any(self._spec.match_file(printable(path)) for path in files)
 
 
 def parse_flaky(text: str, name: str) -> list[FreezeRow]:
@@ -75,16 +94,32 @@ def _row(row: Any, index: int, doc: YamlFile) -> FreezeRow:
     if not isinstance(row, dict):
         raise FlakyInvalid(f"{where}: a row must be a mapping with {', '.join(ROW_KEYS)}")
     for key in row:
-        if key not in ROW_KEYS:
-            raise FlakyInvalid(f"{where}: unknown key {key!r} (known: {', '.join(ROW_KEYS)})")
+        if key not in ROW_KEYS + SCOPE_KEYS:
+            raise FlakyInvalid(f"{where}: unknown key {key!r} (known: {', '.join(ROW_KEYS + SCOPE_KEYS)})")
     missing = [key for key in ROW_KEYS if row.get(key) in (None, "")]
     if missing:
         raise FlakyInvalid(f"{where}: missing {', '.join(missing)}")
     for key in ("id", "owner", "reason"):
         if not isinstance(row[key], str) or not row[key].strip():
             raise FlakyInvalid(f"{where}: {key} must be text, not {row[key]!r}")
+    paths, properties = (_texts(row.get(key), key, where) for key in SCOPE_KEYS)
+    spec = None
+    if paths:
+        try:
+            spec = pathspec.GitIgnoreSpec.from_lines(paths, backend="re2")
+        except Exception as exc:  # pathspec and RE2 raise several kinds for a bad pattern
+            raise FlakyInvalid(f"{where}: bad path pattern in paths ({exc})") from None
     return FreezeRow(id=row["id"], expires=_date(row["expires"], where),
-                     owner=row["owner"], reason=row["reason"])
+                     owner=row["owner"], reason=row["reason"], paths=paths, properties=properties, _spec=spec)
+
+
+def _texts(value: Any, key: str, where: str) -> tuple[str, ...]:
+    """An optional scope list: absent, or a non-empty list of non-empty strings."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not value or not all(isinstance(item, str) and item.strip() for item in value):
+        raise FlakyInvalid(f"{where}: {key} must be a non-empty list of strings, not {value!r}")
+    return tuple(value)
 
 
 def _date(value: Any, where: str) -> date:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from lanelog.router.decide import Plan
+from lanelog.router.flaky import FreezeRow
 from lanelog.router.paths import printable
 from lanelog.router.policy import Policy
 
@@ -28,12 +29,20 @@ MAX_MESSAGE = 2000
 
 def build_line(*, ts: datetime, attempt_id: str, repo: str, base: str | None,
                head: str | None, plan: Plan, files: list[str], policy: Policy | None,
-               lane: str, results: Mapping[str, str]) -> dict[str, Any]:
-    """The attempt's line; the seed's five fields keep their names and meaning."""
+               lane: str, results: Mapping[str, str],
+               freezes: Mapping[str, FreezeRow] | None = None) -> dict[str, Any]:
+    """The attempt's line; the seed's five fields keep their names and meaning.
+
+    `freezes` (optional, schema 1 all the same) gives the owner and expiry of every
+    id the line lists in `quarantine` or `expired_freezes`: who to ask about it.
+    """
     message = printable(plan.message) if plan.message is not None else None
     if message is not None and len(message) > MAX_MESSAGE:
         message = message[:MAX_MESSAGE - 1] + "…"
-    return {
+    listed = [*plan.quarantine, *plan.expired_freezes]
+    known = {test_id: {"owner": freezes[test_id].owner, "expires": freezes[test_id].expires.isoformat()}
+             for test_id in listed if freezes and test_id in freezes}
+    line = {
         "schema": SCHEMA,
         "producer": PRODUCER,
         "ts": rfc3339(ts),
@@ -59,6 +68,9 @@ def build_line(*, ts: datetime, attempt_id: str, repo: str, base: str | None,
         "lane": lane,
         "results": dict(results),
     }
+    if known:
+        line["freezes"] = known
+    return line
 
 
 def rfc3339(moment: datetime) -> str:

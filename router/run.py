@@ -94,6 +94,7 @@ class _Attempt:
     start: str | None = None
     files: list[str] = field(default_factory=list)
     policy: Policy | None = None
+    freezes: dict[str, FreezeRow] = field(default_factory=dict)
 
 
 def run_route(options: RouteOptions, notify: Callable[[str], None] = lambda _: None,
@@ -129,7 +130,7 @@ def run_route(options: RouteOptions, notify: Callable[[str], None] = lambda _: N
         lane, results = "not_started", {}
     return build_line(ts=ts, attempt_id=attempt_id, repo=attempt.repo, base=attempt.base,
                       head=attempt.head, plan=plan, files=attempt.files, policy=attempt.policy,
-                      lane=lane, results=results)
+                      lane=lane, results=results, freezes=attempt.freezes)
 
 
 def exit_code(line: dict[str, Any], require_hold: bool = False) -> int:
@@ -180,12 +181,18 @@ def _probe(options: RouteOptions, today: date, attempt: _Attempt) -> Plan:
     attempt.files = diff.paths
     evidence = assertion_evidence(diff, attempt.policy) if attempt.policy is not None else AssertionEvidence()
     in_repo = {path for path in (policy_path, flaky_path) if isinstance(path, str)}
+    # A freeze scoped to paths or properties guards only the patches in its scope;
+    # --required-tests narrows further.
+    selected = ({prop for path in attempt.files for prop in attempt.policy.properties_for(path)}
+                if attempt.policy is not None else set())
+    out_of_scope = {row.id for row in rows if not row.applies_to(attempt.files, selected)}
+    wanted = options.required_tests if options.required_tests is not None else [row.id for row in rows]
+    attempt.freezes = {row.id: row for row in rows}
     facts = PatchFacts(
         lines_changed=sum(count or 0 for count in counts.values()),
         files=attempt.files,
         assertion_deletions=evidence.removed,
-        flaky_ids=(options.required_tests if options.required_tests is not None
-                   else [row.id for row in rows]),
+        flaky_ids=[test_id for test_id in wanted if test_id not in out_of_scope],
         line_counts=counts,
         policy_touched=bool(in_repo & set(attempt.files)),
         renamed=diff.renamed,

@@ -1,14 +1,22 @@
 """Quarantine: freeze hygiene. A live freeze is expected; it is never drawn as an alert."""
 
+from datetime import datetime, timezone
+
 import streamlit as st
 
 from lanelog.dashboard import charts, present, ui
 
 st.title("Quarantine")
-f = ui.figures("freezes", "freeze_summary")
+f = ui.figures("freezes", "freeze_summary", "freeze_owners")
 if f["freeze_summary"].empty:
     st.info("No quarantine ids in range.")
     st.stop()
+st.subheader("Who to ask, and what is about to lapse")
+if f["freeze_owners"].empty:
+    st.caption("No line in range records its freezes' owners (lines written before lanelog recorded them).")
+else:
+    st.caption("Owner and expiry as the latest line that listed each freeze recorded them (from flaky.yaml).")
+    ui.table(present.freeze_hygiene(f["freeze_owners"], datetime.now(timezone.utc).date()), key="freeze_owners_table")
 st.subheader("Attempts each freeze touched per week")
 st.altair_chart(charts.freeze_heatmap(f["freezes"]), key="freezes", height=charts.heatmap_height(f["freezes"]))
 st.subheader("Freezes")

@@ -362,3 +362,24 @@ def test_setup_rejects_are_flagged_on_the_overview_and_grouped_on_the_probe_page
     ]
     clean = app(make_db([line("2026-10-06", probe="reject", reasons=["line_cap"])]))
     assert len(clean.warning) == 0
+
+
+def test_quarantine_page_says_who_owns_each_freeze_and_what_lapses(app: Any, make_db: Any) -> None:
+    db = make_db([
+        line("2026-10-05", quarantine=["test_export_race"],
+             freezes={"test_export_race": {"owner": "old-team", "expires": "2026-10-10"}}),
+        line("2026-10-06", quarantine=["test_export_race"], expired_freezes=["test_old"],
+             freezes={"test_export_race": {"owner": "ci-team", "expires": "2999-01-01"},
+                      "test_old": {"owner": "release", "expires": "2026-09-01"}}),
+        line("2026-10-07", quarantine=["test_unrecorded"]),
+    ])
+    at = app(db, "views/quarantine.py")
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert list(table.columns) == ["freeze", "owner", "expires", "days left"]
+    rows = {row[0]: row[1:] for row in table.values.tolist()}
+    assert set(rows) == {"test_export_race", "test_old"}  # the unrecorded id has no owner to show
+    assert rows["test_export_race"][:2] == ["ci-team", "2999-01-01"]  # the latest line's word
+    assert int(rows["test_export_race"][2]) > 300_000
+    assert rows["test_old"][:2] == ["release", "2026-09-01"]
+    assert rows["test_old"][2].startswith("lapsed ") and rows["test_old"][2].endswith(" days ago")
