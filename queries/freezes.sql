@@ -44,13 +44,14 @@ ORDER BY quarantine_id
 -- name: freeze_owners
 -- Who to ask about each freeze: the owner and expiry the router wrote in the line's
 -- optional `freezes` object (read from the stored raw line), as the latest line that
--- listed the id gave them.  Only lines that list a freeze carry the object.
+-- listed the id gave them (ties: the later log line).  Only lines that list a freeze
+-- carry the object.
 -- params: since, until, repo
 WITH listed AS (
-    SELECT coalesce(ts, TIMESTAMP '0001-01-01') AS seen_at, e.key AS quarantine_id,
+    SELECT (coalesce(ts, TIMESTAMP '0001-01-01'), source_id, line_no) AS seen_at, e.key AS quarantine_id,
            e.value.owner AS owner, e.value.expires AS expires
     FROM (
-        SELECT ts, unnest(map_entries(try(json_transform(json_extract(raw, '$.freezes'),
+        SELECT ts, source_id, line_no, unnest(map_entries(try(json_transform(json_extract(raw, '$.freezes'),
                    '"MAP(VARCHAR, STRUCT(owner VARCHAR, expires VARCHAR))"')))) AS e
         FROM in_scope($since, $until, $repo)
         WHERE (len(quarantine) > 0 OR len(expired_freezes) > 0)

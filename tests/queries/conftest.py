@@ -38,7 +38,11 @@ def attempt(line_no: int, week: date | None = None, **fields: Any) -> dict[str, 
         "expired_freezes": [], "results": None, "type_anomalies": [],
     }
     row.update(fields)
-    row["raw"] = fields.get("raw", json.dumps({"attempt_id": row["attempt_id"]}))
+    listed = [*row["quarantine"], *row["expired_freezes"]]
+    # A router line names the owner and expiry of every freeze it lists.
+    freezes = {"freezes": {test_id: {"owner": f"owner-of-{test_id}", "expires": "2026-11-01"}
+                           for test_id in listed}} if listed else {}
+    row["raw"] = fields.get("raw", json.dumps({"attempt_id": row["attempt_id"], **freezes}))
     return row
 
 

@@ -173,7 +173,8 @@ def test_credit_bug_rows_dated_first_then_undated(con: duckdb.DuckDBPyConnection
     assert list(rows[0]["quarantine"]) == ["q1"]
     assert (rows[0]["merge_credit"], rows[1]["merge_credit"]) == ("1", '"0"')
     assert rows[0]["producer"] == "legacy-promoter"
-    assert json.loads(rows[0]["raw"]) == {"attempt_id": "a6"}
+    assert json.loads(rows[0]["raw"]) == {"attempt_id": "a6",
+                                          "freezes": {"q1": {"owner": "owner-of-q1", "expires": "2026-11-01"}}}
 
 
 def test_audit_lists_each_rule_once_per_breaching_attempt(con: duckdb.DuckDBPyConnection) -> None:
@@ -265,8 +266,11 @@ SCOPED = sorted(name for name, query in queries.QUERIES.items() if "repo" in que
 def moved(row: dict[str, Any], **changes: Any) -> dict[str, Any]:
     """A copy of a row, as another attempt on another line, with some fields changed."""
     line_no = row["line_no"] + 100
+    raw = json.loads(row["raw"])
+    freezes = {test_id: {"owner": "moved-owner", "expires": "2026-12-01"} for test_id in raw.get("freezes", {})}
+    raw = {**raw, "attempt_id": f"a{line_no}", **({"freezes": freezes} if freezes else {})}
     return {**row, "line_no": line_no, "attempt_id": f"a{line_no}", "byte_offset": 100 * line_no,
-            "raw": json.dumps({"attempt_id": f"a{line_no}"}), **changes}
+            "raw": json.dumps(raw), **changes}
 
 
 def at(week: date) -> dict[str, Any]:
@@ -318,3 +322,10 @@ def test_bad_filters_are_refused(args: dict[str, str], message: str) -> None:
 def test_a_datetime_is_not_a_day() -> None:
     with pytest.raises(QueryError, match="since must be a date"):
         Filters(since=datetime(2026, 10, 5))
+
+
+def test_freeze_owners_come_from_the_latest_line_that_listed_each_freeze(con: duckdb.DuckDBPyConnection) -> None:
+    rows = records(queries.freeze_owners(con))
+    assert [(r["quarantine_id"], r["owner"], str(r["expires"])[:10]) for r in rows] == [
+        ("q1", "owner-of-q1", "2026-11-01"), ("q2", "owner-of-q2", "2026-11-01"), ("q3", "owner-of-q3", "2026-11-01"),
+    ]
