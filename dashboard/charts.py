@@ -136,31 +136,41 @@ def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
         .mark_bar()
         .encode(
             x=_week_axis(data),
-            y=alt.Y(f"{value}:Q", title=title, stack="zero"),
+            y=alt.Y(f"{value}:Q", title=title, stack="zero", axis=alt.Axis(tickMinStep=1)),
             color=colour,
             tooltip=["week:O", f"{part}:N", f"{value}:Q"],
         )
     )
 
 
-def freeze_heatmap(freezes: pd.DataFrame) -> alt.Chart:
-    """Attempts each quarantine id touched per week (a neutral scale: a freeze is not an alert)."""
+def freeze_heatmap(freezes: pd.DataFrame) -> alt.LayerChart:
+    """Attempts each freeze touched per week, each cell labelled with its count.
+
+    A neutral blue scale that starts visibly above white (a freeze is not an alert,
+    and a cell of one attempt must not vanish), with the count written in the cell.
+    """
     data = labelled(freezes)
-    return (
-        alt.Chart(data)
-        .mark_rect()
-        .encode(
-            x=_week_axis(data),
-            y=alt.Y("quarantine_id:N", title="quarantine id"),
-            color=alt.Color("attempts:Q", scale=alt.Scale(scheme="greys"), title="attempts"),
-            tooltip=["quarantine_id:N", "week:O", "attempts:Q"],
-        )
+    base = alt.Chart(data).encode(
+        x=_week_axis(data),
+        y=alt.Y("quarantine_id:N", title="freeze", axis=alt.Axis(labelLimit=260)),
     )
+    cells = base.mark_rect(stroke="white").encode(
+        color=alt.Color("attempts:Q", scale=alt.Scale(scheme="blues", domainMin=0, type="linear",
+                                                      range=["#c6dbef", "#08306b"]),
+                        title="attempts"),
+        tooltip=[alt.Tooltip("quarantine_id:N", title="freeze"), alt.Tooltip("week:O", title="week"),
+                 alt.Tooltip("attempts:Q", title="attempts")],
+    )
+    counts = base.mark_text(fontSize=12).encode(
+        text="attempts:Q",
+        color=alt.condition(alt.datum.attempts >= data["attempts"].max() / 2, alt.value("white"), alt.value("black")),
+    )
+    return alt.layer(cells, counts)
 
 
 def heatmap_height(freezes: pd.DataFrame) -> int:
     """Pixels for the freeze heatmap: a readable row per quarantine id, plus the week axis."""
-    return 90 + 30 * max(1, freezes["quarantine_id"].nunique())
+    return 110 + 36 * max(1, freezes["quarantine_id"].nunique())
 
 
 def unresolved_units(frame: pd.DataFrame) -> alt.Chart:

@@ -85,6 +85,20 @@ def freeze_hygiene(owners: pd.DataFrame, today: date) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["freeze", "owner", "expires", "days left"])
 
 
+def freeze_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """The freezes summary in words: "never" for an id no attempt was held by, times to the minute."""
+    def when(value: Any) -> str:
+        return "never" if value is None or pd.isna(value) else pd.Timestamp(value).strftime("%Y-%m-%d %H:%M")
+
+    return pd.DataFrame({
+        "freeze": summary["quarantine_id"],
+        "attempts held": summary["attempts"],
+        "first held": [when(value) for value in summary["first_seen"]],
+        "last held": [when(value) for value in summary["last_seen"]],
+        "reported expired": summary["expired_reports"],
+    })
+
+
 def number(value: Any) -> int | float | str:
     if value is None:
         return "n/a"

@@ -20,5 +20,6 @@ else:
 st.subheader("Attempts each freeze touched per week")
 st.altair_chart(charts.freeze_heatmap(f["freezes"]), key="freezes", height=charts.heatmap_height(f["freezes"]))
 st.subheader("Freezes")
-st.caption("expired_reports: attempts that listed the id as an expired freeze (a dead row that no longer suppresses).")
-st.dataframe(present.flat(f["freeze_summary"]), hide_index=True, key="freeze_summary_table")
+st.caption("Reported expired: attempts that listed the freeze as expired (a dead row that no longer "
+           "suppresses the test). Times are UTC.")
+st.dataframe(present.freeze_table(f["freeze_summary"]), hide_index=True, key="freeze_summary_table")

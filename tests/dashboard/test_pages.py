@@ -383,3 +383,17 @@ def test_quarantine_page_says_who_owns_each_freeze_and_what_lapses(app: Any, mak
     assert int(rows["test_export_race"][2]) > 300_000
     assert rows["test_old"][:2] == ["release", "2026-09-01"]
     assert rows["test_old"][2].startswith("lapsed ") and rows["test_old"][2].endswith(" days ago")
+
+
+def test_quarantine_tables_speak_words_and_say_never_for_an_id_never_held(app: Any, make_db: Any) -> None:
+    db = make_db([
+        line("2026-10-05", quarantine=["test_export_race"]),
+        line("2026-10-06", probe="reject", expired_freezes=["test_old"], model_call_allowed=False),
+    ])
+    at = app(db, "views/quarantine.py")
+    assert not at.exception
+    summary = at.dataframe[-1].value
+    assert list(summary.columns) == ["freeze", "attempts held", "first held", "last held", "reported expired"]
+    rows = {row[0]: row[1:] for row in summary.values.tolist()}
+    assert rows["test_old"] == [0, "never", "never", 1]
+    assert rows["test_export_race"] == [1, "2026-10-05 10:00", "2026-10-05 10:00", 0]
