@@ -99,6 +99,11 @@ def freeze_table(summary: pd.DataFrame) -> pd.DataFrame:
     })
 
 
+def producers_table(producers: pd.DataFrame) -> pd.DataFrame:
+    """Every attempt accounted for by producer: probe rejects, armed calls and neither (words as headers)."""
+    return producers.rename(columns={"probe_rejects": "probe rejects", "armed": "armed calls"})
+
+
 def number(value: Any) -> int | float | str:
     if value is None:
         return "n/a"

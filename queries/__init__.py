@@ -194,6 +194,11 @@ def freeze_summary(con: duckdb.DuckDBPyConnection, filters: Filters | None = Non
     return _frame(con, "freeze_summary", filters)
 
 
+def producers(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> pd.DataFrame:
+    """producer, attempts, probe_rejects, armed, neither: every attempt accounted for."""
+    return _frame(con, "producers", filters)
+
+
 def freeze_owners(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> pd.DataFrame:
     """quarantine_id, owner, expires: from the lines' `freezes` objects, the latest line's word."""
     return _frame(con, "freeze_owners", filters)

@@ -57,3 +57,17 @@ ORDER BY week NULLS LAST, attempts DESC, reason NULLS LAST
 -- this is the count over the whole database.
 -- params:
 SELECT count(*) AS rejected_lines FROM rejected_lines
+
+-- name: producers
+-- Every attempt in scope accounted for by producer and outcome: probe rejects, armed
+-- calls, and neither (passed the probe without an armed call).  An armed reject, a
+-- breach the audit names, counts as a probe reject here, so the three add up.
+-- params: since, until, repo
+SELECT coalesce(producer, '(none)') AS producer,
+       count(*) AS attempts,
+       coalesce(sum(is_reject::INTEGER), 0)::BIGINT AS probe_rejects,
+       coalesce(sum((armed AND NOT is_reject)::INTEGER), 0)::BIGINT AS armed,
+       coalesce(sum((NOT armed AND NOT is_reject)::INTEGER), 0)::BIGINT AS neither
+FROM in_scope($since, $until, $repo)
+GROUP BY producer
+ORDER BY attempts DESC, producer

@@ -158,3 +158,20 @@ def test_serve_on_a_busy_port_fails_before_building_anything(tmp_path: Path) -> 
 def test_runner_answers_what_the_patch_marker_asks(marker: str, prop: str, expected: str) -> None:
     assert wanted_outcome(f"--- a/store.py\n+++ b/store.py\n{marker}\n", prop) == expected
 
+
+
+def test_the_demo_summary_accounts_for_every_attempt(demo_dir: Path) -> None:
+    summary = json.loads((demo_dir / "summary.json").read_text())
+    attempts = summary["attempts"]
+    assert sum(summary["producers"].values()) == attempts
+    assert sum(summary["outcomes"].values()) == attempts
+    assert sum(summary["lanes"].values()) == attempts
+    assert summary["producers"]["legacy-promoter"] == summary["credit_bugs"] > 0
+    assert summary["outcomes"]["neither"] == summary["credit_bugs"]  # the promoter arms nothing
+    report = subprocess.run(
+        [sys.executable, "-m", "lanelog", "report", "--db", str(demo_dir / "demo.duckdb"), "--format", "json"],
+        capture_output=True, text=True, check=True,
+    )
+    totals = json.loads(report.stdout)["totals"]
+    assert (totals["attempts"], totals["probe_rejects"], totals["calls_armed"]) == (
+        attempts, summary["outcomes"]["probe_reject"], summary["outcomes"]["armed"])

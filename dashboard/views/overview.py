@@ -29,6 +29,9 @@ columns[-1].metric("Quarantined", present.number(latest["quarantined"]),
                    delta=present.delta(comparison, "quarantined"), delta_color="off",
                    help="Attempts with a live freeze. A freeze is expected; it alerts only if it moved the merge bit.")
 st.caption(present.range_caption(report))
+st.caption("Every attempt in range, by the producer that wrote its line: probe rejects, armed calls, "
+           "and neither (passed the probe without an armed call).")
+ui.table(present.producers_table(ui.figures("producers")["producers"]), key="producers_table")
 
 left, right = st.columns(2)
 with left:

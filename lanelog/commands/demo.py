@@ -60,6 +60,11 @@ def demo(
             f"({summary.credit_bugs} credit bugs from the legacy-promoter) "
             f"in {summary.seconds:.1f} s -> {summary.db}"
         )
+        faulty = " (legacy-promoter: the labelled faulty producer)" if summary.producers["legacy-promoter"] else ""
+        click.echo("by producer: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.producers.items())) + faulty)
+        neither = " (neither: passed the probe without an armed call)" if summary.outcomes["neither"] else ""
+        click.echo("by outcome: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(summary.outcomes.items()))
+                   + neither)
         click.echo("lanes: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.lanes.items())))
         click.echo("reject reasons: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.reasons.items())))
     if serve:

@@ -49,8 +49,19 @@ class DemoSummary:
     kinds: Counter[str] = field(default_factory=Counter)
     reasons: Counter[str] = field(default_factory=Counter)
     lanes: Counter[str] = field(default_factory=Counter)
+    producers: Counter[str] = field(default_factory=Counter)
+    outcomes: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
     ingest: dict[str, Any] = field(default_factory=dict)
+
+    def count(self, lines: list[dict[str, Any]]) -> None:
+        """Account for every line by producer, by outcome and by lane, so the counts add up."""
+        for line in lines:
+            self.attempts += 1
+            self.producers[line.get("producer") or "(none)"] += 1
+            self.outcomes["probe_reject" if line.get("probe") == "reject"
+                          else "armed" if line.get("model_call_allowed") else "neither"] += 1
+            self.lanes[line.get("lane") or "not_started"] += 1
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -61,6 +72,8 @@ class DemoSummary:
             "kinds": dict(sorted(self.kinds.items())),
             "reasons": dict(sorted(self.reasons.items())),
             "lanes": dict(sorted(self.lanes.items())),
+            "producers": dict(sorted(self.producers.items())),
+            "outcomes": dict(sorted(self.outcomes.items())),
             "seconds": round(self.seconds, 1),
             "ingest": self.ingest,
         }
@@ -107,12 +120,11 @@ def make_logs(workdir: Path, log_dir: Path, weeks: int) -> tuple[list[Path], Dem
         for (_, patch), plan in zip(patches, plans):
             summary.kinds[patch.kind] += 1
             summary.reasons.update(plan.get("reasons") or [])
-            summary.lanes[plan.get("lane") or "not_started"] += 1
         if week % 3 == 2:  # the legacy script ran in these weeks
             promotions += promotion_lines(plans)
-        summary.attempts += len(plans)
+        summary.count(plans)
     promoter_log.write_text("".join(line + "\n" for line in promotions), encoding="utf-8")
-    summary.attempts += len(promotions)
+    summary.count([json.loads(line) for line in promotions])
     summary.credit_bugs = len(promotions)
     return [log, promoter_log], summary
 

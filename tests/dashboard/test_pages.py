@@ -397,3 +397,15 @@ def test_quarantine_tables_speak_words_and_say_never_for_an_id_never_held(app: A
     rows = {row[0]: row[1:] for row in summary.values.tolist()}
     assert rows["test_old"] == [0, "never", "never", 1]
     assert rows["test_export_race"] == [1, "2026-10-05 10:00", "2026-10-05 10:00", 0]
+
+
+def test_the_overview_accounts_for_every_attempt_by_producer(app: Any, demo_db: Path) -> None:
+    at = app(demo_db)
+    [table] = [frame.value for frame in at.dataframe if "producer" in frame.value.columns]
+    assert list(table.columns) == ["producer", "attempts", "probe rejects", "armed calls", "neither"]
+    report = report_json(demo_db)["totals"]
+    assert table["attempts"].sum() == report["attempts"]
+    assert table["probe rejects"].sum() == report["probe_rejects"]
+    assert (table["probe rejects"] + table["armed calls"] + table["neither"]).tolist() == table["attempts"].tolist()
+    promoter = table[table["producer"] == "legacy-promoter"].iloc[0]
+    assert (promoter["attempts"], promoter["neither"]) == (report["credit_bugs"], report["credit_bugs"])
