@@ -22,6 +22,7 @@ from bench import cases, lake, machine, table
 from bench.data import copy_db, make_log, multiply_db, restore_log
 from bench.generate import manifest_dict
 from bench.harness import REPO_ROOT, Case, Outcome, run_case
+from bench.history import history_cases, make_history
 from bench.repo import make_repo
 
 
@@ -33,14 +34,15 @@ class Sizes:
     append: int
     report_attempts: int
     files: int
+    commits: int
     warmup: int
     reps: int
     timeout: float
 
 
-FULL = Sizes(lines=1_000_000, append=1_000, report_attempts=10_000_000, files=5_000,
+FULL = Sizes(lines=1_000_000, append=1_000, report_attempts=10_000_000, files=5_000, commits=300,
              warmup=1, reps=3, timeout=600)
-QUICK = Sizes(lines=20_000, append=1_000, report_attempts=200_000, files=200,
+QUICK = Sizes(lines=20_000, append=1_000, report_attempts=200_000, files=200, commits=10,
               warmup=1, reps=2, timeout=300)
 
 
@@ -130,6 +132,9 @@ def main(argv: list[str]) -> int:
     repo = make_repo(out / "wide-patch-repo", sizes.files)
     data["repo"] = repo
     run(cases.router_cases(repo, out))
+    history = make_history(out / "history-repo", sizes.commits)
+    data["history"] = history
+    run(history_cases(history, out))
 
     _log("lake")
     run(lake.lake_cases(report_db, sizes.report_attempts, log.append, out, report_why_not))

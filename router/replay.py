@@ -21,9 +21,44 @@ from typing import Any
 
 from lanelog.errors import RouterError
 from lanelog.router.flaky import FlakyInvalid, parse_flaky
-from lanelog.router.gitfacts import Checkout, check_ref
+from lanelog.router.gitfacts import Checkout, Diff, check_ref
 from lanelog.router.policy import PolicyInvalid, parse_policy
 from lanelog.router.run import RouteOptions, run_route
+
+
+class RememberingCheckout(Checkout):
+    """A checkout that asks git each question once: both sides of a patch share the answers.
+
+    Refs are commit ids here, so the answers cannot change during a replay.
+    """
+
+    def __init__(self, toplevel: Path) -> None:
+        super().__init__(toplevel)
+        self._answers: dict[tuple[Any, ...], Any] = {}
+
+    def _remember(self, key: tuple[Any, ...], ask: Any) -> Any:
+        if key not in self._answers:
+            self._answers[key] = ask()
+        return self._answers[key]
+
+    def resolve(self, ref: str) -> str | None:
+        return self._remember(("resolve", ref), lambda: super(RememberingCheckout, self).resolve(ref))
+
+    def merge_base(self, base: str, head: str) -> str | None:
+        return self._remember(("merge_base", base, head),
+                              lambda: super(RememberingCheckout, self).merge_base(base, head))
+
+    def diff(self, start: str, head: str, renames: str = "detect") -> Diff:
+        return self._remember(("diff", start, head, renames),
+                              lambda: super(RememberingCheckout, self).diff(start, head, renames))
+
+    def read_files(self, commit: str, paths: list[str]) -> dict[str, bytes | None]:
+        return dict(self._remember(("read_files", commit, tuple(paths)),
+                                   lambda: super(RememberingCheckout, self).read_files(commit, paths)))
+
+    def forget(self) -> None:
+        """Drop the answers of the patches done (a long history would hold every diff)."""
+        self._answers.clear()
 
 
 class ReplayError(RouterError):
@@ -196,19 +231,20 @@ def replay(checkout: Checkout, patches: list[Patch], skipped: list[dict[str, Any
            flaky: tuple[Path, bytes] | None) -> Replay:
     """Route every patch under the candidate and under the baseline."""
     result = Replay(skipped=list(skipped))
-    repo = checkout.toplevel
+    remembering = RememberingCheckout(checkout.toplevel)
     missing = [patch.head for patch in patches if patch.subject is None]
     if missing:
         known = subjects(checkout, missing)
         patches = [replace(patch, subject=known.get(patch.head)) if patch.subject is None else patch
                    for patch in patches]
     for patch in patches:
-        theirs = _route(repo, patch, candidate, flaky)
+        theirs = _route(remembering, patch, candidate, flaky)
         if baseline is None and patch.recorded is not None:
             ours = patch.recorded
         else:
-            ours = _route(repo, patch, baseline, flaky)
+            ours = _route(remembering, patch, baseline, flaky)
         result.rows.append((patch, ours, theirs))
+        remembering.forget()
     return result
 
 
@@ -227,10 +263,10 @@ def subjects(checkout: Checkout, heads: Iterable[str]) -> dict[str, str]:
     return found
 
 
-def _route(repo: Path, patch: Patch, policy: tuple[Path, bytes] | None,
+def _route(checkout: Checkout, patch: Patch, policy: tuple[Path, bytes] | None,
            flaky: tuple[Path, bytes] | None) -> dict[str, Any]:
     """One decision, as `lanelog route --base BASE --head HEAD --today DAY` makes it (no lane runs)."""
-    options = RouteOptions(repo=repo, base=patch.base, head=patch.head, today=patch.today,
-                           repo_name="replay", policy_data=policy, flaky_data=flaky)
+    options = RouteOptions(repo=checkout.toplevel, base=patch.base, head=patch.head, today=patch.today,
+                           repo_name="replay", policy_data=policy, flaky_data=flaky, checkout=checkout)
     return run_route(options)
 

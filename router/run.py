@@ -47,6 +47,8 @@ class RouteOptions:
     # read from the base commit, so a patch touching it is not policy_changed.
     policy_data: tuple[Path, bytes] | None = None
     flaky_data: tuple[Path, bytes] | None = None
+    # An already opened checkout (replay's, which remembers what git said), else --repo is opened.
+    checkout: Checkout | None = None
 
     def __post_init__(self) -> None:
         check_ref(self.base)
@@ -145,7 +147,7 @@ def exit_code(line: dict[str, Any], require_hold: bool = False) -> int:
 def _probe(options: RouteOptions, today: date, attempt: _Attempt) -> Plan:
     problems: list[Problem] = []
     try:
-        checkout = Checkout.open(options.repo)
+        checkout = options.checkout or Checkout.open(options.repo)
     except NotARepo as exc:
         attempt.repo = _repo_name(options, Path(os.path.abspath(options.repo)))
         return route(None, today, {}, None, problems=[Problem("not_a_repo", str(exc))])

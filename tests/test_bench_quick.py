@@ -24,14 +24,16 @@ EXPECTED_ROWS = [
     "incremental.unchanged_cli", "incremental.append_cli", "incremental.resent",
     "report.cli", "report.weekly",
     "dashboard.overview.cold", "dashboard.overview.cached",
-    "router.route", "router.git",
+    "router.route", "router.git", "router.startup", "router.startup.floor", "replay.commits", "replay.git",
     "lake.export.full", "lake.export.incremental", "lake.report.duckdb", "lake.report.spark",
 ]
 WITH_RATIO = {"ingest.lanelog", "ingest.seed", "ingest.pandas", "incremental.unchanged",
               "incremental.append", "incremental.append_series", "incremental.resent", "dashboard.overview.cached", "router.route",
+              "router.startup", "replay.commits",
               "lake.export.incremental", "lake.report.duckdb", "lake.report.spark"}
 WITH_TARGET = {"ingest.lanelog", "ingest.seed", "incremental.unchanged", "incremental.append",
-               "incremental.append_series", "incremental.resent", "report.cli", "report.weekly", "dashboard.overview.cold", "dashboard.overview.cached"}
+               "incremental.append_series", "incremental.resent", "report.cli", "report.weekly", "dashboard.overview.cold", "dashboard.overview.cached",
+               "router.startup", "replay.commits"}
 
 
 @pytest.fixture(scope="module")

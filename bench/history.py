@@ -1,0 +1,92 @@
+"""A generated history of one-file commits: `lanelog route` start-up and `lanelog replay` against git.
+
+Built with ``git fast-import`` like the wide-patch repository: a base commit with
+the example policy and flaky list, then one small commit per module, each the
+kind of one-file patch a CI job routes.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from bench import components
+from bench.cases import TODAY, lanelog_argv
+from bench.harness import Case, Run
+from bench.repo import EXAMPLES, _commit, _module, module_path
+
+MODULES = 20
+
+
+def make_history(path: Path, commits: int) -> dict[str, object]:
+    """A repository whose main branch is a base commit and then `commits` one-file commits."""
+    if path.exists():
+        shutil.rmtree(path)
+    path.mkdir(parents=True)
+    git = ["git", "-C", str(path)]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    base = {"lanes.yaml": (EXAMPLES / "lanes.yaml").read_bytes(),
+            "flaky.yaml": (EXAMPLES / "flaky.yaml").read_bytes(),
+            "store.py": b"def put(key, body):\n    return body\n"}
+    base.update({module_path(i): _module(i, patched=False) for i in range(MODULES)})
+    stream = [_commit(b"refs/heads/main", b"base", base, None)]
+    for n in range(commits):
+        index = n % MODULES
+        body = _module(index, patched=n % 2 == 0) + f"# revision {n}\n".encode()
+        stream.append(_commit(b"refs/heads/main", f"edit module {index}, revision {n}".encode(),
+                              {module_path(index): body}, None))
+    subprocess.run([*git, "fast-import", "--quiet"], input=b"".join(stream), check=True)
+    subprocess.run([*git, "checkout", "-q", "main"], check=True)
+    root = subprocess.run([*git, "rev-list", "--max-parents=0", "main"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    return {"path": str(path), "root": root, "commits": commits}
+
+
+def history_cases(history: dict[str, object], out: Path) -> list[Case]:
+    """Route start-up on a one-file patch, and a replay of the whole history, each beside its git floor."""
+    path, root, commits = str(history["path"]), str(history["root"]), int(history["commits"])
+    route_log = out / "startup-lane-log.jsonl"
+    git = f"git -C {shlex.quote(path)}"
+    startup_floor = f"{shlex.quote(sys.executable)} -c pass && {git} diff --numstat main~1 main >/dev/null"
+    # What a replay needs from git at least: the commit list once, then per patch the
+    # diff and the policy the base commit holds.
+    replay_floor = (f"{git} log --no-merges --format='%H %P' {root}..main | "
+                    f"while read commit parent; do {git} diff --numstat --patch -U0 \"$parent\" \"$commit\" >/dev/null; "
+                    f"{git} cat-file -p \"$parent:lanes.yaml\" >/dev/null; done")
+
+    def check_route(run: Run) -> list[str]:
+        try:
+            plan = json.loads(run.stdout)
+        except json.JSONDecodeError:
+            return ["route printed no JSON plan"]
+        if plan.get("files_count") != 1:
+            return [f"plan: files_count {plan.get('files_count')}, reasons {plan.get('reasons')}"]
+        return [f"routed the one-file patch: probe {plan.get('probe')}"]
+
+    def check_replay(run: Run) -> list[str]:
+        try:
+            result = json.loads(run.stdout)
+        except json.JSONDecodeError:
+            return ["replay printed no JSON"]
+        if result.get("patches") != commits:
+            return [f"replayed {result.get('patches')} patches, expected {commits}"]
+        return [f"replayed {commits} commits under both policies, {len(result['flips'])} flips"]
+
+    return [
+        Case("router.startup", "router", "route a one-file patch: `lanelog route`",
+             lanelog_argv("route", "--repo", path, "--base", "main~1", "--head", "main", "--today", TODAY,
+                          "--log", str(route_log)),
+             "process", expect_exit=(0, 1), check=check_route, not_run=components.route_cli()),
+        Case("router.startup.floor", "router", "floor: `python3 -c pass` + `git diff --numstat`",
+             ["sh", "-c", startup_floor], "process"),
+        Case("replay.commits", "replay", f"replay {commits} commits: `lanelog replay --commits`",
+             lanelog_argv("replay", "--repo", path, "--policy", str(EXAMPLES / "lanes.yaml"),
+                          "--commits", f"{root}..main", "--format", "json"),
+             "process", check=check_replay, not_run=components.route_cli()),
+        Case("replay.git", "replay", f"replay {commits} commits: floor, the git calls it needs",
+             ["sh", "-c", replay_floor], "process"),
+    ]
