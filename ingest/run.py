@@ -23,7 +23,9 @@ from lanelog.ingest.load import Outcome, run, store_lines, store_stream
 from lanelog.ingest.logfile import LogStream, bytes_log, expand_paths, open_log
 from lanelog.errors import IngestError
 
-Progress = Callable[[int], None]
+# Called with the bytes a committed transaction covered (0 when a log is done) and the
+# run's summary so far (its files and lines read), so a caller can show rates.
+Progress = Callable[[int, "IngestSummary"], None]
 
 # DuckDB's share of a run's memory: with the pieces and Python around it, a run
 # of any size stays under 512 MB.  The careful way stores one piece at a time and
@@ -84,7 +86,8 @@ def ingest_paths(
 
     A file that cannot be read is named in `errors`; the others are still
     ingested.  `progress`, when given, is called with the number of bytes
-    each committed transaction covered.
+    each committed transaction covered, and once more (with 0) as each log
+    is done, with the run's summary so far.
     """
     _require_writable(con)
     summary = IngestSummary()
@@ -99,6 +102,8 @@ def ingest_paths(
                     _ingest_log(con, log, summary, progress)
             except IngestError as exc:
                 summary.errors.append(exc.message)
+            if progress:
+                progress(0, summary)
     _record_run(con, summary, started)
     return summary
 
@@ -196,7 +201,7 @@ def _ingest_log_unguarded(
         position = source.position
         summary.add(_store_group(con, source, piece, pieces))
         if progress:
-            progress(source.position - position)
+            progress(source.position - position, summary)
         piece = next(pieces)
     if piece.size or source.stale_provisional:
         with transaction(con):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from lanelog.ingest import default_db_path, ingest_paths, open_db
+from lanelog.ingest import IngestSummary, default_db_path, ingest_paths, open_db
 from lanelog.ingest.logfile import expand_paths
 from lanelog.commands.options import db_option, wait_option
 from lanelog.errors import IngestError
@@ -26,20 +26,29 @@ class _LateBar:
         self._start = time.monotonic()
         self._bar: click.progressbar | None = None  # type: ignore[type-arg]
 
-    def __call__(self, advance: int) -> None:
+    def __call__(self, advance: int, summary: IngestSummary) -> None:
         self._done += advance
+        elapsed = time.monotonic() - self._start
+        rates = rate_text(summary.files, summary.lines_read, elapsed)
         if self._bar is not None:
-            self._bar.update(advance)
-        elif time.monotonic() - self._start >= _BAR_AFTER_S:
+            self._bar.update(advance, rates)
+        elif elapsed >= _BAR_AFTER_S:
             self._bar = click.progressbar(
-                length=max(self._total, self._done), label="ingesting", file=sys.stderr
+                length=max(self._total, self._done), label="ingesting", file=sys.stderr,
+                item_show_func=lambda text: text,
             )
             self._bar.__enter__()
-            self._bar.update(self._done)
+            self._bar.update(self._done, rates)
 
     def close(self) -> None:
         if self._bar is not None:
             self._bar.__exit__(None, None, None)
+
+
+def rate_text(files: int, lines: int, seconds: float) -> str:
+    """Files and lines so far and per second, for the progress bar of a long run."""
+    per = max(seconds, 1e-9)
+    return f"{files:,} files ({files / per:,.0f}/s), {lines:,} lines ({lines / per:,.0f}/s)"
 
 
 def _total_bytes(paths: list[Path]) -> int:

@@ -113,10 +113,32 @@ def test_the_progress_bar_appears_only_once_a_run_is_long(monkeypatch, capsys) -
     clock = iter([100.0, 101.0, 103.0, 104.0])
     monkeypatch.setattr(command, "time", SimpleNamespace(monotonic=lambda: next(clock)))
     bar = command._LateBar(total=400)
-    bar(100)  # one second in: no bar yet
+    so_far = SimpleNamespace(files=1, lines_read=10)
+    bar(100, so_far)  # one second in: no bar yet
     assert capsys.readouterr().err == ""
-    bar(100)  # three seconds in: the bar appears, counting what was done before
-    bar(100)
+    bar(100, so_far)  # three seconds in: the bar appears, counting what was done before
+    bar(100, so_far)
     bar.close()
     # Off a terminal click draws only the label; on one, the bar.
     assert capsys.readouterr().err == "ingesting\n"
+
+
+def test_progress_reports_files_and_lines_as_a_run_goes(tmp_path: Path) -> None:
+    from lanelog import ingest
+    from lanelog.commands.ingest import rate_text
+
+    folder = tmp_path / "artifacts"
+    folder.mkdir()
+    for n in range(5):
+        (folder / f"job-{n}.jsonl").write_text(json.dumps({"attempt_id": f"j{n}"}) + "\n")
+    calls: list[tuple[int, int, int]] = []
+    con = ingest.open_db(tmp_path / "t.duckdb")
+    try:
+        ingest.ingest_paths(con, [folder], progress=lambda n, summary: calls.append(
+            (n, summary.files, summary.lines_read)))
+    finally:
+        con.close()
+    assert [files for n, files, _lines in calls if n == 0] == [1, 2, 3, 4, 5]  # once as each log is done
+    assert calls[-1][1:] == (5, 5)
+    assert sum(n for n, _, _ in calls) == sum(p.stat().st_size for p in folder.iterdir())
+    assert rate_text(5000, 12000, 2.0) == "5,000 files (2,500/s), 12,000 lines (6,000/s)"

@@ -21,7 +21,7 @@ ingest.chunks.CHUNK_BYTES = 2048  # many small transactions, so the kill lands i
 ingest.chunks.ROW_GROUP_LINES = 16
 con = ingest.open_db(sys.argv[1])
 print("opened", flush=True)
-ingest.ingest_paths(con, [sys.argv[2]], progress=lambda n: print("chunk", flush=True))
+ingest.ingest_paths(con, [sys.argv[2]], progress=lambda n, _: print("chunk", flush=True) if n else None)
 print("done", flush=True)
 """
 
