@@ -35,12 +35,11 @@ def favicon() -> Image.Image:
     return Image.fromarray(icon)
 
 
-def alert_text(credit_bugs: int) -> str:
+def alert_text(credit_bugs: int, on_triage: bool = False) -> str:
+    """The red banner; on the triage page itself the rows are right below it."""
     noun = "credit bug" if credit_bugs == 1 else "credit bugs"
-    return (
-        f"{credit_bugs} {noun} in range: merge credit was set on quarantined attempts. "
-        "Open Credit-bug triage for the rows."
-    )
+    where = "The rows are below." if on_triage else "Open Credit-bug triage for the rows."
+    return f"{credit_bugs} {noun} in range: merge credit was set on quarantined attempts. {where}"
 
 
 def setup_text(setup_rejects: int) -> str:

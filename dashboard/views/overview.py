@@ -39,7 +39,10 @@ with left:
     st.altair_chart(charts.rejects_vs_armed(weekly), key="rejects_vs_armed")
 with right:
     st.subheader("Credit bugs per week")
-    st.altair_chart(charts.credit_bug_weeks(weekly), key="credit_bug_weeks")
+    if totals["credit_bugs"]:
+        st.altair_chart(charts.credit_bug_weeks(weekly), key="credit_bug_weeks")
+    else:
+        st.success("No credit bugs in range. A quarantine on its own is not an incident.")
 
 with st.expander("Weekly figures"):
     st.dataframe(charts.labelled(weekly), hide_index=True, key="weekly_table")

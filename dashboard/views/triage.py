@@ -10,7 +10,7 @@ if rows.empty:
     st.success("No credit bugs in range. A quarantine on its own is not an incident.")
     st.stop()
 
-st.error(present.alert_text(len(rows)), icon=":material/crisis_alert:")
+st.error(present.alert_text(len(rows), on_triage=True), icon=":material/crisis_alert:")
 table = present.triage_table(rows)
 st.dataframe(present.highlighted(table), hide_index=True, key="credit_bug_table",
              column_config=present.TRIAGE_WIDTHS)

@@ -271,7 +271,8 @@ def test_uploader_ingests_a_lane_log_and_the_figures_follow(app: Any, make_db: A
     at.run()
     at.button(key="ingest_upload").click().run()
     assert not at.exception
-    assert at.success[0].value == "3 attempts added, 0 duplicates, 0 rejected lines."
+    # The sidebar's message, beside the overview's own "No credit bugs in range".
+    assert at.sidebar.success[0].value == "3 attempts added, 0 duplicates, 0 rejected lines."
     assert metrics(at)["Attempts"][0] == "4"
 
 
@@ -409,3 +410,15 @@ def test_the_overview_accounts_for_every_attempt_by_producer(app: Any, demo_db: 
     assert (table["probe rejects"] + table["armed calls"] + table["neither"]).tolist() == table["attempts"].tolist()
     promoter = table[table["producer"] == "legacy-promoter"].iloc[0]
     assert (promoter["attempts"], promoter["neither"]) == (report["credit_bugs"], report["credit_bugs"])
+
+
+def test_no_credit_bugs_is_said_in_green_words_and_the_triage_banner_points_below(app: Any, make_db: Any) -> None:
+    clean = app(make_db([line("2026-10-05", quarantine=["test_export_race"]), line("2026-10-12")]))
+    assert not clean.exception
+    assert [s.value for s in clean.success] == ["No credit bugs in range. A quarantine on its own is not an incident."]
+    assert len(clean.error) == 0
+    bugs = make_db([line("2026-10-05", quarantine=["test_export_race"], merge_credit=1)])
+    triage = app(bugs, "views/triage.py")
+    assert [e.value for e in triage.error] == [
+        "1 credit bug in range: merge credit was set on quarantined attempts. The rows are below."]
+    assert app(bugs).error[0].value.endswith("Open Credit-bug triage for the rows.")
