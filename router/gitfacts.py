@@ -26,9 +26,9 @@ DIFF_FLAGS = ("--no-color", "--no-ext-diff", "--no-textconv", "--no-relative", "
 # How renames are taken: git's own default (-M, 50% similar, no copies, no break
 # detection, its default rename limit), or a rename as a delete plus an add.
 RENAME_FLAGS = {"detect": ("-M50%", "-l1000"), "split": ("--no-renames",)}
-# No user's or repository's git config can change what a diff counts.
-PINNED_CONFIG = ("-c", "diff.renames=true", "-c", "diff.renameLimit=1000", "-c", "diff.algorithm=myers",
-                 "-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false", "-c", "core.quotePath=true")
+# What no flag above pins but a user's or repository's config could change: how the
+# patch names its files (read for the assertion evidence).
+PINNED_CONFIG = ("-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false", "-c", "core.quotePath=true")
 GIT_LOCATION_VARS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR")
 # Far beyond any diff a cap could pass; only a hung git gets near it.
 GIT_TIMEOUT = 300.0
@@ -46,7 +46,7 @@ class Diff:
     renamed: dict[str, str] = field(default_factory=dict)
 
     def removed_lines(self) -> Iterator[str]:
-        return (text for _path, sign, text in changed_from_patch(self.patch) if sign == "-")
+        return removed_from_patch(self.patch)
 
     def changed_lines(self) -> Iterator[tuple[str, str, str]]:
         """(file as shown, "-" or "+", text) of every removed and added line."""
