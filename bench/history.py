@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,23 +16,15 @@ from pathlib import Path
 from bench import components
 from bench.cases import TODAY, lanelog_argv
 from bench.harness import Case, Run
-from bench.repo import EXAMPLES, _commit, _module, module_path
+from bench.repo import EXAMPLES, _commit, _module, base_files, module_path, new_repo
 
 MODULES = 20
 
 
 def make_history(path: Path, commits: int) -> dict[str, object]:
     """A repository whose main branch is a base commit and then `commits` one-file commits."""
-    if path.exists():
-        shutil.rmtree(path)
-    path.mkdir(parents=True)
-    git = ["git", "-C", str(path)]
-    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
-    base = {"lanes.yaml": (EXAMPLES / "lanes.yaml").read_bytes(),
-            "flaky.yaml": (EXAMPLES / "flaky.yaml").read_bytes(),
-            "store.py": b"def put(key, body):\n    return body\n"}
-    base.update({module_path(i): _module(i, patched=False) for i in range(MODULES)})
-    stream = [_commit(b"refs/heads/main", b"base", base, None)]
+    git = new_repo(path)
+    stream = [_commit(b"refs/heads/main", b"base", base_files(MODULES), None)]
     for n in range(commits):
         index = n % MODULES
         body = _module(index, patched=n % 2 == 0) + f"# revision {n}\n".encode()

@@ -50,17 +50,29 @@ def module_path(index: int) -> str:
     return f"src/pkg_{index // 100:03d}/mod_{index:05d}.py"
 
 
-def make_repo(path: Path, files: int) -> dict[str, object]:
-    """Create the repository at ``path`` (replacing it) and describe it."""
+def new_repo(path: Path) -> list[str]:
+    """An empty repository at ``path`` (replacing it) on branch main; the git argv prefix for it."""
     if path.exists():
         shutil.rmtree(path)
     path.mkdir(parents=True)
     git = ["git", "-C", str(path)]
     subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    return git
+
+
+def base_files(modules: int) -> dict[str, bytes]:
+    """The base commit's files: the example policy and flaky list, and ``modules`` modules."""
     base = {"lanes.yaml": (EXAMPLES / "lanes.yaml").read_bytes(),
             "flaky.yaml": (EXAMPLES / "flaky.yaml").read_bytes(),
             "store.py": b"def put(key, body):\n    return body\n"}
-    base.update({module_path(i): _module(i, patched=False) for i in range(files)})
+    base.update({module_path(i): _module(i, patched=False) for i in range(modules)})
+    return base
+
+
+def make_repo(path: Path, files: int) -> dict[str, object]:
+    """Create the repository at ``path`` (replacing it) and describe it."""
+    git = new_repo(path)
+    base = base_files(files)
     patch = {module_path(i): _module(i, patched=True) for i in range(files)}
     stream = (_commit(b"refs/heads/main", b"base", base, None)
               + _commit(b"refs/heads/patch", b"a wide agent patch", patch, b"refs/heads/main"))
