@@ -29,6 +29,13 @@ GROUP BY week, repo
 ORDER BY week NULLS LAST, repo NULLS LAST
 
 -- name: repo_names
--- Every repo named by some attempt, for the repo filter's choices.
+-- Every repo named by some attempt, for the repo filter's choices.  A name only ever
+-- logged with not_a_repo is a folder that was no checkout (CI run in the wrong place),
+-- not a repository, so it is left out.
 -- params:
-SELECT DISTINCT repo FROM attempts WHERE repo IS NOT NULL ORDER BY repo
+SELECT repo
+FROM attempts
+WHERE repo IS NOT NULL
+GROUP BY repo
+HAVING bool_or(NOT list_contains(coalesce(reasons, []::VARCHAR[]), 'not_a_repo'))
+ORDER BY repo

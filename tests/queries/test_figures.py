@@ -329,3 +329,17 @@ def test_freeze_owners_come_from_the_latest_line_that_listed_each_freeze(con: du
     assert [(r["quarantine_id"], r["owner"], str(r["expires"])[:10]) for r in rows] == [
         ("q1", "owner-of-q1", "2026-11-01"), ("q2", "owner-of-q2", "2026-11-01"), ("q3", "owner-of-q3", "2026-11-01"),
     ]
+
+
+def test_a_folder_only_ever_logged_as_not_a_repo_is_no_repository(db: Any) -> None:
+    """A job run in a plain folder logs the folder's name; the repository filter does not offer it."""
+    con = db([
+        attempt(1, date(2026, 10, 5), repo="svc"),
+        attempt(2, date(2026, 10, 5), repo="tmp-build-dir", probe="reject", is_reject=True,
+                reasons=["not_a_repo"]),
+        attempt(3, date(2026, 10, 5), repo="mixed", probe="reject", is_reject=True, reasons=["not_a_repo"]),
+        attempt(4, date(2026, 10, 12), repo="mixed"),
+    ])
+    assert queries.repos(con) == ["mixed", "svc"]
+    # The folder's attempts still count: only the filter's choices leave it out.
+    assert queries.report(con)["totals"]["attempts"] == 4
