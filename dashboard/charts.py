@@ -1,12 +1,16 @@
 """Altair charts for the pages. Presentation only: every number comes from a query result.
 
-Weeks are drawn as ordinal labels (dated weeks in date order, the undated bucket
-last), so an undated bucket is never dropped.
+Weeks are drawn as ordinal bands, one per week from the first dated week to the
+last with every week between (a week without attempts is an empty band, drawn as
+zero, never left out), and the undated bucket last, so it is never dropped. Tick
+labels thin out with the span: every week up to 16 weeks, the first week of each
+month up to 60, the first week of each quarter beyond.
 """
 
 from __future__ import annotations
 
 import itertools
+from datetime import date, timedelta
 
 import altair as alt
 import pandas as pd
@@ -41,15 +45,47 @@ def labelled(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+# A ratio from a week with fewer probe rejects than this says nothing: it is not drawn.
+RATIO_MIN_REJECTS = 5
+
+
+def all_weeks(labels: set[str]) -> list[str]:
+    """Every Monday from the first dated label to the last, as labels, then "undated" if present."""
+    dated = sorted(date.fromisoformat(week) for week in labels - {"undated"})
+    weeks = []
+    if dated:
+        day = dated[0]
+        while day <= dated[-1]:
+            weeks.append(day.isoformat())
+            day += timedelta(days=7)
+    return weeks + (["undated"] if "undated" in labels else [])
+
+
+def week_ticks(weeks: list[str]) -> list[str]:
+    """The week labels an axis shows: all of a short span, month or quarter starts of a long one."""
+    dated = [week for week in weeks if week != "undated"]
+    if len(dated) <= 16:
+        shown = dated
+    else:
+        months = (1, 4, 7, 10) if len(dated) > 60 else tuple(range(1, 13))
+        shown = [week for week in dated if int(week[8:]) <= 7 and int(week[5:7]) in months]
+        shown = shown or dated[:1]
+    return shown + [week for week in weeks if week == "undated"]
+
+
 def _week_axis(frame: pd.DataFrame) -> alt.X:
-    labels = set(frame["week"])
-    order = sorted(labels - {"undated"}) + (["undated"] if "undated" in labels else [])
-    return alt.X("week:O", sort=order, title="week (Monday, UTC)", axis=alt.Axis(labelAngle=-40, labelOverlap=False))
+    order = all_weeks(set(frame["week"]))
+    return alt.X(
+        "week:O", sort=order, scale=alt.Scale(domain=order), title="week (Monday, UTC)",
+        axis=alt.Axis(values=week_ticks(order), labelAngle=-40, labelOverlap=False),
+    )
 
 
 def rejects_vs_armed(weekly: pd.DataFrame) -> alt.LayerChart:
     """Patch rejects (the gate at work) and armed calls side by side per week, with armed calls per reject.
 
+    The ratio is drawn only for weeks with at least RATIO_MIN_REJECTS probe rejects:
+    a week of one reject and three calls would draw a spike that means nothing.
     Setup rejects (CI could not judge the patch) are left out of the bars: the overview
     flags them apart, as a CI problem.
     """
@@ -75,8 +111,9 @@ def rejects_vs_armed(weekly: pd.DataFrame) -> alt.LayerChart:
         )
     )
     ratio_name = label("armed_per_reject")
+    ratios = frame[frame["probe_rejects"] >= RATIO_MIN_REJECTS]
     ratio = (
-        alt.Chart(frame)
+        alt.Chart(ratios)
         .transform_calculate(line=f"'{ratio_name}'")
         .mark_line(point=True)
         .encode(

@@ -6,6 +6,7 @@ import csv
 import io
 import re
 from datetime import date
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import numpy as np
@@ -98,6 +99,20 @@ def freeze_table(summary: pd.DataFrame) -> pd.DataFrame:
     })
 
 
+SOURCE_WORDS = {"source_id": "id", "path": "file", "fingerprint": "fingerprint", "bytes_read": "bytes read",
+                "lines_read": "lines read", "attempts": "attempts", "rejected": "rejected lines",
+                "duplicates": "duplicates", "first_ingested": "first read (UTC)", "last_ingested": "last read (UTC)"}
+
+
+def sources_table(sources: pd.DataFrame) -> pd.DataFrame:
+    """The logs read, in words: fingerprints cut, and whether each file is still at its recorded path."""
+    out = sources.copy()
+    out["fingerprint"] = [short(value, SHORT_HASH) for value in out["fingerprint"]]
+    out = out.rename(columns=SOURCE_WORDS)
+    out.insert(2, "still there", ["no" if file_gone(path) else "yes" for path in sources["path"]])
+    return out
+
+
 def producers_table(producers: pd.DataFrame) -> pd.DataFrame:
     """Every attempt accounted for by producer: probe rejects, armed calls and neither (words as headers)."""
     return producers.rename(columns={"probe_rejects": "probe rejects", "armed": "armed calls"})
@@ -182,17 +197,74 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
 
 
 TRIAGE_COLUMNS = ["ts", "attempt_id", "repo", "head", "producer", "quarantine", "merge_credit", "line"]
+# The table on the page: words as headers, ids and hashes cut, the file by its name.
+# The selected row's detail and the CSV carry every value whole.
+TRIAGE_SHOWN = {"ts": "time (UTC)", "attempt_id": "attempt", "repo": "repository", "head": "head",
+                "producer": "producer", "quarantine": "quarantine", "merge_credit": "merge credit",
+                "line": "file:line"}
 HIGHLIGHT = "background-color: rgba(214, 39, 40, 0.16)"
-# Commit ids and attempt ids are long; the raw line below the table shows them whole.
-TRIAGE_WIDTHS = {"head": st.column_config.TextColumn(width="small"),
-                 "attempt_id": st.column_config.TextColumn(width="medium")}
+SHORT_ID, SHORT_HASH = 12, 10
+
+
+def short(value: Any, keep: int) -> Any:
+    """A long id or hash cut to `keep` characters and an ellipsis; other values as they are."""
+    return value[:keep] + "…" if isinstance(value, str) and len(value) > keep + 1 else value
+
+
+def path_lines(path: str, width: int = 30) -> str:
+    """A path broken into lines only after a "/", each line at most `width` characters where the parts allow.
+
+    The sidebar would otherwise break a long path anywhere, in the middle of a name.
+    """
+    lines, current = [], ""
+    for part in re.split(r"(?<=/)", path):
+        if current and len(current) + len(part) > width:
+            lines.append(current)
+            current = ""
+        current += part
+    return "\n".join([*lines, current])
+
+
+def file_gone(path: Any) -> bool:
+    """True when a recorded source path no longer names a file here (moved, deleted, another machine)."""
+    if not isinstance(path, str) or not path:
+        return False
+    try:
+        return not Path(path).is_file()
+    except (OSError, ValueError):
+        return True
 
 
 def triage_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """The credit-bug rows as triage reads them: source file and line as one column, lists as text."""
+    """The credit-bug rows whole, as the CSV carries them: source file and line as one column, lists as text."""
     out = rows.copy()
     out["line"] = [f"{source}:{line_no}" for source, line_no in zip(rows["source"], rows["line_no"])]
     return flat(out[TRIAGE_COLUMNS])
+
+
+def triage_shown(rows: pd.DataFrame) -> pd.DataFrame:
+    """The credit-bug rows as the page's table shows them: short ids and hashes, the file's name only."""
+    out = triage_table(rows)
+    out["attempt_id"] = [short(value, SHORT_ID) for value in out["attempt_id"]]
+    out["head"] = [short(value, SHORT_HASH) for value in out["head"]]
+    out["line"] = [f"{PurePosixPath(str(source)).name}:{line_no}"
+                   for source, line_no in zip(rows["source"], rows["line_no"])]
+    out["ts"] = [pd.Timestamp(value).strftime("%Y-%m-%d %H:%M") if pd.notna(value) else "undated"
+                 for value in rows["ts"]]
+    return out.rename(columns=TRIAGE_SHOWN)
+
+
+def triage_detail(row: pd.Series) -> pd.DataFrame:
+    """Every value of one credit-bug row, whole, as a two-column table of field and value."""
+    fields = {
+        "attempt": row["attempt_id"], "time (UTC)": row["ts"], "repository": row["repo"], "head": row["head"],
+        "producer": row["producer"], "quarantine": row["quarantine"], "merge credit": row["merge_credit"],
+        "source file": row["source"], "line": row["line_no"],
+    }
+    values = ["; ".join(map(str, value)) if isinstance(value, (list, tuple, np.ndarray))
+              else "" if value is None or (not isinstance(value, str) and pd.isna(value)) else str(value)
+              for value in fields.values()]
+    return pd.DataFrame({"field": list(fields), "value": values})
 
 
 def highlighted(table: pd.DataFrame) -> Any:
@@ -201,4 +273,6 @@ def highlighted(table: pd.DataFrame) -> Any:
 
 
 def row_label(row: pd.Series) -> str:
-    return f"{row['attempt_id']} ({row['source']}:{row['line_no']})"
+    """A choice in the attempt picker: short id, repository, and the file's name and line."""
+    return (f"{short(row['attempt_id'], SHORT_ID)} · {row['repo']} · "
+            f"{PurePosixPath(str(row['source'])).name}:{row['line_no']}")

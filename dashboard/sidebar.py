@@ -1,8 +1,9 @@
 """The sidebar: filters kept in the URL, the uploader, and a refresh.
 
 The week range and repo widgets are bound to the query string, so a view can be
-shared by its URL. The range defaults to every dated week in the database; while
-it stays at the default no date filter applies.
+shared by its URL. The range defaults to the last RECENT_WEEKS weeks that hold
+attempts; "Whole history" sets it to every dated week (then no date filter applies),
+and that choice, like any range other than the default, is kept in the URL.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from lanelog.dashboard import data, ui
+from lanelog.dashboard import data, present, ui
 from lanelog.dashboard.launch import UPLOAD_LIMIT_MB
 from lanelog.errors import LanelogError
 from lanelog.queries import Filters
 
 ALL_REPOS = "All repositories"
+RECENT_WEEKS = 12
 
 
 def _dated_span(report: dict[str, Any]) -> tuple[date, date] | None:
@@ -27,6 +29,18 @@ def _dated_span(report: dict[str, Any]) -> tuple[date, date] | None:
     if not mondays:
         return None
     return min(mondays), max(mondays) + timedelta(days=6)
+
+
+def _recent_span(report: dict[str, Any]) -> tuple[date, date] | None:
+    """Monday of the RECENT_WEEKS-th last week with attempts to Sunday of the last one."""
+    mondays = sorted(date.fromisoformat(row["week"]) for row in report["weeks"] if row["week"])
+    if not mondays:
+        return None
+    return mondays[-RECENT_WEEKS:][0], mondays[-1] + timedelta(days=6)
+
+
+def _whole_history(span: tuple[date, date]) -> None:
+    st.session_state["weeks"] = span
 
 
 def _valid_weeks(values: list[str]) -> bool:
@@ -49,7 +63,7 @@ def _drop_bad_query_values(repos: list[str]) -> list[str]:
     if weeks and not _valid_weeks(weeks):
         del st.query_params["weeks"]
         st.session_state.pop("weeks", None)
-        notes.append("The week range in the address is not a range of days in order, so every week is shown.")
+        notes.append("The week range in the address is not a range of days in order, so the default weeks are shown.")
     repo = st.query_params.get_all("repo")
     if repo and (len(repo) != 1 or repo[0] not in (ALL_REPOS, *repos)):
         del st.query_params["repo"]
@@ -62,17 +76,24 @@ def filters(report: dict[str, Any], repos: list[str]) -> Filters:
     """Draw the filter widgets and return the Filters they select."""
     notes = _drop_bad_query_values(repos)
     since = until = None
-    span = _dated_span(report)
-    if span is not None:
+    span, recent = _dated_span(report), _recent_span(report)
+    if span is not None and recent is not None:
         picked = st.sidebar.date_input(
-            "Weeks", value=span, key="weeks", bind="query-params", format="YYYY-MM-DD",
-            help="Weeks touching this range (Monday to Sunday, UTC). Undated attempts always count.",
+            "Weeks", value=recent, key="weeks", bind="query-params", format="YYYY-MM-DD",
+            help=f"Weeks touching this range (Monday to Sunday, UTC); by default the last {RECENT_WEEKS} "
+                 "weeks with attempts. Undated attempts always count.",
         )
         chosen = tuple(pd.Timestamp(day).date() for day in picked) if isinstance(picked, (tuple, list)) else ()
         if list(chosen) != sorted(chosen) or len(chosen) > 2:
             chosen = ()  # the widget kept a value from the address that is no range: all weeks
         if chosen and chosen != span:
             since, until = chosen[0], chosen[-1] if len(chosen) > 1 else None
+        if recent != span:
+            st.sidebar.button(
+                "Whole history", key="whole_history", on_click=_whole_history, args=(span,),
+                disabled=not since and not until,
+                help=f"Every week from {span[0].isoformat()} to {span[1].isoformat()}; kept in the address.",
+            )
     repo = st.sidebar.selectbox(
         "Repository", [ALL_REPOS, *repos], key="repo", bind="query-params",
     )
@@ -116,7 +137,7 @@ def uploader() -> None:
 
 def database_caption() -> None:
     st.sidebar.caption("Parquet lake" if data.lake_dir() else "Database")
-    st.sidebar.text(str(data.source_path()))
+    st.sidebar.text(present.path_lines(str(data.source_path())))
 
 
 def render() -> bool:

@@ -2,13 +2,17 @@
 
 import streamlit as st
 
-from lanelog.dashboard import ui
+from lanelog.dashboard import present, ui
 
 st.title("Data health")
 f = ui.figures("sources", "rejected_lines", "type_anomalies", "undated")
 
 st.subheader("Files ingested")
-ui.table(f["sources"], "sources_table")
+gone = sum(present.file_gone(path) for path in f["sources"]["path"])
+if gone:
+    st.caption(f"{gone} of these files are no longer at their recorded path (moved, deleted, or read on "
+               "another machine): \"still there\" says which. Their lines stay in the database.")
+ui.table(present.sources_table(f["sources"]), "sources_table")
 
 st.subheader("Rejected lines")
 st.caption("Lines that were not JSON objects, kept byte for byte; shown as text.")

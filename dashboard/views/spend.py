@@ -23,7 +23,8 @@ with right:
 left, right = st.columns(2)
 with left:
     st.subheader("Armed calls and calls the probe saved")
-    st.caption("Calls not armed because the probe rejected the patch.")
+    st.caption(f"Calls not armed because the probe rejected the patch. The line is drawn only for weeks "
+               f"with at least {charts.RATIO_MIN_REJECTS} probe rejects.")
     st.altair_chart(charts.rejects_vs_armed(f["weekly"]), key="spend_rejects_vs_armed")
 with right:
     st.subheader("Lane outcomes per week")

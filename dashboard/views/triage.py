@@ -11,15 +11,22 @@ if rows.empty:
     st.stop()
 
 st.error(present.alert_text(len(rows), on_triage=True), icon=":material/crisis_alert:")
-table = present.triage_table(rows)
-st.dataframe(present.highlighted(table), hide_index=True, key="credit_bug_table",
-             column_config=present.TRIAGE_WIDTHS)
+st.caption("Ids and commit hashes are cut in the table; the selected attempt below shows every value whole, "
+           "and the CSV holds them whole.")
+st.dataframe(present.highlighted(present.triage_shown(rows)), hide_index=True, key="credit_bug_table")
 st.download_button(
-    "Download CSV", present.csv_bytes(table), file_name="credit-bugs.csv", mime="text/csv", key="credit_bug_csv",
+    "Download CSV", present.csv_bytes(present.triage_table(rows)), file_name="credit-bugs.csv", mime="text/csv",
+    key="credit_bug_csv",
 )
 
-st.subheader("Raw line")
+st.subheader("Selected attempt")
 choice = st.selectbox(
     "Attempt", range(len(rows)), format_func=lambda i: present.row_label(rows.iloc[i]), key="raw_row",
 )
-st.code(rows.iloc[choice]["raw"], language="json", wrap_lines=True)
+row = rows.iloc[choice]
+st.dataframe(present.triage_detail(row), hide_index=True, key="credit_bug_detail")
+if present.file_gone(row["source"]):
+    st.caption("The source file is no longer at its recorded path (moved, deleted, or read on another "
+               "machine); its lines stay in the database, and the raw line is below.")
+st.caption("Raw line")
+st.code(row["raw"], language="json", wrap_lines=True)

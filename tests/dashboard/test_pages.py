@@ -422,3 +422,111 @@ def test_no_credit_bugs_is_said_in_green_words_and_the_triage_banner_points_belo
     assert [e.value for e in triage.error] == [
         "1 credit bug in range: merge credit was set on quarantined attempts. The rows are below."]
     assert app(bugs).error[0].value.endswith("Open Credit-bug triage for the rows.")
+
+
+def _long_history() -> list[dict[str, Any]]:
+    """30 weeks from 2026-03-02 with weeks 5-7 empty; the last weeks each hold 6 rejects and 2 calls,
+    except week 27, which holds a single reject and three calls (a ratio of 3 from one reject)."""
+    lines = []
+    monday = date(2026, 3, 2)
+    for week in range(30):
+        if week in (5, 6, 7):
+            continue
+        day = date.fromordinal(monday.toordinal() + 7 * week).isoformat()
+        rejects = 1 if week == 27 else 6
+        calls = 3 if week == 27 else 2
+        lines += [line(day, probe="reject", reasons=["line_cap"], model_call_allowed=False, lane="not_started")
+                  for _ in range(rejects)]
+        lines += [line(day) for _ in range(calls)]
+    return lines
+
+
+def test_the_default_range_is_the_last_12_weeks_and_the_whole_history_is_one_click_away(
+    app: Any, make_db: Any
+) -> None:
+    db = make_db(_long_history())
+    at = app(db)
+    assert not at.exception
+    last = date(2026, 3, 2).toordinal() + 7 * 29
+    assert at.date_input(key="weeks").value == (date.fromordinal(last - 7 * 11), date.fromordinal(last + 6))
+    recent = report_json(db, "--since", date.fromordinal(last - 7 * 11).isoformat())
+    assert metrics(at) == expected_metrics(recent)
+    spec, rows = _chart_rows(at, "attempts")
+    assert len({row["week"] for row in rows}) == 12
+
+    at.button(key="whole_history").click().run()
+    assert at.date_input(key="weeks").value == (date(2026, 3, 2), date.fromordinal(last + 6))
+    spec, rows = _chart_rows(at, "attempts")
+    bars = next(layer for layer in spec["layer"] if layer["mark"]["type"] == "bar")
+    domain = bars["encoding"]["x"]["scale"]["domain"]
+    # Every week of the span is on the axis, the three empty ones too (drawn as zero).
+    assert len(domain) == 30 and {"2026-04-06", "2026-04-13", "2026-04-20"} <= set(domain)
+    assert not {"2026-04-06", "2026-04-13", "2026-04-20"} & {row["week"] for row in rows}
+    # Thirty weeks are labelled by the first week of each month, not thirty labels.
+    assert bars["encoding"]["x"]["axis"]["values"] == [
+        "2026-03-02", "2026-04-06", "2026-05-04", "2026-06-01", "2026-07-06", "2026-08-03", "2026-09-07",
+    ]
+    shared = app(db, query={"weeks": ["2026-03-02", date.fromordinal(last + 6).isoformat()]})
+    assert metrics(shared) == metrics(at)
+
+
+def test_the_ratio_is_not_drawn_from_a_week_of_few_rejects(app: Any, make_db: Any) -> None:
+    at = app(make_db(_long_history()))
+    spec, _ = _chart_rows(at, "attempts")
+    line_layer = next(layer for layer in spec["layer"] if layer["mark"]["type"] == "line")
+    datasets = {d.name: pa.ipc.open_stream(d.data.data).read_all().to_pylist()
+                for d in at.get("vega_lite_chart")[0].proto.datasets}
+    drawn = {row["week"]: row["armed_per_reject"] for row in datasets[line_layer["data"]["name"]]}
+    week_27 = date.fromordinal(date(2026, 3, 2).toordinal() + 7 * 27).isoformat()
+    assert week_27 not in drawn and len(drawn) == 11
+    assert set(drawn.values()) == {2 / 6}
+
+
+def test_week_ticks_thin_out_with_the_span() -> None:
+    def mondays(count: int) -> list[str]:
+        return [date.fromordinal(date(2025, 1, 6).toordinal() + 7 * i).isoformat() for i in range(count)]
+
+    assert charts.week_ticks(mondays(16)) == mondays(16)
+    two_years = charts.week_ticks(mondays(104) + ["undated"])
+    assert two_years == ["2025-01-06", "2025-04-07", "2025-07-07", "2025-10-06", "2026-01-05", "2026-04-06",
+                         "2026-07-06", "2026-10-05", "undated"]
+    assert charts.all_weeks({"2025-01-06", "2025-01-27", "undated"}) == [
+        "2025-01-06", "2025-01-13", "2025-01-20", "2025-01-27", "undated"]
+
+
+def test_triage_table_cuts_ids_and_the_selected_attempt_shows_them_whole(
+    app: Any, make_db: Any, tmp_path: Path
+) -> None:
+    head = "0123456789abcdef0123456789abcdef01234567"
+    db = make_db([line("2026-10-05", merge_credit=1, quarantine=["test_a"], head=head)])
+    at = app(db, "views/triage.py")
+    assert not at.exception
+    shown = at.dataframe[0].value  # the rows table, then the selected attempt
+    assert list(shown.columns) == ["time (UTC)", "attempt", "repository", "head", "producer", "quarantine",
+                                   "merge credit", "file:line"]
+    (row,) = shown.to_dict("records")
+    assert row["head"] == head[:10] + "…" and row["file:line"] == "lane-log-0.jsonl:1"
+    detail = dict(at.dataframe[1].value.itertuples(index=False))
+    assert detail["head"] == head and detail["attempt"] == "t0-0"
+    assert detail["source file"] == str(tmp_path / "lane-log-0.jsonl")
+    assert not any("no longer at its recorded path" in text for text in texts(at))
+
+    (tmp_path / "lane-log-0.jsonl").unlink()
+    at = app(db, "views/triage.py")
+    assert any(text.startswith("The source file is no longer at its recorded path") for text in texts(at))
+    health = app(db, "views/health.py")
+    assert any(text.startswith("1 of these files are no longer at their recorded path") for text in texts(health))
+    files = health.dataframe[0].value  # files ingested comes first
+    assert files["still there"].tolist() == ["no"]
+    assert "bytes read" in files.columns and all(len(value) <= 11 for value in files["fingerprint"])
+
+
+def test_a_long_path_breaks_only_after_a_slash() -> None:
+    from lanelog.dashboard import present
+
+    path = "/home/someone/projects/lanelog-checkouts/team-a/lanelog.duckdb"
+    lines = present.path_lines(path, width=24).split("\n")
+    assert "".join(lines) == path
+    assert all(part.endswith("/") for part in lines[:-1]) and lines[-1] == "team-a/lanelog.duckdb"
+    assert all(len(part) <= 24 for part in lines)
+    assert present.path_lines("lanelog.duckdb") == "lanelog.duckdb"
