@@ -16,6 +16,7 @@ import altair as alt
 import pandas as pd
 
 from lanelog.queries import label
+from lanelog.reasons import REASONS
 
 ALERT = "#d62728"  # the one alarm colour: weeks with a credit bug
 NEUTRAL = "#9aa4b1"  # quiet weeks, quarantine without credit
@@ -45,6 +46,10 @@ def labelled(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+# The plotting area of a weekly chart; a legend below it adds its own height.
+PLOT_HEIGHT = 260
+# The freeze heatmap writes each cell's count up to this many weeks; wider, a cell is too narrow.
+HEATMAP_COUNTS_UP_TO = 26
 # A ratio from a week with fewer probe rejects than this says nothing: it is not drawn.
 RATIO_MIN_REJECTS = 5
 
@@ -77,7 +82,7 @@ def _week_axis(frame: pd.DataFrame) -> alt.X:
     order = all_weeks(set(frame["week"]))
     return alt.X(
         "week:O", sort=order, scale=alt.Scale(domain=order), title="week (Monday, UTC)",
-        axis=alt.Axis(values=week_ticks(order), labelAngle=-40, labelOverlap=False),
+        axis=alt.Axis(values=week_ticks(order), labelAngle=-40, labelOverlap="greedy"),
     )
 
 
@@ -91,6 +96,10 @@ def rejects_vs_armed(weekly: pd.DataFrame) -> alt.LayerChart:
     """
     frame = labelled(weekly)
     series = [label("patch_rejects"), label("calls_armed")]
+    ratio_name = label("armed_per_reject")
+    # One colour scale for bars and line, so one legend names all three series; it sits
+    # below the chart, one entry a row, so half a page never cuts an entry off.
+    colours = alt.Scale(domain=[*series, ratio_name], range=[REJECT, ARMED, RATIO])
     bars_data = frame.rename(columns={"patch_rejects": series[0], "calls_armed": series[1]}).melt(
         id_vars=["week"], value_vars=series, var_name="figure", value_name="count"
     )
@@ -101,16 +110,12 @@ def rejects_vs_armed(weekly: pd.DataFrame) -> alt.LayerChart:
             x=_week_axis(frame),
             xOffset=alt.XOffset("figure:N", sort=series),
             y=alt.Y("count:Q", title="attempts"),
-            color=alt.Color(
-                "figure:N",
-                scale=alt.Scale(domain=series, range=[REJECT, ARMED]),
-                legend=alt.Legend(title=None, orient="top"),
-            ),
+            color=alt.Color("figure:N", scale=colours,
+                            legend=alt.Legend(title=None, orient="bottom", columns=1, symbolType="square")),
             tooltip=[alt.Tooltip("week:O", title="week"), alt.Tooltip("figure:N", title="figure"),
                      alt.Tooltip("count:Q", title="attempts")],
         )
     )
-    ratio_name = label("armed_per_reject")
     ratios = frame[frame["probe_rejects"] >= RATIO_MIN_REJECTS]
     ratio = (
         alt.Chart(ratios)
@@ -118,14 +123,13 @@ def rejects_vs_armed(weekly: pd.DataFrame) -> alt.LayerChart:
         .mark_line(point=True)
         .encode(
             x=_week_axis(frame),
-            y=alt.Y("armed_per_reject:Q", title="armed calls per probe reject"),
-            color=alt.Color("line:N", scale=alt.Scale(domain=[ratio_name], range=[RATIO]),
-                            legend=alt.Legend(title=None, orient="top")),
+            y=alt.Y("armed_per_reject:Q", title="armed per probe reject"),
+            color=alt.Color("line:N", scale=colours, legend=None),
             tooltip=[alt.Tooltip("week:O", title="week"),
                      alt.Tooltip("armed_per_reject:Q", format=".2f", title=ratio_name)],
         )
     )
-    return alt.layer(bars, ratio).resolve_scale(y="independent", color="independent")
+    return alt.layer(bars, ratio).resolve_scale(y="independent", color="shared").properties(height=PLOT_HEIGHT)
 
 
 def credit_bug_weeks(weekly: pd.DataFrame) -> alt.LayerChart:
@@ -142,7 +146,8 @@ def credit_bug_weeks(weekly: pd.DataFrame) -> alt.LayerChart:
         ),
         tooltip=["week:O", "credit_bugs:Q", "quarantined:Q"],
     )
-    counts = base.mark_text(dy=-8).encode(
+    # The count over each week with credit bugs; a row of zeros over clean weeks says nothing.
+    counts = base.transform_filter(alt.datum.credit_bugs > 0).mark_text(dy=-8).encode(
         y=alt.Y("credit_bugs:Q"),
         text=alt.Text("credit_bugs:Q"),
         color=alt.Color("status:N", scale=alt.Scale(domain=[CLEAN, CREDIT_BUG], range=[NEUTRAL, ALERT]), legend=None),
@@ -151,9 +156,10 @@ def credit_bug_weeks(weekly: pd.DataFrame) -> alt.LayerChart:
 
 
 def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
-                  colours: dict[str, str] | None = None) -> alt.Chart:
+                  colours: dict[str, str] | None = None, legend_columns: int = 1) -> alt.Chart:
     """A stacked bar per week: `value` split by `part` (reason, lane, property, repo).
 
+    `legend_columns`: 1 for a chart in half a page, more for a full-width one.
     `colours` fixes the colour of known parts; any other part present (say, lines
     written before lanes existed, shown as "(none)") gets one from CATEGORIES.
     """
@@ -166,8 +172,14 @@ def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
     colour = alt.Color(
         f"{part}:N",
         scale=alt.Scale(domain=list(palette), range=list(palette.values())),
-        legend=alt.Legend(title=part, orient="right"),
+        # Below the chart, so a chart in half a page keeps its width for the weeks.
+        legend=alt.Legend(title=part, orient="bottom", columns=legend_columns, labelLimit=240),
     )
+    tooltip = [alt.Tooltip("week:O", title="week"), alt.Tooltip(f"{part}:N", title=part),
+               alt.Tooltip(f"{value}:Q", title=title)]
+    if part == "reason":  # each reason's one-line meaning, in the docs' words
+        data["meaning"] = [REASONS.get(reason, "not a reason lanelog writes") for reason in data[part]]
+        tooltip.append(alt.Tooltip("meaning:N", title="meaning"))
     return (
         alt.Chart(data)
         .mark_bar()
@@ -175,8 +187,9 @@ def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
             x=_week_axis(data),
             y=alt.Y(f"{value}:Q", title=title, stack="zero", axis=alt.Axis(tickMinStep=1)),
             color=colour,
-            tooltip=["week:O", f"{part}:N", f"{value}:Q"],
+            tooltip=tooltip,
         )
+        .properties(height=PLOT_HEIGHT)
     )
 
 
@@ -198,6 +211,8 @@ def freeze_heatmap(freezes: pd.DataFrame) -> alt.LayerChart:
         tooltip=[alt.Tooltip("quarantine_id:N", title="freeze"), alt.Tooltip("week:O", title="week"),
                  alt.Tooltip("attempts:Q", title="attempts")],
     )
+    if len(all_weeks(set(data["week"]))) > HEATMAP_COUNTS_UP_TO:
+        return alt.layer(cells)  # cells too narrow for a number: the tooltip gives each count
     counts = base.mark_text(fontSize=12).encode(
         text="attempts:Q",
         color=alt.condition(alt.datum.attempts >= data["attempts"].max() / 2, alt.value("white"), alt.value("black")),

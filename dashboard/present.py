@@ -85,6 +85,9 @@ def freeze_hygiene(owners: pd.DataFrame, today: date) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["freeze", "owner", "expires", "days left"])
 
 
+FREEZE_WIDTHS = {"freeze": 130, "held": 55, "first held": 115, "last held": 115, "reported expired": 110}
+
+
 def freeze_table(summary: pd.DataFrame) -> pd.DataFrame:
     """The freezes summary in words: "never" for an id no attempt was held by, times to the minute."""
     def when(value: Any) -> str:
@@ -92,25 +95,61 @@ def freeze_table(summary: pd.DataFrame) -> pd.DataFrame:
 
     return pd.DataFrame({
         "freeze": summary["quarantine_id"],
-        "attempts held": summary["attempts"],
+        "held": summary["attempts"],
         "first held": [when(value) for value in summary["first_seen"]],
         "last held": [when(value) for value in summary["last_seen"]],
         "reported expired": summary["expired_reports"],
     })
 
 
-SOURCE_WORDS = {"source_id": "id", "path": "file", "fingerprint": "fingerprint", "bytes_read": "bytes read",
-                "lines_read": "lines read", "attempts": "attempts", "rejected": "rejected lines",
-                "duplicates": "duplicates", "first_ingested": "first read (UTC)", "last_ingested": "last read (UTC)"}
+# Data health's files table fits the main column of a 1000 px window: each file by its
+# name, whether it is still there, and its counts. Where it was read from (the whole path,
+# fingerprint, bytes and times) is a second table under an expander.
+SOURCE_COUNTS = {"file": 150, "still there": 75, "lines read": 80, "attempts": 75, "rejected": 70,
+                 "duplicates": 75}
+SOURCE_WORDS = {"source_id": "id", "path": "path", "fingerprint": "fingerprint", "bytes_read": "bytes read",
+                "first_ingested": "first read (UTC)", "last_ingested": "last read (UTC)"}
 
 
 def sources_table(sources: pd.DataFrame) -> pd.DataFrame:
-    """The logs read, in words: fingerprints cut, and whether each file is still at its recorded path."""
-    out = sources.copy()
+    """The logs read: each file's name, whether it is still at its recorded path, and its counts."""
+    return pd.DataFrame({
+        "file": [PurePosixPath(str(path)).name for path in sources["path"]],
+        "still there": ["no" if file_gone(path) else "yes" for path in sources["path"]],
+        "lines read": sources["lines_read"], "attempts": sources["attempts"],
+        "rejected": sources["rejected"], "duplicates": sources["duplicates"],
+    })
+
+
+def source_places(sources: pd.DataFrame) -> pd.DataFrame:
+    """Where each log was read from: id, whole path, cut fingerprint, bytes read, first and last read."""
+    out = sources[list(SOURCE_WORDS)].copy()
     out["fingerprint"] = [short(value, SHORT_HASH) for value in out["fingerprint"]]
-    out = out.rename(columns=SOURCE_WORDS)
-    out.insert(2, "still there", ["no" if file_gone(path) else "yes" for path in sources["path"]])
-    return out
+    return out.rename(columns=SOURCE_WORDS)
+
+
+# Data health's line tables: each file by its name, words as headers, fixed widths that
+# cut a long cell (the row's text shows whole in the cell's tooltip and in the CSV download).
+REJECTED_WIDTHS = {"file": 150, "line": 60, "reason": 110, "text": 205}
+UNDATED_WIDTHS = {"file": 150, "line": 60, "attempt": 100, "repository": 110, "raw line": 105}
+
+
+def rejected_table(rejected: pd.DataFrame) -> pd.DataFrame:
+    """Rejected lines: file name, line number, why, and the readable text."""
+    return pd.DataFrame({"file": [PurePosixPath(str(path)).name for path in rejected["source"]],
+                         "line": rejected["line_no"], "reason": rejected["reason"], "text": rejected["text"]})
+
+
+def undated_table(undated: pd.DataFrame) -> pd.DataFrame:
+    """Undated attempts: file name, line number, attempt id, repository and the raw line."""
+    return pd.DataFrame({"file": [PurePosixPath(str(path)).name for path in undated["source"]],
+                         "line": undated["line_no"], "attempt": undated["attempt_id"],
+                         "repository": undated["repo"], "raw line": undated["raw"]})
+
+
+def fixed_columns(widths: dict[str, int]) -> dict[str, Any]:
+    """Column settings of fixed pixel widths: a table that never runs past the main column."""
+    return {name: st.column_config.Column(width=width) for name, width in widths.items()}
 
 
 def producers_table(producers: pd.DataFrame) -> pd.DataFrame:
@@ -197,13 +236,15 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
 
 
 TRIAGE_COLUMNS = ["ts", "attempt_id", "repo", "head", "producer", "quarantine", "merge_credit", "line"]
-# The table on the page: words as headers, ids and hashes cut, the file by its name.
-# The selected row's detail and the CSV carry every value whole.
-TRIAGE_SHOWN = {"ts": "time (UTC)", "attempt_id": "attempt", "repo": "repository", "head": "head",
-                "producer": "producer", "quarantine": "quarantine", "merge_credit": "merge credit",
-                "line": "file:line"}
+# The table on the page fits the main column of a 1000 px window (about 540 px): words as
+# headers, the day, the attempt id cut, and fixed widths that cut a long cell with an
+# ellipsis. The selected attempt's detail and the CSV carry every value whole (time, full
+# ids, head, merge credit, source file and line).
+TRIAGE_SHOWN = {"ts": "day (UTC)", "attempt_id": "attempt", "repo": "repository",
+                "producer": "producer", "quarantine": "quarantine"}
+TRIAGE_WIDTHS = {"day (UTC)": 90, "attempt": 100, "repository": 110, "producer": 110, "quarantine": 110}
 HIGHLIGHT = "background-color: rgba(214, 39, 40, 0.16)"
-SHORT_ID, SHORT_HASH = 12, 10
+SHORT_ID, SHORT_HASH = 10, 12
 
 
 def short(value: Any, keep: int) -> Any:
@@ -243,15 +284,16 @@ def triage_table(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def triage_shown(rows: pd.DataFrame) -> pd.DataFrame:
-    """The credit-bug rows as the page's table shows them: short ids and hashes, the file's name only."""
+    """The credit-bug rows as the page's table shows them: the day and short ids (TRIAGE_WIDTHS fits them)."""
     out = triage_table(rows)
     out["attempt_id"] = [short(value, SHORT_ID) for value in out["attempt_id"]]
-    out["head"] = [short(value, SHORT_HASH) for value in out["head"]]
-    out["line"] = [f"{PurePosixPath(str(source)).name}:{line_no}"
-                   for source, line_no in zip(rows["source"], rows["line_no"])]
-    out["ts"] = [pd.Timestamp(value).strftime("%Y-%m-%d %H:%M") if pd.notna(value) else "undated"
-                 for value in rows["ts"]]
-    return out.rename(columns=TRIAGE_SHOWN)
+    out["ts"] = [pd.Timestamp(value).strftime("%Y-%m-%d") if pd.notna(value) else "undated" for value in rows["ts"]]
+    return out[list(TRIAGE_SHOWN)].rename(columns=TRIAGE_SHOWN)
+
+
+def triage_columns() -> dict[str, Any]:
+    """Column settings for the triage table: fixed widths, so it never runs past the main column."""
+    return {name: st.column_config.TextColumn(width=width) for name, width in TRIAGE_WIDTHS.items()}
 
 
 def triage_detail(row: pd.Series) -> pd.DataFrame:
@@ -262,7 +304,8 @@ def triage_detail(row: pd.Series) -> pd.DataFrame:
         "source file": row["source"], "line": row["line_no"],
     }
     values = ["; ".join(map(str, value)) if isinstance(value, (list, tuple, np.ndarray))
-              else "" if value is None or (not isinstance(value, str) and pd.isna(value)) else str(value)
+              else "not recorded" if value is None or (not isinstance(value, str) and pd.isna(value))
+              else str(value)
               for value in fields.values()]
     return pd.DataFrame({"field": list(fields), "value": values})
 

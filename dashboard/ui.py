@@ -51,9 +51,13 @@ def current_filters() -> Filters:
     return st.session_state.get(FILTERS_KEY, Filters())
 
 
-def table(frame: pd.DataFrame, key: str) -> None:
-    """A table of query rows as plain text cells, or "none" when there are no rows."""
+def table(frame: pd.DataFrame, key: str, widths: dict[str, int] | None = None) -> None:
+    """A table of query rows as plain text cells, or "none" when there are no rows.
+
+    `widths` fixes column widths in pixels, for tables of long text that must fit the page.
+    """
     if frame.empty:
         st.text("none")
     else:
-        st.dataframe(present.flat(frame), hide_index=True, key=key)
+        st.dataframe(present.flat(frame), hide_index=True, key=key,
+                     column_config=present.fixed_columns(widths) if widths else None)

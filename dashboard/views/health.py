@@ -12,11 +12,17 @@ gone = sum(present.file_gone(path) for path in f["sources"]["path"])
 if gone:
     st.caption(f"{gone} of these files are no longer at their recorded path (moved, deleted, or read on "
                "another machine): \"still there\" says which. Their lines stay in the database.")
-ui.table(present.sources_table(f["sources"]), "sources_table")
+if f["sources"].empty:
+    st.text("none")
+else:
+    st.dataframe(present.sources_table(f["sources"]), hide_index=True, key="sources_table",
+                 column_config=present.fixed_columns(present.SOURCE_COUNTS))
+    with st.expander("Where each file was read from"):
+        st.dataframe(present.source_places(f["sources"]), hide_index=True, key="source_places_table")
 
 st.subheader("Rejected lines")
 st.caption("Lines that were not JSON objects, kept byte for byte; shown as text.")
-ui.table(f["rejected_lines"], "rejected_table")
+ui.table(present.rejected_table(f["rejected_lines"]), "rejected_table", present.REJECTED_WIDTHS)
 
 st.subheader("Type anomalies")
 st.caption("Fields whose JSON type was unexpected; the rows are kept and counted by the seed's truthiness.")
@@ -24,4 +30,4 @@ ui.table(f["type_anomalies"], "anomalies_table")
 
 st.subheader("Undated attempts")
 st.caption("Attempts without a usable ts: always in scope, counted in their own bucket.")
-ui.table(f["undated"], "undated_table")
+ui.table(present.undated_table(f["undated"]), "undated_table", present.UNDATED_WIDTHS)

@@ -15,13 +15,26 @@ st.subheader("Patch rejects: the gate at work")
 if patch.empty:
     st.info("No patch rejects in range.")
 else:
-    st.altair_chart(charts.stacked_weeks(patch, "attempts", "reason", "attempts"), key="patch_reasons")
+    st.altair_chart(charts.stacked_weeks(patch, "attempts", "reason", "attempts", legend_columns=3), key="patch_reasons")
 st.subheader("Setup rejects: CI to fix")
 if setup.empty:
     st.success("No setup rejects in range: every job could judge its patch.")
 else:
     st.caption("CI could not judge these patches: no checkout, a missing ref, an unusable policy or "
                "flaky list, or an unexpected failure. They say nothing about the patches.")
-    st.altair_chart(charts.stacked_weeks(setup, "attempts", "reason", "attempts"), key="setup_reasons")
+    st.altair_chart(charts.stacked_weeks(setup, "attempts", "reason", "attempts", legend_columns=3), key="setup_reasons")
 st.subheader("What each reason means")
-st.dataframe(present.reason_table(reasons), hide_index=True, key="reject_reasons_table")
+# Plain text rows, not a table: a meaning wraps at any width, and a reason read from a
+# log is never drawn as markdown.
+table = present.reason_table(reasons)
+WIDTHS = [4, 2, 7]
+for kind, rows in table.groupby("kind", sort=False):
+    heading = st.columns(WIDTHS)
+    heading[0].caption("Setup reason: CI to fix" if kind == "setup" else "Patch reason: the gate at work")
+    heading[1].caption("probe rejects")
+    heading[2].caption("meaning")
+    for reason, count, meaning in rows[["reason", "probe rejects", "meaning"]].itertuples(index=False):
+        left, middle, right = st.columns(WIDTHS, vertical_alignment="top")
+        left.text(reason)
+        middle.text(str(count))
+        right.text(meaning)

@@ -19,7 +19,11 @@ else:
     ui.table(present.freeze_hygiene(f["freeze_owners"], datetime.now(timezone.utc).date()), key="freeze_owners_table")
 st.subheader("Attempts each freeze touched per week")
 st.altair_chart(charts.freeze_heatmap(f["freezes"]), key="freezes", height=charts.heatmap_height(f["freezes"]))
+if len(charts.all_weeks(set(charts.labelled(f["freezes"])["week"]))) > charts.HEATMAP_COUNTS_UP_TO:
+    st.caption(f"Over {charts.HEATMAP_COUNTS_UP_TO} weeks a cell is too narrow for its count: point at a cell "
+               "for it, or narrow the weeks.")
 st.subheader("Freezes")
-st.caption("Reported expired: attempts that listed the freeze as expired (a dead row that no longer "
+st.caption("Held: attempts the freeze was live on. Reported expired: attempts that listed the freeze as expired (a dead row that no longer "
            "suppresses the test). Times are UTC.")
-st.dataframe(present.freeze_table(f["freeze_summary"]), hide_index=True, key="freeze_summary_table")
+st.dataframe(present.freeze_table(f["freeze_summary"]), hide_index=True, key="freeze_summary_table",
+             column_config=present.fixed_columns(present.FREEZE_WIDTHS))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from datetime import date, timedelta
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -47,6 +49,13 @@ def served(demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     """`lanelog dashboard` on a copy of the demo database, on a free localhost port."""
     db = tmp_path_factory.mktemp("served") / "served.duckdb"
     shutil.copy(demo_db, db)
+    with serving(db) as url:
+        yield url, db
+
+
+@contextlib.contextmanager
+def serving(db: Path) -> Iterator[str]:
+    """`lanelog dashboard --db DB` on a free localhost port, stopped afterwards."""
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "lanelog", "dashboard", "--db", str(db), "--port", str(port)],
@@ -64,13 +73,15 @@ def served(demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
                 server.kill()
                 raise AssertionError(f"dashboard did not start: {server.stdout.read() if server.stdout else ''}")
             time.sleep(0.2)
-    yield url, db
-    server.terminate()
     try:
-        server.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        server.kill()
-        server.wait()
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
 
 
 @pytest.fixture(scope="module")
@@ -196,3 +207,109 @@ def test_a_reversed_week_range_in_the_url_shows_a_note_not_an_exception(
     body = page.locator("body").inner_text()
     assert "Traceback" not in body and "site-packages" not in body and "QueryError" not in body
     page.close()
+
+
+PAGE_PATHS = {"overview": "", "triage": "triage", "spend": "spend", "probe": "probe",
+              "quarantine": "quarantine", "health": "health"}
+TITLES = {"overview": "Overview", "triage": "Credit-bug triage", "spend": "Spend review", "probe": "Probe",
+          "quarantine": "Quarantine", "health": "Data health"}
+WIDTHS = (1400, 1000)
+
+
+@pytest.fixture(scope="module")
+def long_history(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """The dashboard on a generated history of 66 weeks and five repositories; the whole range in the URL."""
+    from tests.dashboard.dashboard_support import write_long_history
+
+    root = tmp_path_factory.mktemp("long")
+    log, db = root / "history.jsonl", root / "history.duckdb"
+    write_long_history(log)
+    done = subprocess.run([sys.executable, "-m", "lanelog", "ingest", "--db", str(db), str(log)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    weeks = [row["week"] for row in report_of(db)["weeks"] if row["week"]]
+    assert len(weeks) >= 60
+    last_sunday = (date.fromisoformat(weeks[-1]) + timedelta(days=6)).isoformat()
+    with serving(db) as url:
+        yield url, f"?weeks={weeks[0]}&weeks={last_sunday}"
+
+
+def report_of(db: Path) -> dict[str, object]:
+    done = subprocess.run(
+        [sys.executable, "-m", "lanelog", "report", "--db", str(db), "--format", "json"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def drawn_page(browser: object, url: str, name: str, width: int) -> object:
+    """A page once its run has finished and every chart on it has drawn."""
+    page = browser.new_page(viewport={"width": width, "height": 1000})
+    page.goto(url)
+    page.get_by_role("heading", name=TITLES[name], exact=True).wait_for(timeout=60_000)
+    page.wait_for_selector(FINISHED, timeout=60_000)
+    # Charts and tables load their code lazily: a placeholder stands until they have drawn.
+    page.wait_for_function(
+        """() => !document.querySelector('[data-testid="stSkeleton"]')
+                 && [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
+                    .every(chart => chart.querySelector('canvas, svg'))""", timeout=60_000)
+    return page
+
+
+def legend_entries(page: object) -> list[list[str]]:
+    """The legend labels each chart shows whole: inside its chart's box, left to right, top to bottom."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')].map(chart => {
+            const box = chart.getBoundingClientRect();
+            return [...chart.querySelectorAll('.role-legend-label text')]
+                .filter(t => { const r = t.getBoundingClientRect();
+                               return r.width > 0 && r.left >= box.left && r.right <= box.right; })
+                .map(t => t.textContent);
+        })"""
+    )
+
+
+def overflow(page: object) -> dict[str, object]:
+    """What spills sideways: the page itself, and each table wider than its box."""
+    return page.evaluate(
+        """() => ({
+            page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+            tables: [...document.querySelectorAll('[data-testid="stDataFrame"] .dvn-scroller')]
+                    .filter(s => s.clientWidth > 0)  // a table in a closed expander is not drawn
+                    .map(s => s.scrollWidth - s.clientWidth),
+        })"""
+    )
+
+
+@pytest.mark.parametrize("dataset", ["demo", "history"])
+def test_every_page_is_saved_at_two_widths_and_nothing_spills_sideways(
+    dataset: str, served: tuple[str, Path], long_history: tuple[str, str], browser: object
+) -> None:
+    """Full-page screenshots of all six pages, at 1400 and 1000 px, to tests/artifacts/ for a look."""
+    url, query = (served[0], "") if dataset == "demo" else long_history
+    ARTIFACTS.mkdir(exist_ok=True)
+    spills, legends = {}, {}
+    for width in WIDTHS:
+        for name, path in PAGE_PATHS.items():
+            page = drawn_page(browser, f"{url}/{path}{query}", name, width)
+            assert page.locator('[data-testid="stException"]').count() == 0, (name, width)
+            spills[name, width] = overflow(page)
+            if name == "overview":
+                legends[width] = legend_entries(page)[0]
+            # The app scrolls inside its main block, not the document: grow the window to the
+            # content's height so the screenshot holds the whole page.
+            tall = page.evaluate("""() => Math.max(...[...document.querySelectorAll(
+                '[data-testid="stMain"], [data-testid="stMainBlockContainer"]')].map(e => e.scrollHeight))""")
+            page.set_viewport_size({"width": width, "height": max(1000, int(tall) + 40)})
+            page.wait_for_selector(FINISHED, timeout=60_000)
+            page.wait_for_timeout(500)  # the charts redraw for the new window
+            page.screenshot(path=str(ARTIFACTS / f"{dataset}-{name}-{width}.png"), full_page=True)
+            page.close()
+    for width, entries in legends.items():  # the rejects chart names all three series, none cut off
+        assert entries == ["patch rejects", "armed calls", "armed per reject"], (width, entries)
+    for (name, width), spill in spills.items():
+        assert spill["page"] <= 0, (name, width, spill)
+        assert all(extra <= 0 for extra in spill["tables"]), (name, width, spill)
+        if name in ("triage", "health"):
+            assert spill["tables"], (name, width)  # the tables were drawn, and measured

@@ -354,13 +354,14 @@ def test_setup_rejects_are_flagged_on_the_overview_and_grouped_on_the_probe_page
     assert not probe.exception
     assert [s.value for s in probe.subheader] == [
         "Patch rejects: the gate at work", "Setup rejects: CI to fix", "What each reason means"]
-    table = probe.dataframe[0].value
-    assert list(table.columns) == ["kind", "reason", "probe rejects", "meaning"]
-    assert table.values.tolist() == [
-        ["setup", "base_missing", 1, REASONS["base_missing"]],
-        ["setup", "not_a_repo", 1, REASONS["not_a_repo"]],
-        ["patch", "line_cap", 1, REASONS["line_cap"]],
+    shown = [t.value for t in probe.main.text]
+    assert shown == [
+        "base_missing", "1", REASONS["base_missing"],
+        "not_a_repo", "1", REASONS["not_a_repo"],
+        "line_cap", "1", REASONS["line_cap"],
     ]
+    captions = [c.value for c in probe.caption]
+    assert captions.index("Setup reason: CI to fix") < captions.index("Patch reason: the gate at work")
     clean = app(make_db([line("2026-10-06", probe="reject", reasons=["line_cap"])]))
     assert len(clean.warning) == 0
 
@@ -394,7 +395,7 @@ def test_quarantine_tables_speak_words_and_say_never_for_an_id_never_held(app: A
     at = app(db, "views/quarantine.py")
     assert not at.exception
     summary = at.dataframe[-1].value
-    assert list(summary.columns) == ["freeze", "attempts held", "first held", "last held", "reported expired"]
+    assert list(summary.columns) == ["freeze", "held", "first held", "last held", "reported expired"]
     rows = {row[0]: row[1:] for row in summary.values.tolist()}
     assert rows["test_old"] == [0, "never", "never", 1]
     assert rows["test_export_race"] == [1, "2026-10-05 10:00", "2026-10-05 10:00", 0]
@@ -502,13 +503,12 @@ def test_triage_table_cuts_ids_and_the_selected_attempt_shows_them_whole(
     at = app(db, "views/triage.py")
     assert not at.exception
     shown = at.dataframe[0].value  # the rows table, then the selected attempt
-    assert list(shown.columns) == ["time (UTC)", "attempt", "repository", "head", "producer", "quarantine",
-                                   "merge credit", "file:line"]
+    assert list(shown.columns) == ["day (UTC)", "attempt", "repository", "producer", "quarantine"]
     (row,) = shown.to_dict("records")
-    assert row["head"] == head[:10] + "…" and row["file:line"] == "lane-log-0.jsonl:1"
+    assert row["attempt"] == "t0-0" and row["day (UTC)"] == "2026-10-05"
     detail = dict(at.dataframe[1].value.itertuples(index=False))
-    assert detail["head"] == head and detail["attempt"] == "t0-0"
-    assert detail["source file"] == str(tmp_path / "lane-log-0.jsonl")
+    assert detail["head"] == head and detail["attempt"] == "t0-0" and detail["merge credit"] == "1"
+    assert detail["source file"] == str(tmp_path / "lane-log-0.jsonl") and detail["line"] == "1"
     assert not any("no longer at its recorded path" in text for text in texts(at))
 
     (tmp_path / "lane-log-0.jsonl").unlink()
@@ -516,9 +516,20 @@ def test_triage_table_cuts_ids_and_the_selected_attempt_shows_them_whole(
     assert any(text.startswith("The source file is no longer at its recorded path") for text in texts(at))
     health = app(db, "views/health.py")
     assert any(text.startswith("1 of these files are no longer at their recorded path") for text in texts(health))
-    files = health.dataframe[0].value  # files ingested comes first
-    assert files["still there"].tolist() == ["no"]
-    assert "bytes read" in files.columns and all(len(value) <= 11 for value in files["fingerprint"])
+    files = health.dataframe[0].value  # files ingested comes first, then where they were read from
+    assert files.to_dict("records") == [{"file": "lane-log-0.jsonl", "still there": "no", "lines read": 1,
+                                         "attempts": 1, "rejected": 0, "duplicates": 0}]
+    places = health.dataframe[1].value
+    assert places["path"].tolist() == [str(tmp_path / "lane-log-0.jsonl")]
+    assert all(len(value) == 13 and value.endswith("…") for value in places["fingerprint"])
+
+
+def test_a_long_attempt_id_is_cut_in_the_triage_table() -> None:
+    from lanelog.dashboard import present
+
+    assert present.short("0123456789abcdef", present.SHORT_ID) == "0123456789…"
+    assert present.short("0123456789a", present.SHORT_ID) == "0123456789a"  # one more is no shorter cut
+    assert present.short(None, present.SHORT_ID) is None
 
 
 def test_a_long_path_breaks_only_after_a_slash() -> None:
@@ -530,3 +541,14 @@ def test_a_long_path_breaks_only_after_a_slash() -> None:
     assert all(part.endswith("/") for part in lines[:-1]) and lines[-1] == "team-a/lanelog.duckdb"
     assert all(len(part) <= 24 for part in lines)
     assert present.path_lines("lanelog.duckdb") == "lanelog.duckdb"
+
+
+def test_one_legend_names_every_series_of_the_rejects_chart(app: Any, demo_db: Path) -> None:
+    spec, _ = _chart_rows(app(demo_db), "attempts")
+    bars = next(layer for layer in spec["layer"] if layer["mark"]["type"] == "bar")
+    line_layer = next(layer for layer in spec["layer"] if layer["mark"]["type"] == "line")
+    assert spec["resolve"]["scale"]["color"] == "shared"
+    legend_scale = bars["encoding"]["color"]["scale"]
+    assert legend_scale["domain"] == ["patch rejects", "armed calls", "armed per reject"]
+    assert dict(zip(legend_scale["domain"], legend_scale["range"]))["armed per reject"] == charts.RATIO
+    assert line_layer["encoding"]["color"]["scale"] == legend_scale and line_layer["encoding"]["color"]["legend"] is None
