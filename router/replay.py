@@ -108,6 +108,35 @@ class Replay:
         }
 
 
+    def patch_rows(self) -> list[dict[str, Any]]:
+        """One row per replayed patch with both decisions, as `lanelog replay --db` stores them."""
+        rows = []
+        for patch, baseline, candidate in self.rows:
+            row: dict[str, Any] = {"base": patch.base, "head": patch.head, "day": patch.today,
+                                   "subject": patch.subject}
+            for side, line in (("baseline", baseline), ("candidate", candidate)):
+                row.update({f"{side}_{key}": value for key, value in _stored(line).items()})
+            rows.append(row)
+        return rows
+
+
+def _stored(line: dict[str, Any]) -> dict[str, Any]:
+    """A decision's probe, reasons, units and armed bit, typed for storage.
+
+    A line recorded in a lane log is untrusted: a probe that is not text is stored
+    as its JSON text, reasons that are not text are left out, units that are not a
+    finite number count 0.
+    """
+    probe = line.get("probe")
+    reasons = line.get("reasons") if isinstance(line.get("reasons"), list) else []
+    units = line.get("units")
+    number = float(units) if isinstance(units, (int, float)) and not isinstance(units, bool) else 0.0
+    return {"probe": probe if isinstance(probe, str) else json.dumps(probe),
+            "reasons": [reason for reason in reasons if isinstance(reason, str)],
+            "units": number if number == number and abs(number) != float("inf") else 0.0,
+            "armed": bool(line.get("model_call_allowed"))}
+
+
 def _decision(line: dict[str, Any]) -> dict[str, Any]:
     return {"probe": line["probe"], "reasons": list(line.get("reasons") or []), "units": line.get("units") or 0}
 

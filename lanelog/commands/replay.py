@@ -29,8 +29,13 @@ FLIPS_SHOWN = 20
               help="Replay the attempts of this lane log (repeatable) whose commits are in the repo.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]), default="table",
               show_default=True, help="Output form; json is a stable contract.")
+@click.option("--db", "db", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also store the replay in this lanelog database (one row per patch, under a replay "
+                   "id); the dashboard's What-if page shows the newest.")
+@click.option("--wait", type=click.FloatRange(min=0), default=60.0, show_default=True,
+              help="With --db: seconds to wait for another process that holds the database.")
 def replay(repo: Path, candidate: Path, baseline: Path | None, flaky: Path | None, span: str | None,
-           logs: tuple[Path, ...], fmt: str) -> None:
+           logs: tuple[Path, ...], fmt: str, db: Path | None, wait: float) -> None:
     """Route history again under a candidate policy, writing no lane log.
 
     Each patch is decided by the router itself, twice: under the candidate and
@@ -53,15 +58,47 @@ def replay(repo: Path, candidate: Path, baseline: Path | None, flaky: Path | Non
     chosen = read_policy_file(candidate)
     compared = read_policy_file(baseline) if baseline is not None else None
     frozen = read_policy_file(flaky, "flaky") if flaky is not None else None
+    if db is not None:
+        check_db(db, wait)  # a database that cannot take the replay fails now, not after the work
     checkout = Checkout.open(repo)
     patches, skipped = commits_in(checkout, span) if span is not None else attempts_in(checkout, list(logs))
-    result = run_replay(checkout, patches, skipped, chosen, compared, frozen).as_dict()
+    replayed = run_replay(checkout, patches, skipped, chosen, compared, frozen)
+    result = replayed.as_dict()
+    if db is not None:
+        stored = store_replay(db, wait, replayed.patch_rows(), {
+            "checkout": str(repo), "candidate": str(candidate),
+            "baseline": str(baseline) if baseline is not None
+            else ("each base commit's policy" if span is not None else "the decisions the lines recorded"),
+            "source": f"commits {span}" if span is not None else "lane logs " + ", ".join(map(str, logs)),
+            "patches": result["patches"], "skipped": len(result["skipped"]),
+        })
+        result["replay_id"] = stored
+        click.echo(f"stored as replay {stored} in {db}", err=True)
     if fmt == "json":
         click.echo(json.dumps(result, indent=2))
     elif fmt == "markdown":
         click.echo(markdown(result, candidate, baseline))
     else:
         click.echo(table(result))
+
+
+def check_db(db: Path, wait: float) -> None:
+    """Open the database once (made when missing) so a file that is no lanelog database fails first."""
+    from lanelog.ingest import open_db
+
+    open_db(db, wait=wait).close()
+
+
+def store_replay(db: Path, wait: float, rows: list[dict[str, Any]], about: dict[str, Any]) -> int:
+    """Store a replay in the database at `db` (made when missing), waiting for a lock up to `wait` seconds."""
+    from lanelog.ingest import open_db
+    from lanelog.ingest.replays import store
+
+    con = open_db(db, wait=wait)
+    try:
+        return store(con, about, rows)
+    finally:
+        con.close()
 
 
 def _moved(result: dict[str, Any]) -> list[tuple[str, int, int]]:

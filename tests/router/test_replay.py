@@ -152,3 +152,56 @@ def test_the_table_and_markdown_say_the_same(history):
                      "--format", "markdown").stdout
     assert "| probe rejects | 2 | 1 |" in review and "| assertion\\_removed | 2 | 1 |" in review
     assert "| reject assertion\\_removed | pass  | Fix a typo in an assert message |" in review
+
+
+def test_a_replay_stored_with_db_holds_each_patch_and_leaves_the_lane_log_data_alone(history, tmp_path):
+    from lanelog.ingest import open_db
+    from lanelog.ingest.replays import latest
+
+    repo, base, steps, candidate = history
+    log = tmp_path / "lane-log.jsonl"
+    lanelog("route", "--repo", str(repo.root), "--base", f"{steps[0]}^", "--head", steps[0], "--log", str(log))
+    db = tmp_path / "lanelog.duckdb"
+    assert lanelog("ingest", "--db", str(db), str(log)).returncode == 0
+    before = json.loads(lanelog("report", "--db", str(db), "--format", "json").stdout)
+
+    ids = []
+    for _ in range(2):
+        done = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate),
+                       "--commits", f"{base}..main", "--format", "json", "--db", str(db))
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done.stdout)
+        ids.append(result["replay_id"])
+        assert f"stored as replay {result['replay_id']} in {db}" in done.stderr
+    assert ids == [1, 2]
+    assert json.loads(lanelog("report", "--db", str(db), "--format", "json").stdout) == before
+
+    con = open_db(db, read_only=True)
+    try:
+        stored = latest(con)
+        rows = con.execute("SELECT replay_id, count(*) FROM replay_patches GROUP BY 1 ORDER BY 1").fetchall()
+    finally:
+        con.close()
+    assert rows == [(1, 5), (2, 5)]
+    assert stored["replay"]["replay_id"] == 2 and stored["replay"]["patches"] == 5
+    assert stored["replay"]["source"] == f"commits {base}..main"
+    # The stored weeks add up to the JSON's figures, side by side.
+    for side in ("baseline", "candidate"):
+        assert sum(week[f"{side}_rejects"] for week in stored["weeks"]) == result[side]["probe_rejects"]
+        assert sum(week[f"{side}_armed"] for week in stored["weeks"]) == result[side]["calls_armed"]
+        assert sum(week[f"{side}_units"] for week in stored["weeks"]) == result[side]["units"]
+    assert [(flip["subject"], flip["baseline_probe"], flip["candidate_probe"], flip["baseline_reasons"])
+            for flip in stored["flips"]] == [("Fix a typo in an assert message", "reject", "pass",
+                                              ["assertion_removed"])]
+    assert stored["flips"][0]["head"] == result["flips"][0]["head"]
+
+
+def test_a_replay_with_db_on_a_file_that_is_no_lanelog_database_stores_nothing(history, tmp_path):
+    repo, base, steps, candidate = history
+    db = tmp_path / "other.duckdb"
+    db.write_bytes(b"not a database")
+    done = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate),
+                   "--commits", f"{base}..main", "--db", str(db))
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert str(db) in done.stderr
+    assert db.read_bytes() == b"not a database"

@@ -1,0 +1,86 @@
+-- Stored replays (`lanelog replay --db`): one row per replay, one row per replayed patch.
+-- These tables sit beside the lane-log tables and are made on first use, so a database
+-- made before them needs no migration; the lake export leaves them out (they are an
+-- analysis of a checkout's history, not lane-log data).
+
+-- name: create_tables
+-- The two replay tables, when missing.
+-- params:
+CREATE TABLE IF NOT EXISTS replays (
+    replay_id INTEGER PRIMARY KEY,
+    made TIMESTAMP NOT NULL,          -- when the replay was stored (UTC)
+    checkout VARCHAR NOT NULL,        -- the checkout replayed, as given
+    candidate VARCHAR NOT NULL,       -- the candidate policy file
+    baseline VARCHAR NOT NULL,        -- the baseline: a file, or how it was chosen
+    source VARCHAR NOT NULL,          -- the commit range, or the lane logs
+    patches INTEGER NOT NULL,
+    skipped INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS replay_patches (
+    replay_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL,             -- replay order (history order for a commit range)
+    base VARCHAR NOT NULL,
+    head VARCHAR NOT NULL,
+    day DATE NOT NULL,                -- the day the patch was routed on (its "today")
+    week DATE NOT NULL,               -- Monday (UTC) of that day
+    subject VARCHAR,
+    baseline_probe VARCHAR NOT NULL,
+    baseline_reasons VARCHAR[] NOT NULL,
+    baseline_units DOUBLE NOT NULL,
+    baseline_armed BOOLEAN NOT NULL,
+    candidate_probe VARCHAR NOT NULL,
+    candidate_reasons VARCHAR[] NOT NULL,
+    candidate_units DOUBLE NOT NULL,
+    candidate_armed BOOLEAN NOT NULL,
+    PRIMARY KEY (replay_id, seq)
+)
+
+-- name: next_id
+-- The id the next stored replay gets.
+-- params:
+SELECT coalesce(max(replay_id), 0) + 1 AS replay_id FROM replays
+
+-- name: add_replay
+-- One replay's row.
+-- params: replay_id, made, checkout, candidate, baseline, source, patches, skipped
+INSERT INTO replays VALUES ($replay_id, $made, $checkout, $candidate, $baseline, $source, $patches, $skipped)
+
+-- name: add_patch
+-- One replayed patch and its two decisions.
+-- params: replay_id, seq, base, head, day, subject, baseline_probe, baseline_reasons, baseline_units, baseline_armed, candidate_probe, candidate_reasons, candidate_units, candidate_armed
+INSERT INTO replay_patches VALUES (
+    $replay_id, $seq, $base, $head, $day, date_trunc('week', $day)::DATE, $subject,
+    $baseline_probe, $baseline_reasons, $baseline_units, $baseline_armed,
+    $candidate_probe, $candidate_reasons, $candidate_units, $candidate_armed
+)
+
+-- name: latest
+-- The newest stored replay's row.
+-- params:
+SELECT * FROM replays ORDER BY replay_id DESC LIMIT 1
+
+-- name: replay_weeks
+-- Per week of one replay: rejects, armed calls and units on each side (units count on armed calls).
+-- params: replay_id
+SELECT
+    week,
+    count(*) AS patches,
+    count(*) FILTER (WHERE baseline_probe = 'reject') AS baseline_rejects,
+    count(*) FILTER (WHERE candidate_probe = 'reject') AS candidate_rejects,
+    count(*) FILTER (WHERE baseline_armed) AS baseline_armed,
+    count(*) FILTER (WHERE candidate_armed) AS candidate_armed,
+    coalesce(sum(baseline_units) FILTER (WHERE baseline_armed), 0) AS baseline_units,
+    coalesce(sum(candidate_units) FILTER (WHERE candidate_armed), 0) AS candidate_units
+FROM replay_patches
+WHERE replay_id = $replay_id
+GROUP BY week
+ORDER BY week
+
+-- name: replay_flips
+-- The patches of one replay whose probe differs between the two sides, in replay order.
+-- params: replay_id
+SELECT seq, day, base, head, subject, baseline_probe, baseline_reasons, baseline_units,
+       candidate_probe, candidate_reasons, candidate_units
+FROM replay_patches
+WHERE replay_id = $replay_id AND baseline_probe <> candidate_probe
+ORDER BY seq
