@@ -18,8 +18,11 @@ PAGES = [
     st.Page("views/probe.py", title="Probe", icon=":material/rule:", url_path="probe"),
     st.Page("views/quarantine.py", title="Quarantine", icon=":material/ac_unit:", url_path="quarantine"),
     st.Page("views/health.py", title="Data health", icon=":material/health_and_safety:", url_path="health"),
+    st.Page("views/whatif.py", title="What-if", icon=":material/compare_arrows:", url_path="whatif"),
 ]
 
 page = st.navigation(PAGES)
-if sidebar.render():
+# The What-if page reads stored replays, which a database may hold without any lane log.
+WHAT_IF = page.url_path == "whatif"
+if sidebar.render(guidance=not WHAT_IF) or WHAT_IF:
     page.run()

@@ -240,3 +240,31 @@ def unresolved_units(frame: pd.DataFrame) -> alt.Chart:
             ],
         )
     )
+
+
+BASELINE, CANDIDATE = "#9aa4b1", "#1f77b4"
+
+
+def replay_weeks(weeks: pd.DataFrame, measure: str, title: str) -> alt.Chart:
+    """A stored replay per week: the baseline's and the candidate's `measure` side by side.
+
+    `weeks` holds the replay's weekly rows (week, baseline_<measure>, candidate_<measure>).
+    """
+    sides = ["baseline", "candidate"]
+    frame = labelled(weeks)
+    data = frame.rename(columns={f"{side}_{measure}": side for side in sides}).melt(
+        id_vars=["week"], value_vars=sides, var_name="policy", value_name="value")
+    return (
+        alt.Chart(data)
+        .mark_bar()
+        .encode(
+            x=_week_axis(frame),
+            xOffset=alt.XOffset("policy:N", sort=sides),
+            y=alt.Y("value:Q", title=title, axis=alt.Axis(tickMinStep=1)),
+            color=alt.Color("policy:N", scale=alt.Scale(domain=sides, range=[BASELINE, CANDIDATE]),
+                            legend=alt.Legend(title=None, orient="bottom", columns=2)),
+            tooltip=[alt.Tooltip("week:O", title="week"), alt.Tooltip("policy:N", title="policy"),
+                     alt.Tooltip("value:Q", title=title)],
+        )
+        .properties(height=PLOT_HEIGHT)
+    )

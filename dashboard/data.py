@@ -19,6 +19,7 @@ import streamlit as st
 
 from lanelog import ingest
 from lanelog import queries
+from lanelog.ingest import replays
 from lanelog.errors import DashboardError, DatabaseLocked, LanelogError
 from lanelog.queries import Filters
 
@@ -27,6 +28,15 @@ LOCK_WAIT_SECONDS = 0.5
 REFRESH_KEY = "refresh_token"
 LAST_KEY = "last_figures"
 LAKE_VARIABLE = "LANELOG_LAKE"
+
+
+def _latest_replay(con: Any, filters: Filters) -> dict[str, Any] | None:
+    """The newest replay stored by `lanelog replay --db` (the sidebar's filters do not apply to it)."""
+    return replays.latest(con)
+
+
+# Figures read from tables other than the lane log's: looked up before `queries`.
+STORED = {"latest_replay": _latest_replay}
 
 
 class NoDatabase(DashboardError):
@@ -113,7 +123,7 @@ def _cached_query(
 ) -> Any:
     # db, signature and token only key the cache; the leading underscore keeps the
     # connection out of the key.
-    function = getattr(queries, name)
+    function = STORED.get(name) or getattr(queries, name)
     if name == "repos":
         return function(_connection.get())
     return function(_connection.get(), Filters(since=since, until=until, repo=repo))

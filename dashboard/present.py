@@ -319,3 +319,39 @@ def row_label(row: pd.Series) -> str:
     """A choice in the attempt picker: short id, repository, and the file's name and line."""
     return (f"{short(row['attempt_id'], SHORT_ID)} · {row['repo']} · "
             f"{PurePosixPath(str(row['source'])).name}:{row['line_no']}")
+
+
+# The What-if page: a stored replay in words.
+REPLAY_MEASURES = {"rejects": "Probe rejects", "armed": "Armed calls", "units": "Units"}
+REPLAY_ABOUT_WIDTHS = {"what": 110, "value": 420}
+FLIP_WIDTHS = {"day": 85, "commit": 75, "subject": 190, "baseline": 95, "candidate": 85}
+SHORT_COMMIT = 7  # git's own short form
+
+
+def replay_about(about: dict[str, Any]) -> pd.DataFrame:
+    """What was replayed, against what: checkout, candidate, baseline, and the commits or logs."""
+    return pd.DataFrame({"what": ["checkout", "candidate", "baseline", "replayed"],
+                         "value": [about["checkout"], about["candidate"], about["baseline"], about["source"]]})
+
+
+def replay_weeks_frame(weeks: list[dict[str, Any]]) -> pd.DataFrame:
+    """The stored replay's weekly rows as a frame (week as YYYY-MM-DD)."""
+    columns = ["week", "patches", *(f"{side}_{measure}" for side in ("baseline", "candidate")
+                                    for measure in REPLAY_MEASURES)]
+    return pd.DataFrame(weeks, columns=columns)
+
+
+def _side(probe: str, reasons: Any) -> str:
+    listed = list(reasons) if isinstance(reasons, (list, tuple, np.ndarray)) else []
+    return f"{probe} ({', '.join(map(str, listed))})" if listed else probe
+
+
+def flips_table(flips: pd.DataFrame, whole: bool = False) -> pd.DataFrame:
+    """The flips as a reviewer reads them: day, commit, subject, and each side's probe with its reasons."""
+    return pd.DataFrame({
+        "day": flips["day"],
+        "commit": flips["head"] if whole else [value[:SHORT_COMMIT] for value in flips["head"]],
+        "subject": flips["subject"].fillna(""),
+        "baseline": [_side(p, r) for p, r in zip(flips["baseline_probe"], flips["baseline_reasons"])],
+        "candidate": [_side(p, r) for p, r in zip(flips["candidate_probe"], flips["candidate_reasons"])],
+    })

@@ -140,8 +140,8 @@ def database_caption() -> None:
     st.sidebar.text(present.path_lines(str(data.source_path())))
 
 
-def render() -> bool:
-    """The whole sidebar. Returns False when there is nothing to show yet (guidance shown)."""
+def render(guidance: bool = True) -> bool:
+    """The whole sidebar. Returns False when there is no lane-log data yet (guidance shown if asked)."""
     refresh()
     empty = True
     if data.source_path().exists():
@@ -152,6 +152,6 @@ def render() -> bool:
             st.session_state[ui.FILTERS_KEY] = filters(report, repos)
     uploader()
     database_caption()
-    if empty:
+    if empty and guidance:
         ui.show_guidance(str(data.source_path()))
     return not empty

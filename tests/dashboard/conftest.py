@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -67,3 +69,58 @@ def app(monkeypatch: pytest.MonkeyPatch) -> Callable[..., AppTest]:
         return at
 
     return run
+
+
+def _commit(root: Path, files: dict[str, str | None], subject: str, day: str) -> None:
+    for name, text in files.items():
+        path = root / name
+        if text is None:
+            path.unlink()
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+    stamp = f"{day}T10:00:00+00:00"
+    env = {**os.environ, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
+    for args in (("add", "-A"), ("commit", "-q", "--no-verify", "-m", subject)):
+        subprocess.run(["git", "-C", str(root), *args], check=True, env=env, capture_output=True, timeout=60)
+
+
+@pytest.fixture(scope="session")
+def replay_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """A real `lanelog replay --db` of a four-week history: a database holding one stored replay,
+    and the replay's JSON. Under `assertion_rule: net` the typo fix and the rewritten assert flip
+    from reject to pass; the real test removal stays rejected."""
+    from tests.router.conftest import LANES_YAML
+
+    root = tmp_path_factory.mktemp("replayed")
+    repo = root / "repo"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True, timeout=60)
+    for key, value in (("user.name", "tests"), ("user.email", "tests@lanelog.invalid")):
+        subprocess.run(["git", "-C", str(repo), "config", key, value], check=True, timeout=60)
+    tests = "".join(f'def test_{n}():\n    assert put({n}, {n}) == {n}, "put {n}"\n\n' for n in range(3))
+    _commit(repo, {"lanes.yaml": LANES_YAML, "store.py": "def put(key, body):\n    return body\n",
+                   "tests/test_store.py": tests}, "Start", "2026-09-07")
+    _commit(repo, {"store.py": "def put(key, body):\n    return dict(body)\n"}, "Copy the body", "2026-09-14")
+    _commit(repo, {"tests/test_store.py": tests.replace('"put 1"', '"put one"'),
+                   "store.py": "def put(key, body):\n    return dict(body or {})\n"},
+            "Fix a typo in an assert message", "2026-09-15")
+    _commit(repo, {"README.md": "# store\n"}, "Add a readme", "2026-09-22")
+    _commit(repo, {"tests/test_store.py": tests.replace(
+        'def test_2():\n    assert put(2, 2) == 2, "put 2"\n\n', ""),
+                   "store.py": "def put(key, body):\n    return dict(body or {}) \n"},
+            "Remove duplicate test", "2026-09-23")
+    _commit(repo, {"tests/test_store.py": tests.replace('"put 0"', '"zero"'),
+                   "store.py": "def put(key, body):\n    return {**(body or {})}\n"},
+            "Reword an assert message", "2026-10-01")
+    candidate = root / "candidate.yaml"
+    candidate.write_text(LANES_YAML + "assertion_rule: net\n", encoding="utf-8")
+    db = root / "replay.duckdb"
+    first = subprocess.run(["git", "-C", str(repo), "rev-list", "--max-parents=0", "main"],
+                           capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+    done = subprocess.run(
+        [sys.executable, "-m", "lanelog", "replay", "--repo", str(repo), "--policy", str(candidate),
+         "--commits", f"{first}..main", "--format", "json", "--db", str(db)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return db, json.loads(done.stdout)

@@ -14,6 +14,7 @@ PAGES = [
     "views/probe.py",
     "views/quarantine.py",
     "views/health.py",
+    "views/whatif.py",
 ]
 
 

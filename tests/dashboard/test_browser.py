@@ -212,7 +212,7 @@ def test_a_reversed_week_range_in_the_url_shows_a_note_not_an_exception(
 PAGE_PATHS = {"overview": "", "triage": "triage", "spend": "spend", "probe": "probe",
               "quarantine": "quarantine", "health": "health"}
 TITLES = {"overview": "Overview", "triage": "Credit-bug triage", "spend": "Spend review", "probe": "Probe",
-          "quarantine": "Quarantine", "health": "Data health"}
+          "quarantine": "Quarantine", "health": "Data health", "whatif": "What-if"}
 WIDTHS = (1400, 1000)
 
 
@@ -313,3 +313,27 @@ def test_every_page_is_saved_at_two_widths_and_nothing_spills_sideways(
         assert all(extra <= 0 for extra in spill["tables"]), (name, width, spill)
         if name in ("triage", "health"):
             assert spill["tables"], (name, width)  # the tables were drawn, and measured
+
+
+def test_the_what_if_page_draws_a_stored_replay_at_two_widths(
+    replay_run: tuple[Path, dict[str, object]], browser: object, tmp_path: Path
+) -> None:
+    db = tmp_path / "replay.duckdb"
+    shutil.copy(replay_run[0], db)
+    flips = len(replay_run[1]["flips"])
+    with serving(db) as url:
+        for width in WIDTHS:
+            page = drawn_page(browser, f"{url}/whatif", "whatif", width)
+            page.get_by_text(f"Patches whose probe flips ({flips})").wait_for(timeout=30_000)
+            assert page.locator('[data-testid="stException"]').count() == 0
+            spill = overflow(page)
+            legends = legend_entries(page)
+            tall = page.evaluate("""() => document.querySelector('[data-testid="stMain"]').scrollHeight""")
+            page.set_viewport_size({"width": width, "height": max(1000, int(tall) + 40)})
+            page.wait_for_selector(FINISHED, timeout=60_000)
+            page.wait_for_timeout(500)  # the chart redraws for the new window
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / f"replay-whatif-{width}.png"), full_page=True)
+            page.close()
+            assert spill["page"] <= 0 and spill["tables"] and all(extra <= 0 for extra in spill["tables"]), spill
+            assert legends == [["baseline", "candidate"]], legends
