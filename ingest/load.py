@@ -43,6 +43,13 @@ def statements() -> dict[str, Query]:
                                        sql="INSERT INTO attempts BY NAME\n" + body)
     named["stage_attempts"] = replace(rows, name="stage_attempts",
                                       sql="CREATE OR REPLACE TEMP TABLE lane_staged AS\n" + body)
+    # The same rows for a batch of logs (ingest/batch.py): lane_lines carries each line's source_id.
+    batch = body.replace("CAST($source_id AS INTEGER) AS source_id", "source_id")
+    batch = batch.replace("SELECT line_no, byte_offset, line,", "SELECT source_id, line_no, byte_offset, line,")
+    if batch.count("SELECT source_id, line_no, byte_offset, line,") != 2 or "$source_id" in batch:
+        raise RuntimeError("load.sql's attempt_rows changed shape: ingest/batch.py needs its source_id")
+    named["insert_attempts_batch"] = replace(rows, name="insert_attempts_batch", params=("provisional",),
+                                             sql="INSERT INTO attempts BY NAME\n" + batch)
     return named
 
 

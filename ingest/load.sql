@@ -199,3 +199,33 @@ INSERT INTO ingest_runs (run_id, started_at, finished_at, files, lines_read, att
                          duplicates, rejected, pending)
 VALUES (nextval('run_ids'), $started_at, $finished_at, $files, $lines_read, $attempts_added,
         $duplicates, $rejected, $pending);
+
+-- name: all_sources
+-- Every stored log's identity, for settling a batch of small logs in memory
+-- (the rules of fingerprint_lengths and fingerprint_candidates).
+-- params:
+SELECT fingerprint, fingerprint_bytes, source_id, bytes_read, tail_fingerprint, bytes_seen, seen_fingerprint
+FROM sources;
+
+-- name: new_source_ids
+-- $n new source ids, in order.
+-- params: n
+SELECT nextval('source_ids') AS source_id FROM range($n) ORDER BY 1;
+
+-- name: batch_has_duplicates
+-- Whether an attempt of the logs from source $first_source on (a batch's new
+-- logs) shares its attempt_id with another stored attempt.
+-- params: first_source
+SELECT count(*) > count(DISTINCT attempt_id) FROM attempts
+WHERE attempt_id IN (
+    SELECT attempt_id FROM attempts WHERE source_id >= $first_source AND attempt_id IS NOT NULL
+);
+
+-- name: insert_sources
+-- The source rows of a batch of small logs (lane_sources), each read whole.
+-- params:
+INSERT INTO sources (source_id, path, fingerprint, fingerprint_bytes, bytes_read, tail_fingerprint,
+                     bytes_seen, seen_fingerprint, lines_read, duplicates, first_ingested, last_ingested)
+SELECT source_id, path, fingerprint, fingerprint_bytes, bytes_read, tail_fingerprint,
+       bytes_seen, seen_fingerprint, lines_read, 0, now, now
+FROM lane_sources;

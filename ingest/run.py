@@ -15,6 +15,8 @@ from pathlib import Path
 
 import duckdb
 
+from lanelog.ingest import batch as batching
+from lanelog.ingest.batch import Fallback, Small, SourceIndex, classify, store_batch
 from lanelog.ingest.chunks import Piece, read_pieces
 from lanelog.ingest.db import capped_memory, transaction
 from lanelog.ingest.identity import TAIL_BYTES, Resume, digest, locate
@@ -93,19 +95,78 @@ def ingest_paths(
     summary = IngestSummary()
     started = _now()
     with capped_memory(con, MEMORY_LIMIT):
+        batcher = _Batcher(con, summary, progress)
         for item in expand_paths([Path(p) for p in paths]):
             if isinstance(item, IngestError):
                 summary.errors.append(item.message)
                 continue
             try:
                 with open_log(item) as log:
-                    _ingest_log(con, log, summary, progress)
+                    if not batcher.take(log):
+                        batcher.flush()  # logs are stored in the order they are named
+                        _ingest_log(con, log, summary, progress)
             except IngestError as exc:
                 summary.errors.append(exc.message)
             if progress:
                 progress(0, summary)
+        batcher.flush()
     _record_run(con, summary, started)
     return summary
+
+
+class _Batcher:
+    """Small new logs gathered into batches stored in one transaction each (ingest/batch.py)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, summary: IngestSummary, progress: Progress | None) -> None:
+        self.con, self.summary, self.progress = con, summary, progress
+        self.index: SourceIndex | None = None
+        self.batch: list[Small] = []
+        self.heads: set[bytes] = set()
+        self.size = 0
+
+    def take(self, log: LogStream) -> bool:
+        """True when the log is dealt with: unchanged, or held for the batch; False: the one-log way."""
+        if self.index is None:
+            self.index = SourceIndex.read(self.con)
+        found = classify(self.index, log)
+        if found == "unchanged":
+            self.summary.files += 1
+            return True
+        if not isinstance(found, Small) or found.head in self.heads:
+            return False  # a copy of a log in this batch is settled once the batch is stored
+        self.summary.files += 1  # read and settled; its lines count once the batch is stored
+        self.batch.append(found)
+        self.heads.add(found.head)
+        self.size += len(found.data)
+        if len(self.batch) >= batching.BATCH_LOGS or self.size >= batching.BATCH_BYTES:
+            self.flush()
+        return True
+
+    def flush(self) -> None:
+        """Store the batch held; on a Fallback, each of its logs goes the one-log way."""
+        batch, self.batch, self.heads, self.size = self.batch, [], set(), 0
+        self.index = None  # sources change: read them again for the next batch
+        if not batch:
+            return
+        try:
+            outcomes = store_batch(self.con, batch)
+        except Fallback:
+            self.summary.files -= len(batch)  # the one-log way counts each again
+            for small in batch:
+                try:
+                    with open_log(Path(small.name)) as log:
+                        _ingest_log(self.con, log, self.summary, self.progress)
+                except IngestError as exc:
+                    self.summary.errors.append(exc.message)
+            return
+        except duckdb.Error as exc:
+            self.summary.errors.append(f"{len(batch)} small logs from {batch[0].name}: the database could "
+                                       f"not store them ({exc})")
+            return
+        for outcome in outcomes:
+            self.summary.add(outcome)
+        if self.progress:
+            self.progress(sum(len(small.data) for small in batch), self.summary)
 
 
 def ingest_bytes(con: duckdb.DuckDBPyConnection, name: str, data: bytes) -> IngestSummary:

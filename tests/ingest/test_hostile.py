@@ -12,6 +12,7 @@ from typing import Any
 import duckdb
 import pytest
 
+import lanelog.ingest.batch
 import lanelog.ingest.chunks
 from lanelog import ingest
 from lanelog.ingest.chunks import CHUNK_BYTES
@@ -107,6 +108,8 @@ def test_a_log_rewritten_while_it_is_read_keeps_only_what_was_read_before(
     log.write_bytes(old)
     monkeypatch.setattr(lanelog.ingest.chunks, "CHUNK_BYTES", 512)
     monkeypatch.setattr(lanelog.ingest.chunks, "ROW_GROUP_LINES", 5)
+    # Read in many transactions, as a log too big for a batch of small logs is.
+    monkeypatch.setattr(lanelog.ingest.batch, "SMALL_LOG_BYTES", 0)
     reads = 0
     real = LogStream.readinto_at
 

@@ -1,0 +1,184 @@
+"""Many small logs in few transactions: the shape CI produces (a log per job, a line or a few each).
+
+Going one log at a time, a one-line log cost about 50 ms: two lookups of its
+identity, a new source row, the INSERT (planned again for each log), a duplicate
+check and a commit. Here the identity of every log in a batch is settled in
+memory against one read of `sources` (the same rules as identity.locate), an
+unchanged log costs no database work at all, and the new logs of a batch are
+stored by one INSERT, their source rows (identity and read position) by another,
+in one transaction: a kill -9 at any moment leaves each log either wholly stored
+with its position or not at all.
+
+Only the plain case takes this way: a new plain-file log of at most
+SMALL_LOG_BYTES whose every line is complete, valid UTF-8 and looks like a JSON
+object. Anything else (a log seen before that grew, gzip, a provisional last line,
+a line that may be no object, a copy of a log in the same batch) goes the one-log
+way, which has the rules for it. A batch whose INSERT stored fewer attempts than
+it has lines (a line broken in its middle), or whose attempts repeat a stored
+attempt_id, is rolled back and each of its logs goes the one-log way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+import duckdb
+import pyarrow as pa
+
+from lanelog.ingest.db import settings, transaction
+from lanelog.ingest.identity import FINGERPRINT_BYTES, TAIL_BYTES, digest
+from lanelog.ingest.lines import LINES_SCHEMA, Lines, split_lines
+from lanelog.ingest.load import STREAM, Outcome, run
+from lanelog.ingest.logfile import LogStream
+
+SMALL_LOG_BYTES = 1 << 20
+BATCH_LOGS = 2000
+BATCH_BYTES = 64 << 20
+EMPTY_DIGEST = digest(b"")
+BATCH_SCHEMA = pa.schema([("source_id", pa.int32()), *LINES_SCHEMA])
+
+
+@dataclass
+class Small:
+    """A small new log read whole, ready to be stored in a batch."""
+
+    name: str
+    data: bytes
+    lines: Lines
+    head: bytes
+
+
+@dataclass
+class Stored:
+    """A stored log as identity.locate reads it: (source_id, bytes_read, tail, bytes_seen, seen)."""
+
+    source_id: int
+    bytes_read: int
+    tail_fingerprint: str
+    bytes_seen: int
+    seen_fingerprint: str
+
+
+@dataclass
+class SourceIndex:
+    """Every stored log's identity, read once: fingerprint -> stored logs, longest read first."""
+
+    by_fingerprint: dict[str, list[Stored]] = field(default_factory=dict)
+    lengths: list[int] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, con: duckdb.DuckDBPyConnection) -> SourceIndex:
+        index = cls()
+        rows = run(con, "all_sources")
+        for fingerprint, length, *stored in rows:
+            index.by_fingerprint.setdefault(fingerprint, []).append(Stored(*stored))
+        index.lengths = sorted({row[1] for row in rows})
+        return index
+
+    def candidates(self, head: bytes) -> list[Stored]:
+        """Stored logs whose fingerprinted first bytes agree with this head (identity._candidates)."""
+        found: list[Stored] = []
+        hasher = hashlib.sha256()
+        done = 0
+        for length in self.lengths:
+            if length > len(head):
+                break
+            hasher.update(head[done:length])
+            done = length
+            found += self.by_fingerprint.get(hasher.copy().hexdigest(), [])
+        return sorted(found, key=lambda stored: (-stored.bytes_read, stored.source_id))
+
+
+def classify(index: SourceIndex, log: LogStream) -> Small | str | None:
+    """"unchanged" for a stored log with nothing new, a Small for a batchable new log,
+    or None: the log goes the one-log way."""
+    if log.size is None or not 0 < log.size <= SMALL_LOG_BYTES:
+        return None
+    data = log.read_at(0, log.size + 1)
+    if len(data) != log.size:
+        return None  # it grew or shrank while read
+    head = data[:FINGERPRINT_BYTES]
+    for stored in index.candidates(head):
+        start = max(0, stored.bytes_read - TAIL_BYTES)
+        tail = data[start:stored.bytes_read]
+        if len(tail) != min(stored.bytes_read, TAIL_BYTES) or digest(tail) != stored.tail_fingerprint:
+            continue
+        rest = data[stored.bytes_read:stored.bytes_seen + 1]
+        unchanged = len(rest) == stored.bytes_seen - stored.bytes_read and digest(rest) == stored.seen_fingerprint
+        return "unchanged" if unchanged else None
+    if not data.endswith(b"\n"):
+        return None  # a provisional last line
+    lines = split_lines(memoryview(data), base_offset=0, first_line_no=1, complete=True)
+    if lines.invalid_utf8 or lines.unsure():
+        return None
+    return Small(name=log.name, data=data, lines=lines, head=head)
+
+
+class Fallback(Exception):
+    """The batch must not stay: it was rolled back, and its logs go the one-log way."""
+
+
+def store_batch(con: duckdb.DuckDBPyConnection, batch: list[Small]) -> list[Outcome]:
+    """Store a batch of small new logs and their source rows in one transaction.
+
+    Raises Fallback (after the rollback) when a line was no attempt or an attempt_id repeats.
+    """
+    expected = sum(small.lines.count for small in batch)
+    with transaction(con):
+        ids = [row[0] for row in run(con, "new_source_ids", {"n": len(batch)})]
+        tables = []
+        for source_id, small in zip(ids, batch):
+            table = small.lines.table
+            column = pa.array([source_id] * table.num_rows, pa.int32())
+            tables.append(pa.Table.from_arrays([column, *table.columns], schema=BATCH_SCHEMA))
+        con.register("lane_lines", pa.concat_tables(tables))
+        try:
+            with settings(con, STREAM):
+                stored = run(con, "insert_attempts_batch", {"provisional": False})[0][0]
+        finally:
+            con.unregister("lane_lines")
+        if stored != expected or run(con, "batch_has_duplicates", {"first_source": ids[0]})[0][0]:
+            raise Fallback
+        now = datetime.now(timezone.utc).replace(tzinfo=None)
+        con.register("lane_sources", _source_rows(ids, batch, now))
+        try:
+            run(con, "insert_sources")
+        finally:
+            con.unregister("lane_sources")
+        for small in batch:
+            if not _still_holds(small):
+                raise Fallback
+    return [Outcome(lines=small.lines.count, attempts=small.lines.count) for small in batch]
+
+
+def _source_rows(ids: list[int], batch: list[Small], now: datetime) -> pa.Table:
+    """Each log's identity and read position: all of it read, no provisional line."""
+    return pa.table({
+        "source_id": pa.array(ids, pa.int32()),
+        "path": [small.name for small in batch],
+        "fingerprint": [digest(small.head) for small in batch],
+        "fingerprint_bytes": pa.array([len(small.head) for small in batch], pa.int32()),
+        "bytes_read": pa.array([len(small.data) for small in batch], pa.int64()),
+        "tail_fingerprint": [digest(small.data[-TAIL_BYTES:]) for small in batch],
+        "bytes_seen": pa.array([len(small.data) for small in batch], pa.int64()),
+        "seen_fingerprint": [EMPTY_DIGEST] * len(batch),
+        "lines_read": pa.array([small.lines.count for small in batch], pa.int64()),
+        "now": pa.array([now] * len(batch), pa.timestamp("us")),
+    })
+
+
+def _still_holds(small: Small) -> bool:
+    """Whether the file still holds what was read (it may have been rewritten since)."""
+    try:
+        fd = os.open(small.name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        return os.pread(fd, len(small.data) + 1, 0) == small.data
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
