@@ -204,7 +204,7 @@ VALUES (nextval('run_ids'), $started_at, $finished_at, $files, $lines_read, $att
 -- Every stored log's identity, for settling a batch of small logs in memory
 -- (the rules of fingerprint_lengths and fingerprint_candidates).
 -- params:
-SELECT fingerprint, fingerprint_bytes, source_id, bytes_read, tail_fingerprint, bytes_seen, seen_fingerprint
+SELECT fingerprint, fingerprint_bytes, source_id, bytes_read, tail_fingerprint, bytes_seen, seen_fingerprint, path
 FROM sources;
 
 -- name: new_source_ids
