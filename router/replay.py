@@ -35,6 +35,16 @@ class RememberingCheckout(Checkout):
     def __init__(self, toplevel: Path) -> None:
         super().__init__(toplevel)
         self._answers: dict[tuple[Any, ...], Any] = {}
+        self._files: dict[str, dict[str, bytes | None]] = {}
+        self._names: set[str] = set()  # every file name asked for so far: read together
+
+    def known(self, patch: Patch, first_parent: bool) -> None:
+        """What the replay already knows of a patch: its ids are commit ids, and, for a
+        commit on its first parent, the merge base is the parent itself."""
+        for commit in (patch.base, patch.head):
+            self._answers[("resolve", commit)] = commit
+        if first_parent:
+            self._answers[("merge_base", patch.base, patch.head)] = patch.base
 
     def _remember(self, key: tuple[Any, ...], ask: Any) -> Any:
         if key not in self._answers:
@@ -53,12 +63,23 @@ class RememberingCheckout(Checkout):
                               lambda: super(RememberingCheckout, self).diff(start, head, renames))
 
     def read_files(self, commit: str, paths: list[str]) -> dict[str, bytes | None]:
-        return dict(self._remember(("read_files", commit, tuple(paths)),
-                                   lambda: super(RememberingCheckout, self).read_files(commit, paths)))
+        """Both sides ask for the policy and flaky list of the same base: one git call reads all."""
+        held = self._files.setdefault(commit, {})
+        self._names.update(paths)
+        if any(path not in held for path in paths):
+            wanted = sorted(self._names - held.keys())
+            try:
+                held.update(super().read_files(commit, wanted))
+            except ValueError:
+                # One of the names is not a file there: ask for these names alone, so only
+                # a side that reads that name meets the error, as `route` would.
+                return super().read_files(commit, paths)
+        return {path: held[path] for path in paths}
 
     def forget(self) -> None:
         """Drop the answers of the patches done (a long history would hold every diff)."""
         self._answers.clear()
+        self._files.clear()
 
 
 class ReplayError(RouterError):
@@ -267,6 +288,9 @@ def replay(checkout: Checkout, patches: list[Patch], skipped: list[dict[str, Any
         patches = [replace(patch, subject=known.get(patch.head)) if patch.subject is None else patch
                    for patch in patches]
     for patch in patches:
+        # Patches listed by git log carry commit ids and sit on their first parent;
+        # those of a lane log were resolved to commit ids when they were read.
+        remembering.known(patch, first_parent=patch.recorded is None)
         theirs = _route(remembering, patch, candidate, flaky)
         if baseline is None and patch.recorded is not None:
             ours = patch.recorded

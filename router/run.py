@@ -6,6 +6,8 @@ do: every failure becomes a reject with a reason, so every call leaves a line.
 
 from __future__ import annotations
 
+import functools
+
 import os
 import tempfile
 import uuid
@@ -270,6 +272,19 @@ def _label(path: str | Path) -> str:
     return f"{path} (base commit)" if isinstance(path, str) else str(path)
 
 
+# A replay routes hundreds of patches whose base commits hold the same few policy texts;
+# parsing YAML was half its time. Parsed values are frozen; an invalid text is not kept
+# (it raises again, with its message, each time).
+@functools.lru_cache(maxsize=64)
+def _parsed_policy(text: str, name: str) -> Policy:
+    return parse_policy(text, name)
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed_flaky(text: str, name: str) -> tuple[FreezeRow, ...]:
+    return tuple(parse_flaky(text, name))
+
+
 def _load_policy(path: str | Path, sources: dict[str | Path, bytes | None],
                  problems: list[Problem]) -> Policy | None:
     if path not in sources:
@@ -280,7 +295,7 @@ def _load_policy(path: str | Path, sources: dict[str | Path, bytes | None],
                                 "closed without a policy"))
         return None
     try:
-        return parse_policy(data.decode("utf-8"), _label(path))
+        return _parsed_policy(data.decode("utf-8"), _label(path))
     except UnicodeDecodeError:
         problems.append(Problem("policy_invalid", f"{_label(path)}: not UTF-8 text"))
     except PolicyInvalid as exc:
@@ -294,7 +309,7 @@ def _load_flaky(path: str | Path, sources: dict[str | Path, bytes | None],
     if data is None:
         return []  # a missing flaky list is an empty list
     try:
-        return parse_flaky(data.decode("utf-8"), _label(path))
+        return list(_parsed_flaky(data.decode("utf-8"), _label(path)))
     except UnicodeDecodeError:
         problems.append(Problem("flaky_invalid", f"{_label(path)}: not UTF-8 text"))
     except FlakyInvalid as exc:
