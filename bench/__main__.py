@@ -23,6 +23,7 @@ from bench.data import copy_db, make_log, multiply_db, restore_log
 from bench.generate import manifest_dict
 from bench.harness import REPO_ROOT, Case, Outcome, run_case
 from bench.history import history_cases, make_history
+from bench.smalllogs import make_short_log, make_small_logs, short_line_cases, small_log_cases
 from bench.repo import make_repo
 
 
@@ -38,12 +39,16 @@ class Sizes:
     warmup: int
     reps: int
     timeout: float
+    small_logs: tuple[int, ...]  # folders of one-line logs
+    short_lines: int  # lines of the short-line log
 
 
 FULL = Sizes(lines=1_000_000, append=1_000, report_attempts=10_000_000, files=5_000, commits=300,
-             warmup=1, reps=3, timeout=600)
+             warmup=1, reps=3, timeout=600, small_logs=(5_000, 50_000), short_lines=1_000_000)
 QUICK = Sizes(lines=20_000, append=1_000, report_attempts=200_000, files=200, commits=10,
-              warmup=1, reps=2, timeout=300)
+              warmup=1, reps=2, timeout=300, small_logs=(200,), short_lines=20_000)
+# Groups `--only` can run on their own (they need nothing the others make).
+ALONE = ("small", "short")
 
 
 def _arguments(argv: list[str]) -> argparse.Namespace:
@@ -59,6 +64,8 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--warmup", type=int, help="warm-up runs per case")
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "bench" / "out", help="scratch folder")
     parser.add_argument("--results", type=Path, help="where to write the results JSON")
+    parser.add_argument("--only", choices=ALONE, action="append",
+                        help="run only this group (repeatable); writes bench/out/results-only.json, not the doc")
     parser.add_argument("--show", type=Path, metavar="RESULTS_JSON",
                         help="print an earlier run's table as Markdown and exit (runs nothing)")
     return parser.parse_args(argv)
@@ -84,7 +91,9 @@ def main(argv: list[str]) -> int:
     sizes = _sizes(args)
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
-    results_path = args.results or (out / "results-quick.json" if args.quick else REPO_ROOT / "bench" / "results.json")
+    results_path = args.results or (out / "results-quick.json" if args.quick
+                                    else out / "results-only.json" if args.only
+                                    else REPO_ROOT / "bench" / "results.json")
     started = time.perf_counter()
     source = machine.source_state(str(REPO_ROOT))
     outcomes: list[Outcome] = []
@@ -96,6 +105,22 @@ def main(argv: list[str]) -> int:
         outcomes.extend(done)
         return done
 
+    def shapes() -> None:
+        if not args.only or "small" in args.only:
+            _log("small logs")
+            for count in sizes.small_logs:
+                made = make_small_logs(out / f"small-logs-{count}", count, args.seed)
+                data[f"small_logs_{count}"] = made
+                run(small_log_cases(out / f"small-logs-{count}", count, made["attempts"], out))
+        if not args.only or "short" in args.only:
+            _log("short lines")
+            data["short_log"] = make_short_log(out / "short.jsonl", sizes.short_lines, args.seed)
+            run(short_line_cases(out / "short.jsonl", sizes.short_lines, out))
+
+    if args.only:
+        shapes()
+        return _finish(args, sizes, source, data, outcomes, started, results_path)
+
     _log(f"generating a {sizes.lines:,}-line lane log in {out} (seed {args.seed}; reused when unchanged)")
     step = time.perf_counter()
     log = make_log(out, args.seed, sizes.lines, sizes.append, workers=min(2, os.cpu_count() or 1))
@@ -106,6 +131,8 @@ def main(argv: list[str]) -> int:
     _log("ingest")
     ingest = run(cases.ingest_cases(log, out))
     base_db, why_not = _keep_ingested(ingest[0], out)
+
+    shapes()
 
     _log("incremental")
     try:
@@ -139,9 +166,15 @@ def main(argv: list[str]) -> int:
     _log("lake")
     run(lake.lake_cases(report_db, sizes.report_attempts, log.append, out, report_why_not))
 
+    return _finish(args, sizes, source, data, outcomes, started, results_path)
+
+
+def _finish(args: argparse.Namespace, sizes: Sizes, source: object, data: dict[str, object],
+            outcomes: list[Outcome], started: float, results_path: Path) -> int:
+    """Write the results and the table; the exit code says whether every case ran."""
     rows = table.rows(outcomes)
     results = {
-        "mode": "quick" if args.quick else "full",
+        "mode": "quick" if args.quick else "only " + ", ".join(args.only) if args.only else "full",
         "sizes": sizes.__dict__,
         "seed": args.seed,
         "machine": machine.facts(),
@@ -152,8 +185,8 @@ def main(argv: list[str]) -> int:
     }
     results_path.parent.mkdir(parents=True, exist_ok=True)
     results_path.write_text(json.dumps(results, indent=2) + "\n")
-    (out / "results.md").write_text(table.report_markdown(results))
-    if not args.quick:
+    (args.out.resolve() / "results.md").write_text(table.report_markdown(results))
+    if not args.quick and not args.only:
         table.write_into_doc(DOC, results)
         _log(f"the table in {DOC} now shows this run")
     if args.quick:

@@ -20,6 +20,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 EXPECTED_ROWS = [
     "ingest.lanelog", "ingest.floor", "ingest.seed", "ingest.pandas",
+    "small.200.lanelog", "small.200.floor", "small.200.unchanged", "short.lanelog", "short.floor",
     "incremental.unchanged", "incremental.append", "incremental.append_series", "incremental.append_series.max",
     "incremental.unchanged_cli", "incremental.append_cli", "incremental.resent",
     "report.cli", "report.weekly",
@@ -27,11 +28,12 @@ EXPECTED_ROWS = [
     "router.route", "router.git", "router.startup", "router.startup.floor", "replay.commits", "replay.git",
     "lake.export.full", "lake.export.incremental", "lake.report.duckdb", "lake.report.spark",
 ]
-WITH_RATIO = {"ingest.lanelog", "ingest.seed", "ingest.pandas", "incremental.unchanged",
+WITH_RATIO = {"ingest.lanelog", "ingest.seed", "ingest.pandas", "small.200.lanelog", "small.200.unchanged",
+              "short.lanelog", "incremental.unchanged",
               "incremental.append", "incremental.append_series", "incremental.resent", "dashboard.overview.cached", "router.route",
               "router.startup", "replay.commits",
               "lake.export.incremental", "lake.report.duckdb", "lake.report.spark"}
-WITH_TARGET = {"ingest.lanelog", "ingest.seed", "incremental.unchanged", "incremental.append",
+WITH_TARGET = {"ingest.lanelog", "ingest.seed", "short.lanelog", "incremental.unchanged", "incremental.append",
                "incremental.append_series", "incremental.resent", "report.cli", "report.weekly", "dashboard.overview.cold", "dashboard.overview.cached",
                "router.startup", "replay.commits"}
 
@@ -73,6 +75,9 @@ def test_every_check_against_the_generated_data_passed(quick_run: tuple[dict, st
     assert "four counts match the generator's" in notes["ingest.pandas"]
     assert "stored all" in notes["ingest.lanelog"]
     assert "added 0 attempts" in notes["incremental.unchanged"]
+    assert "added 200 attempts, as expected" in notes["small.200.lanelog"]
+    assert "added 0 attempts" in notes["small.200.unchanged"]
+    assert "added 20,000 attempts, as expected" in notes["short.lanelog"]
     assert "as expected" in notes["incremental.append"]
     assert "attempts over 20 runs" in notes["incremental.append_series"]
     assert "totals:" in notes["report.cli"]
