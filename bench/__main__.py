@@ -48,7 +48,7 @@ FULL = Sizes(lines=1_000_000, append=1_000, report_attempts=10_000_000, files=5_
 QUICK = Sizes(lines=20_000, append=1_000, report_attempts=200_000, files=200, commits=10,
               warmup=1, reps=2, timeout=300, small_logs=(200,), short_lines=20_000)
 # Groups `--only` can run on their own (they need nothing the others make).
-ALONE = ("small", "short")
+ALONE = ("small", "short", "history")
 
 
 def _arguments(argv: list[str]) -> argparse.Namespace:
@@ -119,6 +119,11 @@ def main(argv: list[str]) -> int:
 
     if args.only:
         shapes()
+        if "history" in args.only:
+            _log("router start-up and replay")
+            history = make_history(out / "history-repo", sizes.commits)
+            data["history"] = history
+            run(history_cases(history, out))
         return _finish(args, sizes, source, data, outcomes, started, results_path)
 
     _log(f"generating a {sizes.lines:,}-line lane log in {out} (seed {args.seed}; reused when unchanged)")
