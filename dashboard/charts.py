@@ -46,8 +46,16 @@ def labelled(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-# The plotting area of a weekly chart; a legend below it adds its own height.
-PLOT_HEIGHT = 260
+# A weekly chart's height is its whole height (Streamlit fits the chart to it): the plotting
+# area, the week axis below it (rotated labels and title), and the legend's rows under that.
+PLOT_HEIGHT = 240
+AXIS_HEIGHT = 100
+LEGEND_ROW = 22
+
+
+def chart_height(legend_rows: int) -> int:
+    """The whole height of a weekly chart whose legend below the axis has `legend_rows` rows."""
+    return PLOT_HEIGHT + AXIS_HEIGHT + LEGEND_ROW * (legend_rows + 1)
 # The freeze heatmap writes each cell's count up to this many weeks; wider, a cell is too narrow.
 HEATMAP_COUNTS_UP_TO = 26
 # A ratio from a week with fewer probe rejects than this says nothing: it is not drawn.
@@ -129,7 +137,8 @@ def rejects_vs_armed(weekly: pd.DataFrame) -> alt.LayerChart:
                      alt.Tooltip("armed_per_reject:Q", format=".2f", title=ratio_name)],
         )
     )
-    return alt.layer(bars, ratio).resolve_scale(y="independent", color="shared").properties(height=PLOT_HEIGHT)
+    return alt.layer(bars, ratio).resolve_scale(y="independent", color="shared").properties(
+        height=chart_height(legend_rows=3))
 
 
 def credit_bug_weeks(weekly: pd.DataFrame) -> alt.LayerChart:
@@ -189,7 +198,7 @@ def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
             color=colour,
             tooltip=tooltip,
         )
-        .properties(height=PLOT_HEIGHT)
+        .properties(height=chart_height(legend_rows=-(-len(palette) // legend_columns) + 1))
     )
 
 
@@ -266,5 +275,5 @@ def replay_weeks(weeks: pd.DataFrame, measure: str, title: str) -> alt.Chart:
             tooltip=[alt.Tooltip("week:O", title="week"), alt.Tooltip("policy:N", title="policy"),
                      alt.Tooltip("value:Q", title=title)],
         )
-        .properties(height=PLOT_HEIGHT)
+        .properties(height=chart_height(legend_rows=1))
     )

@@ -270,6 +270,15 @@ def legend_entries(page: object) -> list[list[str]]:
     )
 
 
+def plot_heights(page: object) -> list[float]:
+    """The drawn height of each chart's quantitative y axis: a legend must not squash the plot."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"] [aria-label^="Y-axis"]')]
+                 .filter(axis => axis.getAttribute('aria-label').includes('linear scale'))
+                 .map(axis => axis.getBoundingClientRect().height)"""
+    )
+
+
 def overflow(page: object) -> dict[str, object]:
     """What spills sideways: the page itself, and each table wider than its box."""
     return page.evaluate(
@@ -289,12 +298,13 @@ def test_every_page_is_saved_at_two_widths_and_nothing_spills_sideways(
     """Full-page screenshots of all six pages, at 1400 and 1000 px, to tests/artifacts/ for a look."""
     url, query = (served[0], "") if dataset == "demo" else long_history
     ARTIFACTS.mkdir(exist_ok=True)
-    spills, legends = {}, {}
+    spills, legends, heights = {}, {}, {}
     for width in WIDTHS:
         for name, path in PAGE_PATHS.items():
             page = drawn_page(browser, f"{url}/{path}{query}", name, width)
             assert page.locator('[data-testid="stException"]').count() == 0, (name, width)
             spills[name, width] = overflow(page)
+            heights[name, width] = plot_heights(page)
             if name == "overview":
                 legends[width] = legend_entries(page)[0]
             # The app scrolls inside its main block, not the document: grow the window to the
@@ -306,6 +316,8 @@ def test_every_page_is_saved_at_two_widths_and_nothing_spills_sideways(
             page.wait_for_timeout(500)  # the charts redraw for the new window
             page.screenshot(path=str(ARTIFACTS / f"{dataset}-{name}-{width}.png"), full_page=True)
             page.close()
+    for (name, width), drawn in heights.items():  # every chart keeps a readable plot above its legend
+        assert all(height >= 150 for height in drawn), (name, width, drawn)
     for width, entries in legends.items():  # the rejects chart names all three series, none cut off
         assert entries == ["patch rejects", "armed calls", "armed per reject"], (width, entries)
     for (name, width), spill in spills.items():
