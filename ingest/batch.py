@@ -29,7 +29,7 @@ import duckdb
 import pyarrow as pa
 
 from lanelog.ingest.db import settings, transaction
-from lanelog.ingest.identity import FINGERPRINT_BYTES, TAIL_BYTES, digest
+from lanelog.ingest.identity import FINGERPRINT_BYTES, TAIL_BYTES, continues, digest
 from lanelog.ingest.lines import LINES_SCHEMA, Lines, split_lines
 from lanelog.ingest.load import STREAM, Outcome, run
 from lanelog.ingest.logfile import LogStream
@@ -121,13 +121,10 @@ def classify(index: SourceIndex, log: LogStream) -> Small | str | None:
         return "unchanged"
     head = data[:FINGERPRINT_BYTES]
     for stored in index.candidates(head):
-        start = max(0, stored.bytes_read - TAIL_BYTES)
-        tail = data[start:stored.bytes_read]
-        if len(tail) != min(stored.bytes_read, TAIL_BYTES) or digest(tail) != stored.tail_fingerprint:
-            continue
-        rest = data[stored.bytes_read:stored.bytes_seen + 1]
-        unchanged = len(rest) == stored.bytes_seen - stored.bytes_read and digest(rest) == stored.seen_fingerprint
-        return "unchanged" if unchanged else None
+        found = continues(lambda offset, size: data[offset:offset + size], stored.bytes_read,
+                          stored.tail_fingerprint, stored.bytes_seen, stored.seen_fingerprint)
+        if found is not None:
+            return "unchanged" if found[1] else None
     if not data.endswith(b"\n"):
         return None  # a provisional last line
     lines = split_lines(memoryview(data), base_offset=0, first_line_no=1, complete=True)

@@ -66,7 +66,7 @@ def open_db(
     con = _connect_waiting(path, read_only=read_only, wait=wait)
     try:
         _prepare(con)
-        if not read_only and not _has_tables(con):
+        if not read_only and not has_tables(con):
             _create_schema(con)
         _check_version(con, path)
     except BaseException:
@@ -118,10 +118,12 @@ def _prepare(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("SET max_vacuum_tasks = 0")
 
 
-def _has_tables(con: duckdb.DuckDBPyConnection) -> bool:
+def has_tables(con: duckdb.DuckDBPyConnection, name: str | None = None) -> bool:
+    """Whether the database holds any table, or the table `name`."""
     # fetchall, not fetchone: DuckDB refuses register() while a result is unfinished.
     rows = con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database()"
+        "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
+        "AND ($name IS NULL OR table_name = $name)", {"name": name}
     ).fetchall()
     return bool(rows[0][0])
 

@@ -10,6 +10,7 @@ place (truncated and restarted) is read again from its start as a new log.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import duckdb
@@ -44,11 +45,10 @@ def locate(con: duckdb.DuckDBPyConnection, log: LogStream) -> Resume:
     head = log.read_at(0, FINGERPRINT_BYTES)
     for row in _candidates(con, head):
         source_id, bytes_read, lines_read, duplicates, tail_fp, bytes_seen, seen_fp = row
-        tail = log.read_at(max(0, bytes_read - TAIL_BYTES), min(bytes_read, TAIL_BYTES))
-        if len(tail) != min(bytes_read, TAIL_BYTES) or digest(tail) != tail_fp:
+        found = continues(log.read_at, bytes_read, tail_fp, bytes_seen, seen_fp)
+        if found is None:
             continue
-        rest = log.read_at(bytes_read, bytes_seen - bytes_read + 1)
-        unchanged = len(rest) == bytes_seen - bytes_read and digest(rest) == seen_fp
+        tail, unchanged = found
         # Past bytes_read there was a provisional last line; if it was an
         # attempt, its row is replaced when the line is read again.
         provisional = bytes_seen > bytes_read
@@ -56,6 +56,20 @@ def locate(con: duckdb.DuckDBPyConnection, log: LogStream) -> Resume:
             source_id, head, bytes_read, lines_read, duplicates, tail, unchanged, provisional
         )
     return Resume(None, head, 0, 0, 0, b"", False, False)
+
+
+def continues(read: Callable[[int, int], bytes], bytes_read: int, tail_fingerprint: str,
+              bytes_seen: int, seen_fingerprint: str) -> tuple[bytes, bool] | None:
+    """Whether a file whose head matched a stored log is that log: the bytes just before the
+    recorded read position must digest as they did.  None when it is not; else those bytes
+    and whether nothing is new past them (the provisional bytes seen, if any, unchanged).
+    `read(offset, size)` reads the file, short only at its end.
+    """
+    tail = read(max(0, bytes_read - TAIL_BYTES), min(bytes_read, TAIL_BYTES))
+    if len(tail) != min(bytes_read, TAIL_BYTES) or digest(tail) != tail_fingerprint:
+        return None
+    rest = read(bytes_read, bytes_seen - bytes_read + 1)
+    return tail, len(rest) == bytes_seen - bytes_read and digest(rest) == seen_fingerprint
 
 
 def _candidates(con: duckdb.DuckDBPyConnection, head: bytes) -> list[tuple]:

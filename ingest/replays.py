@@ -13,7 +13,7 @@ from typing import Any
 
 import duckdb
 
-from lanelog.ingest.db import transaction
+from lanelog.ingest.db import has_tables, transaction
 from lanelog.sqlfile import load_resources
 
 QUERIES = load_resources("lanelog.ingest", "replays.sql")
@@ -26,13 +26,6 @@ def _run(con: duckdb.DuckDBPyConnection, name: str, **values: Any) -> list[dict[
         return []
     names = [column[0] for column in cursor.description]
     return [dict(zip(names, row)) for row in cursor.fetchall()]
-
-
-def _has_replays(con: duckdb.DuckDBPyConnection) -> bool:
-    rows = con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND table_name = 'replays'"
-    ).fetchall()
-    return bool(rows[0][0])
 
 
 def store(con: duckdb.DuckDBPyConnection, about: dict[str, Any], patches: Iterable[dict[str, Any]]) -> int:
@@ -57,7 +50,7 @@ def store(con: duckdb.DuckDBPyConnection, about: dict[str, Any], patches: Iterab
 
 def latest(con: duckdb.DuckDBPyConnection) -> dict[str, Any] | None:
     """The newest stored replay: its row, its weeks and its flips (JSON-ready); None when none is stored."""
-    if not _has_replays(con):
+    if not has_tables(con, "replays"):
         return None
     found = _run(con, "latest")
     if not found:
