@@ -220,13 +220,18 @@ def freeze_heatmap(freezes: pd.DataFrame) -> alt.LayerChart:
         tooltip=[alt.Tooltip("quarantine_id:N", title="freeze"), alt.Tooltip("week:O", title="week"),
                  alt.Tooltip("attempts:Q", title="attempts")],
     )
-    if len(all_weeks(set(data["week"]))) > HEATMAP_COUNTS_UP_TO:
+    if not heatmap_counts_fit(freezes):
         return alt.layer(cells)  # cells too narrow for a number: the tooltip gives each count
     counts = base.mark_text(fontSize=12).encode(
         text="attempts:Q",
         color=alt.condition(alt.datum.attempts >= data["attempts"].max() / 2, alt.value("white"), alt.value("black")),
     )
     return alt.layer(cells, counts)
+
+
+def heatmap_counts_fit(freezes: pd.DataFrame) -> bool:
+    """Whether the heatmap's cells are wide enough to carry their counts (up to HEATMAP_COUNTS_UP_TO weeks)."""
+    return len(all_weeks(set(labelled(freezes)["week"]))) <= HEATMAP_COUNTS_UP_TO
 
 
 def heatmap_height(freezes: pd.DataFrame) -> int:

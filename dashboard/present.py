@@ -291,11 +291,6 @@ def triage_shown(rows: pd.DataFrame) -> pd.DataFrame:
     return out[list(TRIAGE_SHOWN)].rename(columns=TRIAGE_SHOWN)
 
 
-def triage_columns() -> dict[str, Any]:
-    """Column settings for the triage table: fixed widths, so it never runs past the main column."""
-    return {name: st.column_config.TextColumn(width=width) for name, width in TRIAGE_WIDTHS.items()}
-
-
 def triage_detail(row: pd.Series) -> pd.DataFrame:
     """Every value of one credit-bug row, whole, as a two-column table of field and value."""
     fields = {

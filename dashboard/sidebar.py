@@ -23,20 +23,13 @@ ALL_REPOS = "All repositories"
 RECENT_WEEKS = 12
 
 
-def _dated_span(report: dict[str, Any]) -> tuple[date, date] | None:
-    """Monday of the first dated week to Sunday of the last, or None without dated weeks."""
-    mondays = [date.fromisoformat(row["week"]) for row in report["weeks"] if row["week"]]
-    if not mondays:
-        return None
-    return min(mondays), max(mondays) + timedelta(days=6)
-
-
-def _recent_span(report: dict[str, Any]) -> tuple[date, date] | None:
-    """Monday of the RECENT_WEEKS-th last week with attempts to Sunday of the last one."""
+def _dated_span(report: dict[str, Any], last: int | None = None) -> tuple[date, date] | None:
+    """Monday of the first dated week (of the `last` weeks with attempts, if given) to Sunday
+    of the last one, or None without dated weeks."""
     mondays = sorted(date.fromisoformat(row["week"]) for row in report["weeks"] if row["week"])
     if not mondays:
         return None
-    return mondays[-RECENT_WEEKS:][0], mondays[-1] + timedelta(days=6)
+    return (mondays[-last:] if last else mondays)[0], mondays[-1] + timedelta(days=6)
 
 
 def _whole_history(span: tuple[date, date]) -> None:
@@ -76,7 +69,7 @@ def filters(report: dict[str, Any], repos: list[str]) -> Filters:
     """Draw the filter widgets and return the Filters they select."""
     notes = _drop_bad_query_values(repos)
     since = until = None
-    span, recent = _dated_span(report), _recent_span(report)
+    span, recent = _dated_span(report), _dated_span(report, last=RECENT_WEEKS)
     if span is not None and recent is not None:
         picked = st.sidebar.date_input(
             "Weeks", value=recent, key="weeks", bind="query-params", format="YYYY-MM-DD",

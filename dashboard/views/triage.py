@@ -14,7 +14,7 @@ st.error(present.alert_text(len(rows), on_triage=True), icon=":material/crisis_a
 st.caption("The table cuts long values; the selected attempt below shows every value whole (time, ids, "
            "head, merge credit, file and line), and the CSV holds them whole.")
 st.dataframe(present.highlighted(present.triage_shown(rows)), hide_index=True, key="credit_bug_table",
-             column_config=present.triage_columns())
+             column_config=present.fixed_columns(present.TRIAGE_WIDTHS))
 st.download_button(
     "Download CSV", present.csv_bytes(present.triage_table(rows)), file_name="credit-bugs.csv", mime="text/csv",
     key="credit_bug_csv",
