@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -56,3 +61,20 @@ def counts(summary: ingest.IngestSummary) -> tuple[int, int, int, int, int]:
         summary.rejected,
         summary.pending,
     )
+
+
+def kill_after(script: str, db: Path, source: Path, marker: str, count: int) -> None:
+    """Run an ingest `script` (argv: db, source) and kill -9 it after `count` `marker` lines.
+
+    The script prints "opened" once it holds the database, then `marker` for each
+    committed transaction; the kill lands while the run goes on.
+    """
+    child = subprocess.Popen([sys.executable, "-c", script, str(db), str(source)],
+                             stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    assert child.stdout.readline() == "opened\n"
+    for _ in range(count):
+        assert child.stdout.readline() == f"{marker}\n"
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    assert child.returncode == -signal.SIGKILL

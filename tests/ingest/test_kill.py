@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from lanelog import ingest
-from tests.ingest.support import counts, line, stored
+from tests.ingest.support import counts, kill_after, line, stored
 
 CHILD = """
 import sys
@@ -47,16 +43,7 @@ def test_kill_9_mid_run_then_rerun_stores_every_line_once(tmp_path: Path, commit
     log = tmp_path / "lane.jsonl"
     log.write_bytes(data)
     db = tmp_path / "lanelog.duckdb"
-    child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(db), str(log)], stdout=subprocess.PIPE, text=True
-    )
-    assert child.stdout is not None
-    assert child.stdout.readline() == "opened\n"
-    for _ in range(commits_before_kill):
-        assert child.stdout.readline() == "chunk\n"
-    os.kill(child.pid, signal.SIGKILL)
-    child.wait()
-    assert child.returncode == -signal.SIGKILL
+    kill_after(CHILD, db, log, "chunk", commits_before_kill)
 
     reference = ingest.open_memory()
     whole = ingest.ingest_bytes(reference, "lane.jsonl", data)

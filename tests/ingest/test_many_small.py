@@ -7,8 +7,6 @@ with the one-log way, which stores each log in transactions of its own.
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +15,7 @@ import pytest
 
 from lanelog import ingest
 from lanelog.ingest import run as run_module
-from tests.ingest.support import counts, line, stored
+from tests.ingest.support import counts, kill_after, line, stored
 
 
 class _OneLogWay:
@@ -142,14 +140,7 @@ def test_kill_9_between_batches_then_rerun_stores_every_log_once(
     folder = tmp_path / "artifacts"
     write_jobs(folder, 400, lines_per_log=2)
     db = tmp_path / "lanelog.duckdb"
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(db), str(folder)], stdout=subprocess.PIPE, text=True)
-    assert child.stdout is not None
-    assert child.stdout.readline() == "opened\n"
-    for _ in range(batches_before_kill):
-        assert child.stdout.readline() == "batch\n"
-    os.kill(child.pid, signal.SIGKILL)
-    child.wait()
-    assert child.returncode == -signal.SIGKILL
+    kill_after(CHILD, db, folder, "batch", batches_before_kill)
     con = ingest.open_db(db)
     partial = con.execute("SELECT count(*) FROM attempts").fetchall()[0][0]
     assert partial < 800 and partial % 80 == 0  # whole batches of 40 logs, nothing in between
