@@ -163,9 +163,18 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
     try:
         yield
     except BaseException:
-        con.execute("ROLLBACK")
+        roll_back(con)
         raise
     con.execute("COMMIT")
+
+
+def roll_back(con: duckdb.DuckDBPyConnection) -> None:
+    """Roll back the open transaction; settings() may have rolled it back already."""
+    try:
+        con.execute("ROLLBACK")
+    except duckdb.TransactionException as exc:
+        if "no transaction is active" not in str(exc):
+            raise
 
 
 @contextmanager
@@ -186,7 +195,12 @@ def capped_memory(con: duckdb.DuckDBPyConnection, limit: str) -> Iterator[None]:
 @contextmanager
 def settings(con: duckdb.DuckDBPyConnection, values: dict[str, object]) -> Iterator[None]:
     """Run a block under DuckDB settings, then put back the values they had.
-    The names are the caller's own constants, never user input."""
+    The names are the caller's own constants, never user input.
+
+    A statement that fails inside a transaction aborts it, and DuckDB runs no
+    SET until it is rolled back: then the transaction is rolled back here (none
+    of it could commit), the values put back, and the block's error raised.
+    """
     before = {
         name: con.execute("SELECT current_setting($name)", {"name": name}).fetchall()[0][0] for name in values
     }
@@ -194,9 +208,19 @@ def settings(con: duckdb.DuckDBPyConnection, values: dict[str, object]) -> Itera
         for name, value in values.items():
             con.execute(f"SET {name} = $value", {"value": value})
         yield
-    finally:
-        for name, value in before.items():
-            con.execute(f"SET {name} = $value", {"value": value})
+    except BaseException:
+        try:
+            _set(con, before)
+        except duckdb.TransactionException:
+            roll_back(con)
+            _set(con, before)
+        raise
+    _set(con, before)
+
+
+def _set(con: duckdb.DuckDBPyConnection, values: dict[str, object]) -> None:
+    for name, value in values.items():
+        con.execute(f"SET {name} = $value", {"value": value})
 
 
 def _size_bytes(text: str) -> float:

@@ -142,6 +142,47 @@ def test_a_log_rewritten_while_it_is_read_keeps_only_what_was_read_before(
         con.close()
 
 
+def test_a_log_cut_short_while_its_group_is_read_again_is_named_and_the_run_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A group stored again (it repeats an attempt_id) is cut short under the
+    second read: the error is the log's, nothing of that group stays, the next
+    log is stored, and the connection's settings are put back."""
+    text = b"".join(line(attempt_id=f"c{i % 300}", probe="pass", pad="c" * 40) for i in range(400))
+    log, other, db_path = tmp_path / "cut.jsonl", tmp_path / "other.jsonl", tmp_path / "t.duckdb"
+    log.write_bytes(text)
+    other.write_bytes(line(attempt_id="o1", probe="pass"))
+    monkeypatch.setattr(lanelog.ingest.chunks, "CHUNK_BYTES", 1024)
+    monkeypatch.setattr(lanelog.ingest.batch, "SMALL_LOG_BYTES", 0)
+    furthest = 0
+    real = LogStream.readinto_at
+
+    def cut_when_read_again(self: LogStream, offset: int, view: memoryview) -> int:
+        nonlocal furthest
+        if self.name == str(log):
+            if offset < furthest and log.stat().st_size == len(text):
+                with log.open("r+b") as file:
+                    file.truncate(10)  # in the middle of its first line
+            furthest = max(furthest, offset)
+        return real(self, offset, view)
+
+    monkeypatch.setattr(LogStream, "readinto_at", cut_when_read_again)
+    con = ingest.open_db(db_path)
+    try:
+        before = con.execute("SELECT current_setting('preserve_insertion_order'), "
+                             "current_setting('disabled_optimizers')").fetchall()
+        done = ingest.ingest_paths(con, [log, other])
+        assert log.stat().st_size < len(text)
+        assert len(done.errors) == 1, done.errors
+        assert done.errors[0].startswith(f"{log}: changed while it was read"), done.errors
+        assert con.execute("SELECT current_setting('preserve_insertion_order'), "
+                           "current_setting('disabled_optimizers')").fetchall() == before
+        assert [row[0] for row in con.execute("SELECT attempt_id FROM attempts").fetchall()] == ["o1"]
+        assert con.execute("SELECT count(*) FROM sources WHERE path = ?", [str(log)]).fetchone()[0] == 0
+    finally:
+        con.close()
+
+
 @pytest.mark.parametrize("ending", [b'oops\n', b'\n', b'{"attempt_id": "Y"}\n'])
 def test_an_attempt_is_never_lost_to_another_logs_provisional_line(tmp_path: Path, ending: bytes) -> None:
     """A complete line whose id another log holds only provisionally is the attempt."""
