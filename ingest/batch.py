@@ -13,9 +13,11 @@ Only the plain case takes this way: a new plain-file log of at most
 SMALL_LOG_BYTES whose every line is complete, valid UTF-8 and looks like a JSON
 object. Anything else (a log seen before that grew, gzip, a provisional last line,
 a line that may be no object, a copy of a log in the same batch) goes the one-log
-way, which has the rules for it. A batch whose INSERT stored fewer attempts than
-it has lines (a line broken in its middle), or whose attempts repeat a stored
-attempt_id, is rolled back and each of its logs goes the one-log way.
+way, which has the rules for it. A batch whose attempts repeat stored ids (logs
+re-sent) is stored again leaving those out, as are the batches after it while
+they find such ids. A batch with a line broken in its middle, or whose attempts
+repeat an attempt_id among themselves or a provisional line's, is rolled back and
+each of its logs goes the one-log way.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import pyarrow as pa
 from lanelog.ingest.db import settings, transaction
 from lanelog.ingest.identity import FINGERPRINT_BYTES, TAIL_BYTES, continues, digest
 from lanelog.ingest.lines import LINES_SCHEMA, Lines, split_lines
-from lanelog.ingest.load import STREAM, Outcome, run
+from lanelog.ingest.load import BROKEN_LINE, STREAM, Outcome, run
 from lanelog.ingest.logfile import LogStream
 
 SMALL_LOG_BYTES = 1 << 20
@@ -137,10 +139,19 @@ class Fallback(Exception):
     """The batch must not stay: it was rolled back, and its logs go the one-log way."""
 
 
-def store_batch(con: duckdb.DuckDBPyConnection, batch: list[Small]) -> list[Outcome]:
+class RepeatsStored(Exception):
+    """The batch's attempts repeat stored ids, and nothing else is in the way: it was
+    rolled back, and storing it again leaving stored ids out settles it."""
+
+
+def store_batch(con: duckdb.DuckDBPyConnection, batch: list[Small], *, leave_out_stored: bool = False) -> list[Outcome]:
     """Store a batch of small new logs and their source rows in one transaction.
 
-    Raises Fallback (after the rollback) when a line was no attempt or an attempt_id repeats.
+    With `leave_out_stored` (logs of re-sent lines), attempts whose attempt_id
+    is stored are left out by the INSERT and counted as duplicates.  Raises
+    RepeatsStored, without it, when attempts repeat stored ids; Fallback (after
+    the rollback) when a line was no attempt, or an attempt_id repeats within
+    the batch or is held by a provisional line.
     """
     expected = sum(small.lines.count for small in batch)
     with transaction(con):
@@ -151,15 +162,31 @@ def store_batch(con: duckdb.DuckDBPyConnection, batch: list[Small]) -> list[Outc
             column = pa.array([source_id] * table.num_rows, pa.int32())
             tables.append(pa.Table.from_arrays([column, *table.columns], schema=BATCH_SCHEMA))
         con.register("lane_lines", pa.concat_tables(tables))
+        statement = "insert_new_attempts_batch" if leave_out_stored else "insert_attempts_batch"
         try:
             with settings(con, STREAM):
-                stored = run(con, "insert_attempts_batch", {"provisional": False})[0][0]
+                stored = run(con, statement, {"provisional": False})[0][0]
+        except duckdb.Error as exc:
+            if leave_out_stored and BROKEN_LINE in str(exc):
+                raise Fallback from None  # (the failed statement rolled the transaction back)
+            raise
         finally:
             con.unregister("lane_lines")
-        if stored != expected or run(con, "batch_has_duplicates", {"first_source": ids[0]})[0][0]:
-            raise Fallback
+        if stored != expected and not leave_out_stored:
+            raise Fallback  # a line broken in its middle
+        if stored and run(con, "batch_has_duplicates", {"first_source": ids[0]})[0][0]:
+            if leave_out_stored or run(con, "batch_repeats_own", {"first_source": ids[0]})[0][0]:
+                raise Fallback
+            raise RepeatsStored
+        # Every line is an attempt (classify): those not stored were left out as duplicates.
+        attempts = ({} if stored == expected else dict(run(con, "batch_stored", {"first_source": ids[0]})))
+        outcomes = []
+        for source_id, small in zip(ids, batch):
+            count = small.lines.count
+            added = count if stored == expected else attempts.get(source_id, 0)
+            outcomes.append(Outcome(lines=count, attempts=added, duplicates=count - added))
         now = datetime.now(timezone.utc).replace(tzinfo=None)
-        con.register("lane_sources", _source_rows(ids, batch, now))
+        con.register("lane_sources", _source_rows(ids, batch, outcomes, now))
         try:
             run(con, "insert_sources")
         finally:
@@ -167,10 +194,10 @@ def store_batch(con: duckdb.DuckDBPyConnection, batch: list[Small]) -> list[Outc
         for small in batch:
             if not _still_holds(small):
                 raise Fallback
-    return [Outcome(lines=small.lines.count, attempts=small.lines.count) for small in batch]
+    return outcomes
 
 
-def _source_rows(ids: list[int], batch: list[Small], now: datetime) -> pa.Table:
+def _source_rows(ids: list[int], batch: list[Small], outcomes: list[Outcome], now: datetime) -> pa.Table:
     """Each log's identity and read position: all of it read, no provisional line."""
     return pa.table({
         "source_id": pa.array(ids, pa.int32()),
@@ -182,6 +209,7 @@ def _source_rows(ids: list[int], batch: list[Small], now: datetime) -> pa.Table:
         "bytes_seen": pa.array([len(small.data) for small in batch], pa.int64()),
         "seen_fingerprint": [EMPTY_DIGEST] * len(batch),
         "lines_read": pa.array([small.lines.count for small in batch], pa.int64()),
+        "duplicates": pa.array([outcome.duplicates for outcome in outcomes], pa.int64()),
         "now": pa.array([now] * len(batch), pa.timestamp("us")),
     })
 

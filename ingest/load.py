@@ -6,8 +6,9 @@ Two ways in, with one set of rules (load.sql's attempt_rows):
   INSERT that DuckDB runs on every core, writing its row groups straight to
   the file.  It stores every attempt, duplicates included, and remembers the
   few lines that may not be attempts.  When a duplicate was stored, or a line
-  it did not remember was no attempt, it says so and the caller rolls back
-  and stores the same lines with store_lines.
+  it did not remember was no attempt, it says so and the caller rolls back.
+  Attempts that repeat stored ids are then stored by the same INSERT leaving
+  stored ids out (a log of re-sent lines); anything else with store_lines.
 - store_lines, the careful one: one piece at a time, duplicates left out
   before they are stored, every line's fate looked up.
 
@@ -17,6 +18,7 @@ read position.
 
 from __future__ import annotations
 
+import enum
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -50,7 +52,40 @@ def statements() -> dict[str, Query]:
         raise RuntimeError("load.sql's attempt_rows changed shape: ingest/batch.py needs its source_id")
     named["insert_attempts_batch"] = replace(rows, name="insert_attempts_batch", params=("provisional",),
                                              sql="INSERT INTO attempts BY NAME\n" + batch)
+    # The same two, leaving out the attempts whose attempt_id is stored (see store_stream).
+    named["insert_new_attempts"] = replace(rows, name="insert_new_attempts",
+                                           sql=_leaving_out_stored(body))
+    named["insert_new_attempts_batch"] = replace(named["insert_attempts_batch"], name="insert_new_attempts_batch",
+                                                 sql=_leaving_out_stored(batch))
     return named
+
+
+# A line the INSERT leaving out stored ids could not parse though Lines.unsure()
+# did not keep it (it starts with "{" and ends with "}", and is no suspect): a
+# line broken in its middle.  Such a line fails the statement, which is how
+# store_stream knows that every other line it left out is a duplicate.
+BROKEN_LINE = "lanelog: a line broken in its middle"
+_ONLY_PARSED = "    WHERE v IS NOT NULL\n"
+_PARSED_OR_FAIL = (
+    "    WHERE v IS NOT NULL OR CASE\n"
+    "        WHEN suspect OR NOT starts_with(line, '{') THEN false\n"
+    "        WHEN suffix(line, E'}\\n') OR suffix(line, E'}\\r\\n') THEN error('" + BROKEN_LINE + "')\n"
+    "        ELSE false END\n"
+)
+
+
+def _leaving_out_stored(rows: str) -> str:
+    """An INSERT of attempt_rows (or its batch form) without the attempts whose
+    attempt_id a stored complete line has, failing on a line broken in its
+    middle.  DuckDB builds the anti-join's hash table of stored ids before the
+    first row is inserted, so the rows of this statement are never among them;
+    a NULL attempt_id matches nothing."""
+    if rows.count(_ONLY_PARSED) != 1:
+        raise RuntimeError("load.sql's attempt_rows changed shape: _leaving_out_stored needs its WHERE")
+    return ("INSERT INTO attempts BY NAME\n"
+            "SELECT rows.* FROM (\n" + rows.replace(_ONLY_PARSED, _PARSED_OR_FAIL) + "\n) AS rows\n"
+            "ANTI JOIN (SELECT attempt_id FROM attempts WHERE NOT provisional AND attempt_id IS NOT NULL) AS known\n"
+            "    ON rows.attempt_id = known.attempt_id")
 
 
 def run(con: duckdb.DuckDBPyConnection, name: str, params: dict[str, object] | None = None) -> list:
@@ -99,12 +134,28 @@ class _Unsure:
         return iter(lines.table.to_batches())
 
 
-def store_stream(con: duckdb.DuckDBPyConnection, source_id: int, runs: Iterable[Lines]) -> Outcome | None:
-    """Store runs of complete lines with one INSERT; None when the careful way must redo them.
+class Handover(enum.Enum):
+    """Why store_stream could not settle its lines; the caller rolls the transaction back."""
+
+    STORED_IDS = "attempts repeat stored ids, and nothing else is in the way: store them leaving those out"
+    CAREFUL = "a line broken in its middle, an id repeated within the run or held by a provisional line"
+
+
+def store_stream(
+    con: duckdb.DuckDBPyConnection, source_id: int, runs: Iterable[Lines], *, leave_out_stored: bool = False
+) -> Outcome | Handover:
+    """Store runs of complete lines with one INSERT, or say why they must be stored another way.
+
+    With `leave_out_stored`, for a log of re-sent lines, the INSERT leaves out
+    the attempts whose attempt_id is stored: they are never written, so
+    re-sent lines cost about what new ones do.  Without it, an attempt that
+    repeats a stored id is stored, then found: Handover.STORED_IDS.  Ids
+    repeated within the run, shared with a provisional line of another log,
+    and lines broken in their middle (BROKEN_LINE) need the careful way.
 
     `runs` is read while DuckDB runs the INSERT; an exception it raises is
-    raised here.  On None the transaction holds rows that must not stay:
-    the caller rolls it back.
+    raised here.  On a Handover the transaction holds rows that must not stay
+    (or is rolled back already): the caller rolls it back.
     """
     unsure = _Unsure()
     failure: list[BaseException] = []
@@ -113,17 +164,22 @@ def store_stream(con: duckdb.DuckDBPyConnection, source_id: int, runs: Iterable[
         try:
             for lines in runs:
                 yield from unsure.take(lines)
+        except GeneratorExit:  # DuckDB stopped reading: the statement failed
+            raise
         except BaseException as exc:
             failure.append(exc)
             raise
 
+    statement = "insert_new_attempts" if leave_out_stored else "insert_attempts"
     con.register("lane_lines", pa.RecordBatchReader.from_batches(LINES_SCHEMA, batches()))
     try:
         with settings(con, STREAM):
-            stored = run(con, "insert_attempts", {"source_id": source_id, "provisional": False})[0][0]
-    except (duckdb.Error, pa.ArrowException):
+            stored = run(con, statement, {"source_id": source_id, "provisional": False})[0][0]
+    except (duckdb.Error, pa.ArrowException) as exc:
         if failure:
             raise failure[0] from None
+        if leave_out_stored and BROKEN_LINE in str(exc):
+            return Handover.CAREFUL
         raise
     finally:
         con.unregister("lane_lines")
@@ -131,22 +187,27 @@ def store_stream(con: duckdb.DuckDBPyConnection, source_id: int, runs: Iterable[
         raise failure[0]
     if unsure.first_line is None:
         return Outcome()
-    if stored and run(con, "has_duplicates", {"source_id": source_id, "first_line": unsure.first_line})[0][0]:
-        return None
     missing: list[int] = []
+    unkept = 0
     if stored < unsure.valid:
         invalid = set(unsure.invalid_utf8)
         candidates = [n for n in unsure.kept if n not in invalid]
         found = {row[0] for row in run(con, "stored_among", {"source_id": source_id, "line_nos": candidates})}
         missing = [n for n in candidates if n not in found]
-        if len(missing) != unsure.valid - stored:
-            return None  # a line broken in its middle, which no one kept
+        unkept = unsure.valid - stored - len(missing)
+        if unkept and not leave_out_stored:
+            return Handover.CAREFUL  # a line broken in its middle, which no one kept
+    # (leaving stored ids out, no line was broken in its middle: each line not kept is an attempt left out)
+    if stored and run(con, "has_duplicates", {"source_id": source_id, "first_line": unsure.first_line})[0][0]:
+        if leave_out_stored or run(con, "repeats_own", {"source_id": source_id, "first_line": unsure.first_line})[0][0]:
+            return Handover.CAREFUL
+        return Handover.STORED_IDS
     return _settle(
         con,
         source_id,
         lines=unsure.lines,
         stored=stored,
-        duplicates=0,
+        duplicates=unkept,
         missing={n: unsure.kept[n] for n in missing},
         invalid_utf8={n: unsure.kept[n] for n in unsure.invalid_utf8},
         provisional=False,

@@ -14,7 +14,7 @@
 -- parse, `v IS NOT NULL` would make DuckDB parse every line twice.
 -- params: provisional, source_id
 WITH parsed AS (
-    SELECT line_no, byte_offset, line,
+    SELECT line_no, byte_offset, line, suspect,
            CASE WHEN NOT (starts_with(line, '{') OR regexp_matches(line, '^[ \t\r]+\{')) THEN NULL
                 WHEN suspect AND NOT json_valid_rfc(line) THEN NULL
                 ELSE try(json_extract(line, [
@@ -99,6 +99,14 @@ FROM typed
 SELECT line_no FROM attempts
 WHERE source_id = $source_id AND line_no IN (SELECT unnest(CAST($line_nos AS BIGINT[])));
 
+-- name: sample_stored
+-- Whether a line of lane_sample(line, ...) has an attempt_id stored from a complete line.
+-- params:
+SELECT count(*) > 0 FROM attempts
+WHERE NOT provisional AND attempt_id IN (
+    SELECT try(json_extract_string(line, '$.attempt_id')) FROM lane_sample WHERE json_valid(line)
+);
+
 -- name: has_duplicates
 -- Whether an attempt stored from line $first_line of this source on shares its
 -- attempt_id with another stored attempt: of this run or any other.  It
@@ -109,6 +117,23 @@ WHERE attempt_id IN (
     SELECT attempt_id FROM attempts
     WHERE source_id = $source_id AND line_no >= $first_line AND attempt_id IS NOT NULL
 );
+
+-- name: repeats_own
+-- Whether the attempts stored from line $first_line of this source on repeat an
+-- attempt_id among themselves that no complete line stored before has, or
+-- share one with a provisional line of another log: leaving stored ids out
+-- would not settle them.
+-- params: first_line, source_id
+WITH own AS (
+    SELECT attempt_id FROM attempts
+    WHERE source_id = $source_id AND line_no >= $first_line AND attempt_id IS NOT NULL
+), known AS (
+    SELECT attempt_id FROM attempts
+    WHERE NOT provisional AND NOT (source_id = $source_id AND line_no >= $first_line)
+)
+SELECT EXISTS (SELECT 1 FROM own ANTI JOIN known USING (attempt_id) GROUP BY attempt_id HAVING count(*) > 1)
+    OR EXISTS (SELECT 1 FROM attempts WHERE provisional AND source_id <> $source_id
+                                        AND attempt_id IN (SELECT attempt_id FROM own));
 
 -- name: displace_provisional
 -- Attempts of other logs stored from a provisional last line whose attempt_id a
@@ -221,11 +246,31 @@ WHERE attempt_id IN (
     SELECT attempt_id FROM attempts WHERE source_id >= $first_source AND attempt_id IS NOT NULL
 );
 
+-- name: batch_repeats_own
+-- Whether the attempts of the logs from source $first_source on repeat an
+-- attempt_id among themselves that no complete line stored before has, or
+-- share one with a provisional line of another log: leaving stored ids out
+-- would not settle them.
+-- params: first_source
+WITH own AS (
+    SELECT attempt_id FROM attempts WHERE source_id >= $first_source AND attempt_id IS NOT NULL
+), known AS (
+    SELECT attempt_id FROM attempts WHERE NOT provisional AND source_id < $first_source
+)
+SELECT EXISTS (SELECT 1 FROM own ANTI JOIN known USING (attempt_id) GROUP BY attempt_id HAVING count(*) > 1)
+    OR EXISTS (SELECT 1 FROM attempts WHERE provisional AND source_id < $first_source
+                                        AND attempt_id IN (SELECT attempt_id FROM own));
+
+-- name: batch_stored
+-- The attempts stored for each log from source $first_source on.
+-- params: first_source
+SELECT source_id, count(*) FROM attempts WHERE source_id >= $first_source GROUP BY source_id;
+
 -- name: insert_sources
 -- The source rows of a batch of small logs (lane_sources), each read whole.
 -- params:
 INSERT INTO sources (source_id, path, fingerprint, fingerprint_bytes, bytes_read, tail_fingerprint,
                      bytes_seen, seen_fingerprint, lines_read, duplicates, first_ingested, last_ingested)
 SELECT source_id, path, fingerprint, fingerprint_bytes, bytes_read, tail_fingerprint,
-       bytes_seen, seen_fingerprint, lines_read, 0, now, now
+       bytes_seen, seen_fingerprint, lines_read, duplicates, now, now
 FROM lane_sources;

@@ -16,12 +16,12 @@ from pathlib import Path
 import duckdb
 
 from lanelog.ingest import batch as batching
-from lanelog.ingest.batch import Fallback, Small, SourceIndex, classify, store_batch
+from lanelog.ingest.batch import Fallback, RepeatsStored, Small, SourceIndex, classify, store_batch
 from lanelog.ingest.chunks import Piece, read_pieces
 from lanelog.ingest.db import capped_memory, transaction
 from lanelog.ingest.identity import TAIL_BYTES, Resume, digest, locate
 from lanelog.ingest.lines import Lines
-from lanelog.ingest.load import Outcome, run, store_lines, store_stream
+from lanelog.ingest.load import Handover, Outcome, run, store_lines, store_stream
 from lanelog.ingest.logfile import LogStream, bytes_log, expand_paths, open_log
 from lanelog.errors import IngestError
 
@@ -34,6 +34,9 @@ Progress = Callable[[int, "IngestSummary"], None]
 # needs less; under the full share it was measured at 550 MB on a log of
 # re-sent lines, where its own share holds it near 440 MB at the same speed.
 MEMORY_LIMIT = "256MB"
+# The first lines of a new log whose attempt_ids are looked up: one scan of the
+# stored ids (75 ms over 10M attempts), to know a log of re-sent lines at once.
+SAMPLE_LINES = 64
 CAREFUL_MEMORY_LIMIT = "128MB"
 
 
@@ -123,6 +126,7 @@ class _Batcher:
         self.batch: list[Small] = []
         self.heads: set[bytes] = set()
         self.size = 0
+        self.resent = False
 
     def take(self, log: LogStream) -> bool:
         """True when the log is dealt with: unchanged, or held for the batch; False: the one-log way."""
@@ -149,7 +153,10 @@ class _Batcher:
         if not batch:
             return
         try:
-            outcomes = store_batch(self.con, batch)
+            try:
+                outcomes = store_batch(self.con, batch, leave_out_stored=self.resent)
+            except RepeatsStored:
+                outcomes = store_batch(self.con, batch, leave_out_stored=True)
         except Fallback:
             self.summary.files -= len(batch)  # the one-log way counts each again
             for small in batch:
@@ -163,6 +170,8 @@ class _Batcher:
             self.summary.errors.append(f"{len(batch)} small logs from {batch[0].name}: the database could "
                                        f"not store them ({exc})")
             return
+        # Logs re-sent in one batch are likely in the next: leave stored ids out at once while they are.
+        self.resent = any(outcome.duplicates for outcome in outcomes)
         for outcome in outcomes:
             self.summary.add(outcome)
         if self.progress:
@@ -195,6 +204,7 @@ class _Source:
     duplicates: int
     tail: bytes
     stale_provisional: bool
+    resent: bool = False  # its last group's lines were stored already: leave stored ids out at once
 
     def params(self, *, bytes_seen: int, seen: bytes) -> dict[str, object]:
         head = self.resume.head
@@ -276,27 +286,52 @@ def _ingest_log_unguarded(
         summary.add(outcome)
 
 
-class _Careful(Exception):
-    """The fast way left rows that must not stay: store the group the careful way."""
-
-
 def _store_group(con: duckdb.DuckDBPyConnection, source: _Source, first: Piece, pieces: Iterator[Piece]) -> Outcome:
-    """One transaction: a group of complete pieces (from `first` on) and the new read position."""
+    """One transaction: a group of complete pieces (from `first` on) and the new read position.
+
+    A new log whose first lines are stored already (a rotated log sent again,
+    artifacts joined by hand), or a log whose last group was, is stored
+    leaving stored ids out (load.store_stream with leave_out_stored).  A group
+    found to repeat stored ids is stored again that way; what neither way
+    settles, the careful way.
+    """
     before = replace(source)
+    if source.source_id is None and first.lines is not None:
+        source.resent = before.resent = _holds_stored(con, first.lines)
+    leave_out = source.resent
+    while True:
+        try:
+            with transaction(con):
+                _begin(con, source)
+                outcome = store_stream(con, source.source_id, _group(source, first, pieces),
+                                       leave_out_stored=leave_out)
+                if isinstance(outcome, Handover):
+                    raise _RolledBack(outcome)
+                _end(con, source, outcome)
+            source.resent = outcome.duplicates > 0
+            return outcome
+        except _RolledBack as handover:
+            careful = handover.args[0] is Handover.CAREFUL or leave_out
+        # Read the group again (the stream is gone).
+        source.__dict__.update(before.__dict__)
+        pieces = read_pieces(source.log, source.position, source.lines_read + 1)
+        first = next(pieces)
+        if careful:
+            return _store_carefully(con, source, _group(source, first, pieces))
+        leave_out = True
+
+
+class _RolledBack(Exception):
+    """Raised to roll a group's transaction back, with the Handover that says why."""
+
+
+def _holds_stored(con: duckdb.DuckDBPyConnection, lines: Lines) -> bool:
+    """Whether one of the first SAMPLE_LINES lines has an attempt_id stored from a complete line."""
+    con.register("lane_sample", lines.table.slice(0, SAMPLE_LINES))
     try:
-        with transaction(con):
-            _begin(con, source)
-            outcome = store_stream(con, source.source_id, _group(source, first, pieces))
-            if outcome is None:
-                raise _Careful
-            _end(con, source, outcome)
-        return outcome
-    except _Careful:
-        pass
-    # Read the group again (the stream is gone) and store it the careful way.
-    source.__dict__.update(before.__dict__)
-    again = read_pieces(source.log, source.position, source.lines_read + 1)
-    return _store_carefully(con, source, _group(source, next(again), again))
+        return bool(run(con, "sample_stored")[0][0])
+    finally:
+        con.unregister("lane_sample")
 
 
 def _store_carefully(con: duckdb.DuckDBPyConnection, source: _Source, runs: Iterator[Lines]) -> Outcome:

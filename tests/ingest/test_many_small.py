@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import lanelog.ingest.batch
 from lanelog import ingest
 from lanelog.ingest import run as run_module
 from tests.ingest.support import counts, kill_after, line, stored
@@ -110,6 +111,41 @@ def test_re_sent_lines_in_small_logs_are_duplicates_never_second_attempts(
     con.close()
 
 
+def test_a_folder_of_re_sent_small_logs_is_stored_in_batches_leaving_stored_ids_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, second = tmp_path / "monday", tmp_path / "tuesday"
+    write_jobs(first, 60)
+    # Tuesday: each job's log holds a new line and then, sent again, a Monday job's
+    # line; a few logs are only new.
+    second.mkdir()
+    for job in range(250):
+        resent = b"" if job % 25 == 0 else (first / f"job-{job % 60:05d}.jsonl").read_bytes()
+        (second / f"rerun-{job:05d}.jsonl").write_bytes(line(attempt_id=f"rerun-{job}", probe="pass") + resent)
+    reference, _ = one_log_way([first], monkeypatch)
+    expected = ingest.ingest_paths(reference, [second])
+    con = ingest.open_db(tmp_path / "lanelog.duckdb")
+    ingest.ingest_paths(con, [first])
+    monkeypatch.setattr(lanelog.ingest.batch, "BATCH_LOGS", 100)
+    ways: list[str] = []
+    real = run_module.store_batch
+
+    def store_batch(con, batch, *, leave_out_stored=False):
+        ways.append("leave out" if leave_out_stored else "plain")
+        return real(con, batch, leave_out_stored=leave_out_stored)
+
+    monkeypatch.setattr(run_module, "store_batch", store_batch)
+    monkeypatch.setattr(run_module, "_ingest_log", lambda *a: ways.append("one log") or pytest.fail("one-log way"))
+    summary = ingest.ingest_paths(con, [second])
+    assert summary.as_dict() == expected.as_dict()
+    assert (summary.attempts_added, summary.duplicates) == (250, 240)
+    assert stored(con) == stored(reference)
+    assert sources(con) == sources(reference)
+    # The first batch finds stored ids and is stored again leaving them out; the two after it do so at once.
+    assert ways == ["plain", "leave out", "leave out", "leave out"]
+    con.close()
+
+
 def test_a_copy_of_a_small_log_in_the_same_folder_is_the_same_log(tmp_path: Path) -> None:
     folder = tmp_path / "artifacts"
     paths = write_jobs(folder, 5)
@@ -123,6 +159,7 @@ def test_a_copy_of_a_small_log_in_the_same_folder_is_the_same_log(tmp_path: Path
 
 CHILD = """
 import sys
+import lanelog.ingest.batch
 from lanelog import ingest
 import lanelog.ingest.batch
 lanelog.ingest.batch.BATCH_LOGS = 40  # many batches, so the kill lands inside the run

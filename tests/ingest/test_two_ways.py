@@ -12,11 +12,13 @@ import duckdb
 import pytest
 
 from lanelog import ingest
+import lanelog.ingest.batch
 import lanelog.ingest.chunks
 import lanelog.ingest.load
 from lanelog.ingest import ingest_paths
+from lanelog.ingest.db import roll_back
 from lanelog.ingest.lines import split_lines
-from lanelog.ingest.load import Outcome, store_lines, store_stream
+from lanelog.ingest.load import Handover, Outcome, store_lines, store_stream
 from tests.ingest.support import counts, line, rejected, stored
 
 
@@ -24,7 +26,7 @@ def lines_of(data: bytes, first_line_no: int = 1):
     return split_lines(memoryview(data), base_offset=0, first_line_no=first_line_no, complete=True)
 
 
-def stream(con: duckdb.DuckDBPyConnection, data: bytes) -> Outcome | None:
+def stream(con: duckdb.DuckDBPyConnection, data: bytes) -> Outcome | Handover:
     con.execute("INSERT INTO sources VALUES (1, 'lane.jsonl', '', 0, 0, '', 0, '', 0, 0, now(), now())")
     return store_stream(con, 1, [lines_of(data)])
 
@@ -50,17 +52,29 @@ def test_the_stream_settles_the_lines_it_kept(con: duckdb.DuckDBPyConnection) ->
     ],
     ids=["duplicate", "broken-middle", "two-objects"],
 )
-def test_the_stream_hands_over_what_it_cannot_settle(con: duckdb.DuckDBPyConnection, data: bytes) -> None:
+@pytest.mark.parametrize("leave_out_stored", [False, True])
+def test_the_stream_hands_over_what_it_cannot_settle(
+    con: duckdb.DuckDBPyConnection, data: bytes, leave_out_stored: bool
+) -> None:
+    con.execute("INSERT INTO sources VALUES (1, 'lane.jsonl', '', 0, 0, '', 0, '', 0, 0, now(), now())")
     con.execute("BEGIN TRANSACTION")
-    assert stream(con, data) is None
-    con.execute("ROLLBACK")
+    assert store_stream(con, 1, [lines_of(data)], leave_out_stored=leave_out_stored) is Handover.CAREFUL
+    roll_back(con)  # (a line broken in its middle failed the statement, which rolled back already)
+    assert con.execute("SELECT count(*) FROM attempts").fetchone()[0] == 0
 
 
-def test_a_duplicate_of_an_earlier_run_also_hands_over(con: duckdb.DuckDBPyConnection) -> None:
+def test_a_duplicate_of_an_earlier_run_is_left_out_by_the_second_stream(con: duckdb.DuckDBPyConnection) -> None:
     ingest.ingest_bytes(con, "old.jsonl", line(attempt_id="a1"))
+    data = line(attempt_id="b1") + line(attempt_id="a1") + b"\n" + line(attempt_id="") + line(attempt_id=7)
+    con.execute("INSERT INTO sources VALUES (2, 'new.jsonl', '', 0, 0, '', 0, '', 0, 0, now(), now())")
     con.execute("BEGIN TRANSACTION")
-    assert store_stream(con, 1, [lines_of(line(attempt_id="b1") + line(attempt_id="a1"), 2)]) is None
+    assert store_stream(con, 2, [lines_of(data)]) is Handover.STORED_IDS
     con.execute("ROLLBACK")
+    outcome = store_stream(con, 2, [lines_of(data)], leave_out_stored=True)
+    assert outcome == Outcome(lines=4, attempts=3, duplicates=1, rejected=0, pending=0)
+    assert con.execute("SELECT line_no, attempt_id FROM attempts WHERE source_id = 2 ORDER BY line_no").fetchall() == [
+        (1, "b1"), (4, None), (5, None)
+    ]
 
 
 def test_the_careful_way_leaves_duplicates_out_before_storing(con: duckdb.DuckDBPyConnection) -> None:
@@ -88,15 +102,120 @@ def test_handed_over_groups_store_what_streamed_groups_would(
     monkeypatch.setattr(ingest.chunks, "GROUP_ROW_GROUPS", 2)
     used: list[str] = []
     real_stream, real_lines = ingest.load.store_stream, ingest.load.store_lines
-    monkeypatch.setattr("lanelog.ingest.run.store_stream", lambda *a: used.append("stream") or real_stream(*a))
+    monkeypatch.setattr("lanelog.ingest.run.store_stream", lambda *a, **k: used.append(
+        "leave out" if k.get("leave_out_stored") else "stream") or real_stream(*a, **k))
     monkeypatch.setattr("lanelog.ingest.run.store_lines", lambda *a, **k: used.append("careful") or real_lines(*a, **k))
     log = tmp_path / "lane.jsonl"
     log.write_bytes(data)
     summary = ingest_paths(file_db, [log])
     assert counts(summary) == counts(whole) == (100, 40, 48, 12, 0)
     assert stored(file_db) == stored(reference)
-    assert used.count("stream") == 13  # one per group of 8 lines
+    # Groups of 8 lines.  Twelve hold a line broken in its middle, which leaving
+    # stored ids out would not settle: they go the careful way.  The group of
+    # lines 65-72 only repeats stored ids: its second stream leaves them out,
+    # and so do the first streams of the groups after it.
+    ways = [way for n, way in enumerate(used) if not (way == "careful" == used[n - 1])]
+    assert ways == ["stream", "careful"] * 8 + ["stream", "leave out"] + ["leave out", "careful"] * 4
     assert 0 < used.count("careful") < 100
+
+
+# Lines of every kind a re-sent log may hold, around attempts stored already.
+ODD_LINES = [
+    b"\n", b"   \n", b"[1, 2]\n", b'{"attempt_id": "cut"\n', b'{"units": NaN, "attempt_id": "nan"}\n',
+    b"\xff\xfe{}\n", line(attempt_id="") , line(attempt_id=12), line(probe="pass"),
+    b'{"attempt_id": "crlf", "probe": "pass"}\r\n', b'  {"attempt_id": "padded"}  \n',
+]
+
+
+def resent_log(old: list[bytes], *, new: int = 3, odd: bool = True) -> bytes:
+    """A log of the `old` lines sent again, with `new` new attempts and odd lines among them."""
+    out = [line(attempt_id="head-new", probe="pass")]
+    for index, text in enumerate(old):
+        out.append(text)
+        if odd and index % 5 == 3:
+            out.append(ODD_LINES[(index // 5) % len(ODD_LINES)])
+        if index % 11 == 5 and index // 11 < new:
+            out.append(line(attempt_id=f"new{index}", probe="reject"))
+    return b"".join(out)
+
+
+def ingest_both_ways(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, logs: list[tuple[str, bytes]],
+                     ) -> tuple[list[tuple], list[str]]:
+    """Ingest the logs (one run each, small groups) by the usual ways and by the careful way
+    alone; assert both store and count the same, and return the counts and the ways used."""
+    monkeypatch.setattr(ingest.chunks, "ROW_GROUP_LINES", 8)
+    monkeypatch.setattr(ingest.chunks, "GROUP_ROW_GROUPS", 2)
+    monkeypatch.setattr(ingest.batch, "SMALL_LOG_BYTES", 0)
+    real_stream, real_lines = ingest.load.store_stream, ingest.load.store_lines
+    results = []
+    used: list[str] = []
+    for way in ("usual", "careful"):
+        folder = tmp_path / way
+        folder.mkdir()
+        if way == "usual":
+            def streamed(*a, **k):
+                used.append("leave out" if k.get("leave_out_stored") else "stream")
+                return real_stream(*a, **k)
+        else:
+            def streamed(*a, **k):
+                return Handover.CAREFUL
+        monkeypatch.setattr("lanelog.ingest.run.store_stream", streamed)
+        monkeypatch.setattr("lanelog.ingest.run.store_lines",
+                            lambda *a, **k: (way == "usual" and used.append("careful")) or real_lines(*a, **k))
+        con = ingest.open_db(folder / "t.duckdb")
+        try:
+            runs = []
+            for name, data in logs:
+                (folder / name).write_bytes(data)
+                runs.append(counts(ingest_paths(con, [folder / name])))
+            results.append((runs, stored(con), con.execute(
+                "SELECT regexp_extract(path, '[^/]*$'), lines_read, duplicates FROM sources ORDER BY source_id"
+            ).fetchall()))
+        finally:
+            con.close()
+    assert results[0] == results[1]
+    return results[0][0], used
+
+
+def test_a_log_of_re_sent_lines_costs_one_stream_a_group(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    old = [line(attempt_id=f"a{n}", probe="pass" if n % 3 else "reject", units=n) for n in range(60)]
+    runs, used = ingest_both_ways(tmp_path, monkeypatch, [
+        ("first.jsonl", b"".join(old[:40])),
+        ("second.jsonl", b"".join(old[40:]) + b'{"attempt_id": }\n'),
+        ("resent.jsonl", resent_log(old)),
+    ])
+    # 76 lines, 3 of them blank; the new head, 3 new attempts and 5 odd lines that
+    # are attempts all the same; 4 lines rejected ([1, 2], cut short, NaN, \xff).
+    assert len(resent_log(old).splitlines()) == 76
+    assert runs[2] == (73, 9, 60, 4, 0)
+    # The re-sent log's first lines are found stored: every group of it leaves
+    # stored ids out in its one stream, and none goes the careful way.
+    resent_groups = -(-len(resent_log(old).splitlines()) // 16)
+    assert used[-resent_groups:] == ["leave out"] * resent_groups
+    assert "careful" in used  # (the second log's broken line)
+
+
+@pytest.mark.parametrize("shape", ["broken-middle", "repeat-within", "provisional-elsewhere", "new-then-old"])
+def test_re_sent_lines_that_need_more_are_stored_as_the_careful_way_would(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shape: str
+) -> None:
+    old = [line(attempt_id=f"a{n}", probe="pass", ts="2026-10-08T12:00:00Z") for n in range(50)]
+    logs = [("first.jsonl", b"".join(old))]
+    if shape == "broken-middle":
+        logs.append(("resent.jsonl", resent_log(old[:20]) + b'{"attempt_id": x}\n' + resent_log(old[20:])))
+    elif shape == "repeat-within":
+        logs.append(("resent.jsonl", resent_log(old) + line(attempt_id="twice") + line(attempt_id="twice")))
+    elif shape == "provisional-elsewhere":
+        logs.append(("writing.jsonl", line(attempt_id="w1") + b'{"attempt_id": "X", "probe": "pass"}'))
+        logs.append(("resent.jsonl", resent_log(old[:30]) + line(attempt_id="X", probe="reject") + resent_log(old[30:])))
+    else:  # a log of new lines joined to old ones: only its later groups find stored ids
+        logs.append(("joined.jsonl", b"".join(line(attempt_id=f"n{n}") for n in range(40)) + resent_log(old)))
+    runs, used = ingest_both_ways(tmp_path, monkeypatch, logs)
+    assert runs[-1][2] >= 50  # the re-sent attempts were counted as duplicates
+    if shape == "new-then-old":
+        assert "careful" not in used and "leave out" in used
+    else:
+        assert "careful" in used
 
 
 def test_ingest_puts_back_the_settings_it_runs_under(file_db, tmp_path: Path) -> None:
