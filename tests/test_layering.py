@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -171,8 +172,11 @@ def _loaded_after_import(module: str) -> set[str]:
         "        importlib.import_module(info.name)\n"
         "print('\\n'.join(sorted(sys.modules)))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=ROOT.parent, timeout=120)
+    # -P: the working folder is not put on sys.path, so a folder there named like a package
+    # (the clone itself, when it is checked out as "lanelog") is never imported instead.
+    with tempfile.TemporaryDirectory() as folder:
+        out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, check=True,
+                             cwd=folder, timeout=120)
     return set(out.stdout.split())
 
 
