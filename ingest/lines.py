@@ -23,7 +23,8 @@ CLOSE_BRACE = ord("}")
 _BATCH_ROWS = 16384  # DuckDB scans Arrow batches in parallel, one batch per task
 # What split_lines hands DuckDB: the valid UTF-8 lines, each with its terminator.
 LINES_SCHEMA = pa.schema(
-    [("line_no", pa.int64()), ("byte_offset", pa.int64()), ("line", pa.large_string()), ("suspect", pa.bool_())]
+    [("line_no", pa.int64()), ("byte_offset", pa.int64()), ("line", pa.large_string()), ("suspect", pa.bool_()),
+     ("unsure", pa.bool_())]
 )
 
 # What DuckDB's JSON reader accepts and RFC 8259 does not, inside a line: a
@@ -47,9 +48,10 @@ class Lines:
     first_line_no: int
     starts: np.ndarray  # offset of each line's first byte within data
     ends: np.ndarray  # end of each line's text within data (terminator and one \r excluded)
-    table: pa.Table  # line_no, byte_offset, line, suspect: the lines that are valid UTF-8
+    table: pa.Table  # line_no, byte_offset, line, suspect, unsure: the lines that are valid UTF-8
     invalid_utf8: list[int]  # line numbers of the lines that are not
     suspects: list[int]  # line numbers of the lines lenient_suspects found
+    unsure_mask: np.ndarray  # of every line: whether it may not be an attempt (see unsure)
 
     @property
     def count(self) -> int:
@@ -59,15 +61,9 @@ class Lines:
         """The line numbers of the lines that may not be attempts: those that do not
         start with "{" and end with "}" (blank and broken lines among them) and
         the suspects.  Every other valid UTF-8 line is a JSON object unless it is
-        broken in its middle, which is rare enough to be found afterwards."""
-        array = np.frombuffer(self.data, dtype=np.uint8)
-        if not len(array):
-            return [self.first_line_no + i for i in range(self.count)]
-        first = array[np.minimum(self.starts, len(array) - 1)]
-        last = array[np.maximum(self.ends - 1, 0)]
-        odd = (self.ends <= self.starts) | (first != OPEN_BRACE) | (last != CLOSE_BRACE)
-        found = set((np.flatnonzero(odd) + self.first_line_no).tolist())
-        return sorted(found.union(self.suspects))
+        broken in its middle, which is rare enough to be found afterwards (the
+        table's `unsure` column tells SQL the same)."""
+        return (np.flatnonzero(self.unsure_mask) + self.first_line_no).tolist()
 
     def raw(self, line_no: int) -> bytes:
         """The exact bytes of a line, without its terminator."""
@@ -102,6 +98,7 @@ def split_lines(data: memoryview, *, base_offset: int, first_line_no: int, compl
     suspects = lenient_suspects(data, starts, first_line_no)
     suspect = np.zeros(len(starts), dtype=bool)
     suspect[np.asarray(suspects, dtype=np.int64) - first_line_no] = True
+    unsure = _unsure(array, starts, ends) | suspect
     lines = pa.Array.from_buffers(
         pa.large_string(), len(starts), [None, pa.py_buffer(bounds), pa.py_buffer(data)]
     )
@@ -115,14 +112,15 @@ def split_lines(data: memoryview, *, base_offset: int, first_line_no: int, compl
         lines = pa.Array.from_buffers(
             pa.large_binary(), len(starts), [None, pa.py_buffer(bounds), pa.py_buffer(data)]
         ).filter(keep).cast(pa.large_string())
-        line_nos, starts_kept, suspect = line_nos[valid], starts[valid], suspect[valid]
+        line_nos, starts_kept, suspect_kept, unsure_kept = line_nos[valid], starts[valid], suspect[valid], unsure[valid]
     else:
-        starts_kept = starts
+        starts_kept, suspect_kept, unsure_kept = starts, suspect, unsure
     table = arrow_table(
         line_no=int64_array(line_nos),
         byte_offset=int64_array(starts_kept + base_offset),
         line=lines,
-        suspect=bool_array(suspect),
+        suspect=bool_array(suspect_kept),
+        unsure=bool_array(unsure_kept),
     )
     return Lines(
         data=data,
@@ -133,7 +131,17 @@ def split_lines(data: memoryview, *, base_offset: int, first_line_no: int, compl
         table=pa.Table.from_batches(table.to_batches(max_chunksize=_BATCH_ROWS), schema=LINES_SCHEMA),
         invalid_utf8=invalid,
         suspects=suspects,
+        unsure_mask=unsure,
     )
+
+
+def _unsure(array: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Which lines (text from starts to ends in array) do not start with "{" and end with "}"."""
+    if not len(array):
+        return np.ones(len(starts), dtype=bool)
+    first = array[np.minimum(starts, len(array) - 1)]
+    last = array[np.maximum(ends - 1, 0)]
+    return (ends <= starts) | (first != OPEN_BRACE) | (last != CLOSE_BRACE)
 
 
 def _valid_utf8(data: memoryview, starts: np.ndarray, bounds: np.ndarray) -> np.ndarray:

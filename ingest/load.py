@@ -60,18 +60,13 @@ def statements() -> dict[str, Query]:
     return named
 
 
-# A line the INSERT leaving out stored ids could not parse though Lines.unsure()
-# did not keep it (it starts with "{" and ends with "}", and is no suspect): a
-# line broken in its middle.  Such a line fails the statement, which is how
-# store_stream knows that every other line it left out is a duplicate.
+# A line the INSERT leaving out stored ids could not parse though it was not
+# unsure (lines.Lines.unsure): a line broken in its middle.  Such a line fails
+# the statement, which is how store_stream knows that every other line it left
+# out is a duplicate.
 BROKEN_LINE = "lanelog: a line broken in its middle"
 _ONLY_PARSED = "    WHERE v IS NOT NULL\n"
-_PARSED_OR_FAIL = (
-    "    WHERE v IS NOT NULL OR CASE\n"
-    "        WHEN suspect OR NOT starts_with(line, '{') THEN false\n"
-    "        WHEN suffix(line, E'}\\n') OR suffix(line, E'}\\r\\n') THEN error('" + BROKEN_LINE + "')\n"
-    "        ELSE false END\n"
-)
+_PARSED_OR_FAIL = "    WHERE v IS NOT NULL OR CASE WHEN unsure THEN false ELSE error('" + BROKEN_LINE + "') END\n"
 
 
 def _leaving_out_stored(rows: str) -> str:

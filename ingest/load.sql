@@ -1,7 +1,7 @@
 -- Statements that store runs of lines, inside the caller's transaction.
 
 -- name: attempt_rows
--- The attempts rows of lane_lines(line_no, byte_offset, line, suspect): the
+-- The attempts rows of lane_lines(line_no, byte_offset, line, suspect, unsure): the
 -- lines that are valid UTF-8, each with its terminator (JSON ignores it).
 -- Every line that is a JSON object (RFC 8259) becomes an attempt, parsed once:
 -- one json_transform reads every field as minified JSON text (NULL when
@@ -16,7 +16,7 @@
 -- parse, `v IS NOT NULL` would make DuckDB parse every line twice.
 -- params: provisional, source_id
 WITH parsed AS (
-    SELECT line_no, byte_offset, line, suspect,
+    SELECT line_no, byte_offset, line, suspect, unsure,
            CASE WHEN NOT (starts_with(line, '{') OR regexp_matches(line, '^[ \t\r]+\{')) THEN NULL
                 WHEN suspect AND NOT json_valid_rfc(line) THEN NULL
                 ELSE try(json_transform(line, '{' ||
