@@ -205,8 +205,7 @@ def settings(con: duckdb.DuckDBPyConnection, values: dict[str, object]) -> Itera
         name: con.execute("SELECT current_setting($name)", {"name": name}).fetchall()[0][0] for name in values
     }
     try:
-        for name, value in values.items():
-            con.execute(f"SET {name} = $value", {"value": value})
+        _set(con, values)
         yield
     except BaseException:
         try:

@@ -247,12 +247,13 @@ SELECT nextval('source_ids') AS source_id FROM range($n) ORDER BY 1;
 
 -- name: batch_has_duplicates
 -- Whether an attempt of the logs from source $first_source on (a batch's new
--- logs) shares its attempt_id with another stored attempt.
+-- logs) shares its attempt_id with another stored attempt: has_duplicates's
+-- two checks, for a batch.
 -- params: first_source
-SELECT count(*) > count(DISTINCT attempt_id) FROM attempts
-WHERE attempt_id IN (
-    SELECT attempt_id FROM attempts WHERE source_id >= $first_source AND attempt_id IS NOT NULL
-);
+WITH own AS (SELECT attempt_id FROM attempts WHERE source_id >= $first_source AND attempt_id IS NOT NULL)
+SELECT (SELECT count(*) > count(DISTINCT attempt_id) FROM own)
+    OR EXISTS (SELECT 1 FROM attempts
+               WHERE source_id < $first_source AND attempt_id IN (SELECT attempt_id FROM own));
 
 -- name: batch_repeats_own
 -- Whether the attempts of the logs from source $first_source on repeat an
