@@ -33,7 +33,7 @@ import pyarrow as pa
 from lanelog.ingest.db import settings, transaction
 from lanelog.ingest.identity import FINGERPRINT_BYTES, TAIL_BYTES, continues, digest
 from lanelog.ingest.lines import LINES_SCHEMA, Lines, split_lines
-from lanelog.ingest.load import BROKEN_LINE, STREAM, Outcome, run
+from lanelog.ingest.load import BROKEN_LINE, STREAM, Handover, Outcome, duplicates_handover, run
 from lanelog.ingest.logfile import LogStream
 
 SMALL_LOG_BYTES = 1 << 20
@@ -174,10 +174,12 @@ def store_batch(con: duckdb.DuckDBPyConnection, batch: list[Small], *, leave_out
             con.unregister("lane_lines")
         if stored != expected and not leave_out_stored:
             raise Fallback  # a line broken in its middle
-        if stored and run(con, "batch_has_duplicates", {"first_source": ids[0]})[0][0]:
-            if leave_out_stored or run(con, "batch_repeats_own", {"first_source": ids[0]})[0][0]:
+        if stored:
+            handover = duplicates_handover(con, ids[0], ids[-1], 1, leave_out_stored=leave_out_stored)
+            if handover is Handover.CAREFUL:
                 raise Fallback
-            raise RepeatsStored
+            if handover is Handover.STORED_IDS:
+                raise RepeatsStored
         # Every line is an attempt (classify): those not stored were left out as duplicates.
         attempts = ({} if stored == expected else dict(run(con, "batch_stored", {"first_source": ids[0]})))
         outcomes = []

@@ -193,10 +193,10 @@ def store_stream(
         if unkept and not leave_out_stored:
             return Handover.CAREFUL  # a line broken in its middle, which no one kept
     # (leaving stored ids out, no line was broken in its middle: each line not kept is an attempt left out)
-    if stored and run(con, "has_duplicates", {"source_id": source_id, "first_line": unsure.first_line})[0][0]:
-        if leave_out_stored or run(con, "repeats_own", {"source_id": source_id, "first_line": unsure.first_line})[0][0]:
-            return Handover.CAREFUL
-        return Handover.STORED_IDS
+    if stored:
+        handover = duplicates_handover(con, source_id, source_id, unsure.first_line, leave_out_stored=leave_out_stored)
+        if handover is not None:
+            return handover
     return _settle(
         con,
         source_id,
@@ -207,6 +207,21 @@ def store_stream(
         invalid_utf8={n: unsure.kept[n] for n in unsure.invalid_utf8},
         provisional=False,
     )
+
+
+def duplicates_handover(
+    con: duckdb.DuckDBPyConnection, first_source: int, last_source: int, first_line: int, *, leave_out_stored: bool
+) -> Handover | None:
+    """After a run's INSERT (the rows of sources first_source to last_source from
+    first_line on): None when no stored attempt repeats an attempt_id of the run;
+    STORED_IDS when only ids stored before are repeated and leaving them out
+    will settle it; CAREFUL otherwise."""
+    rows = {"first_source": first_source, "last_source": last_source, "first_line": first_line}
+    if not run(con, "has_duplicates", rows)[0][0]:
+        return None
+    if leave_out_stored or run(con, "repeats_own", rows)[0][0]:
+        return Handover.CAREFUL
+    return Handover.STORED_IDS
 
 
 def store_lines(

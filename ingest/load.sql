@@ -112,36 +112,42 @@ WHERE NOT provisional AND attempt_id IN (
 );
 
 -- name: has_duplicates
--- Whether an attempt stored from line $first_line of this source on shares its
--- attempt_id with another stored attempt: of this run or any other.  Two
--- checks, the run's ids among themselves and against every other row: two to
--- three times faster than counting the rows that carry the run's ids.
--- params: first_line, source_id
+-- Whether an attempt of this run shares its attempt_id with another stored
+-- attempt: of this run or any other.  The run is the rows of sources
+-- $first_source to $last_source from line $first_line on: one log's group, or
+-- a batch of new logs from line 1.  Two checks, the run's ids among themselves
+-- and against every other row: two to three times faster than counting the
+-- rows that carry the run's ids.
+-- params: first_line, first_source, last_source
 WITH own AS (
     SELECT attempt_id FROM attempts
-    WHERE source_id = $source_id AND line_no >= $first_line AND attempt_id IS NOT NULL
+    WHERE source_id BETWEEN $first_source AND $last_source AND line_no >= $first_line
+      AND attempt_id IS NOT NULL
 )
 SELECT (SELECT count(*) > count(DISTINCT attempt_id) FROM own)
     OR EXISTS (SELECT 1 FROM attempts
-               WHERE NOT (source_id = $source_id AND line_no >= $first_line)
+               WHERE NOT (source_id BETWEEN $first_source AND $last_source AND line_no >= $first_line)
                  AND attempt_id IN (SELECT attempt_id FROM own));
 
 -- name: repeats_own
--- Whether the attempts stored from line $first_line of this source on repeat an
--- attempt_id among themselves that no complete line stored before has, or
--- share one with a provisional line of another log: leaving stored ids out
--- would not settle them.
--- params: first_line, source_id
+-- Whether the attempts of this run (as has_duplicates) repeat an attempt_id
+-- among themselves that no complete line stored before has, or share one with
+-- a provisional line of another log: leaving stored ids out would not settle
+-- them.
+-- params: first_line, first_source, last_source
 WITH own AS (
     SELECT attempt_id FROM attempts
-    WHERE source_id = $source_id AND line_no >= $first_line AND attempt_id IS NOT NULL
+    WHERE source_id BETWEEN $first_source AND $last_source AND line_no >= $first_line
+      AND attempt_id IS NOT NULL
 ), known AS (
     SELECT attempt_id FROM attempts
-    WHERE NOT provisional AND NOT (source_id = $source_id AND line_no >= $first_line)
+    WHERE NOT provisional
+      AND NOT (source_id BETWEEN $first_source AND $last_source AND line_no >= $first_line)
 )
 SELECT EXISTS (SELECT 1 FROM own ANTI JOIN known USING (attempt_id) GROUP BY attempt_id HAVING count(*) > 1)
-    OR EXISTS (SELECT 1 FROM attempts WHERE provisional AND source_id <> $source_id
-                                        AND attempt_id IN (SELECT attempt_id FROM own));
+    OR EXISTS (SELECT 1 FROM attempts
+               WHERE provisional AND NOT (source_id BETWEEN $first_source AND $last_source)
+                 AND attempt_id IN (SELECT attempt_id FROM own));
 
 -- name: displace_provisional
 -- Attempts of other logs stored from a provisional last line whose attempt_id a
@@ -244,31 +250,6 @@ FROM sources;
 -- $n new source ids, in order.
 -- params: n
 SELECT nextval('source_ids') AS source_id FROM range($n) ORDER BY 1;
-
--- name: batch_has_duplicates
--- Whether an attempt of the logs from source $first_source on (a batch's new
--- logs) shares its attempt_id with another stored attempt: has_duplicates's
--- two checks, for a batch.
--- params: first_source
-WITH own AS (SELECT attempt_id FROM attempts WHERE source_id >= $first_source AND attempt_id IS NOT NULL)
-SELECT (SELECT count(*) > count(DISTINCT attempt_id) FROM own)
-    OR EXISTS (SELECT 1 FROM attempts
-               WHERE source_id < $first_source AND attempt_id IN (SELECT attempt_id FROM own));
-
--- name: batch_repeats_own
--- Whether the attempts of the logs from source $first_source on repeat an
--- attempt_id among themselves that no complete line stored before has, or
--- share one with a provisional line of another log: leaving stored ids out
--- would not settle them.
--- params: first_source
-WITH own AS (
-    SELECT attempt_id FROM attempts WHERE source_id >= $first_source AND attempt_id IS NOT NULL
-), known AS (
-    SELECT attempt_id FROM attempts WHERE NOT provisional AND source_id < $first_source
-)
-SELECT EXISTS (SELECT 1 FROM own ANTI JOIN known USING (attempt_id) GROUP BY attempt_id HAVING count(*) > 1)
-    OR EXISTS (SELECT 1 FROM attempts WHERE provisional AND source_id < $first_source
-                                        AND attempt_id IN (SELECT attempt_id FROM own));
 
 -- name: batch_stored
 -- The attempts stored for each log from source $first_source on.
