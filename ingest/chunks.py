@@ -68,6 +68,31 @@ def read_pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[P
         yield previous
 
 
+class Reader:
+    """The pieces of a log from a position on (read_pieces), read again from an
+    earlier position when a transaction has to be stored another way: whoever
+    reads on after it then goes on from where that transaction ended, however
+    far the failed attempt had read."""
+
+    def __init__(self, log: LogStream, position: int, first_line_no: int) -> None:
+        self._log = log
+        self._pieces = read_pieces(log, position, first_line_no)
+
+    def __iter__(self) -> Reader:
+        return self
+
+    def __next__(self) -> Piece:
+        return next(self._pieces)
+
+    def restart(self, position: int, first_line_no: int) -> None:
+        """Read from position on, line first_line_no there, dropping what was read ahead."""
+        self.close()
+        self._pieces = read_pieces(self._log, position, first_line_no)
+
+    def close(self) -> None:
+        self._pieces.close()
+
+
 def _pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[Piece]:
     """The pieces as they are read; a complete piece may not know it ends its group.
 

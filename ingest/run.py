@@ -17,7 +17,7 @@ import duckdb
 
 from lanelog.ingest import batch as batching
 from lanelog.ingest.batch import Fallback, RepeatsStored, Small, SourceIndex, classify, store_batch
-from lanelog.ingest.chunks import Piece, read_pieces
+from lanelog.ingest.chunks import Piece, Reader
 from lanelog.ingest.db import capped_memory, transaction
 from lanelog.ingest.identity import TAIL_BYTES, Resume, digest, locate
 from lanelog.ingest.lines import Lines
@@ -266,14 +266,17 @@ def _ingest_log_unguarded(
         tail=resume.tail,
         stale_provisional=resume.has_provisional,
     )
-    pieces = read_pieces(log, source.position, source.lines_read + 1)
-    piece = next(pieces)
-    while piece.complete:
-        position = source.position
-        summary.add(_store_group(con, source, piece, pieces))
-        if progress:
-            progress(source.position - position, summary)
+    pieces = Reader(log, source.position, source.lines_read + 1)
+    try:
         piece = next(pieces)
+        while piece.complete:
+            position = source.position
+            summary.add(_store_group(con, source, piece, pieces))
+            if progress:
+                progress(source.position - position, summary)
+            piece = next(pieces)
+    finally:
+        pieces.close()
     if piece.size or source.stale_provisional:
         with transaction(con):
             _begin(con, source)
@@ -286,7 +289,7 @@ def _ingest_log_unguarded(
         summary.add(outcome)
 
 
-def _store_group(con: duckdb.DuckDBPyConnection, source: _Source, first: Piece, pieces: Iterator[Piece]) -> Outcome:
+def _store_group(con: duckdb.DuckDBPyConnection, source: _Source, first: Piece, pieces: Reader) -> Outcome:
     """One transaction: a group of complete pieces (from `first` on) and the new read position.
 
     A new log whose first lines are stored already (a rotated log sent again,
@@ -312,9 +315,9 @@ def _store_group(con: duckdb.DuckDBPyConnection, source: _Source, first: Piece, 
             return outcome
         except _RolledBack as handover:
             careful = handover.args[0] is Handover.CAREFUL or leave_out
-        # Read the group again (the stream is gone).
+        # Read the group again (the stream is gone, and may have stopped before its end).
         source.__dict__.update(before.__dict__)
-        pieces = read_pieces(source.log, source.position, source.lines_read + 1)
+        pieces.restart(source.position, source.lines_read + 1)
         first = next(pieces)
         if careful:
             return _store_carefully(con, source, _group(source, first, pieces))

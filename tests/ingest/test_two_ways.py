@@ -226,3 +226,20 @@ def test_ingest_puts_back_the_settings_it_runs_under(file_db, tmp_path: Path) ->
     before = file_db.execute(query).fetchall()
     assert counts(ingest_paths(file_db, [log])) == (2, 1, 1, 0, 0)
     assert file_db.execute(query).fetchall() == before
+
+
+@pytest.mark.parametrize("shape", ["broken-middle", "repeat-within"])
+def test_a_group_of_many_pieces_read_again_goes_on_after_the_group(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shape: str
+) -> None:
+    # Pieces of a few lines, groups of 16 lines: a group handed over is read again
+    # from its first piece, and the run goes on from the piece after its last one,
+    # however far the stream that failed had read.
+    monkeypatch.setattr(ingest.chunks, "CHUNK_BYTES", 256)
+    old = [line(attempt_id=f"a{n}", probe="pass", ts="2026-10-08T12:00:00Z") for n in range(50)]
+    middle = b'{"attempt_id": x}\n' if shape == "broken-middle" else line(attempt_id="twice") * 2
+    logs = [("first.jsonl", b"".join(old)),
+            ("resent.jsonl", resent_log(old[:20], odd=False) + middle + resent_log(old[20:], odd=False))]
+    runs, used = ingest_both_ways(tmp_path, monkeypatch, logs)
+    assert runs[-1][0] == len(logs[1][1].splitlines())
+    assert "careful" in used
