@@ -16,6 +16,8 @@ line when one is longer than a piece) plus what DuckDB holds.
 
 from __future__ import annotations
 
+import queue
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -69,28 +71,85 @@ def read_pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[P
 
 
 class Reader:
-    """The pieces of a log from a position on (read_pieces), read again from an
-    earlier position when a transaction has to be stored another way: whoever
-    reads on after it then goes on from where that transaction ended, however
-    far the failed attempt had read."""
+    """The pieces of a log from a position on (read_pieces), read one piece ahead
+    by a thread of its own, and read again from an earlier position when a
+    transaction has to be stored another way: whoever reads on after it then
+    goes on from where that transaction ended, however far the failed attempt
+    had read.
+
+    Reading and splitting the next piece (the file read, numpy and Arrow let
+    go of the GIL for most of it) overlaps DuckDB's work on the pieces before
+    it, where it held up every core's next batch.  The thread only reads: it
+    never touches the database, and the log is read by no one else meanwhile
+    (LogStream.holds reads past the file position).
+    """
 
     def __init__(self, log: LogStream, position: int, first_line_no: int) -> None:
         self._log = log
-        self._pieces = read_pieces(log, position, first_line_no)
+        self._start(position, first_line_no)
 
     def __iter__(self) -> Reader:
         return self
 
     def __next__(self) -> Piece:
-        return next(self._pieces)
+        if self._done:
+            raise StopIteration
+        kind, value = self._queue.get()
+        if kind is _PIECE:
+            return value
+        self._done = True
+        if kind is _END:
+            raise StopIteration
+        raise value
 
     def restart(self, position: int, first_line_no: int) -> None:
         """Read from position on, line first_line_no there, dropping what was read ahead."""
         self.close()
-        self._pieces = read_pieces(self._log, position, first_line_no)
+        self._start(position, first_line_no)
 
     def close(self) -> None:
-        self._pieces.close()
+        """Stop the thread and wait for it: the log may be read again, or closed, afterwards."""
+        self._stop.set()
+        while self._thread.is_alive():
+            try:
+                self._queue.get(timeout=0.05)  # a piece it may be waiting to hand over
+            except queue.Empty:
+                pass
+        self._thread.join()
+        self._done = True
+
+    def _start(self, position: int, first_line_no: int) -> None:
+        self._queue: queue.Queue[tuple[object, object]] = queue.Queue(maxsize=READ_AHEAD)
+        self._stop = threading.Event()
+        self._done = False
+        pieces = read_pieces(self._log, position, first_line_no)
+        self._thread = threading.Thread(target=self._read, args=(pieces,), name="lanelog-read-ahead", daemon=True)
+        self._thread.start()
+
+    def _read(self, pieces: Iterator[Piece]) -> None:
+        try:
+            for piece in pieces:
+                if not self._hand_over(_PIECE, piece):
+                    return
+            self._hand_over(_END, None)
+        except BaseException as exc:  # raised in the reading thread, by __next__
+            self._hand_over(_ERROR, exc)
+        finally:
+            pieces.close()
+
+    def _hand_over(self, kind: object, value: object) -> bool:
+        while not self._stop.is_set():
+            try:
+                self._queue.put((kind, value), timeout=0.05)
+                return True
+            except queue.Full:
+                pass
+        return False
+
+
+# What the reading thread hands over, and how many pieces it may hold ready.
+_PIECE, _END, _ERROR = object(), object(), object()
+READ_AHEAD = 1
 
 
 def _pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[Piece]:
