@@ -122,7 +122,7 @@ class _Unsure:
         if self.first_line is None:
             self.first_line = lines.first_line_no
         self.lines += lines.count
-        self.valid += lines.table.num_rows
+        self.valid += lines.valid
         self.invalid_utf8 += lines.invalid_utf8
         for line_no in [*lines.unsure(), *lines.invalid_utf8]:
             self.kept[line_no] = (lines.offset(line_no), lines.raw(line_no))
@@ -236,7 +236,7 @@ def store_lines(
     """
     stored = staged = 0
     unstaged: list[int] = []
-    if lines.table.num_rows:
+    if lines.valid:
         con.register("lane_lines", lines.table)
         try:
             with settings(con, PARSE_ONCE):
@@ -248,7 +248,7 @@ def store_lines(
         finally:
             con.unregister("lane_lines")
             con.execute("DROP TABLE IF EXISTS lane_staged")
-        staged = lines.table.num_rows - len(unstaged)
+        staged = lines.valid - len(unstaged)
     return _settle(
         con,
         source_id,

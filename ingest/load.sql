@@ -1,8 +1,9 @@
 -- Statements that store runs of lines, inside the caller's transaction.
 
 -- name: attempt_rows
--- The attempts rows of lane_lines(line_no, byte_offset, line, suspect, unsure): the
--- lines that are valid UTF-8, each with its terminator (JSON ignores it).
+-- The attempts rows of lane_lines(line_no, byte_offset, line, suspect, unsure,
+-- is_text): the texts of the lines that are valid UTF-8, without their
+-- terminators (rows of their own, is_text false, see lines.py).
 -- Every line that is a JSON object (RFC 8259) becomes an attempt, parsed once:
 -- one json_transform reads every field as minified JSON text (NULL when
 -- absent or null, which the macros of schema.sql type alike), and those
@@ -27,6 +28,7 @@ WITH parsed AS (
                     '"expired_freezes": "JSON", "results": "JSON"' ||
                     '}')) END AS v
     FROM lane_lines
+    WHERE is_text
 ), fields AS (
     SELECT line_no, byte_offset, line,
            v.attempt_id AS j_attempt_id, v.ts AS j_ts, v.repo AS j_repo, v.head AS j_head, v.producer AS j_producer,
@@ -47,9 +49,7 @@ SELECT
     CAST($source_id AS INTEGER) AS source_id,
     line_no,
     byte_offset,
-    CASE WHEN suffix(line, E'\r\n') THEN left(line, -2)
-         WHEN suffix(line, E'\n') OR suffix(line, E'\r') THEN left(line, -1)
-         ELSE line END AS raw,
+    line AS raw,
     CAST($provisional AS BOOLEAN) AS provisional,
     nullif(json_str(j_attempt_id), '') AS attempt_id,
     ts,
@@ -110,7 +110,7 @@ WHERE source_id = $source_id AND line_no IN (SELECT unnest(CAST($line_nos AS BIG
 -- params:
 SELECT count(*) > 0 FROM attempts
 WHERE NOT provisional AND attempt_id IN (
-    SELECT try(json_extract_string(line, '$.attempt_id')) FROM lane_sample WHERE json_valid(line)
+    SELECT try(json_extract_string(line, '$.attempt_id')) FROM lane_sample WHERE is_text AND json_valid(line)
 );
 
 -- name: has_duplicates
@@ -184,7 +184,8 @@ WHERE attempt_id IS NULL OR line_no IN (
 -- name: unstaged
 -- The lines of lane_lines that attempt_rows did not make an attempt of.
 -- params: 
-SELECT line_no FROM lane_lines ANTI JOIN lane_staged USING (line_no) ORDER BY line_no;
+SELECT line_no FROM (SELECT line_no FROM lane_lines WHERE is_text) ANTI JOIN lane_staged USING (line_no)
+ORDER BY line_no;
 
 -- name: verdicts
 -- What each line of lane_missing(line_no, line), lines that are no attempt, is:

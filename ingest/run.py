@@ -330,7 +330,7 @@ class _RolledBack(Exception):
 
 def _holds_stored(con: duckdb.DuckDBPyConnection, lines: Lines) -> bool:
     """Whether one of the first SAMPLE_LINES lines has an attempt_id stored from a complete line."""
-    con.register("lane_sample", lines.table.slice(0, SAMPLE_LINES))
+    con.register("lane_sample", lines.head(SAMPLE_LINES))
     try:
         return bool(run(con, "sample_stored")[0][0])
     finally:
