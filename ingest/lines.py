@@ -55,7 +55,7 @@ class Lines:
     table: pa.Table  # LINES_SCHEMA: the lines that are valid UTF-8, each text and its terminator
     invalid_utf8: list[int]  # line numbers of the lines that are not
     suspects: list[int]  # line numbers of the lines lenient_suspects found
-    unsure_mask: np.ndarray  # of every line: whether it may not be an attempt (see unsure)
+    unsure_lines: list[int]  # the line numbers of the lines that may not be attempts (see unsure)
 
     @property
     def count(self) -> int:
@@ -76,7 +76,7 @@ class Lines:
         the suspects.  Every other valid UTF-8 line is a JSON object unless it is
         broken in its middle, which is rare enough to be found afterwards (the
         table's `unsure` column tells SQL the same)."""
-        return (np.flatnonzero(self.unsure_mask) + self.first_line_no).tolist()
+        return self.unsure_lines  # (worked out by split_lines, in the thread that reads ahead)
 
     def raw(self, line_no: int) -> bytes:
         """The exact bytes of a line, without its terminator."""
@@ -159,7 +159,7 @@ def split_lines(data: memoryview, *, base_offset: int, first_line_no: int, compl
         table=pa.Table.from_batches(table.to_batches(max_chunksize=_BATCH_ROWS), schema=LINES_SCHEMA),
         invalid_utf8=invalid,
         suspects=suspects,
-        unsure_mask=unsure,
+        unsure_lines=(np.flatnonzero(unsure) + first_line_no).tolist(),
     )
 
 
