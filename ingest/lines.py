@@ -54,8 +54,12 @@ class Lines:
     ends: np.ndarray  # end of each line's text within data (terminator and one \r excluded)
     table: pa.Table  # LINES_SCHEMA: the lines that are valid UTF-8, each text and its terminator
     invalid_utf8: list[int]  # line numbers of the lines that are not
-    suspects: list[int]  # line numbers of the lines lenient_suspects found
-    unsure_lines: list[int]  # the line numbers of the lines that may not be attempts (see unsure)
+    # The line numbers of the lines that may not be attempts: those that do not
+    # start with "{" and end with "}" (blank and broken lines among them) and the
+    # suspects of lenient_suspects.  Every other valid UTF-8 line is a JSON object
+    # unless it is broken in its middle, which is rare enough to be found
+    # afterwards (the table's `unsure` column tells SQL the same).
+    unsure: list[int]
 
     @property
     def count(self) -> int:
@@ -69,14 +73,6 @@ class Lines:
     def head(self, lines: int) -> pa.Table:
         """The rows of `table` for its first `lines` lines (or more)."""
         return self.table.slice(0, 2 * lines)
-
-    def unsure(self) -> list[int]:
-        """The line numbers of the lines that may not be attempts: those that do not
-        start with "{" and end with "}" (blank and broken lines among them) and
-        the suspects.  Every other valid UTF-8 line is a JSON object unless it is
-        broken in its middle, which is rare enough to be found afterwards (the
-        table's `unsure` column tells SQL the same)."""
-        return self.unsure_lines  # (worked out by split_lines, in the thread that reads ahead)
 
     def raw(self, line_no: int) -> bytes:
         """The exact bytes of a line, without its terminator."""
@@ -123,33 +119,26 @@ def split_lines(data: memoryview, *, base_offset: int, first_line_no: int, compl
     try:
         lines.validate(full=True)
         invalid: list[int] = []
+        rows = np.repeat(np.arange(count), 2)  # the line of each value
+        is_text = np.zeros(2 * count, dtype=bool)
+        is_text[0::2] = True
     except pa.ArrowInvalid:
         # Rare: the valid lines' texts alone, copied, each row a text.
         valid = _valid_utf8(data, starts, bounds)
         invalid = line_nos[~valid].tolist()
-        texts = np.flatnonzero(valid) * 2
+        rows = np.flatnonzero(valid)
         lines = pa.Array.from_buffers(
             pa.large_binary(), 2 * count, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
-        ).take(int64_array(texts)).cast(pa.large_string())
-        table = arrow_table(
-            line_no=int64_array(line_nos[valid]),
-            byte_offset=int64_array(starts[valid] + base_offset),
-            line=lines,
-            suspect=bool_array(suspect[valid]),
-            unsure=bool_array(unsure[valid]),
-            is_text=bool_array(np.ones(len(texts), dtype=bool)),
-        )
-    else:
-        is_text = np.zeros(2 * count, dtype=bool)
-        is_text[0::2] = True
-        table = arrow_table(
-            line_no=int64_array(np.repeat(line_nos, 2)),
-            byte_offset=int64_array(np.repeat(starts + base_offset, 2)),
-            line=lines,
-            suspect=bool_array(np.repeat(suspect, 2)),
-            unsure=bool_array(np.repeat(unsure, 2)),
-            is_text=bool_array(is_text),
-        )
+        ).take(int64_array(rows * 2)).cast(pa.large_string())
+        is_text = np.ones(len(rows), dtype=bool)
+    table = arrow_table(
+        line_no=int64_array(line_nos[rows]),
+        byte_offset=int64_array(starts[rows] + base_offset),
+        line=lines,
+        suspect=bool_array(suspect[rows]),
+        unsure=bool_array(unsure[rows]),
+        is_text=bool_array(is_text),
+    )
     return Lines(
         data=data,
         base_offset=base_offset,
@@ -158,8 +147,7 @@ def split_lines(data: memoryview, *, base_offset: int, first_line_no: int, compl
         ends=ends,
         table=pa.Table.from_batches(table.to_batches(max_chunksize=_BATCH_ROWS), schema=LINES_SCHEMA),
         invalid_utf8=invalid,
-        suspects=suspects,
-        unsure_lines=(np.flatnonzero(unsure) + first_line_no).tolist(),
+        unsure=(np.flatnonzero(unsure) + first_line_no).tolist(),  # (in the thread that reads ahead)
     )
 
 

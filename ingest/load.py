@@ -124,7 +124,7 @@ class _Unsure:
         self.lines += lines.count
         self.valid += lines.valid
         self.invalid_utf8 += lines.invalid_utf8
-        for line_no in [*lines.unsure(), *lines.invalid_utf8]:
+        for line_no in [*lines.unsure, *lines.invalid_utf8]:
             self.kept[line_no] = (lines.offset(line_no), lines.raw(line_no))
         return iter(lines.table.to_batches())
 
