@@ -21,13 +21,15 @@ if latest is None:
     st.info("No attempts in this range.")
     st.stop()
 st.subheader(comparison.heading())
-columns = st.columns(len(present.METRICS) + 1)
+# Two rows of three: six in a row cut the last label short in a 1000 px window.
+columns = [*st.columns(3), *st.columns(3)]
 for column, (key, label) in zip(columns, present.METRICS):
     column.metric(label, present.number(latest[key]), delta=present.delta(comparison, key),
                   delta_color="inverse" if key == "credit_bugs" else "off")
-columns[-1].metric("Quarantined", present.number(latest["quarantined"]),
-                   delta=present.delta(comparison, "quarantined"), delta_color="off",
-                   help="Attempts with a live freeze. A freeze is expected; it alerts only if it moved the merge bit.")
+columns[len(present.METRICS)].metric(
+    "Quarantined", present.number(latest["quarantined"]), delta=present.delta(comparison, "quarantined"),
+    delta_color="off",
+    help="Attempts with a live freeze. A freeze is expected; it alerts only if it moved the merge bit.")
 st.caption(present.range_caption(report))
 st.caption("Every attempt in range, by the producer that wrote its line: probe rejects, armed calls, "
            "and neither (passed the probe without an armed call).")

@@ -280,13 +280,17 @@ def plot_heights(page: object) -> list[float]:
 
 
 def overflow(page: object) -> dict[str, object]:
-    """What spills sideways: the page itself, and each table wider than its box."""
+    """What spills sideways: the page itself, each table wider than its box, and the
+    metric labels cut short (Streamlit ends a label too wide for its column with "…")."""
     return page.evaluate(
         """() => ({
             page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
             tables: [...document.querySelectorAll('[data-testid="stDataFrame"] .dvn-scroller')]
                     .filter(s => s.clientWidth > 0)  // a table in a closed expander is not drawn
                     .map(s => s.scrollWidth - s.clientWidth),
+            labels: [...document.querySelectorAll('[data-testid="stMetricLabel"] *')]
+                    .filter(e => e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
+                    .map(e => e.textContent),
         })"""
     )
 
@@ -322,6 +326,7 @@ def test_every_page_is_saved_at_two_widths_and_nothing_spills_sideways(
         assert entries == ["patch rejects", "armed calls", "armed per reject"], (width, entries)
     for (name, width), spill in spills.items():
         assert spill["page"] <= 0, (name, width, spill)
+        assert not spill["labels"], (name, width, spill)
         assert all(extra <= 0 for extra in spill["tables"]), (name, width, spill)
         if name in ("triage", "health"):
             assert spill["tables"], (name, width)  # the tables were drawn, and measured
