@@ -146,6 +146,28 @@ def test_setup_rejects_are_kept_apart_from_patch_rejects(tmp_path: Path) -> None
     assert "| base\\_missing | setup | 1 |" in review and "| line\\_cap | patch | 2 |" in review
 
 
+def test_setup_rejects_of_odd_reason_lists_are_what_python_counts(tmp_path: Path) -> None:
+    """Reason lists as other producers write them: nulls, numbers, objects, repeats, a
+    string where a list belongs.  A probe reject is a setup reject when its reasons are a
+    list holding a setup reason as a string; a pass is never one, whatever it lists."""
+    from lanelog.reasons import SETUP_REASONS
+
+    day = "2026-10-05T10:00:00Z"
+    lists: list[Any] = [
+        [None, "base_missing"], ["base_missing", "base_missing"], [1, "line_cap"], [{"r": "not_a_repo"}],
+        "not_a_repo", None, [], [None], ["Not_A_Repo"], ["internal_error", None, 2.5], ["line_cap", "head_missing"],
+    ]
+    lines = [{"ts": day, "attempt_id": f"r{i}", "probe": "reject", "reasons": reasons}
+             for i, reasons in enumerate(lists)]
+    lines.append({"ts": day, "attempt_id": "p0", "probe": "pass", "reasons": ["base_missing"]})
+    log = write_log(tmp_path / "lane-log.jsonl", *lines)
+    expected = sum(1 for line in lines if line["probe"] == "reject" and isinstance(line["reasons"], list)
+                   and any(isinstance(r, str) and r in SETUP_REASONS for r in line["reasons"]))
+    assert expected == 4
+    week = json.loads(run("report", log, "--format", "json").stdout)["weeks"][0]
+    assert (week["probe_rejects"], week["setup_rejects"], week["patch_rejects"]) == (11, 4, 7)
+
+
 def test_markdown_escapes_log_text(tmp_path: Path) -> None:
     log = write_log(tmp_path / "lane-log.jsonl", {
         "ts": "2026-10-05T10:00:00Z", "attempt_id": "<img src=x onerror=alert(1)>",
