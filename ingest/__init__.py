@@ -8,11 +8,41 @@ ingest/schema.sql is the table contract the queries read; export_lake writes it
 as a Parquet lake (docs/lake.md) and open_lake reads one back as DuckDB views.
 """
 
-from lanelog.ingest.db import SCHEMA_VERSION, default_db_path, open_db, open_memory
-from lanelog.ingest.export import ExportSummary, export_lake, lake_schemas
-from lanelog.ingest.lake import lake_files, open_lake
-from lanelog.ingest.lakefs import LAKE_SCHEMA_VERSION, UNDATED
-from lanelog.ingest.run import IngestSummary, ingest_bytes, ingest_paths
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Each name is imported from its module when first used: a command that only opens
+# the database (`lanelog report`) does not import pyarrow and numpy, the reading side's.
+_HOMES = {
+    "SCHEMA_VERSION": "db", "default_db_path": "db", "open_db": "db", "open_memory": "db",
+    "ExportSummary": "export", "export_lake": "export", "lake_schemas": "export",
+    "lake_files": "lake", "open_lake": "lake",
+    "LAKE_SCHEMA_VERSION": "lakefs", "UNDATED": "lakefs",
+    "IngestSummary": "run", "ingest_bytes": "run", "ingest_paths": "run",
+}
+
+if TYPE_CHECKING:
+    from lanelog.ingest.db import SCHEMA_VERSION, default_db_path, open_db, open_memory
+    from lanelog.ingest.export import ExportSummary, export_lake, lake_schemas
+    from lanelog.ingest.lake import lake_files, open_lake
+    from lanelog.ingest.lakefs import LAKE_SCHEMA_VERSION, UNDATED
+    from lanelog.ingest.run import IngestSummary, ingest_bytes, ingest_paths
+
+
+def __getattr__(name: str) -> Any:
+    """A public name from its module, or a submodule (lanelog.ingest.chunks) by its name."""
+    home = _HOMES.get(name)
+    if home is not None:
+        value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+        globals()[name] = value
+        return value
+    try:
+        return importlib.import_module(f"{__name__}.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__name__}.{name}":
+            raise
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+
 
 __all__ = [
     "LAKE_SCHEMA_VERSION",
