@@ -23,10 +23,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lanelog.ingest.lines import NEWLINE, Lines, split_lines
+from lanelog.ingest.identity import TAIL_BYTES
+from lanelog.ingest.lines import LONG_LINE_HEAD, NEWLINE, Lines, LongLine, long_line, split_lines
 from lanelog.ingest.logfile import LogStream
 
 CHUNK_BYTES = 8 * 1024 * 1024
+# The longest line read as text, terminator included.  A lane-log line is a few
+# KiB; a longer one is not held (DuckDB's JSON parse of a 60 MB line needed more
+# than a run's memory share, failing its whole log on every run), but read past,
+# rejected as too_long with its first bytes kept.  No buffer is larger, so
+# whether a line is too long depends on the line alone; and a small log
+# (batch.SMALL_LOG_BYTES), read whole, is shorter.
+MAX_LINE_BYTES = CHUNK_BYTES
 ROW_GROUP_LINES = 122_880  # DuckDB's row group size
 GROUP_ROW_GROUPS = 4  # row groups of lines per transaction: two for each core
 
@@ -161,7 +169,7 @@ def _pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[Piece
     # A small append gets a small buffer: one byte more than is left, so
     # that reading it all is seen as the end without another read.
     left = None if log.size is None else max(log.size - position, 0) + 1
-    size = min(CHUNK_BYTES, left or CHUNK_BYTES)
+    size = min(CHUNK_BYTES, MAX_LINE_BYTES, left or CHUNK_BYTES)
     line_no = first_line_no
     group_left = group_lines()
     carry = b""
@@ -174,9 +182,21 @@ def _pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[Piece
             got += log.readinto_at(position + got, memoryview(buffer)[got:])
             at_end = got < size
         cut = _cut(buffer, got, group_left)
-        if cut == 0 and not at_end:
-            size *= 2  # one line longer than the buffer: hold all of it
+        if cut == 0 and not at_end and size < MAX_LINE_BYTES:
+            size = min(2 * size, MAX_LINE_BYTES)  # one line longer than the buffer: hold all of it
             carry = bytes(buffer[:got])
+            continue
+        if cut == 0 and not at_end:  # a line longer than MAX_LINE_BYTES: read past it, keeping its ends
+            long, ending, complete = _past_long_line(log, position, line_no, buffer)
+            group_left -= 1
+            yield Piece(lines=long_line(long, ending), size=long.size, complete=complete,
+                        ends_group=group_left == 0 or not complete)
+            if not complete:
+                return
+            group_left = group_left or group_lines()
+            position += long.size
+            line_no += 1
+            carry = b""
             continue
         view = memoryview(buffer)
         last = at_end and buffer.find(b"\n", cut, got) < 0
@@ -197,6 +217,26 @@ def _pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[Piece
             yield Piece(lines=lines, size=len(rest), complete=False, ends_group=True)
             return
         carry = bytes(buffer[cut:got])
+
+
+def _past_long_line(log: LogStream, position: int, line_no: int, buffer: bytearray) -> tuple[LongLine, bytes, bool]:
+    """Read on past a line that starts at `position` and fills `buffer` without a
+    newline: the line, its last TAIL_BYTES bytes (terminator included) and whether it
+    is complete (False: the log ends inside it).  Memory stays at one buffer."""
+    head = bytes(buffer[:LONG_LINE_HEAD])
+    ending = bytes(buffer[-TAIL_BYTES:])
+    offset = position + len(buffer)
+    view = memoryview(buffer)
+    while True:
+        got = log.readinto_at(offset, view)
+        newline = buffer.find(b"\n", 0, got)
+        if newline >= 0:
+            ending = (ending + bytes(view[: newline + 1]))[-TAIL_BYTES:]
+            return LongLine(line_no, position, offset + newline + 1 - position, head), ending, True
+        ending = (ending + bytes(view[max(0, got - TAIL_BYTES) : got]))[-TAIL_BYTES:]
+        offset += got
+        if got < len(buffer):
+            return LongLine(line_no, position, offset - position, head), ending, False
 
 
 def _cut(buffer: bytearray, got: int, lines: int) -> int:

@@ -12,7 +12,7 @@ invalid line is split line by line in Python.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
@@ -60,6 +60,9 @@ class Lines:
     # unless it is broken in its middle, which is rare enough to be found
     # afterwards (the table's `unsure` column tells SQL the same).
     unsure: list[int]
+    # A line too long to hold (chunks.MAX_LINE_BYTES) comes alone, in a Lines of
+    # its own (long_line): not in `table`, and `data` holds only its last bytes.
+    too_long: list[LongLine] = field(default_factory=list)
 
     @property
     def count(self) -> int:
@@ -67,8 +70,8 @@ class Lines:
 
     @property
     def valid(self) -> int:
-        """How many lines are valid UTF-8 (the lines of `table`)."""
-        return self.count - len(self.invalid_utf8)
+        """How many lines are valid UTF-8 text for SQL (the lines of `table`)."""
+        return self.count - len(self.invalid_utf8) - len(self.too_long)
 
     def head(self, lines: int) -> pa.Table:
         """The rows of `table` for its first `lines` lines (or more)."""
@@ -82,6 +85,41 @@ class Lines:
     def offset(self, line_no: int) -> int:
         """The file offset of a line's first byte."""
         return self.base_offset + int(self.starts[line_no - self.first_line_no])
+
+
+@dataclass(frozen=True)
+class LongLine:
+    """A line longer than a reader holds: never parsed, rejected as too_long
+    with its first bytes kept (or pending, as the provisional last line)."""
+
+    line_no: int
+    offset: int  # file offset of its first byte
+    size: int  # its bytes, terminator included
+    head: bytes  # its first LONG_LINE_HEAD bytes
+
+    def text(self) -> str:
+        """What rejected_lines.text shows of it: its first bytes, and how long it is."""
+        return f"{readable(self.head)} [... {self.size:,} bytes in all]"
+
+
+LONG_LINE_HEAD = 4096  # the bytes kept of a line too long to hold (rejected_lines.raw)
+
+
+def long_line(line: LongLine, ending: bytes) -> Lines:
+    """The Lines of one line too long to hold: no text for SQL, and for data only
+    `ending`, the bytes that end it (its last bytes, terminator included), which the
+    reader's position checks read."""
+    return Lines(
+        data=memoryview(ending),
+        base_offset=line.offset,
+        first_line_no=line.line_no,
+        starts=np.zeros(1, dtype=np.int64),
+        ends=np.zeros(1, dtype=np.int64),
+        table=LINES_SCHEMA.empty_table(),
+        invalid_utf8=[],
+        unsure=[],
+        too_long=[line],
+    )
 
 
 def split_lines(data: memoryview, *, base_offset: int, first_line_no: int, complete: bool) -> Lines:

@@ -28,11 +28,13 @@ import duckdb
 import pyarrow as pa
 
 from lanelog.ingest.db import settings
-from lanelog.ingest.lines import LINES_SCHEMA, Lines, arrow_table, bytes_array, int64_array, readable
+from lanelog.ingest.lines import LINES_SCHEMA, Lines, LongLine, arrow_table, bytes_array, int64_array, readable
 from lanelog.sqlfile import Query, load_resources
 
 # Verdicts of lines that are no attempt; "blank" lines are counted nowhere.
 REJECTED = ("not_an_object", "invalid_json")
+# The reason of a line too long to read as text (chunks.MAX_LINE_BYTES).
+TOO_LONG = "too_long"
 
 
 @cache
@@ -117,6 +119,7 @@ class _Unsure:
     first_line: int | None = None
     kept: dict[int, tuple[int, bytes]] = field(default_factory=dict)  # line_no: (offset, bytes)
     invalid_utf8: list[int] = field(default_factory=list)
+    too_long: list[LongLine] = field(default_factory=list)
 
     def take(self, lines: Lines) -> Iterator[pa.RecordBatch]:
         if self.first_line is None:
@@ -124,6 +127,7 @@ class _Unsure:
         self.lines += lines.count
         self.valid += lines.valid
         self.invalid_utf8 += lines.invalid_utf8
+        self.too_long += lines.too_long
         for line_no in [*lines.unsure, *lines.invalid_utf8]:
             self.kept[line_no] = (lines.offset(line_no), lines.raw(line_no))
         return iter(lines.table.to_batches())
@@ -205,6 +209,7 @@ def store_stream(
         duplicates=unkept,
         missing={n: unsure.kept[n] for n in missing},
         invalid_utf8={n: unsure.kept[n] for n in unsure.invalid_utf8},
+        too_long=unsure.too_long,
         provisional=False,
     )
 
@@ -257,6 +262,7 @@ def store_lines(
         duplicates=staged - stored,
         missing={n: (lines.offset(n), lines.raw(n)) for n in unstaged},
         invalid_utf8={n: (lines.offset(n), lines.raw(n)) for n in lines.invalid_utf8},
+        too_long=lines.too_long,
         provisional=provisional,
     )
 
@@ -270,16 +276,19 @@ def _settle(
     duplicates: int,
     missing: dict[int, tuple[int, bytes]],
     invalid_utf8: dict[int, tuple[int, bytes]],
+    too_long: list[LongLine],
     provisional: bool,
 ) -> Outcome:
     """Say what the lines that are no stored attempt are, store the rejected
-    ones (unless provisional: then they are pending), and count it all."""
+    ones (unless provisional: then they are pending), and count it all.  Of a
+    line too long to read, its first bytes are stored."""
     verdicts = _verdicts(con, missing)
     told = Counter(verdicts.values())
     rows = sorted([(n, verdict) for n, verdict in verdicts.items() if verdict in REJECTED]
-                  + [(n, "invalid_utf8") for n in invalid_utf8])
+                  + [(n, "invalid_utf8") for n in invalid_utf8] + [(line.line_no, TOO_LONG) for line in too_long])
     if rows and not provisional:
-        texts = {**missing, **invalid_utf8}
+        texts = {n: (offset, raw, readable(raw)) for n, (offset, raw) in {**missing, **invalid_utf8}.items()}
+        texts.update({line.line_no: (line.offset, line.head, line.text()) for line in too_long})
         con.register("lane_rejected", _rejected_rows([(n, *texts[n], reason) for n, reason in rows]))
         try:
             run(con, "insert_rejected", {"source_id": source_id})
@@ -311,14 +320,14 @@ def _verdicts(con: duckdb.DuckDBPyConnection, missing: dict[int, tuple[int, byte
         con.unregister("lane_missing")
 
 
-def _rejected_rows(rows: list[tuple[int, int, bytes, str]]) -> pa.Table:
-    """rejected_lines rows (without source_id) from (line_no, offset, bytes, reason)."""
+def _rejected_rows(rows: list[tuple[int, int, bytes, str, str]]) -> pa.Table:
+    """rejected_lines rows (without source_id) from (line_no, offset, bytes, text, reason)."""
     return arrow_table(
         line_no=int64_array([row[0] for row in rows]),
         byte_offset=int64_array([row[1] for row in rows]),
         raw=bytes_array([row[2] for row in rows], pa.large_binary()),
-        text=bytes_array([readable(row[2]).encode() for row in rows], pa.large_string()),
-        reason=bytes_array([row[3].encode() for row in rows], pa.large_string()),
+        text=bytes_array([row[3].encode() for row in rows], pa.large_string()),
+        reason=bytes_array([row[4].encode() for row in rows], pa.large_string()),
     )
 
 

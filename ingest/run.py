@@ -283,7 +283,11 @@ def _ingest_log_unguarded(
             outcome = Outcome()
             if piece.lines is not None:
                 outcome = store_lines(con, source.source_id, piece.lines, provisional=True)
-            params = source.params(bytes_seen=source.position + piece.size, seen=piece.data())
+            if piece.lines is not None and piece.lines.too_long:
+                # Too long to hold (chunks.MAX_LINE_BYTES): pending, and read past again next run.
+                params = source.params(bytes_seen=source.position, seen=b"")
+            else:
+                params = source.params(bytes_seen=source.position + piece.size, seen=piece.data())
             _still_the_same_log(source)
             run(con, "update_source", params)
         summary.add(outcome)

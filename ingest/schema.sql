@@ -70,9 +70,9 @@ CREATE TABLE IF NOT EXISTS rejected_lines (
     source_id INTEGER NOT NULL,
     line_no BIGINT NOT NULL,
     byte_offset BIGINT NOT NULL,
-    raw BLOB NOT NULL,                  -- the exact bytes
-    text VARCHAR NOT NULL,              -- readable text, invalid bytes escaped
-    reason VARCHAR NOT NULL             -- invalid_utf8 | invalid_json | not_an_object
+    raw BLOB NOT NULL,                  -- the exact bytes (too_long: the first 4096)
+    text VARCHAR NOT NULL,              -- readable text, invalid bytes escaped (too_long: and its size)
+    reason VARCHAR NOT NULL             -- invalid_utf8 | invalid_json | not_an_object | too_long
 );
 
 CREATE TABLE IF NOT EXISTS ingest_runs (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import subprocess
@@ -14,6 +15,7 @@ import pytest
 
 import lanelog.ingest.batch
 import lanelog.ingest.chunks
+import lanelog.ingest.lines
 from lanelog import ingest
 from lanelog.ingest.chunks import CHUNK_BYTES
 from lanelog.ingest.logfile import LogStream
@@ -204,3 +206,81 @@ def test_an_attempt_is_never_lost_to_another_logs_provisional_line(tmp_path: Pat
         con.close()
     assert len(xs) == 1 and json.loads(xs[0][0])["probe"] == "reject"  # the first complete line
     assert provisional == 0
+
+
+def _padded(attempt_id: str, size: int) -> bytes:
+    """A JSON object line of exactly `size` bytes, its newline included."""
+    start, end = b'{"attempt_id": "' + attempt_id.encode() + b'", "pad": "', b'"}\n'
+    return start + b"p" * (size - len(start) - len(end)) + end
+
+
+@pytest.mark.parametrize("name", ["lane-log.jsonl", "lane-log.jsonl.gz"])
+def test_a_line_longer_than_the_reader_holds_is_rejected_as_too_long_and_the_log_goes_on(
+    tmp_path: Path, name: str
+) -> None:
+    """A 60 MB line failed its whole log, on every run: DuckDB's parse of it needed
+    more than the run's memory share.  Past the limit a line is read past, not held."""
+    limit = lanelog.ingest.chunks.MAX_LINE_BYTES
+    first = line(attempt_id="a1", probe="pass")
+    fits, over = _padded("fits", limit), _padded("over", limit + 1)
+    data = first + over + fits + b"\xff\n" + line(attempt_id="a5", probe="pass")
+    log, db = tmp_path / name, tmp_path / "t.duckdb"
+    if name.endswith(".gz"):
+        log.write_bytes(gzip.compress(data, compresslevel=1))
+    else:
+        log.write_bytes(data)
+
+    done = ingest_cli(db, log)
+    assert done.returncode == 0, done.stderr
+    assert summary(done) == {"files": 1, "lines_read": 5, "attempts_added": 3, "duplicates": 0,
+                             "rejected": 2, "pending": 0}
+    again = ingest_cli(db, log)
+    assert summary(again)["lines_read"] == 0
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.execute("SELECT line_no, attempt_id, octet_length(CAST(raw AS BLOB)) FROM attempts "
+                           "ORDER BY line_no").fetchall() == [(1, "a1", len(first) - 1), (3, "fits", limit - 1),
+                                                             (5, "a5", len(first) - 1)]
+        rows = con.execute("SELECT line_no, byte_offset, raw, text, reason FROM rejected_lines "
+                           "ORDER BY line_no").fetchall()
+        assert [(row[0], row[1], row[4]) for row in rows] == [
+            (2, len(first), "too_long"), (4, len(first) + len(over) + len(fits), "invalid_utf8")]
+        kept = over[: lanelog.ingest.lines.LONG_LINE_HEAD]
+        assert rows[0][2] == kept
+        assert rows[0][3] == f"{kept.decode()} [... {limit + 1:,} bytes in all]"
+        assert con.execute("SELECT bytes_read, bytes_seen, lines_read FROM sources").fetchall() == [
+            (len(data), len(data), 5)]
+    finally:
+        con.close()
+
+
+def test_an_unfinished_line_too_long_to_hold_is_pending_until_it_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Still being written, it is not held either: pending on every run that reads
+    past it, nothing stored, until its newline comes and it is rejected."""
+    monkeypatch.setattr(lanelog.ingest.chunks, "CHUNK_BYTES", 64)
+    monkeypatch.setattr(lanelog.ingest.chunks, "MAX_LINE_BYTES", 64)
+    monkeypatch.setattr(lanelog.ingest.batch, "SMALL_LOG_BYTES", 0)
+    first = line(attempt_id="a1")
+    growing = b'{"attempt_id": "long", "pad": "' + b"q" * 100
+    log = tmp_path / "lane-log.jsonl"
+    log.write_bytes(first + growing)
+    con = ingest.open_db(tmp_path / "t.duckdb")
+    try:
+        runs = [ingest.ingest_paths(con, [log]) for _ in range(2)]
+        assert [(run.lines_read, run.attempts_added, run.rejected, run.pending) for run in runs] == [
+            (2, 1, 0, 1), (1, 0, 0, 1)]
+        assert con.execute("SELECT bytes_read, bytes_seen FROM sources").fetchall() == [(len(first), len(first))]
+        assert con.execute("SELECT count(*) FROM rejected_lines").fetchone()[0] == 0
+
+        with log.open("ab") as file:
+            file.write(b'"}\n' + line(attempt_id="a3"))
+        done = ingest.ingest_paths(con, [log])
+        assert (done.lines_read, done.attempts_added, done.rejected, done.pending) == (2, 1, 1, 0)
+        assert con.execute("SELECT line_no, reason, byte_offset FROM rejected_lines").fetchall() == [
+            (2, "too_long", len(first))]
+        assert [row[0] for row in con.execute("SELECT attempt_id FROM attempts ORDER BY line_no").fetchall()] == [
+            "a1", "a3"]
+    finally:
+        con.close()

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lanelog.ingest import ingest_bytes, ingest_paths, open_memory
+from lanelog.ingest import chunks, ingest_bytes, ingest_paths, open_memory
 from tests.ingest.support import counts, stored
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -39,14 +40,22 @@ line_files = st.builds(
 logs = st.one_of(line_files, st.binary(max_size=200))
 
 
-def non_blank_lines(data: bytes) -> int:
-    """The lines a reader must account for: split on \\n, BOM and blank lines aside."""
-    if data.startswith(BOM):
-        data = data[len(BOM):]
+def non_blank_lines(data: bytes, longest: int | None = None) -> int:
+    """The lines a reader must account for: split on \\n, BOM and blank lines aside.
+    A line longer than `longest` bytes (its newline and a leading BOM included;
+    an unfinished last line of `longest` bytes is known to be longer) is never
+    read as text, so it counts even when blank."""
     pieces = data.split(b"\n")
     if pieces[-1] == b"":
         pieces.pop()  # a final newline ends the last line; it does not start one
-    return sum(1 for piece in pieces if piece.strip(b" \t\r"))
+    finished = [True] * len(pieces)
+    if pieces and not data.endswith(b"\n"):
+        finished[-1] = False
+    too_long = [longest is not None and (len(piece) + 1 > longest if ended else len(piece) >= longest)
+                for piece, ended in zip(pieces, finished)]
+    if pieces and data.startswith(BOM):
+        pieces[0] = pieces[0][len(BOM):]
+    return sum(1 for piece, long in zip(pieces, too_long) if long or piece.strip(b" \t\r"))
 
 
 @SETTINGS
@@ -62,6 +71,49 @@ def test_every_non_blank_line_ends_in_exactly_one_outcome(data: bytes) -> None:
     assert lines == added + duplicates + rejected + pending
     assert (len(stored_attempts), len(stored_rejected)) == (added, rejected)
     assert pending <= 1
+
+
+# Lines longer than the reader holds: with a limit of 80 bytes, some drawn objects are.
+LONGEST = 80
+
+
+@SETTINGS
+@given(logs)
+def test_every_line_ends_in_one_outcome_when_lines_are_too_long_to_hold(data: bytes) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(chunks, "CHUNK_BYTES", LONGEST)
+        patch.setattr(chunks, "MAX_LINE_BYTES", LONGEST)
+        con = open_memory()
+        summary = ingest_bytes(con, "lane.jsonl", data)
+    stored_attempts, stored_rejected = stored(con)
+    too_long = con.execute("SELECT count(*) FROM rejected_lines WHERE reason = 'too_long'").fetchone()[0]
+    longest = max((len(row[1]) for row in con.execute("SELECT line_no, raw FROM attempts").fetchall()), default=0)
+    con.close()
+    lines, added, duplicates, rejected, pending = counts(summary)
+    assert summary.errors == []
+    assert lines == non_blank_lines(data, LONGEST)
+    assert lines == added + duplicates + rejected + pending
+    assert (len(stored_attempts), len(stored_rejected)) == (added, rejected)
+    assert too_long <= rejected and longest < LONGEST
+
+
+@SETTINGS
+@given(logs, st.data())
+def test_two_part_ingest_equals_one_shot_ingest_when_lines_are_too_long_to_hold(data: bytes, draw) -> None:
+    cut = draw.draw(st.integers(min_value=0, max_value=len(data)), label="cut")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(chunks, "CHUNK_BYTES", LONGEST)
+        patch.setattr(chunks, "MAX_LINE_BYTES", LONGEST)
+        one_shot = open_memory()
+        ingest_bytes(one_shot, "lane.jsonl", data)
+        in_parts = open_memory()
+        ingest_bytes(in_parts, "lane.jsonl", data[:cut])
+        ingest_bytes(in_parts, "lane.jsonl", data)
+    query = "SELECT bytes_read, bytes_seen, lines_read, duplicates FROM sources"
+    assert stored(in_parts) == stored(one_shot)
+    assert in_parts.execute(query).fetchall() == one_shot.execute(query).fetchall()
+    one_shot.close()
+    in_parts.close()
 
 
 @SETTINGS
