@@ -34,7 +34,7 @@ from lanelog.ingest.db import settings, transaction
 from lanelog.ingest.identity import FINGERPRINT_BYTES, TAIL_BYTES, continues, digest
 from lanelog.ingest.lines import LINES_SCHEMA, Lines, split_lines
 from lanelog.ingest.load import BROKEN_LINE, STREAM, Handover, Outcome, duplicates_handover, run
-from lanelog.ingest.logfile import LogStream
+from lanelog.ingest.logfile import LogStream, shown
 
 SMALL_LOG_BYTES = 1 << 20
 BATCH_LOGS = 2000
@@ -119,7 +119,7 @@ def classify(index: SourceIndex, log: LogStream) -> Small | str | None:
     data = log.read_at(0, log.size + 1)
     if len(data) != log.size:
         return None  # it grew or shrank while read
-    if index.read_whole_before(log.name, data):
+    if index.read_whole_before(log.shown, data):
         return "unchanged"
     head = data[:FINGERPRINT_BYTES]
     for stored in index.candidates(head):
@@ -203,7 +203,7 @@ def _source_rows(ids: list[int], batch: list[Small], outcomes: list[Outcome], no
     """Each log's identity and read position: all of it read, no provisional line."""
     return pa.table({
         "source_id": pa.array(ids, pa.int32()),
-        "path": [small.name for small in batch],
+        "path": [shown(small.name) for small in batch],
         "fingerprint": [digest(small.head) for small in batch],
         "fingerprint_bytes": pa.array([len(small.head) for small in batch], pa.int32()),
         "bytes_read": pa.array([len(small.data) for small in batch], pa.int64()),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import re
 import stat
 import zlib
 from pathlib import Path
@@ -28,7 +29,8 @@ class LogStream:
     """An open log read by offset (gzip streams seek forward by decompressing)."""
 
     def __init__(self, name: str, fileobj: BinaryIO, size: int | None) -> None:
-        self.name = name
+        self.name = name  # the path it was opened by (undecodable bytes as surrogates)
+        self.shown = shown(name)  # the name in messages and in sources.path
         self._file = fileobj
         self.size = size  # bytes in the log now; None for gzip (known only once read)
 
@@ -52,9 +54,9 @@ class LogStream:
                 total += got
             return total
         except GZIP_ERRORS as exc:
-            raise IngestError(f"{self.name}: corrupt gzip data ({exc})") from exc
+            raise IngestError(f"{self.shown}: corrupt gzip data ({exc})") from exc
         except OSError as exc:
-            raise IngestError(f"{self.name}: cannot read ({exc.strerror or exc})") from exc
+            raise IngestError(f"{self.shown}: cannot read ({exc.strerror or exc})") from exc
 
     def holds(self, offset: int, data: bytes) -> bool:
         """Whether the file holds `data` at `offset` now, read past any buffer.
@@ -90,11 +92,11 @@ def open_log(path: Path) -> LogStream:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
-        raise IngestError(f"{path}: cannot open ({exc.strerror or exc})") from exc
+        raise IngestError(f"{shown(path)}: cannot open ({exc.strerror or exc})") from exc
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise IngestError(f"{path}: not a regular file ({_kind(mode)}); only regular files are read")
+            raise IngestError(f"{shown(path)}: not a regular file ({_kind(mode)}); only regular files are read")
         os.set_blocking(fd, True)
         raw = os.fdopen(fd, "rb")
     except BaseException:
@@ -103,6 +105,25 @@ def open_log(path: Path) -> LogStream:
     if path.name.endswith(".gz"):
         return LogStream(str(path), gzip.GzipFile(fileobj=raw, mode="rb"), None)
     return LogStream(str(path), raw, os.fstat(raw.fileno()).st_size)
+
+
+def shown(path: str | os.PathLike[str]) -> str:
+    """A file name as people see it, in messages and in sources.path.
+
+    Paths are bytes until they are shown: a name need not be UTF-8 (Python holds
+    its undecodable bytes as surrogates, which no UTF-8 text, Arrow array or
+    DuckDB string can carry) and may hold control characters (a newline, an
+    escape sequence that would rewrite the terminal).  Both are shown as \\xNN;
+    every other character as it is.
+    """
+    try:
+        raw = os.fsencode(path)
+    except UnicodeEncodeError:  # a lone surrogate that no undecodable byte became (an upload's name)
+        raw = os.fspath(path).encode("utf-8", "backslashreplace")
+    return _CONTROL.sub(lambda match: f"\\x{ord(match[0]):02x}", raw.decode("utf-8", "backslashreplace"))
+
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 def _kind(mode: int) -> str:
@@ -140,4 +161,4 @@ def expand_paths(paths: list[Path]) -> Iterator[Path | IngestError]:
         elif path.exists():
             yield path
         else:
-            yield IngestError(f"{path}: no such file or folder")
+            yield IngestError(f"{shown(path)}: no such file or folder")

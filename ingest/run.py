@@ -22,7 +22,7 @@ from lanelog.ingest.db import capped_memory, transaction
 from lanelog.ingest.identity import TAIL_BYTES, Resume, digest, locate
 from lanelog.ingest.lines import Lines
 from lanelog.ingest.load import Handover, Outcome, run, store_lines, store_stream
-from lanelog.ingest.logfile import LogStream, bytes_log, expand_paths, open_log
+from lanelog.ingest.logfile import LogStream, bytes_log, expand_paths, open_log, shown
 from lanelog.errors import IngestError
 
 # Called with the bytes a committed transaction covered (0 when a log is done) and the
@@ -167,7 +167,7 @@ class _Batcher:
                     self.summary.errors.append(exc.message)
             return
         except duckdb.Error as exc:
-            self.summary.errors.append(f"{len(batch)} small logs from {batch[0].name}: the database could "
+            self.summary.errors.append(f"{len(batch)} small logs from {shown(batch[0].name)}: the database could "
                                        f"not store them ({exc})")
             return
         # Logs re-sent in one batch are likely in the next: leave stored ids out at once while they are.
@@ -210,7 +210,7 @@ class _Source:
         head = self.resume.head
         return {
             "source_id": self.source_id,
-            "path": self.log.name,
+            "path": self.log.shown,
             "fingerprint": digest(head),
             "fingerprint_bytes": len(head),
             "bytes_read": self.position,
@@ -243,7 +243,7 @@ def _ingest_log(
     try:
         _ingest_log_unguarded(con, log, summary, progress)
     except duckdb.Error as exc:
-        raise IngestError(f"{log.name}: the database could not store it ({exc})") from exc
+        raise IngestError(f"{log.shown}: the database could not store it ({exc})") from exc
 
 
 def _ingest_log_unguarded(
@@ -363,7 +363,7 @@ def _group(source: _Source, piece: Piece, pieces: Iterator[Piece]) -> Iterator[L
     while True:
         if not piece.complete:  # read again, the group ends sooner: the file was cut short
             _still_the_same_log(source)
-            raise IngestError(f"{source.log.name}: shorter than when it was read; run ingest again")
+            raise IngestError(f"{source.log.shown}: shorter than when it was read; run ingest again")
         source.position += piece.size
         source.lines_read += piece.lines.count
         source.tail = (source.tail + piece.data(TAIL_BYTES))[-TAIL_BYTES:]
@@ -380,7 +380,7 @@ def _begin(con: duckdb.DuckDBPyConnection, source: _Source) -> None:
         run(con, "delete_provisional", {"source_id": source.source_id})
         source.stale_provisional = False
     if source.source_id is None:
-        source.source_id = run(con, "new_source", {"path": source.log.name, "now": _now()})[0][0]
+        source.source_id = run(con, "new_source", {"path": source.log.shown, "now": _now()})[0][0]
 
 
 def _end(con: duckdb.DuckDBPyConnection, source: _Source, outcome: Outcome) -> None:
@@ -402,7 +402,7 @@ def _still_the_same_log(source: _Source) -> None:
     if log.holds(0, source.resume.head) and log.holds(source.position - len(source.tail), source.tail):
         return
     raise IngestError(
-        f"{log.name}: changed while it was read (truncated or rewritten); the lines stored "
+        f"{log.shown}: changed while it was read (truncated or rewritten); the lines stored "
         "before the change are kept, and the next run reads the new content as a new log"
     )
 

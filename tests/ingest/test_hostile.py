@@ -284,3 +284,41 @@ def test_an_unfinished_line_too_long_to_hold_is_pending_until_it_ends(
             "a1", "a3"]
     finally:
         con.close()
+
+
+def test_file_names_that_are_not_utf8_or_hold_control_characters_are_read_and_shown_escaped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Such a name failed `lanelog ingest` over its folder with a traceback (its
+    undecodable byte reached Arrow as a surrogate), and an escape sequence in a
+    name went to the terminal as it was."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    name = b"lane\xff\n\x1b[31m.jsonl"
+    with open(os.path.join(os.fsencode(folder), name), "wb") as file:
+        file.write(line(attempt_id="n1", probe="pass"))
+    shown_name = f"{folder}/lane\\xff\\x0a\\x1b[31m.jsonl"
+    db = tmp_path / "t.duckdb"
+
+    done = ingest_cli(db, folder, folder / "gone\x1b[2J.jsonl")
+    assert done.returncode == 2
+    assert summary(done)["attempts_added"] == 1
+    assert "\x1b" not in done.stderr and f"{folder}/gone\\x1b[2J.jsonl: no such file or folder" in done.stderr
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.execute("SELECT path FROM sources").fetchall() == [(shown_name,)]
+    finally:
+        con.close()
+    assert summary(ingest_cli(db, folder))["lines_read"] == 0  # known again, by content
+
+    # The same through the one-log way (a log too big for a batch), and an upload's name.
+    monkeypatch.setattr(lanelog.ingest.batch, "SMALL_LOG_BYTES", 0)
+    con = ingest.open_memory()
+    try:
+        assert ingest.ingest_paths(con, [folder]).attempts_added == 1
+        uploaded = ingest.ingest_bytes(con, "up\ud800\x07.jsonl", line(attempt_id="u1"))
+        assert (uploaded.attempts_added, uploaded.errors) == (1, [])
+        assert con.execute("SELECT path FROM sources ORDER BY source_id").fetchall() == [
+            (shown_name,), ("up\\ud800\\x07.jsonl",)]
+    finally:
+        con.close()
