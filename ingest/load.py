@@ -110,6 +110,17 @@ class Outcome:
         self.pending += other.pending
 
 
+# The most lines that may not be attempts one statement keeps (with their bytes,
+# in Python) before it hands its lines over to the careful way, which settles
+# them a piece at a time: a log of 1M lines that are no JSON (a text log ingested
+# by mistake) peaked at 970 MB when a group of them was kept whole.
+MAX_KEPT_LINES = 16_384
+
+
+class _KeptTooMany(Exception):
+    """Raised inside the stream when it has kept MAX_KEPT_LINES lines."""
+
+
 @dataclass
 class _Unsure:
     """The lines of a stream that may not be attempts, kept while DuckDB reads it."""
@@ -137,7 +148,8 @@ class Handover(enum.Enum):
     """Why store_stream could not settle its lines; the caller rolls the transaction back."""
 
     STORED_IDS = "attempts repeat stored ids, and nothing else is in the way: store them leaving those out"
-    CAREFUL = "a line broken in its middle, an id repeated within the run or held by a provisional line"
+    CAREFUL = ("a line broken in its middle, an id repeated within the run or held by a provisional line, "
+               "or more lines that may be no attempt than one statement keeps")
 
 
 def store_stream(
@@ -163,6 +175,8 @@ def store_stream(
         try:
             for lines in runs:
                 yield from unsure.take(lines)
+                if len(unsure.kept) > MAX_KEPT_LINES:
+                    raise _KeptTooMany
         except GeneratorExit:  # DuckDB stopped reading: the statement failed
             raise
         except BaseException as exc:
@@ -175,6 +189,8 @@ def store_stream(
         with settings(con, STREAM):
             stored = run(con, statement, {"source_id": source_id, "provisional": False})[0][0]
     except (duckdb.Error, pa.ArrowException) as exc:
+        if failure and isinstance(failure[0], _KeptTooMany):
+            return Handover.CAREFUL
         if failure:
             raise failure[0] from None
         if leave_out_stored and BROKEN_LINE in str(exc):
@@ -182,6 +198,8 @@ def store_stream(
         raise
     finally:
         con.unregister("lane_lines")
+    if failure and isinstance(failure[0], _KeptTooMany):
+        return Handover.CAREFUL
     if failure:
         raise failure[0]
     if unsure.first_line is None:

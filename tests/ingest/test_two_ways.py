@@ -243,3 +243,36 @@ def test_a_group_of_many_pieces_read_again_goes_on_after_the_group(
     runs, used = ingest_both_ways(tmp_path, monkeypatch, logs)
     assert runs[-1][0] == len(logs[1][1].splitlines())
     assert "careful" in used
+
+
+def test_a_group_of_many_lines_that_may_be_no_attempt_goes_the_careful_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A text log ingested by mistake: the stream keeps the bytes of every line that
+    may be no attempt until its statement ends (970 MB for 1M such lines), so past
+    MAX_KEPT_LINES it hands over, and the careful way settles a piece at a time.
+    What is stored and counted is what a stream keeping them all stores."""
+    junk = [b"ERROR job failed: {not json}\n", b"[1]\n", b'{"units": NaN}\n', b"\xff\n", b"  \n"]
+    data = b"".join(line(attempt_id=f"a{n % 30}") if n % 3 == 0 else junk[n % len(junk)] for n in range(120))
+    reference = ingest.open_memory()
+    whole = ingest.ingest_bytes(reference, "lane.jsonl", data)
+    assert lanelog.ingest.load.MAX_KEPT_LINES > len(data.splitlines())  # the reference kept them all
+
+    monkeypatch.setattr(lanelog.ingest.load, "MAX_KEPT_LINES", 10)
+    monkeypatch.setattr(ingest.batch, "SMALL_LOG_BYTES", 0)
+    monkeypatch.setattr(ingest.chunks, "CHUNK_BYTES", 256)
+    real_lines = ingest.load.store_lines
+    careful: list[int] = []
+    monkeypatch.setattr("lanelog.ingest.run.store_lines",
+                        lambda con, source_id, lines, **k: careful.append(lines.count) or real_lines(
+                            con, source_id, lines, **k))
+    log = tmp_path / "lane.jsonl"
+    log.write_bytes(data)
+    con = ingest.open_db(tmp_path / "t.duckdb")
+    try:
+        summary = ingest_paths(con, [log])
+        assert counts(summary) == counts(whole) == (104, 10, 30, 64, 0)  # 16 blank lines
+        assert stored(con) == stored(reference)
+        assert sum(careful) == 120 and max(careful) < 30  # every line, a piece of 256 bytes at a time
+    finally:
+        con.close()
