@@ -130,7 +130,7 @@ def classify(index: SourceIndex, log: LogStream) -> Small | str | None:
     if not data.endswith(b"\n"):
         return None  # a provisional last line
     lines = split_lines(memoryview(data), base_offset=0, first_line_no=1, complete=True)
-    if lines.invalid_utf8 or lines.unsure:
+    if lines.invalid_utf8 or lines.unsure or lines.empty:
         return None
     return Small(name=log.name, data=data, lines=lines, head=head)
 

@@ -63,6 +63,9 @@ class Lines:
     # A line too long to hold (chunks.MAX_LINE_BYTES) comes alone, in a Lines of
     # its own (long_line): not in `table`, and `data` holds only its last bytes.
     too_long: list[LongLine] = field(default_factory=list)
+    # Valid lines with no text at all (a newline, or \r and a newline): blank, as
+    # known here; in `table` with is_text false, so SQL never sees them.
+    empty: int = 0
 
     @property
     def count(self) -> int:
@@ -70,8 +73,8 @@ class Lines:
 
     @property
     def valid(self) -> int:
-        """How many lines are valid UTF-8 text for SQL (the lines of `table`)."""
-        return self.count - len(self.invalid_utf8) - len(self.too_long)
+        """How many lines are valid UTF-8 text for SQL (the is_text lines of `table`)."""
+        return self.count - len(self.invalid_utf8) - len(self.too_long) - self.empty
 
     def head(self, lines: int) -> pa.Table:
         """The rows of `table` for its first `lines` lines (or more)."""
@@ -145,7 +148,8 @@ def split_lines(data: memoryview, *, base_offset: int, first_line_no: int, compl
     suspects = lenient_suspects(data, starts, first_line_no)
     suspect = np.zeros(len(starts), dtype=bool)
     suspect[np.asarray(suspects, dtype=np.int64) - first_line_no] = True
-    unsure = _unsure(array, starts, ends) | suspect
+    empty = ends == starts  # blank: no need to keep them aside, or to ask SQL
+    unsure = (_unsure(array, starts, ends) | suspect) & ~empty
     # Text and terminator values in turn: line i's text is value 2i, from
     # starts[i] to ends[i], its terminator value 2i + 1, up to the next start.
     count = len(starts)
@@ -159,7 +163,8 @@ def split_lines(data: memoryview, *, base_offset: int, first_line_no: int, compl
         invalid: list[int] = []
         rows = np.repeat(np.arange(count), 2)  # the line of each value
         is_text = np.zeros(2 * count, dtype=bool)
-        is_text[0::2] = True
+        is_text[0::2] = ~empty
+        blank = int(np.count_nonzero(empty))
     except pa.ArrowInvalid:
         # Rare: the valid lines' texts alone, copied, each row a text.
         valid = _valid_utf8(data, starts, bounds)
@@ -168,7 +173,8 @@ def split_lines(data: memoryview, *, base_offset: int, first_line_no: int, compl
         lines = pa.Array.from_buffers(
             pa.large_binary(), 2 * count, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
         ).take(int64_array(rows * 2)).cast(pa.large_string())
-        is_text = np.ones(len(rows), dtype=bool)
+        is_text = ~empty[rows]
+        blank = len(rows) - int(np.count_nonzero(is_text))
     table = arrow_table(
         line_no=int64_array(line_nos[rows]),
         byte_offset=int64_array(starts[rows] + base_offset),
@@ -186,6 +192,7 @@ def split_lines(data: memoryview, *, base_offset: int, first_line_no: int, compl
         table=pa.Table.from_batches(table.to_batches(max_chunksize=_BATCH_ROWS), schema=LINES_SCHEMA),
         invalid_utf8=invalid,
         unsure=(np.flatnonzero(unsure) + first_line_no).tolist(),  # (in the thread that reads ahead)
+        empty=blank,
     )
 
 

@@ -125,7 +125,7 @@ class _KeptTooMany(Exception):
 class _Unsure:
     """The lines of a stream that may not be attempts, kept while DuckDB reads it."""
 
-    lines: int = 0  # physical lines
+    lines: int = 0  # physical lines, empty ones aside
     valid: int = 0  # lines that are valid UTF-8
     first_line: int | None = None
     kept: dict[int, tuple[int, bytes]] = field(default_factory=dict)  # line_no: (offset, bytes)
@@ -135,7 +135,7 @@ class _Unsure:
     def take(self, lines: Lines) -> Iterator[pa.RecordBatch]:
         if self.first_line is None:
             self.first_line = lines.first_line_no
-        self.lines += lines.count
+        self.lines += lines.count - lines.empty  # blank lines are counted nowhere
         self.valid += lines.valid
         self.invalid_utf8 += lines.invalid_utf8
         self.too_long += lines.too_long
@@ -275,7 +275,7 @@ def store_lines(
     return _settle(
         con,
         source_id,
-        lines=lines.count,
+        lines=lines.count - lines.empty,
         stored=stored,
         duplicates=staged - stored,
         missing={n: (lines.offset(n), lines.raw(n)) for n in unstaged},
