@@ -72,6 +72,11 @@ class Lines:
         return len(self.starts)
 
     @property
+    def counted(self) -> int:
+        """The lines that count (Outcome.lines): the empty ones are blank, counted nowhere."""
+        return self.count - self.empty
+
+    @property
     def valid(self) -> int:
         """How many lines are valid UTF-8 text for SQL (the is_text lines of `table`)."""
         return self.count - len(self.invalid_utf8) - len(self.too_long) - self.empty

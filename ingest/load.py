@@ -135,7 +135,7 @@ class _Unsure:
     def take(self, lines: Lines) -> Iterator[pa.RecordBatch]:
         if self.first_line is None:
             self.first_line = lines.first_line_no
-        self.lines += lines.count - lines.empty  # blank lines are counted nowhere
+        self.lines += lines.counted
         self.valid += lines.valid
         self.invalid_utf8 += lines.invalid_utf8
         self.too_long += lines.too_long
@@ -189,18 +189,15 @@ def store_stream(
         with settings(con, STREAM):
             stored = run(con, statement, {"source_id": source_id, "provisional": False})[0][0]
     except (duckdb.Error, pa.ArrowException) as exc:
-        if failure and isinstance(failure[0], _KeptTooMany):
-            return Handover.CAREFUL
-        if failure:
-            raise failure[0] from None
-        if leave_out_stored and BROKEN_LINE in str(exc):
-            return Handover.CAREFUL
-        raise
+        if not failure:  # (else the stream's own exception, below)
+            if leave_out_stored and BROKEN_LINE in str(exc):
+                return Handover.CAREFUL
+            raise
     finally:
         con.unregister("lane_lines")
-    if failure and isinstance(failure[0], _KeptTooMany):
-        return Handover.CAREFUL
     if failure:
+        if isinstance(failure[0], _KeptTooMany):
+            return Handover.CAREFUL
         raise failure[0]
     if unsure.first_line is None:
         return Outcome()
@@ -275,7 +272,7 @@ def store_lines(
     return _settle(
         con,
         source_id,
-        lines=lines.count - lines.empty,
+        lines=lines.counted,
         stored=stored,
         duplicates=staged - stored,
         missing={n: (lines.offset(n), lines.raw(n)) for n in unstaged},

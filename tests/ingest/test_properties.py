@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -58,31 +60,23 @@ def non_blank_lines(data: bytes, longest: int | None = None) -> int:
     return sum(1 for piece, long in zip(pieces, too_long) if long or piece.strip(b" \t\r"))
 
 
-@SETTINGS
-@given(logs)
-def test_every_non_blank_line_ends_in_exactly_one_outcome(data: bytes) -> None:
-    con = open_memory()
-    summary = ingest_bytes(con, "lane.jsonl", data)
-    stored_attempts, stored_rejected = stored(con)
-    con.close()
-    lines, added, duplicates, rejected, pending = counts(summary)
-    assert summary.errors == []
-    assert lines == non_blank_lines(data)
-    assert lines == added + duplicates + rejected + pending
-    assert (len(stored_attempts), len(stored_rejected)) == (added, rejected)
-    assert pending <= 1
-
-
 # Lines longer than the reader holds: with a limit of 80 bytes, some drawn objects are.
 LONGEST = 80
 
 
-@SETTINGS
-@given(logs)
-def test_every_line_ends_in_one_outcome_when_lines_are_too_long_to_hold(data: bytes) -> None:
+@contextmanager
+def longest_line(limit: int | None) -> Iterator[None]:
+    """Ingest under a reader that holds no line longer than `limit` (None: the real limit)."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(chunks, "CHUNK_BYTES", LONGEST)
-        patch.setattr(chunks, "MAX_LINE_BYTES", LONGEST)
+        if limit is not None:
+            patch.setattr(chunks, "CHUNK_BYTES", limit)
+            patch.setattr(chunks, "MAX_LINE_BYTES", limit)
+        yield
+
+
+def assert_one_outcome_each(data: bytes, limit: int | None) -> None:
+    """Every non-blank line of data ends in exactly one outcome, and the stored rows agree."""
+    with longest_line(limit):
         con = open_memory()
         summary = ingest_bytes(con, "lane.jsonl", data)
     stored_attempts, stored_rejected = stored(con)
@@ -91,19 +85,19 @@ def test_every_line_ends_in_one_outcome_when_lines_are_too_long_to_hold(data: by
     con.close()
     lines, added, duplicates, rejected, pending = counts(summary)
     assert summary.errors == []
-    assert lines == non_blank_lines(data, LONGEST)
+    assert lines == non_blank_lines(data, limit)
     assert lines == added + duplicates + rejected + pending
     assert (len(stored_attempts), len(stored_rejected)) == (added, rejected)
-    assert too_long <= rejected and longest < LONGEST
+    assert pending <= 1
+    if limit is None:
+        assert too_long == 0
+    else:
+        assert too_long <= rejected and longest < limit
 
 
-@SETTINGS
-@given(logs, st.data())
-def test_two_part_ingest_equals_one_shot_ingest_when_lines_are_too_long_to_hold(data: bytes, draw) -> None:
-    cut = draw.draw(st.integers(min_value=0, max_value=len(data)), label="cut")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(chunks, "CHUNK_BYTES", LONGEST)
-        patch.setattr(chunks, "MAX_LINE_BYTES", LONGEST)
+def assert_two_parts_equal_one_shot(data: bytes, cut: int, limit: int | None) -> None:
+    """Ingesting data[:cut] and then data stores and records what ingesting data at once does."""
+    with longest_line(limit):
         one_shot = open_memory()
         ingest_bytes(one_shot, "lane.jsonl", data)
         in_parts = open_memory()
@@ -117,19 +111,29 @@ def test_two_part_ingest_equals_one_shot_ingest_when_lines_are_too_long_to_hold(
 
 
 @SETTINGS
+@given(logs)
+def test_every_non_blank_line_ends_in_exactly_one_outcome(data: bytes) -> None:
+    assert_one_outcome_each(data, None)
+
+
+@SETTINGS
+@given(logs)
+def test_every_line_ends_in_one_outcome_when_lines_are_too_long_to_hold(data: bytes) -> None:
+    assert_one_outcome_each(data, LONGEST)
+
+
+@SETTINGS
 @given(logs, st.data())
 def test_two_part_ingest_equals_one_shot_ingest(data: bytes, draw) -> None:
     cut = draw.draw(st.integers(min_value=0, max_value=len(data)), label="cut")
-    one_shot = open_memory()
-    ingest_bytes(one_shot, "lane.jsonl", data)
-    in_parts = open_memory()
-    ingest_bytes(in_parts, "lane.jsonl", data[:cut])
-    ingest_bytes(in_parts, "lane.jsonl", data)
-    query = "SELECT bytes_read, bytes_seen, lines_read, duplicates FROM sources"
-    assert stored(in_parts) == stored(one_shot)
-    assert in_parts.execute(query).fetchall() == one_shot.execute(query).fetchall()
-    one_shot.close()
-    in_parts.close()
+    assert_two_parts_equal_one_shot(data, cut, None)
+
+
+@SETTINGS
+@given(logs, st.data())
+def test_two_part_ingest_equals_one_shot_ingest_when_lines_are_too_long_to_hold(data: bytes, draw) -> None:
+    cut = draw.draw(st.integers(min_value=0, max_value=len(data)), label="cut")
+    assert_two_parts_equal_one_shot(data, cut, LONGEST)
 
 
 def seed_step6(path: Path) -> dict[str, int]:
