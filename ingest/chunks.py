@@ -181,7 +181,8 @@ def _pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[Piece
         if not at_end:
             got += log.readinto_at(position + got, memoryview(buffer)[got:])
             at_end = got < size
-        cut = _cut(buffer, got, group_left)
+        newlines = np.flatnonzero(np.frombuffer(buffer, dtype=np.uint8, count=got) == NEWLINE)
+        cut = int(newlines[min(group_left, len(newlines)) - 1]) + 1 if len(newlines) else 0
         if cut == 0 and not at_end and size < MAX_LINE_BYTES:
             size = min(2 * size, MAX_LINE_BYTES)  # one line longer than the buffer: hold all of it
             carry = bytes(buffer[:got])
@@ -201,7 +202,8 @@ def _pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[Piece
         view = memoryview(buffer)
         last = at_end and buffer.find(b"\n", cut, got) < 0
         if cut:
-            lines = split_lines(view[:cut], base_offset=position, first_line_no=line_no, complete=True)
+            lines = split_lines(view[:cut], base_offset=position, first_line_no=line_no, complete=True,
+                                newlines=newlines[: min(group_left, len(newlines))])
             group_left -= lines.count
             yield Piece(lines=lines, size=cut, complete=True, ends_group=group_left == 0 or last)
             group_left = group_left or group_lines()
@@ -237,12 +239,3 @@ def _past_long_line(log: LogStream, position: int, line_no: int, buffer: bytearr
         offset += got
         if got < len(buffer):
             return LongLine(line_no, position, offset - position, head), ending, False
-
-
-def _cut(buffer: bytearray, got: int, lines: int) -> int:
-    """Where a piece of the first `got` bytes of buffer ends: just after the
-    last newline, or after the `lines`-th one when there are more; 0 when none."""
-    if buffer.count(b"\n", 0, got) <= lines:
-        return buffer.rfind(b"\n", 0, got) + 1
-    newlines = np.flatnonzero(np.frombuffer(buffer, dtype=np.uint8, count=got) == NEWLINE)
-    return int(newlines[lines - 1]) + 1

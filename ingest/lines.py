@@ -1,13 +1,12 @@
 """Splitting a run of bytes into lines for the bulk path, without a Python loop per line.
 
 The newline positions come from numpy and the lines are handed to DuckDB as
-an Arrow string array over the same buffer (no copy).  Its values take turns:
-a line's text, then its terminator (the newline and one \r before it) as a
-value of its own, which the table marks `is_text` false and SQL skips.  So
-each line's text is a value as it is, stored as `raw` without a copy cut from
-it: 0.2 s of CPU on 1M short lines, a fifth of the row's compute on the
-router's.  UTF-8 is checked for the whole run at once; only a run holding an
-invalid line is split line by line in Python.
+an Arrow string-view array over the same buffer (no copy): each value points
+at a line's text, its terminator (the newline and one \r before it) left
+out.  So each line's text is a value as it is, stored as `raw` without a copy
+cut from it, and DuckDB reads one row per line.  UTF-8 is checked for the
+whole run at once; only a run holding an invalid line is checked line by
+line in Python.
 """
 
 from __future__ import annotations
@@ -23,11 +22,11 @@ NEWLINE = 10
 CARRIAGE_RETURN = 13
 OPEN_BRACE = ord("{")
 CLOSE_BRACE = ord("}")
-_BATCH_ROWS = 32768  # DuckDB scans Arrow batches in parallel, one batch per task (16384 lines)
-# What split_lines hands DuckDB: the valid UTF-8 lines' texts (is_text), each
-# followed by its terminator in a row of its own with the line's other values.
+_BATCH_ROWS = 16384  # DuckDB scans Arrow batches in parallel, one batch per task
+# What split_lines hands DuckDB: a row for each valid UTF-8 line, its text
+# without the terminator; is_text is false for a line with no text at all.
 LINES_SCHEMA = pa.schema(
-    [("line_no", pa.int64()), ("byte_offset", pa.int64()), ("line", pa.large_string()), ("suspect", pa.bool_()),
+    [("line_no", pa.int64()), ("byte_offset", pa.int64()), ("line", pa.string_view()), ("suspect", pa.bool_()),
      ("unsure", pa.bool_()), ("is_text", pa.bool_())]
 )
 
@@ -52,7 +51,7 @@ class Lines:
     first_line_no: int
     starts: np.ndarray  # offset of each line's first byte within data
     ends: np.ndarray  # end of each line's text within data (terminator and one \r excluded)
-    table: pa.Table  # LINES_SCHEMA: the lines that are valid UTF-8, each text and its terminator
+    table: pa.Table  # LINES_SCHEMA: the lines that are valid UTF-8
     invalid_utf8: list[int]  # line numbers of the lines that are not
     # The line numbers of the lines that may not be attempts: those that do not
     # start with "{" and end with "}" (blank and broken lines among them) and the
@@ -83,7 +82,7 @@ class Lines:
 
     def head(self, lines: int) -> pa.Table:
         """The rows of `table` for its first `lines` lines (or more)."""
-        return self.table.slice(0, 2 * lines)
+        return self.table.slice(0, lines)
 
     def raw(self, line_no: int) -> bytes:
         """The exact bytes of a line, without its terminator."""
@@ -130,21 +129,23 @@ def long_line(line: LongLine, ending: bytes) -> Lines:
     )
 
 
-def split_lines(data: memoryview, *, base_offset: int, first_line_no: int, complete: bool) -> Lines:
+def split_lines(
+    data: memoryview, *, base_offset: int, first_line_no: int, complete: bool, newlines: np.ndarray | None = None
+) -> Lines:
     """Split data into lines: every line ends in a newline when complete, else data is one
-    provisional line.  A UTF-8 BOM at file offset 0 is skipped."""
+    provisional line.  A UTF-8 BOM at file offset 0 is skipped.  `newlines`, when the
+    caller has them, are the positions of data's newlines."""
     array = np.frombuffer(data, dtype=np.uint8)
     first = 3 if base_offset == 0 and bytes(data[:3]) == BOM else 0
     if complete:
-        newlines = np.flatnonzero(array == NEWLINE)
+        if newlines is None:
+            newlines = np.flatnonzero(array == NEWLINE)
         starts = np.empty(len(newlines), dtype=np.int64)
         starts[:1] = first
         starts[1:] = newlines[:-1] + 1
-        bounds = np.append(starts, len(data))
         ends = newlines.astype(np.int64)
     else:
         starts = np.array([first], dtype=np.int64)
-        bounds = np.array([first, len(data)], dtype=np.int64)
         ends = np.array([len(data)], dtype=np.int64)
     # "A trailing \r is dropped": one, just before the newline (or at the end of a provisional line).
     before = np.maximum(ends - 1, 0)
@@ -155,35 +156,18 @@ def split_lines(data: memoryview, *, base_offset: int, first_line_no: int, compl
     suspect[np.asarray(suspects, dtype=np.int64) - first_line_no] = True
     empty = ends == starts  # blank: no need to keep them aside, or to ask SQL
     unsure = (_unsure(array, starts, ends) | suspect) & ~empty
-    # Text and terminator values in turn: line i's text is value 2i, from
-    # starts[i] to ends[i], its terminator value 2i + 1, up to the next start.
-    count = len(starts)
-    offsets = np.empty(2 * count + 1, dtype=np.int64)
-    offsets[0 : 2 * count : 2] = starts
-    offsets[1 : 2 * count : 2] = ends
-    offsets[2 * count :] = bounds[-1:]
-    lines = pa.Array.from_buffers(pa.large_string(), 2 * count, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
-    try:
-        lines.validate(full=True)
+    if _all_utf8(data, first):
         invalid: list[int] = []
-        rows = np.repeat(np.arange(count), 2)  # the line of each value
-        is_text = np.zeros(2 * count, dtype=bool)
-        is_text[0::2] = ~empty
-        blank = int(np.count_nonzero(empty))
-    except pa.ArrowInvalid:
-        # Rare: the valid lines' texts alone, copied, each row a text.
-        valid = _valid_utf8(data, starts, bounds)
+        rows = np.arange(len(starts))
+    else:  # rare: which lines are valid, one by one
+        valid = _valid_utf8(data, starts, ends)
         invalid = line_nos[~valid].tolist()
         rows = np.flatnonzero(valid)
-        lines = pa.Array.from_buffers(
-            pa.large_binary(), 2 * count, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
-        ).take(int64_array(rows * 2)).cast(pa.large_string())
-        is_text = ~empty[rows]
-        blank = len(rows) - int(np.count_nonzero(is_text))
+    is_text = ~empty[rows]
     table = arrow_table(
         line_no=int64_array(line_nos[rows]),
         byte_offset=int64_array(starts[rows] + base_offset),
-        line=lines,
+        line=string_views(data, starts[rows], ends[rows]),
         suspect=bool_array(suspect[rows]),
         unsure=bool_array(unsure[rows]),
         is_text=bool_array(is_text),
@@ -197,8 +181,53 @@ def split_lines(data: memoryview, *, base_offset: int, first_line_no: int, compl
         table=pa.Table.from_batches(table.to_batches(max_chunksize=_BATCH_ROWS), schema=LINES_SCHEMA),
         invalid_utf8=invalid,
         unsure=(np.flatnonzero(unsure) + first_line_no).tolist(),  # (in the thread that reads ahead)
-        empty=blank,
+        empty=len(rows) - int(np.count_nonzero(is_text)),
     )
+
+
+def string_views(data: memoryview, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
+    """An Arrow string-view array of the texts data[starts[i]:ends[i]], pointing into data.
+
+    A view is 16 bytes: the length, then a text of up to 12 bytes inline (zero
+    padded), or its first 4 bytes, the buffer's index (0) and the text's offset.
+    The texts must be valid UTF-8 (the caller checked them).
+    """
+    if len(data) >= 2**31:
+        raise ValueError("a string view's offset is 32 bits: runs of lines are far shorter")
+    count = len(starts)
+    views = np.zeros((count, 16), dtype=np.uint8)
+    words = views.view(np.int32)
+    lengths = (ends - starts).astype(np.int32)
+    words[:, 0] = lengths
+    inline = lengths <= 12
+    words[~inline, 3] = starts[~inline]
+    array = np.frombuffer(data, dtype=np.uint8)
+    # A byte place at a time (memory stays a few arrays of `count`), and only the
+    # bytes of a text: its first 4, or all of an inline one.
+    for place in range(12):
+        has = lengths > place
+        if place >= 4:
+            has &= inline
+        if has.all():
+            views[:, 4 + place] = array[starts + place]
+        elif has.any():
+            views[has, 4 + place] = array[starts[has] + place]
+        else:
+            break  # (a place's texts are among the place before it's)
+    return pa.Array.from_buffers(pa.string_view(), count, [None, pa.py_buffer(views), pa.py_buffer(data)])
+
+
+def _all_utf8(data: memoryview, first: int) -> bool:
+    """Whether data from `first` on is valid UTF-8, in one check: lines end at newlines,
+    which no multi-byte character holds, so each line is valid when all of it is."""
+    whole = pa.Array.from_buffers(
+        pa.large_string(), 1, [None, pa.py_buffer(np.array([first, len(data)], dtype=np.int64)), pa.py_buffer(data)]
+    )
+    try:
+        whole.validate(full=True)
+    except pa.ArrowInvalid:
+        return False
+    return True
 
 
 def _unsure(array: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -210,10 +239,10 @@ def _unsure(array: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarr
     return (ends <= starts) | (first != OPEN_BRACE) | (last != CLOSE_BRACE)
 
 
-def _valid_utf8(data: memoryview, starts: np.ndarray, bounds: np.ndarray) -> np.ndarray:
-    """For a run that holds a line that is not valid UTF-8: which lines are (a mask)."""
+def _valid_utf8(data: memoryview, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """For a run that holds a line that is not valid UTF-8: which lines' texts are (a mask)."""
     valid = np.ones(len(starts), dtype=bool)
-    for index, (start, end) in enumerate(zip(starts.tolist(), bounds[1:].tolist())):
+    for index, (start, end) in enumerate(zip(starts.tolist(), ends.tolist())):
         try:
             str(data[start:end], "utf-8")
         except UnicodeDecodeError:

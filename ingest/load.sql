@@ -3,7 +3,7 @@
 -- name: attempt_rows
 -- The attempts rows of lane_lines(line_no, byte_offset, line, suspect, unsure,
 -- is_text): the texts of the lines that are valid UTF-8, without their
--- terminators (rows of their own, is_text false, see lines.py).
+-- terminators (see lines.py); is_text is false for a line with no text.
 -- Every line that is a JSON object (RFC 8259) becomes an attempt, parsed once:
 -- one json_transform reads every field as minified JSON text (NULL when
 -- absent or null, which the macros of schema.sql type alike), and those

@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 from datetime import date, datetime
 
+import duckdb
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lanelog.ingest import ingest_bytes
+from lanelog.ingest.lines import split_lines
 from tests.ingest.support import attempts, counts, line, rejected
 
 
@@ -253,3 +257,33 @@ def test_line_numbers_and_offsets_count_every_physical_line(con) -> None:
     ingest_bytes(con, "lane.jsonl", data)
     assert attempts(con, "line_no, byte_offset") == [(1, 0), (5, data.index(b'{"repo": "b"}'))]
     assert rejected(con)[0][:2] == (3, data.index(b"[1]"))
+
+
+# Texts of every length around the 12 bytes a string view holds inline, with
+# characters of one to four bytes, and \r, NUL and spaces among them.
+_texts = st.lists(
+    st.text(alphabet=st.sampled_from(["a", "{", "\r", "\x00", " ", "é", "€", "𝄞", '"']), max_size=20),
+    min_size=1, max_size=40,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_texts, st.booleans())
+def test_duckdb_reads_each_line_as_its_exact_text(texts: list[str], crlf: bool) -> None:
+    """The string views handed to DuckDB point at each line's text, inline or not:
+    its value, length, comparisons and order (which read a view's first bytes) are
+    the text's own."""
+    data = b"".join(text.encode() + (b"\r\n" if crlf else b"\n") for text in texts)
+    lines = split_lines(memoryview(data), base_offset=1, first_line_no=1, complete=True)
+    # One \r just before the newline is dropped: the terminator's, or else the text's last.
+    expected = texts if crlf else [text[:-1] if text.endswith("\r") else text for text in texts]
+    connection = duckdb.connect()
+    connection.register("lane_lines", lines.table)
+    got = connection.execute(
+        "SELECT line, strlen(line), line = texts[line_no] "
+        "FROM lane_lines, (SELECT $texts AS texts) ORDER BY line_no", {"texts": expected}
+    ).fetchall()
+    assert got == [(text, len(text.encode()), True) for text in expected]
+    ordered = connection.execute("SELECT line FROM lane_lines ORDER BY line, line_no").fetchall()
+    assert [row[0] for row in ordered] == sorted(expected, key=str.encode)
+    assert connection.execute("SELECT count(DISTINCT line) FROM lane_lines").fetchone()[0] == len(set(expected))
