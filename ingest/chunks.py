@@ -35,6 +35,10 @@ CHUNK_BYTES = 8 * 1024 * 1024
 # whether a line is too long depends on the line alone; and a small log
 # (batch.SMALL_LOG_BYTES), read whole, is shorter.
 MAX_LINE_BYTES = CHUNK_BYTES
+# The first read of a run, doubled at each piece up to CHUNK_BYTES: DuckDB waits
+# for the first two pieces (a piece is handed over once the next is read), and
+# two full ones took 0.05 s to read and split while both cores idled.
+FIRST_READ_BYTES = 1024 * 1024
 ROW_GROUP_LINES = 122_880  # DuckDB's row group size
 GROUP_ROW_GROUPS = 4  # row groups of lines per transaction: two for each core
 
@@ -166,10 +170,7 @@ def _pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[Piece
     The log is read forward only: the bytes after a piece's last newline are
     carried over into the next buffer, never read again.
     """
-    # A small append gets a small buffer: one byte more than is left, so
-    # that reading it all is seen as the end without another read.
-    left = None if log.size is None else max(log.size - position, 0) + 1
-    size = min(CHUNK_BYTES, MAX_LINE_BYTES, left or CHUNK_BYTES)
+    size = min(FIRST_READ_BYTES, _full_size(log, position))
     line_no = first_line_no
     group_left = group_lines()
     carry = b""
@@ -209,6 +210,7 @@ def _pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[Piece
             group_left = group_left or group_lines()
             position += cut
             line_no += lines.count
+            size = max(size, min(2 * size, _full_size(log, position)))
         if last:
             rest = view[cut:got]
             lines = (
@@ -219,6 +221,14 @@ def _pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[Piece
             yield Piece(lines=lines, size=len(rest), complete=False, ends_group=True)
             return
         carry = bytes(buffer[cut:got])
+
+
+def _full_size(log: LogStream, position: int) -> int:
+    """The buffer for reading on from position: a piece's size, or for a small
+    append one byte more than is left, so that reading it all is seen as the end
+    without another read."""
+    left = None if log.size is None else max(log.size - position, 0) + 1
+    return min(CHUNK_BYTES, MAX_LINE_BYTES, left or CHUNK_BYTES)
 
 
 def _past_long_line(log: LogStream, position: int, line_no: int, buffer: bytearray) -> tuple[LongLine, bytes, bool]:
