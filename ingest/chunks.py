@@ -173,6 +173,8 @@ def _pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[Piece
     size = min(FIRST_READ_BYTES, _full_size(log, position))
     line_no = first_line_no
     group_left = group_lines()
+    group_bytes = 0  # read into the group so far
+    extended = False  # the group was given the log's last lines (_takes_the_rest)
     carry = b""
     at_end = False
     while True:
@@ -184,6 +186,10 @@ def _pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[Piece
             at_end = got < size
         newlines = np.flatnonzero(np.frombuffer(buffer, dtype=np.uint8, count=got) == NEWLINE)
         cut = int(newlines[min(group_left, len(newlines)) - 1]) + 1 if len(newlines) else 0
+        if len(newlines) >= group_left and not extended and _takes_the_rest(log, position + cut, group_bytes + cut):
+            extended = True
+            group_left += ROW_GROUP_LINES
+            cut = int(newlines[min(group_left, len(newlines)) - 1]) + 1
         if cut == 0 and not at_end and size < MAX_LINE_BYTES:
             size = min(2 * size, MAX_LINE_BYTES)  # one line longer than the buffer: hold all of it
             carry = bytes(buffer[:got])
@@ -195,7 +201,9 @@ def _pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[Piece
                         ends_group=group_left == 0 or not complete)
             if not complete:
                 return
-            group_left = group_left or group_lines()
+            group_bytes += long.size
+            if group_left == 0:
+                group_left, group_bytes, extended = group_lines(), 0, False
             position += long.size
             line_no += 1
             carry = b""
@@ -207,7 +215,9 @@ def _pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[Piece
                                 newlines=newlines[: min(group_left, len(newlines))])
             group_left -= lines.count
             yield Piece(lines=lines, size=cut, complete=True, ends_group=group_left == 0 or last)
-            group_left = group_left or group_lines()
+            group_bytes += cut
+            if group_left == 0:
+                group_left, group_bytes, extended = group_lines(), 0, False
             position += cut
             line_no += lines.count
             size = max(size, min(2 * size, _full_size(log, position)))
@@ -221,6 +231,19 @@ def _pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[Piece
             yield Piece(lines=lines, size=len(rest), complete=False, ends_group=True)
             return
         carry = bytes(buffer[cut:got])
+
+
+def _takes_the_rest(log: LogStream, end: int, group_bytes: int) -> bool:
+    """Whether a group ending at `end` should take the log's last lines too: when
+    what is left is less than a row group's worth at the group's line size.  A
+    transaction of its own for them would cost a statement, a duplicate check and
+    a commit, and a part row group goes through the write-ahead log and is
+    rewritten at the next checkpoint.  The group gets one row group more of lines
+    (if the rest has more, they still make a group of their own)."""
+    if log.size is None:
+        return False
+    left = log.size - end
+    return 0 < left and left * GROUP_ROW_GROUPS < group_bytes
 
 
 def _full_size(log: LogStream, position: int) -> int:

@@ -83,3 +83,39 @@ def test_the_reader_reads_a_plain_stream_too(small_pieces: None) -> None:
     reader = Reader(log, 0, 1)
     assert b"".join(data for _, data in texts(reader)) == DATA
     reader.close()
+
+
+def groups(data: bytes, *, gzipped: bool = False) -> list[int]:
+    """The lines of each group (transaction) read_pieces makes of a log."""
+    stream = gzip.compress(data) if gzipped else data
+    with bytes_log("lane.jsonl.gz" if gzipped else "lane.jsonl", stream) as log:
+        counts, lines = [], 0
+        for piece in chunks.read_pieces(log, 0, 1):
+            if piece.complete:
+                lines += piece.lines.count
+            if piece.ends_group and lines:
+                counts.append(lines)
+                lines = 0
+    return counts
+
+
+@pytest.fixture
+def small_groups(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(chunks, "ROW_GROUP_LINES", 4)
+    monkeypatch.setattr(chunks, "GROUP_ROW_GROUPS", 2)  # groups of 8 lines
+    monkeypatch.setattr(chunks, "CHUNK_BYTES", 100)
+
+
+def test_a_log_s_last_lines_join_the_group_before_when_fewer_than_a_row_group(small_groups: None) -> None:
+    lines = [line(attempt_id=f"a{n:02d}") for n in range(30)]  # all of one length
+    assert groups(b"".join(lines[:9])) == [9]  # one line left: it joins
+    assert groups(b"".join(lines[:11])) == [11]  # three: less than a row group's worth
+    assert groups(b"".join(lines[:12])) == [8, 4]  # four: a row group's worth, a group of its own
+    assert groups(b"".join(lines[:17])) == [8, 9]
+    # Past the one row group more the group takes, the rest is a group of its own.
+    assert groups(b"".join(lines[:8]) + b"{}\n" * 6) == [12, 2]
+
+
+def test_a_stream_of_unknown_size_keeps_its_groups(small_groups: None) -> None:
+    data = b"".join(line(attempt_id=f"a{n:02d}") for n in range(9))
+    assert groups(data, gzipped=True) == [8, 1]
