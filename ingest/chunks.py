@@ -164,6 +164,24 @@ _PIECE, _END, _ERROR = object(), object(), object()
 READ_AHEAD = 1
 
 
+@dataclass
+class _Group:
+    """The transaction being read: the lines it still takes and the bytes it holds."""
+
+    left: int
+    size: int = 0
+    extended: bool = False  # it was given the log's last lines (_takes_the_rest)
+
+    def add(self, lines: int, size: int) -> bool:
+        """Count a piece into the group; True when that ends it (the next piece starts another)."""
+        self.left -= lines
+        self.size += size
+        if self.left:
+            return False
+        self.left, self.size, self.extended = group_lines(), 0, False
+        return True
+
+
 def _pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[Piece]:
     """The pieces as they are read; a complete piece may not know it ends its group.
 
@@ -172,9 +190,7 @@ def _pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[Piece
     """
     size = min(FIRST_READ_BYTES, _full_size(log, position))
     line_no = first_line_no
-    group_left = group_lines()
-    group_bytes = 0  # read into the group so far
-    extended = False  # the group was given the log's last lines (_takes_the_rest)
+    group = _Group(left=group_lines())
     carry = b""
     at_end = False
     while True:
@@ -185,39 +201,35 @@ def _pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[Piece
             got += log.readinto_at(position + got, memoryview(buffer)[got:])
             at_end = got < size
         newlines = np.flatnonzero(np.frombuffer(buffer, dtype=np.uint8, count=got) == NEWLINE)
-        cut = int(newlines[min(group_left, len(newlines)) - 1]) + 1 if len(newlines) else 0
-        if len(newlines) >= group_left and not extended and _takes_the_rest(log, position + cut, group_bytes + cut):
-            extended = True
-            group_left += ROW_GROUP_LINES
-            cut = int(newlines[min(group_left, len(newlines)) - 1]) + 1
+        taken = min(group.left, len(newlines))  # the lines of this piece
+        cut = int(newlines[taken - 1]) + 1 if taken else 0
+        if taken == group.left and not group.extended and _takes_the_rest(log, position + cut, group.size + cut):
+            group.extended = True
+            group.left += ROW_GROUP_LINES
+            taken = min(group.left, len(newlines))
+            cut = int(newlines[taken - 1]) + 1
         if cut == 0 and not at_end and size < MAX_LINE_BYTES:
             size = min(2 * size, MAX_LINE_BYTES)  # one line longer than the buffer: hold all of it
             carry = bytes(buffer[:got])
             continue
         if cut == 0 and not at_end:  # a line longer than MAX_LINE_BYTES: read past it, keeping its ends
             long, ending, complete = _past_long_line(log, position, line_no, buffer)
-            group_left -= 1
+            ends = group.add(1, long.size)
             yield Piece(lines=long_line(long, ending), size=long.size, complete=complete,
-                        ends_group=group_left == 0 or not complete)
+                        ends_group=ends or not complete)
             if not complete:
                 return
-            group_bytes += long.size
-            if group_left == 0:
-                group_left, group_bytes, extended = group_lines(), 0, False
             position += long.size
             line_no += 1
             carry = b""
             continue
         view = memoryview(buffer)
-        last = at_end and buffer.find(b"\n", cut, got) < 0
+        last = at_end and taken == len(newlines)  # no newline after the cut: the rest is the last line
         if cut:
             lines = split_lines(view[:cut], base_offset=position, first_line_no=line_no, complete=True,
-                                newlines=newlines[: min(group_left, len(newlines))])
-            group_left -= lines.count
-            yield Piece(lines=lines, size=cut, complete=True, ends_group=group_left == 0 or last)
-            group_bytes += cut
-            if group_left == 0:
-                group_left, group_bytes, extended = group_lines(), 0, False
+                                newlines=newlines[:taken])
+            ends = group.add(lines.count, cut)
+            yield Piece(lines=lines, size=cut, complete=True, ends_group=ends or last)
             position += cut
             line_no += lines.count
             size = max(size, min(2 * size, _full_size(log, position)))

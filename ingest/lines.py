@@ -158,7 +158,7 @@ def split_lines(
     unsure = (_unsure(array, starts, ends) | suspect) & ~empty
     if _all_utf8(data, first):
         invalid: list[int] = []
-        rows = np.arange(len(starts))
+        rows: slice | np.ndarray = slice(None)  # every line: views, not copies
     else:  # rare: which lines are valid, one by one
         valid = _valid_utf8(data, starts, ends)
         invalid = line_nos[~valid].tolist()
@@ -181,7 +181,7 @@ def split_lines(
         table=pa.Table.from_batches(table.to_batches(max_chunksize=_BATCH_ROWS), schema=LINES_SCHEMA),
         invalid_utf8=invalid,
         unsure=(np.flatnonzero(unsure) + first_line_no).tolist(),  # (in the thread that reads ahead)
-        empty=len(rows) - int(np.count_nonzero(is_text)),
+        empty=len(is_text) - int(np.count_nonzero(is_text)),
     )
 
 
