@@ -349,5 +349,9 @@ def _rejected_rows(rows: list[tuple[int, int, bytes, str, str]]) -> pa.Table:
 # The settings attempt_rows runs under: filter pushdown off (see load.sql).
 PARSE_ONCE = {"disabled_optimizers": "filter_pushdown"}
 # And for the stream: rows stored in any order (each has its line_no), so
-# that each core writes the row groups it fills.
-STREAM = {**PARSE_ONCE, "preserve_insertion_order": False}
+# that each core writes the row groups it fills; and the join that leaves
+# stored ids out (insert_new_attempts) builds its hash table on the stored ids,
+# as written.  DuckDB takes an Arrow stream for one row and would build it on
+# the stream: every parsed row of the transaction, raw text and all, held in
+# the join and spilled (1M re-sent router lines: 4.1 s, now 2.5 s).
+STREAM = {"disabled_optimizers": "filter_pushdown,build_side_probe_side", "preserve_insertion_order": False}

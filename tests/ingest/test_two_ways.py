@@ -6,9 +6,11 @@ these tests pin when the stream hands over and that the result does not show it.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 import pytest
 
 from lanelog import ingest
@@ -16,8 +18,8 @@ import lanelog.ingest.batch
 import lanelog.ingest.chunks
 import lanelog.ingest.load
 from lanelog.ingest import ingest_paths
-from lanelog.ingest.db import roll_back
-from lanelog.ingest.lines import split_lines
+from lanelog.ingest.db import roll_back, settings
+from lanelog.ingest.lines import LINES_SCHEMA, split_lines
 from lanelog.ingest.load import Handover, Outcome, store_lines, store_stream
 from tests.ingest.support import counts, line, rejected, stored
 
@@ -194,6 +196,40 @@ def test_a_log_of_re_sent_lines_costs_one_stream_a_group(tmp_path: Path, monkeyp
     resent_groups = -(-len(resent_log(old).splitlines()) // 16)
     assert used[-resent_groups:] == ["leave out"] * resent_groups
     assert "careful" in used  # (the second log's broken line)
+
+
+def _build_sides(plan: dict) -> list[tuple[str, set[str], set[str]]]:
+    """Each hash join of an EXPLAIN (FORMAT json) plan: its type, and what its probe and build sides read."""
+    def reads(node: dict) -> set[str]:
+        info = node.get("extra_info", {})
+        found = {info["Table"].rsplit(".", 1)[-1]} if "Table" in info else set()
+        if "ARROW_SCAN" in node.get("name", ""):
+            found.add("stream")
+        return found.union(*(reads(child) for child in node.get("children", [])))
+
+    joins = []
+    if plan.get("name") == "HASH_JOIN":
+        probe, build = plan["children"]
+        joins.append((plan["extra_info"]["Join Type"], reads(probe), reads(build)))
+    for child in plan.get("children", []):
+        joins += _build_sides(child)
+    return joins
+
+
+@pytest.mark.parametrize("statement", ["insert_new_attempts", "insert_new_attempts_batch"])
+def test_leaving_stored_ids_out_holds_the_stored_ids_not_the_lines(
+    con: duckdb.DuckDBPyConnection, statement: str
+) -> None:
+    """The join's hash table is the stored ids: built on the stream (which DuckDB takes
+    for one row), it held every parsed line of a transaction and spilled."""
+    ingest.ingest_bytes(con, "old.jsonl", b"".join(line(attempt_id=f"a{n}") for n in range(100)))
+    schema = lanelog.ingest.batch.BATCH_SCHEMA if statement.endswith("batch") else LINES_SCHEMA
+    con.register("lane_lines", pa.RecordBatchReader.from_batches(schema, iter([])))
+    query = lanelog.ingest.load.statements()[statement]
+    params = query.bind({"source_id": 1, "provisional": False} if "source_id" in query.params else {"provisional": False})
+    with settings(con, lanelog.ingest.load.STREAM):
+        plan = json.loads(con.execute("EXPLAIN (FORMAT json) " + query.sql, params).fetchall()[0][1])
+    assert [_build_sides(node) for node in plan] == [[("ANTI", {"stream"}, {"attempts"})]]
 
 
 @pytest.mark.parametrize("shape", ["broken-middle", "repeat-within", "provisional-elsewhere", "new-then-old"])
