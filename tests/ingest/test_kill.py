@@ -15,6 +15,7 @@ from lanelog import ingest
 import lanelog.ingest.chunks
 ingest.chunks.CHUNK_BYTES = 2048  # many small transactions, so the kill lands inside the run
 ingest.chunks.ROW_GROUP_LINES = 16
+ingest.chunks.GROUP_ROW_GROUPS = 4  # groups of 64 lines
 con = ingest.open_db(sys.argv[1])
 print("opened", flush=True)
 ingest.ingest_paths(con, [sys.argv[2]], progress=lambda n, _: print("chunk", flush=True) if n else None)
