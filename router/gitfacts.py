@@ -8,7 +8,6 @@ Paths are held as ``paths.path_text``: every byte kept, none merged.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import subprocess
@@ -171,6 +170,10 @@ class Checkout:
 
     def fixture_hash(self, commit: str, is_fixture: Callable[[str], bool]) -> str:
         """A sha256 over every fixture path and its blob id at ``commit``."""
+        # Imported here: only a lane that runs needs it, and loading OpenSSL's
+        # hashes took 8 ms of every `lanelog route` start.
+        import hashlib
+
         out = self.git("ls-tree", "-r", "-z", "--full-tree", "--end-of-options", commit).stdout
         digest = hashlib.sha256()
         for entry in sorted(out.split(b"\0")):
