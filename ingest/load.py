@@ -74,9 +74,9 @@ _PARSED_OR_FAIL = "    WHERE v IS NOT NULL OR CASE WHEN unsure THEN false ELSE e
 def _leaving_out_stored(rows: str) -> str:
     """An INSERT of attempt_rows (or its batch form) without the attempts whose
     attempt_id a stored complete line has, failing on a line broken in its
-    middle.  DuckDB builds the anti-join's hash table of stored ids before the
-    first row is inserted, so the rows of this statement are never among them;
-    a NULL attempt_id matches nothing."""
+    middle.  DuckDB builds the anti-join's hash table of stored ids (the build
+    side STREAM keeps) before the first row is inserted, so the rows of this
+    statement are never among them; a NULL attempt_id matches nothing."""
     if rows.count(_ONLY_PARSED) != 1:
         raise RuntimeError("load.sql's attempt_rows changed shape: _leaving_out_stored needs its WHERE")
     return ("INSERT INTO attempts BY NAME\n"
@@ -354,4 +354,5 @@ PARSE_ONCE = {"disabled_optimizers": "filter_pushdown"}
 # as written.  DuckDB takes an Arrow stream for one row and would build it on
 # the stream: every parsed row of the transaction, raw text and all, held in
 # the join and spilled (1M re-sent router lines: 4.1 s, now 2.5 s).
-STREAM = {"disabled_optimizers": "filter_pushdown,build_side_probe_side", "preserve_insertion_order": False}
+STREAM = {"disabled_optimizers": PARSE_ONCE["disabled_optimizers"] + ",build_side_probe_side",
+          "preserve_insertion_order": False}

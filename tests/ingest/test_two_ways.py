@@ -226,7 +226,8 @@ def test_leaving_stored_ids_out_holds_the_stored_ids_not_the_lines(
     schema = lanelog.ingest.batch.BATCH_SCHEMA if statement.endswith("batch") else LINES_SCHEMA
     con.register("lane_lines", pa.RecordBatchReader.from_batches(schema, iter([])))
     query = lanelog.ingest.load.statements()[statement]
-    params = query.bind({"source_id": 1, "provisional": False} if "source_id" in query.params else {"provisional": False})
+    params = query.bind({name: value for name, value in {"source_id": 1, "provisional": False}.items()
+                         if name in query.params})
     with settings(con, lanelog.ingest.load.STREAM):
         plan = json.loads(con.execute("EXPLAIN (FORMAT json) " + query.sql, params).fetchall()[0][1])
     assert [_build_sides(node) for node in plan] == [[("ANTI", {"stream"}, {"attempts"})]]
