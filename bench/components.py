@@ -1,6 +1,6 @@
 """Which lanelog parts are present, so a missing one is reported as not run, with the reason.
 
-Presence is judged by the public surface each case calls (``ingest.open_db``
+Presence is judged by the public surface each case calls (``store.open_db``
 and ``ingest_paths``, ``queries.weekly``, the CLI subcommand modules, the
 dashboard's app script); a part that is present but fails is measured, and
 its failure reported, never skipped.

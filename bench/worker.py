@@ -4,7 +4,7 @@ The harness starts a fresh interpreter for every measurement, so each run pays
 its own imports (kept outside the timed span) and its peak resident set is its
 own.  A worker prints one JSON object on its last stdout line:
 ``{"seconds": {figure: s}, "info": {...}}``.  Workers use lanelog's public
-Python API only (``ingest.open_db``/``ingest_paths``, ``queries``, the
+Python API only (``store.open_db``/``ingest_paths``, ``queries``, the
 dashboard's app script through Streamlit's AppTest).
 """
 
@@ -74,7 +74,8 @@ def duckdb_floor(log: str, db: str, lines: str = "") -> Result:
 
 def lanelog_ingest(log: str, db: str) -> Result:
     """lanelog's ingest through its Python API: open (creating if needed), ingest, close."""
-    from lanelog.ingest import ingest_paths, open_db
+    from lanelog.ingest import ingest_paths
+    from lanelog.store import open_db
 
     start = time.perf_counter()
     con = open_db(Path(db))
@@ -92,7 +93,8 @@ def lanelog_append_series(log: str, db: str, runs: str, lines: str, seed: str, s
     grows, each close's checkpoint included.
     """
     from bench.generate import line
-    from lanelog.ingest import ingest_paths, open_db
+    from lanelog.ingest import ingest_paths
+    from lanelog.store import open_db
 
     each: list[float] = []
     added = 0
@@ -117,7 +119,7 @@ def weekly_query(db: str) -> Result:
     """`queries.weekly` over the whole database: its first call in a fresh process."""
     import pandas  # noqa: F401  (the frame's library: an import, kept outside the timed span)
 
-    from lanelog.ingest import open_db
+    from lanelog.store import open_db
     from lanelog.queries import Filters, weekly
 
     con = open_db(Path(db), read_only=True)

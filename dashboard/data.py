@@ -17,9 +17,9 @@ from typing import Any
 
 import streamlit as st
 
-from lanelog import ingest
+from lanelog import ingest, store
 from lanelog import queries
-from lanelog.ingest import replays
+from lanelog.store import replays
 from lanelog.errors import DashboardError, DatabaseLocked, LanelogError
 from lanelog.queries import Filters
 
@@ -53,7 +53,7 @@ class Look:
 
 def db_path() -> Path:
     """The database the app reads: LANELOG_DB as set by `lanelog dashboard`, else the default."""
-    return Path(ingest.default_db_path()).expanduser().resolve()
+    return Path(store.default_db_path()).expanduser().resolve()
 
 
 def lake_dir() -> str | None:
@@ -99,9 +99,9 @@ class _Connection:
 
     def get(self) -> Any:
         if self.con is None and lake_dir():
-            self.con = ingest.open_lake(self.path)
+            self.con = store.open_lake(self.path)
         if self.con is None:
-            self.con = ingest.open_db(self.path, read_only=True, wait=LOCK_WAIT_SECONDS)
+            self.con = store.open_db(self.path, read_only=True, wait=LOCK_WAIT_SECONDS)
         return self.con
 
     def close(self) -> None:
@@ -164,7 +164,7 @@ def ingest_upload(name: str, payload: bytes) -> dict[str, Any]:
     if lake_dir():
         raise DashboardError("a lake is read-only here: ingest into the database, then `lanelog export`")
     path = db_path()
-    con = ingest.open_db(path, read_only=False, wait=5.0)
+    con = store.open_db(path, read_only=False, wait=5.0)
     try:
         summary = ingest.ingest_bytes(con, name, payload)
     finally:

@@ -1,11 +1,11 @@
 """Lossless, incremental lane-log ingest into DuckDB.
 
-    from lanelog.ingest import open_db, default_db_path, ingest_paths
+    from lanelog.ingest import ingest_paths
+    from lanelog.store import default_db_path, open_db
     con = open_db(default_db_path())
     summary = ingest_paths(con, ["lane-log.jsonl"])
 
-ingest/schema.sql is the table contract the queries read; export_lake writes it
-as a Parquet lake (docs/lake.md) and open_lake reads one back as DuckDB views.
+The rows land in the tables of store/schema.sql, through lanelog.store.
 """
 
 import importlib
@@ -14,18 +14,10 @@ from typing import TYPE_CHECKING, Any
 # Each name is imported from its module when first used: a command that only opens
 # the database (`lanelog report`) does not import pyarrow and numpy, the reading side's.
 _HOMES = {
-    "SCHEMA_VERSION": "db", "default_db_path": "db", "open_db": "db", "open_memory": "db",
-    "ExportSummary": "export", "export_lake": "export", "lake_schemas": "export",
-    "lake_files": "lake", "open_lake": "lake",
-    "LAKE_SCHEMA_VERSION": "lakefs", "UNDATED": "lakefs",
     "IngestSummary": "run", "ingest_bytes": "run", "ingest_paths": "run",
 }
 
 if TYPE_CHECKING:
-    from lanelog.ingest.db import SCHEMA_VERSION, default_db_path, open_db, open_memory
-    from lanelog.ingest.export import ExportSummary, export_lake, lake_schemas
-    from lanelog.ingest.lake import lake_files, open_lake
-    from lanelog.ingest.lakefs import LAKE_SCHEMA_VERSION, UNDATED
     from lanelog.ingest.run import IngestSummary, ingest_bytes, ingest_paths
 
 
@@ -45,18 +37,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "LAKE_SCHEMA_VERSION",
-    "SCHEMA_VERSION",
-    "UNDATED",
-    "ExportSummary",
     "IngestSummary",
-    "default_db_path",
-    "export_lake",
     "ingest_bytes",
     "ingest_paths",
-    "lake_files",
-    "lake_schemas",
-    "open_db",
-    "open_lake",
-    "open_memory",
 ]

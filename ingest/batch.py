@@ -30,7 +30,7 @@ from datetime import datetime, timezone
 import duckdb
 import pyarrow as pa
 
-from lanelog.ingest.db import settings, transaction
+from lanelog.store.db import settings, transaction
 from lanelog.ingest.identity import FINGERPRINT_BYTES, TAIL_BYTES, continues, digest
 from lanelog.ingest.lines import LINES_SCHEMA, Lines, split_lines
 from lanelog.ingest.load import BROKEN_LINE, STREAM, Handover, Outcome, duplicates_handover, run

@@ -27,9 +27,9 @@ from functools import cache
 import duckdb
 import pyarrow as pa
 
-from lanelog.ingest.db import settings
+from lanelog.store.db import settings
 from lanelog.ingest.lines import LINES_SCHEMA, Lines, LongLine, arrow_table, bytes_array, int64_array, readable
-from lanelog.sqlfile import Query, load_resources
+from lanelog.store.sqlfile import Query, load_resources
 
 # Verdicts of lines that are no attempt; "blank" lines are counted nowhere.
 REJECTED = ("not_an_object", "invalid_json")

@@ -18,7 +18,7 @@ import duckdb
 from lanelog.ingest import batch as batching
 from lanelog.ingest.batch import Fallback, RepeatsStored, Small, SourceIndex, classify, store_batch
 from lanelog.ingest.chunks import Piece, Reader
-from lanelog.ingest.db import capped_memory, transaction
+from lanelog.store.db import capped_memory, transaction
 from lanelog.ingest.identity import TAIL_BYTES, Resume, digest, locate
 from lanelog.ingest.lines import Lines
 from lanelog.ingest.load import Handover, Outcome, run, store_lines, store_stream

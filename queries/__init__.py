@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from lanelog.errors import QueryError
 from lanelog.queries.figures import FIGURES, LABELS, Comparison, compare_latest, label
 from lanelog.reasons import SETUP_REASONS
-from lanelog.sqlfile import Query, load_folder
+from lanelog.store.sqlfile import Query, load_folder
 
 if TYPE_CHECKING:
     import duckdb

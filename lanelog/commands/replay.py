@@ -84,15 +84,15 @@ def replay(repo: Path, candidate: Path, baseline: Path | None, flaky: Path | Non
 
 def check_db(db: Path, wait: float) -> None:
     """Open the database once (made when missing) so a file that is no lanelog database fails first."""
-    from lanelog.ingest import open_db
+    from lanelog.store import open_db
 
     open_db(db, wait=wait).close()
 
 
 def store_replay(db: Path, wait: float, rows: list[dict[str, Any]], about: dict[str, Any]) -> int:
     """Store a replay in the database at `db` (made when missing), waiting for a lock up to `wait` seconds."""
-    from lanelog.ingest import open_db
-    from lanelog.ingest.replays import store
+    from lanelog.store import open_db
+    from lanelog.store.replays import store
 
     con = open_db(db, wait=wait)
     try:

@@ -11,7 +11,7 @@ from typing import Any
 import click
 import duckdb
 
-from lanelog import ingest
+from lanelog import ingest, store
 from lanelog import queries
 from lanelog.errors import IngestError, QueryError
 from lanelog.commands import render
@@ -35,18 +35,18 @@ def _database(db: Path | None, logs: tuple[Path, ...], wait: float, lake: str | 
             yield source
         return
     if lake is not None:
-        con = ingest.open_lake(lake)
+        con = store.open_lake(lake)
         where = f"the lake at {lake}"
     elif logs:
-        con = ingest.open_memory()
+        con = store.open_memory()
         summary = ingest.ingest_paths(con, list(logs))
         if summary.errors:
             con.close()
             raise IngestError("cannot read lane log: " + "; ".join(summary.errors))
         where = "the given lane logs"
     else:
-        path = db if db is not None else ingest.default_db_path()
-        con = ingest.open_db(path, read_only=True, wait=wait)
+        path = db if db is not None else store.default_db_path()
+        con = store.open_db(path, read_only=True, wait=wait)
         where = str(path)
     try:
         yield con

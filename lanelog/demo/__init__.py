@@ -135,7 +135,7 @@ def run_demo(db: Path, weeks: int = 8, replace: bool = False, log_dir: Path | No
     An existing database is left alone unless `replace` is set, so the demo never mixes
     its weeks into real data. The logs live in a throwaway folder unless `log_dir` is given.
     """
-    from lanelog import ingest
+    from lanelog import ingest, store
     if weeks < 1:
         raise DemoError("--weeks must be at least 1")
     if db.exists() and not replace:
@@ -145,7 +145,7 @@ def run_demo(db: Path, weeks: int = 8, replace: bool = False, log_dir: Path | No
         logs, summary = make_logs(Path(tmp), log_dir or Path(tmp), weeks)
         for stale in (db, Path(f"{db}.wal")):
             stale.unlink(missing_ok=True)
-        con = ingest.open_db(db)
+        con = store.open_db(db)
         try:
             result = ingest.ingest_paths(con, logs)
             con.execute("INSERT OR REPLACE INTO lanelog_meta VALUES ('made_by', ?)", [MADE_BY])
@@ -165,11 +165,11 @@ def _check_demo_may_rebuild(db: Path) -> None:
     The demo rebuilds its own database, so its set-up command can run twice; but a
     database the demo made and a user then ingested into holds their lines too.
     """
-    from lanelog import ingest
+    from lanelog import ingest, store
     how = (f"keep it and make the demo elsewhere with `lanelog demo --db OTHER.duckdb`, look at it "
            f"with `lanelog dashboard --db {db}`, or discard it with `lanelog demo --replace`")
     try:
-        con = ingest.open_db(db, read_only=True, wait=5.0)
+        con = store.open_db(db, read_only=True, wait=5.0)
     except (LanelogError, duckdb.Error):
         raise DemoError(f"{db} already exists and is not a database the demo made; {how}") from None
     try:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lanelog import ingest
+from lanelog import ingest, store
 from tests.dashboard.dashboard_support import APP, PAGES
 
 
@@ -44,7 +44,7 @@ def make_db(tmp_path: Path) -> Callable[[list[dict[str, Any]]], Path]:
         log = tmp_path / f"lane-log-{n}.jsonl"
         log.write_text("".join(json.dumps({"attempt_id": f"t{n}-{i}", **obj}) + "\n" for i, obj in enumerate(lines)))
         db = tmp_path / f"db-{n}.duckdb"
-        con = ingest.open_db(db)
+        con = store.open_db(db)
         try:
             ingest.ingest_paths(con, [log])
         finally:

@@ -16,7 +16,7 @@ import pyarrow as pa
 import pytest
 from tests.dashboard.dashboard_support import PAGES, line
 
-from lanelog import ingest
+from lanelog import store
 from lanelog import queries
 from lanelog.dashboard import charts
 from lanelog.reasons import REASONS
@@ -154,7 +154,7 @@ def test_credit_bug_chart_colours_exactly_the_weeks_with_credit_bugs(app: Any, d
 
 def test_spend_review_draws_lane_outcomes_and_unresolved_units_from_the_queries(app: Any, demo_db: Path) -> None:
     at = app(demo_db, "views/spend.py")
-    con = ingest.open_db(demo_db, read_only=True)
+    con = store.open_db(demo_db, read_only=True)
     try:
         lanes = charts.labelled(queries.lanes_weekly(con, queries.Filters()))
         unresolved = charts.labelled(queries.unresolved_units(con, queries.Filters()))
@@ -171,7 +171,7 @@ def test_spend_review_draws_lane_outcomes_and_unresolved_units_from_the_queries(
 
 def test_spend_review_splits_units_or_armed_calls_by_property_and_repo(app: Any, demo_db: Path) -> None:
     at = app(demo_db, "views/spend.py")
-    con = ingest.open_db(demo_db, read_only=True)
+    con = store.open_db(demo_db, read_only=True)
     try:
         by_property = charts.labelled(queries.spend_by_property(con, queries.Filters()))
     finally:
@@ -208,7 +208,7 @@ def test_an_undated_credit_bug_alerts_and_its_bucket_is_drawn_red(app: Any, make
 @pytest.mark.parametrize("page", PAGES)
 def test_empty_database_shows_guidance(app: Any, tmp_path: Path, page: str) -> None:
     empty = tmp_path / "empty.duckdb"
-    ingest.open_db(empty).close()
+    store.open_db(empty).close()
     for db in (empty, tmp_path / "missing.duckdb"):
         at = app(db, page)
         assert not at.exception
@@ -301,7 +301,7 @@ def test_triage_csv_read_back_holds_one_row_per_credit_bug_and_no_live_formula(m
         line("2026-10-05", merge_credit=1, **hostile),
         line("2026-10-06", merge_credit=1, quarantine=["test_b"], repo="plain"),
     ])
-    con = ingest.open_db(db, read_only=True)
+    con = store.open_db(db, read_only=True)
     try:
         rows = queries.credit_bug_rows(con)
     finally:

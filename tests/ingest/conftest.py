@@ -8,16 +8,16 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from lanelog import ingest
+from lanelog import store
 @pytest.fixture
 def con() -> Iterator[duckdb.DuckDBPyConnection]:
-    connection = ingest.open_memory()
+    connection = store.open_memory()
     yield connection
     connection.close()
 
 
 @pytest.fixture
 def file_db(tmp_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    connection = ingest.open_db(tmp_path / "lanelog.duckdb")
+    connection = store.open_db(tmp_path / "lanelog.duckdb")
     yield connection
     connection.close()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from lanelog import ingest
+from lanelog import ingest, store
 from lanelog.cli import cli
 from tests.ingest.support import HOLDER
 
@@ -53,7 +53,7 @@ def test_an_unreadable_file_exits_2_and_the_others_are_ingested(logs: Path, tmp_
     assert result.exit_code == 2
     assert json.loads(result.stdout)["attempts_added"] == 1
     assert result.stderr == f"Error: {missing}: no such file or folder\n"
-    con = ingest.open_db(db, read_only=True)
+    con = store.open_db(db, read_only=True)
     assert con.execute("SELECT attempt_id FROM attempts").fetchall() == [("a1",)]
     con.close()
 
@@ -73,7 +73,7 @@ def test_several_unreadable_files_are_listed(logs: Path, tmp_path: Path) -> None
 
 def test_a_database_from_another_schema_version(logs: Path, tmp_path: Path) -> None:
     db = tmp_path / "old.duckdb"
-    con = ingest.open_db(db)
+    con = store.open_db(db)
     con.execute("UPDATE lanelog_meta SET value = '99' WHERE key = 'schema_version'")
     con.close()
     result = run("--db", str(db), str(logs))
@@ -83,7 +83,7 @@ def test_a_database_from_another_schema_version(logs: Path, tmp_path: Path) -> N
 
 def test_wait_gives_up_and_names_the_holder(logs: Path, tmp_path: Path) -> None:
     db = tmp_path / "db.duckdb"
-    ingest.open_db(db).close()
+    store.open_db(db).close()
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(db), "60", "rw"], stdout=subprocess.PIPE, text=True
     )
@@ -124,7 +124,7 @@ def test_the_progress_bar_appears_only_once_a_run_is_long(monkeypatch, capsys) -
 
 
 def test_progress_reports_files_and_lines_as_a_run_goes(tmp_path: Path) -> None:
-    from lanelog import ingest
+    from lanelog import ingest, store
     from lanelog.commands.ingest import rate_text
 
     folder = tmp_path / "artifacts"
@@ -132,7 +132,7 @@ def test_progress_reports_files_and_lines_as_a_run_goes(tmp_path: Path) -> None:
     for n in range(5):
         (folder / f"job-{n}.jsonl").write_text(json.dumps({"attempt_id": f"j{n}"}) + "\n")
     calls: list[tuple[int, int, int]] = []
-    con = ingest.open_db(tmp_path / "t.duckdb")
+    con = store.open_db(tmp_path / "t.duckdb")
     try:
         ingest.ingest_paths(con, [folder], progress=lambda n, summary: calls.append(
             (n, summary.files, summary.lines_read)))

@@ -16,7 +16,7 @@ import pytest
 import lanelog.ingest.batch
 import lanelog.ingest.chunks
 import lanelog.ingest.lines
-from lanelog import ingest
+from lanelog import ingest, store
 from lanelog.ingest.chunks import CHUNK_BYTES
 from lanelog.ingest.logfile import LogStream
 from tests.ingest.support import line
@@ -123,7 +123,7 @@ def test_a_log_rewritten_while_it_is_read_keeps_only_what_was_read_before(
         return real(self, offset, view)
 
     monkeypatch.setattr(LogStream, "readinto_at", rewrite_after_three_reads)
-    con = ingest.open_db(db_path)
+    con = store.open_db(db_path)
     try:
         first = ingest.ingest_paths(con, [log])
         assert len(first.errors) == 1 and first.errors[0].startswith(f"{log}: changed while it was read")
@@ -169,7 +169,7 @@ def test_a_log_cut_short_while_its_group_is_read_again_is_named_and_the_run_goes
         return real(self, offset, view)
 
     monkeypatch.setattr(LogStream, "readinto_at", cut_when_read_again)
-    con = ingest.open_db(db_path)
+    con = store.open_db(db_path)
     try:
         before = con.execute("SELECT current_setting('preserve_insertion_order'), "
                              "current_setting('disabled_optimizers')").fetchall()
@@ -266,7 +266,7 @@ def test_an_unfinished_line_too_long_to_hold_is_pending_until_it_ends(
     growing = b'{"attempt_id": "long", "pad": "' + b"q" * 100
     log = tmp_path / "lane-log.jsonl"
     log.write_bytes(first + growing)
-    con = ingest.open_db(tmp_path / "t.duckdb")
+    con = store.open_db(tmp_path / "t.duckdb")
     try:
         runs = [ingest.ingest_paths(con, [log]) for _ in range(2)]
         assert [(run.lines_read, run.attempts_added, run.rejected, run.pending) for run in runs] == [
@@ -313,7 +313,7 @@ def test_file_names_that_are_not_utf8_or_hold_control_characters_are_read_and_sh
 
     # The same through the one-log way (a log too big for a batch), and an upload's name.
     monkeypatch.setattr(lanelog.ingest.batch, "SMALL_LOG_BYTES", 0)
-    con = ingest.open_memory()
+    con = store.open_memory()
     try:
         assert ingest.ingest_paths(con, [folder]).attempts_added == 1
         uploaded = ingest.ingest_bytes(con, "up\ud800\x07.jsonl", line(attempt_id="u1"))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import lanelog.ingest.chunks
-from lanelog import ingest
+from lanelog import ingest, store
 from lanelog.ingest import ingest_paths
 from tests.ingest.support import attempts, counts, line, stored
 
@@ -215,7 +215,7 @@ def test_chunk_size_does_not_change_what_is_stored(
         b"\xef\xbb\xbf" + router_lines(0, 3) + b"\n[1]\n\xff\n" + line(pad="y" * 500)
         + router_lines(1, 2) + b'{"attempt_id": "tail"'
     )
-    reference = ingest.open_memory()
+    reference = store.open_memory()
     ingest.ingest_bytes(reference, "lane.jsonl", data)
     monkeypatch.setattr(ingest.chunks, "CHUNK_BYTES", chunk_bytes)
     monkeypatch.setattr(ingest.chunks, "ROW_GROUP_LINES", row_group_lines)

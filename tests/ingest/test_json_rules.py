@@ -17,7 +17,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from lanelog.ingest import ingest_bytes, open_memory
+from lanelog.ingest import ingest_bytes
+from lanelog.store import open_memory
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -6,17 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from lanelog import ingest
+from lanelog import ingest, store
 from tests.ingest.support import counts, kill_after, line, stored
 
 CHILD = """
 import sys
-from lanelog import ingest
+from lanelog import ingest, store
 import lanelog.ingest.chunks
 ingest.chunks.CHUNK_BYTES = 2048  # many small transactions, so the kill lands inside the run
 ingest.chunks.ROW_GROUP_LINES = 16
 ingest.chunks.GROUP_ROW_GROUPS = 4  # groups of 64 lines
-con = ingest.open_db(sys.argv[1])
+con = store.open_db(sys.argv[1])
 print("opened", flush=True)
 ingest.ingest_paths(con, [sys.argv[2]], progress=lambda n, _: print("chunk", flush=True) if n else None)
 print("done", flush=True)
@@ -46,9 +46,9 @@ def test_kill_9_mid_run_then_rerun_stores_every_line_once(tmp_path: Path, commit
     db = tmp_path / "lanelog.duckdb"
     kill_after(CHILD, db, log, "chunk", commits_before_kill)
 
-    reference = ingest.open_memory()
+    reference = store.open_memory()
     whole = ingest.ingest_bytes(reference, "lane.jsonl", data)
-    con = ingest.open_db(db)
+    con = store.open_db(db)
     partial = con.execute("SELECT count(*) FROM attempts").fetchall()[0][0]
     assert partial < whole.attempts_added  # the kill cut the run short
     ingest.ingest_paths(con, [log])

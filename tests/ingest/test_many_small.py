@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import lanelog.ingest.batch
-from lanelog import ingest
+from lanelog import ingest, store
 from lanelog.ingest import run as run_module
 from tests.ingest.support import counts, kill_after, line, stored
 
@@ -36,7 +36,7 @@ def one_log_way(paths: list[Path], monkeypatch: pytest.MonkeyPatch):
     """What the one-log way stores for the same paths: (connection, summary)."""
     with monkeypatch.context() as patch:
         patch.setattr(run_module, "_Batcher", _OneLogWay)
-        con = ingest.open_memory()
+        con = store.open_memory()
         return con, ingest.ingest_paths(con, paths)
 
 
@@ -69,7 +69,7 @@ def test_a_folder_of_small_logs_is_stored_as_the_one_log_way_stores_it(
     (folder / "growing.jsonl").write_bytes(line(attempt_id="g1") + b'{"attempt_id": "g2"')  # provisional
     (folder / "empty.jsonl").write_bytes(b"")
     reference, expected = one_log_way([folder], monkeypatch)
-    con = ingest.open_db(tmp_path / "lanelog.duckdb")
+    con = store.open_db(tmp_path / "lanelog.duckdb")
     summary = ingest.ingest_paths(con, [folder])
     assert summary.as_dict() == expected.as_dict() and summary.attempts_added == 300 + 60 + 2
     assert stored(con) == stored(reference)
@@ -89,7 +89,7 @@ def test_re_sent_lines_in_small_logs_are_duplicates_never_second_attempts(
 ) -> None:
     first, second = tmp_path / "monday", tmp_path / "tuesday"
     write_jobs(first, 50)
-    con = ingest.open_db(tmp_path / "lanelog.duckdb")
+    con = store.open_db(tmp_path / "lanelog.duckdb")
     ingest.ingest_paths(con, [first])
     # Tuesday's artifacts: new jobs, two logs that re-send Monday's lines with a new line each,
     # and two new logs that share an attempt between them.
@@ -124,7 +124,7 @@ def test_a_folder_of_re_sent_small_logs_is_stored_in_batches_leaving_stored_ids_
         (second / f"rerun-{job:05d}.jsonl").write_bytes(line(attempt_id=f"rerun-{job}", probe="pass") + resent)
     reference, _ = one_log_way([first], monkeypatch)
     expected = ingest.ingest_paths(reference, [second])
-    con = ingest.open_db(tmp_path / "lanelog.duckdb")
+    con = store.open_db(tmp_path / "lanelog.duckdb")
     ingest.ingest_paths(con, [first])
     monkeypatch.setattr(lanelog.ingest.batch, "BATCH_LOGS", 100)
     ways: list[str] = []
@@ -150,7 +150,7 @@ def test_a_copy_of_a_small_log_in_the_same_folder_is_the_same_log(tmp_path: Path
     folder = tmp_path / "artifacts"
     paths = write_jobs(folder, 5)
     (folder / "job-copy.jsonl").write_bytes(paths[3].read_bytes())
-    con = ingest.open_db(tmp_path / "lanelog.duckdb")
+    con = store.open_db(tmp_path / "lanelog.duckdb")
     summary = ingest.ingest_paths(con, [folder])
     assert (summary.files, summary.attempts_added, summary.duplicates) == (6, 5, 0)
     assert con.execute("SELECT count(*) FROM sources").fetchall() == [(5,)]
@@ -160,10 +160,10 @@ def test_a_copy_of_a_small_log_in_the_same_folder_is_the_same_log(tmp_path: Path
 CHILD = """
 import sys
 import lanelog.ingest.batch
-from lanelog import ingest
+from lanelog import ingest, store
 import lanelog.ingest.batch
 lanelog.ingest.batch.BATCH_LOGS = 40  # many batches, so the kill lands inside the run
-con = ingest.open_db(sys.argv[1])
+con = store.open_db(sys.argv[1])
 print("opened", flush=True)
 ingest.ingest_paths(con, [sys.argv[2]], progress=lambda n, _: print("batch", flush=True) if n else None)
 print("done", flush=True)
@@ -178,7 +178,7 @@ def test_kill_9_between_batches_then_rerun_stores_every_log_once(
     write_jobs(folder, 400, lines_per_log=2)
     db = tmp_path / "lanelog.duckdb"
     kill_after(CHILD, db, folder, "batch", batches_before_kill)
-    con = ingest.open_db(db)
+    con = store.open_db(db)
     partial = con.execute("SELECT count(*) FROM attempts").fetchall()[0][0]
     assert partial < 800 and partial % 80 == 0  # whole batches of 40 logs, nothing in between
     assert con.execute("SELECT count(*) * 2 FROM sources").fetchall() == [(partial,)]

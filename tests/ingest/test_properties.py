@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lanelog.ingest import chunks, ingest_bytes, ingest_paths, open_memory
+from lanelog.ingest import chunks, ingest_bytes, ingest_paths
+from lanelog.store import open_memory
 from tests.ingest.support import counts, stored
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -13,12 +13,12 @@ import duckdb
 import pyarrow as pa
 import pytest
 
-from lanelog import ingest
+from lanelog import ingest, store
 import lanelog.ingest.batch
 import lanelog.ingest.chunks
 import lanelog.ingest.load
 from lanelog.ingest import ingest_paths
-from lanelog.ingest.db import roll_back, settings
+from lanelog.store.db import roll_back, settings
 from lanelog.ingest.lines import LINES_SCHEMA, split_lines
 from lanelog.ingest.load import Handover, Outcome, store_lines, store_stream
 from tests.ingest.support import counts, line, rejected, stored
@@ -98,7 +98,7 @@ def test_handed_over_groups_store_what_streamed_groups_would(
         line(attempt_id=f"a{n % 40}", ts="2026-10-08T12:00:00Z") if n % 9 else b'{"attempt_id": }\n'
         for n in range(100)
     )
-    reference = ingest.open_memory()
+    reference = store.open_memory()
     whole = ingest.ingest_bytes(reference, "lane.jsonl", data)
     monkeypatch.setattr(ingest.chunks, "ROW_GROUP_LINES", 4)
     monkeypatch.setattr(ingest.chunks, "GROUP_ROW_GROUPS", 2)
@@ -165,7 +165,7 @@ def ingest_both_ways(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, logs: list
         monkeypatch.setattr("lanelog.ingest.run.store_stream", streamed)
         monkeypatch.setattr("lanelog.ingest.run.store_lines",
                             lambda *a, **k: (way == "usual" and used.append("careful")) or real_lines(*a, **k))
-        con = ingest.open_db(folder / "t.duckdb")
+        con = store.open_db(folder / "t.duckdb")
         try:
             runs = []
             for name, data in logs:
@@ -292,7 +292,7 @@ def test_a_group_of_many_lines_that_may_be_no_attempt_goes_the_careful_way(
     What is stored and counted is what a stream keeping them all stores."""
     junk = [b"ERROR job failed: {not json}\n", b"[1]\n", b'{"units": NaN}\n', b"\xff\n", b"  \n"]
     data = b"".join(line(attempt_id=f"a{n % 30}") if n % 3 == 0 else junk[n % len(junk)] for n in range(120))
-    reference = ingest.open_memory()
+    reference = store.open_memory()
     whole = ingest.ingest_bytes(reference, "lane.jsonl", data)
     assert lanelog.ingest.load.MAX_KEPT_LINES > len(data.splitlines())  # the reference kept them all
 
@@ -306,7 +306,7 @@ def test_a_group_of_many_lines_that_may_be_no_attempt_goes_the_careful_way(
                             con, source_id, lines, **k))
     log = tmp_path / "lane.jsonl"
     log.write_bytes(data)
-    con = ingest.open_db(tmp_path / "t.duckdb")
+    con = store.open_db(tmp_path / "t.duckdb")
     try:
         summary = ingest_paths(con, [log])
         assert counts(summary) == counts(whole) == (104, 10, 30, 64, 0)  # 16 blank lines
@@ -323,7 +323,7 @@ def test_empty_lines_are_settled_where_they_are_split(tmp_path: Path, monkeypatc
     10 minutes."""
     data = (line(attempt_id="a1") + b"\n" * 700 + b"\r\n" * 300 + b" \t\n" + b"\xff\n"
             + line(attempt_id="a2") + b"\n" * 50 + b"\r")
-    reference = ingest.open_memory()
+    reference = store.open_memory()
     whole = ingest.ingest_bytes(reference, "lane.jsonl", data)
     assert counts(whole) == (3, 2, 0, 1, 0)  # the line of spaces is blank too, found by SQL
 
@@ -335,7 +335,7 @@ def test_empty_lines_are_settled_where_they_are_split(tmp_path: Path, monkeypatc
                         lambda *a, **k: careful.append(k["provisional"]) or real_lines(*a, **k))
     log = tmp_path / "lane.jsonl"
     log.write_bytes(data)
-    con = ingest.open_db(tmp_path / "t.duckdb")
+    con = store.open_db(tmp_path / "t.duckdb")
     try:
         assert counts(ingest_paths(con, [log])) == counts(whole)
         assert careful == [True]  # the provisional "\r" alone: no group went the careful way

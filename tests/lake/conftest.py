@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from lanelog import ingest
+from lanelog import ingest, store
 from tests.lake.support import write_log
 
 
 def make_db(folder: Path, seed: int = 1, lines: int = 600, weeks: int = 6) -> Path:
     """A database ingested from two generated logs (two sources)."""
     db = folder / "lanes.duckdb"
-    con = ingest.open_db(db)
+    con = store.open_db(db)
     try:
         summary = ingest.ingest_paths(con, [write_log(folder / "a.jsonl", seed, lines, weeks),
                                             write_log(folder / "b.jsonl", seed + 100, lines // 3, weeks)])
@@ -31,9 +31,9 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     folder = tmp_path_factory.mktemp("generated")
     db = make_db(folder)
     lake = folder / "lake"
-    con = ingest.open_db(db, read_only=True)
+    con = store.open_db(db, read_only=True)
     try:
-        ingest.export_lake(con, lake)
+        store.export_lake(con, lake)
     finally:
         con.close()
     return db, lake

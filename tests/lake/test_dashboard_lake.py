@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lanelog import ingest
+from lanelog import store
 from lanelog.dashboard.launch import app_environment
 from tests.dashboard.dashboard_support import APP, PAGES
 
@@ -25,9 +25,9 @@ def keep_main_module() -> Iterator[None]:
 @pytest.fixture(scope="module")
 def demo_lake(demo_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     lake = tmp_path_factory.mktemp("dashboard-lake") / "lake"
-    con = ingest.open_db(demo_dir / "demo.duckdb", read_only=True)
+    con = store.open_db(demo_dir / "demo.duckdb", read_only=True)
     try:
-        ingest.export_lake(con, lake)
+        store.export_lake(con, lake)
     finally:
         con.close()
     return lake

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from lanelog import ingest, queries
+from lanelog import store, queries
 from lanelog.cli import cli
 from lanelog.queries import Filters
 
@@ -40,7 +40,7 @@ def test_report_json_on_the_lake_equals_the_database_on_the_demo(demo_dir: Path,
 def test_every_query_gives_the_same_rows_on_lake_and_database(generated: tuple[Path, Path],
                                                                filters: Filters) -> None:
     db, lake = generated
-    con, lake_con = ingest.open_db(db, read_only=True), ingest.open_lake(lake)
+    con, lake_con = store.open_db(db, read_only=True), store.open_lake(lake)
     try:
         names = [name for name in queries.QUERIES if name != "scope"]
         assert len(names) >= 15

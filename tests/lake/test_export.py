@@ -11,9 +11,9 @@ import duckdb
 import pyarrow.parquet as pq
 from click.testing import CliRunner, Result
 
-from lanelog import ingest
+from lanelog import ingest, store
 from lanelog.cli import cli
-from lanelog.ingest.lakefs import LAKE_SCHEMA_VERSION, UNDATED
+from lanelog.store.lakefs import LAKE_SCHEMA_VERSION, UNDATED
 from tests.lake.conftest import make_db
 from tests.lake.support import append
 
@@ -83,7 +83,7 @@ def test_the_state_file_records_the_lake_schema_version(generated: tuple[Path, P
     _, lake = generated
     state = json.loads((lake / "_lanelog" / "lake.json").read_text())
     assert state["lake_schema_version"] == LAKE_SCHEMA_VERSION == 1
-    assert state["database_schema_version"] == ingest.SCHEMA_VERSION
+    assert state["database_schema_version"] == store.SCHEMA_VERSION
 
 
 def test_exporting_twice_changes_nothing(tmp_path: Path) -> None:
@@ -110,7 +110,7 @@ def test_an_append_rewrites_only_the_weeks_it_touched(tmp_path: Path) -> None:
         for n in range(5):
             sink.write(json.dumps({"attempt_id": f"late{n}", "ts": "2026-03-18T10:00:00Z",
                                    "probe": "pass", "model_call_allowed": True}).encode() + b"\n")
-    con = ingest.open_db(db)
+    con = store.open_db(db)
     try:
         ingest.ingest_paths(con, [log])
     finally:
@@ -141,7 +141,7 @@ def test_a_further_append_of_generated_lines_keeps_lake_and_database_equal(tmp_p
     lake = tmp_path / "lake"
     export(db, lake)
     append(tmp_path / "b.jsonl", 9, 200)
-    con = ingest.open_db(db)
+    con = store.open_db(db)
     try:
         ingest.ingest_paths(con, [tmp_path / "a.jsonl", tmp_path / "b.jsonl"])
     finally:
@@ -184,7 +184,7 @@ def test_lake_and_db_together_are_refused(tmp_path: Path) -> None:
 
 def test_an_empty_database_gives_a_readable_empty_lake(tmp_path: Path) -> None:
     db = tmp_path / "empty.duckdb"
-    ingest.open_db(db).close()
+    store.open_db(db).close()
     lake = tmp_path / "lake"
     export(db, lake)
     assert list(lake.glob("attempts/week=*")) == []
@@ -216,7 +216,7 @@ def test_a_provisional_last_line_read_again_rewrites_its_week(tmp_path: Path) ->
     # The writer has not ended the last line yet: no newline, so ingest stores it as provisional.
     log.write_bytes(first + b"\n" + last)
     db = tmp_path / "lanes.duckdb"
-    con = ingest.open_db(db)
+    con = store.open_db(db)
     ingest.ingest_paths(con, [log])
     con.close()
     lake = tmp_path / "lake"
@@ -226,7 +226,7 @@ def test_a_provisional_last_line_read_again_rewrites_its_week(tmp_path: Path) ->
     # Same line, same place, same week, same count: only its end arrives.
     with log.open("ab") as sink:
         sink.write(b"\n")
-    con = ingest.open_db(db)
+    con = store.open_db(db)
     ingest.ingest_paths(con, [log])
     con.close()
     summary = export(db, lake)
@@ -242,7 +242,7 @@ def test_a_lake_from_another_database_schema_is_rewritten_whole(tmp_path: Path) 
     first = export(db, lake)
     state_file = lake / "_lanelog" / "lake.json"
     state = json.loads(state_file.read_text())
-    state_file.write_text(json.dumps({**state, "database_schema_version": ingest.SCHEMA_VERSION - 1}))
+    state_file.write_text(json.dumps({**state, "database_schema_version": store.SCHEMA_VERSION - 1}))
     again = export(db, lake)
     assert again["weeks_written"] == first["weeks_written"]
-    assert json.loads(state_file.read_text())["database_schema_version"] == ingest.SCHEMA_VERSION
+    assert json.loads(state_file.read_text())["database_schema_version"] == store.SCHEMA_VERSION

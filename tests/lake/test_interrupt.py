@@ -13,9 +13,9 @@ import duckdb
 import pyarrow.parquet as pq
 from click.testing import CliRunner
 
-from lanelog import ingest, queries
+from lanelog import store, queries
 from lanelog.cli import cli
-from lanelog.ingest.lakefs import UNDATED
+from lanelog.store.lakefs import UNDATED
 from tests.lake.conftest import make_db
 
 KILL_AFTER_WEEKS = 3
@@ -78,16 +78,16 @@ def test_kill_9_mid_export_leaves_whole_weeks_and_the_next_run_completes(tmp_pat
 def test_a_half_written_week_is_invisible_and_cleared_by_the_next_run(tmp_path: Path) -> None:
     db = make_db(tmp_path, seed=22, lines=300)
     lake = tmp_path / "lake"
-    con = ingest.open_db(db, read_only=True)
+    con = store.open_db(db, read_only=True)
     try:
-        ingest.export_lake(con, lake)
+        store.export_lake(con, lake)
         # What a writer killed mid-file leaves: a hidden temporary beside the week's file.
         week = lake / "attempts" / "week=2026-03-09"
         stray = week / ".data.parquet.0123456789ab.tmp"
         stray.write_bytes(b"PAR1 half a file")
-        with ingest.open_lake(lake) as lake_con:
+        with store.open_lake(lake) as lake_con:
             assert queries.report(lake_con) == queries.report(con)
-        summary = ingest.export_lake(con, lake)
+        summary = store.export_lake(con, lake)
     finally:
         con.close()
     assert summary.temporaries_removed == 1 and summary.weeks_written == []

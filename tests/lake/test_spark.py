@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from lanelog import ingest, queries
+from lanelog import store, queries
 from lanelog.cli import cli
 from lanelog.errors import QueryError
 from lanelog.queries import Filters
@@ -18,7 +18,7 @@ from tests.lake.test_duckdb_lake import FILTERS
 
 
 def on_spark(spark: Any, lake: Path) -> SparkLake:
-    return SparkLake(spark, ingest.lake_files(lake), ingest.lake_schemas())
+    return SparkLake(spark, store.lake_files(lake), store.lake_schemas())
 
 
 def cli_out(*args: str | Path) -> tuple[int, str]:
@@ -38,7 +38,7 @@ def test_the_session_talks_only_over_loopback(spark: Any) -> None:
 
 def test_report_and_check_equal_duckdbs_for_every_filter(spark: Any, generated: tuple[Path, Path]) -> None:
     _, lake = generated
-    spark_lake, lake_con = on_spark(spark, lake), ingest.open_lake(lake)
+    spark_lake, lake_con = on_spark(spark, lake), store.open_lake(lake)
     try:
         for filters in FILTERS:
             expected = queries.report(lake_con, filters)
@@ -77,10 +77,10 @@ def test_the_demo_report_is_the_same_on_spark(spark: Any, demo_dir: Path, tmp_pa
 
 def test_an_empty_lake_still_has_its_total_row_on_spark(spark: Any, tmp_path: Path) -> None:
     db = tmp_path / "empty.duckdb"
-    ingest.open_db(db).close()
-    con = ingest.open_db(db, read_only=True)
+    store.open_db(db).close()
+    con = store.open_db(db, read_only=True)
     try:
-        ingest.export_lake(con, tmp_path / "lake")
+        store.export_lake(con, tmp_path / "lake")
         expected = queries.report(con)
     finally:
         con.close()
@@ -101,7 +101,7 @@ def test_the_spark_sql_is_generated_from_the_sql_files() -> None:
 def test_filters_bind_as_values_not_text(spark: Any, generated: tuple[Path, Path]) -> None:
     _, lake = generated
     hostile = Filters(repo="x' OR '1'='1")
-    spark_lake, lake_con = on_spark(spark, lake), ingest.open_lake(lake)
+    spark_lake, lake_con = on_spark(spark, lake), store.open_lake(lake)
     try:
         assert queries.report(spark_lake, hostile) == queries.report(lake_con, hostile)
         assert queries.report(spark_lake, hostile)["totals"]["attempts"] == 0

@@ -15,7 +15,8 @@ from typing import Any
 import duckdb
 import pytest
 
-SCHEMA = Path(__file__).resolve().parents[2] / "ingest" / "schema.sql"
+from lanelog.store.db import schema_sql
+
 
 COLUMNS = (
     "source_id", "line_no", "byte_offset", "raw", "provisional", "attempt_id", "ts", "week",
@@ -63,7 +64,7 @@ def _insert_source(con: duckdb.DuckDBPyConnection, path: str) -> None:
 def build(rows: Iterable[dict[str, Any]], rejected: int = 0,
           path: str = "lane-log.jsonl") -> duckdb.DuckDBPyConnection:
     con = duckdb.connect()
-    con.execute(SCHEMA.read_text())
+    con.execute(schema_sql())
     _insert_source(con, path)
     table = [[row[name] for name in COLUMNS] for row in rows]
     if table:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from lanelog import ingest
+from lanelog import ingest, store
 from lanelog.cli import cli
 
 DATA = Path(__file__).parent / "data"
@@ -83,7 +83,7 @@ def test_week_edges(tmp_path: Path, ts: str, week: str) -> None:
 
 def test_report_reads_a_database_file_and_filters(tmp_path: Path) -> None:
     db = tmp_path / "lanelog.duckdb"
-    con = ingest.open_db(db)
+    con = store.open_db(db)
     ingest.ingest_paths(con, [REVIEW])
     con.close()
     full = json.loads(run("report", "--db", db, "--format", "json").stdout)
@@ -203,7 +203,7 @@ def test_check_exits_0_on_quarantine_alone(tmp_path: Path) -> None:
 
 def test_check_exits_0_on_an_empty_database(tmp_path: Path) -> None:
     db = tmp_path / "lanelog.duckdb"
-    ingest.open_db(db).close()
+    store.open_db(db).close()
     result = run("check", "--db", db)
     assert (result.exit_code, result.stdout) == (
         0, "no credit bugs in range (0 attempts checked, 0 quarantined without credit); "
@@ -355,22 +355,22 @@ def test_the_database_is_opened_read_only_with_the_given_wait(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str,
 ) -> None:
     db = tmp_path / "lanelog.duckdb"
-    ingest.open_db(db).close()
+    store.open_db(db).close()
     opened: list[dict[str, Any]] = []
-    real_open = ingest.open_db
+    real_open = store.open_db
 
     def recording_open(path: Path, **options: Any) -> Any:
         opened.append({"path": path, **options})
         return real_open(path, **options)
 
-    monkeypatch.setattr(ingest, "open_db", recording_open)
+    monkeypatch.setattr(store, "open_db", recording_open)
     assert run(command, "--db", db, "--wait", "7.5").exit_code == 0
     assert opened == [{"path": db, "read_only": True, "wait": 7.5}]
 
 
 def test_lanelog_db_names_the_default_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     db = tmp_path / "elsewhere.duckdb"
-    con = ingest.open_db(db)
+    con = store.open_db(db)
     ingest.ingest_paths(con, [REVIEW])
     con.close()
     monkeypatch.setenv("LANELOG_DB", str(db))
@@ -379,7 +379,7 @@ def test_lanelog_db_names_the_default_database(tmp_path: Path, monkeypatch: pyte
 
 def test_a_database_of_another_schema_version_exits_2(tmp_path: Path) -> None:
     db = tmp_path / "old.duckdb"
-    con = ingest.open_db(db)
+    con = store.open_db(db)
     con.execute("UPDATE lanelog_meta SET value = '0' WHERE key = 'schema_version'")
     con.close()
     for command in ("report", "check"):
@@ -391,7 +391,7 @@ def test_a_database_of_another_schema_version_exits_2(tmp_path: Path) -> None:
 
 def test_a_held_database_exits_2_after_the_wait(tmp_path: Path) -> None:
     db = tmp_path / "held.duckdb"
-    ingest.open_db(db).close()
+    store.open_db(db).close()
     holder = subprocess.Popen(
         [sys.executable, "-c",
          "import duckdb, sys; con = duckdb.connect(sys.argv[1]); print('held', flush=True); "
@@ -410,7 +410,7 @@ def test_a_held_database_exits_2_after_the_wait(tmp_path: Path) -> None:
 def test_report_json_never_imports_pandas(tmp_path: Path) -> None:
     # Importing pandas alone costs about half a second: the JSON path stays on plain rows.
     db = tmp_path / "lanelog.duckdb"
-    con = ingest.open_db(db)
+    con = store.open_db(db)
     ingest.ingest_paths(con, [REVIEW])
     con.close()
     code = (

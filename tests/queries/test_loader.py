@@ -6,7 +6,7 @@ import pytest
 
 from lanelog import queries
 from lanelog.errors import QueryError
-from lanelog.sqlfile import load_folder as load, parse
+from lanelog.store.sqlfile import load_folder as load, parse
 
 GOOD = """-- A file comment.
 

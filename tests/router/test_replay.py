@@ -155,8 +155,8 @@ def test_the_table_and_markdown_say_the_same(history):
 
 
 def test_a_replay_stored_with_db_holds_each_patch_and_leaves_the_lane_log_data_alone(history, tmp_path):
-    from lanelog.ingest import open_db
-    from lanelog.ingest.replays import latest
+    from lanelog.store import open_db
+    from lanelog.store.replays import latest
 
     repo, base, steps, candidate = history
     log = tmp_path / "lane-log.jsonl"

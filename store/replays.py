@@ -13,10 +13,10 @@ from typing import Any
 
 import duckdb
 
-from lanelog.ingest.db import has_tables, transaction
-from lanelog.sqlfile import load_resources
+from lanelog.store.db import has_tables, transaction
+from lanelog.store.sqlfile import load_resources
 
-QUERIES = load_resources("lanelog.ingest", "replays.sql")
+QUERIES = load_resources("lanelog.store", "replays.sql")
 
 
 def _run(con: duckdb.DuckDBPyConnection, name: str, **values: Any) -> list[dict[str, Any]]:

@@ -1,9 +1,9 @@
--- The lanelog DuckDB schema.  Its version is SCHEMA_VERSION in ingest/db.py:
+-- The lanelog DuckDB schema.  Its version is SCHEMA_VERSION in store/db.py:
 -- bump it with any change to what is stored or what a macro means, so an
 -- older database gives a clear error.  (A database keeps the macros and
 -- column compression it was made with; a faster body of the same meaning,
 -- or another compression, needs no bump.)
--- ingest/ owns this file; queries/ reads these tables and macros and nothing else.
+-- store/ owns this file; ingest/ writes these tables, queries/ reads these tables and macros and nothing else.
 -- Timestamps are UTC.  A NULL week is the "undated" bucket.
 
 CREATE TABLE IF NOT EXISTS lanelog_meta (

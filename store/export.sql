@@ -1,6 +1,6 @@
--- The Parquet lake's contents, read from the lanelog database (ingest/schema.sql).
+-- The Parquet lake's contents, read from the lanelog database (store/schema.sql).
 -- The column lists here are the lake's schema contract (docs/lake.md): a change to
--- them, to their types or to their meaning bumps LAKE_SCHEMA_VERSION in ingest/lakefs.py.
+-- them, to their types or to their meaning bumps LAKE_SCHEMA_VERSION in store/lakefs.py.
 -- Rows are written in file order (source_id, line_no), so the same database always
 -- gives the same files.
 

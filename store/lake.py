@@ -13,11 +13,11 @@ import os
 import duckdb
 
 from lanelog.errors import IngestError
-from lanelog.ingest.db import open_memory
-from lanelog.ingest.lakefs import TABLES, LakeFolder
-from lanelog.sqlfile import load_resources
+from lanelog.store.db import open_memory
+from lanelog.store.lakefs import TABLES, LakeFolder
+from lanelog.store.sqlfile import load_resources
 
-QUERIES = load_resources("lanelog.ingest", "lake.sql")
+QUERIES = load_resources("lanelog.store", "lake.sql")
 
 
 def open_lake(target: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:

@@ -18,12 +18,12 @@ from typing import Any
 import duckdb
 
 from lanelog import __version__
-from lanelog.ingest.db import SCHEMA_VERSION, open_memory
-from lanelog.ingest.lakefs import DATA_FILE, LAKE_SCHEMA_VERSION, LakeFolder, partition_value
+from lanelog.store.db import SCHEMA_VERSION, open_memory
+from lanelog.store.lakefs import DATA_FILE, LAKE_SCHEMA_VERSION, LakeFolder, partition_value
 from lanelog.errors import IngestError
-from lanelog.sqlfile import load_resources
+from lanelog.store.sqlfile import load_resources
 
-QUERIES = load_resources("lanelog.ingest", "export.sql")
+QUERIES = load_resources("lanelog.store", "export.sql")
 _BATCH_ROWS = 128 * 1024
 
 

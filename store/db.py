@@ -38,8 +38,8 @@ def default_db_path() -> Path:
 
 
 def schema_sql() -> str:
-    """The text of ingest/schema.sql (tables and macros)."""
-    return resources.files("lanelog.ingest").joinpath("schema.sql").read_text(encoding="utf-8")
+    """The text of store/schema.sql (tables and macros)."""
+    return resources.files("lanelog.store").joinpath("schema.sql").read_text(encoding="utf-8")
 
 
 def open_memory() -> duckdb.DuckDBPyConnection:
