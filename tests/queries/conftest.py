@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from datetime import date, datetime
-from pathlib import Path
 from typing import Any
 
 import duckdb
