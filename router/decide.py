@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
+from lanelog.errors import PlanError
 from lanelog.reasons import REASONS
 from lanelog.router.policy import SEED_POLICY, Policy
 
@@ -53,7 +54,7 @@ class Problem:
 
     def __post_init__(self) -> None:
         if self.reason not in REASONS:
-            raise ValueError(f"unknown reject reason {self.reason!r}")
+            raise PlanError(f"unknown reject reason {self.reason!r}")
 
 
 @dataclass
@@ -108,7 +109,7 @@ def route(
         selected = _judge_diff(plan, facts, policy)
     if facts is None or policy is None:
         if not plan.reasons:
-            raise ValueError("route() without facts or policy needs a problem saying why")
+            raise PlanError("route() without facts or policy needs a problem saying why")
     if plan.reasons:
         return plan
     plan.probe = "pass"

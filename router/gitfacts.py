@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from lanelog.errors import RouterError
-from lanelog.router.paths import path_bytes, path_text
+from lanelog.errors import BaseFileInvalid, GitError, NotARepo, RefInvalid
+from lanelog.router.paths import path_bytes, path_text, printable
 
 # Settings that must not change what the probe sees (colour, external diff
 # drivers, text conversion, a relative diff) are switched off on the command line.
@@ -31,6 +31,9 @@ PINNED_CONFIG = ("-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false",
 GIT_LOCATION_VARS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR")
 # Far beyond any diff a cap could pass; only a hung git gets near it.
 GIT_TIMEOUT = 300.0
+# Far longer than any ref or revision expression a person or CI writes.
+MAX_REF = 1024
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 HUNK = re.compile(rb"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 
 
@@ -62,12 +65,6 @@ class Diff:
         return list(out)
 
 
-class GitError(RouterError):
-    """git failed where the router did not expect it to."""
-
-
-class NotARepo(RouterError):
-    """The folder is not a git checkout."""
 
 
 def _env() -> dict[str, str]:
@@ -80,9 +77,17 @@ def _env() -> dict[str, str]:
 
 
 def check_ref(ref: str) -> str:
-    """Refuse a ref that git could read as an option."""
-    if not ref or ref.startswith("-") or "\0" in ref or "\n" in ref:
-        raise ValueError(f"refused ref {ref!r}: a ref must not be empty or start with '-'")
+    """Refuse a ref that git could read as an option, or that is no ref's shape.
+
+    Checked before git runs: a control character has no place in a ref name,
+    and a ref longer than MAX_REF could only fail later, as an argument list
+    the system refuses (OSError), instead of here with its name.
+    """
+    if not ref or ref.startswith("-") or len(ref) > MAX_REF or CONTROL.search(ref):
+        shown = printable(ref[:80]) + ("…" if len(ref) > 80 else "")
+        raise RefInvalid(f"refused ref {shown!r}: a ref must not be empty or start with '-', "
+                         f"nor hold control characters or more than {MAX_REF} characters "
+                         f"(this one has {len(ref)})")
     return ref
 
 
@@ -148,7 +153,7 @@ class Checkout:
         """The content of each path at ``commit`` (None when absent), in one git call."""
         for path in paths:
             if "\n" in path:
-                raise ValueError(f"refused path {path!r}: a path must not hold a newline")
+                raise BaseFileInvalid(f"refused path {path!r}: a path must not hold a newline")
         request = b"".join(f"{commit}:".encode() + path_bytes(path) + b"\n" for path in paths)
         out = self.git("cat-file", "--batch", stdin=request).stdout
         found: dict[str, bytes | None] = {}
@@ -162,7 +167,7 @@ class Checkout:
                 continue
             size = int(header[2])
             if header[1] != b"blob":
-                raise ValueError(f"{path} at the base commit is a {header[1].decode()}, "
+                raise BaseFileInvalid(f"{path} at the base commit is a {header[1].decode()}, "
                                  "not a file")
             found[path] = out[position:position + size]
             position += size + 1

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lanelog.errors import RouterError
+from lanelog.errors import RunnerCommandError
 
 TOKEN_SOURCES = ("stdout", "exit")
 DEFAULT_TIMEOUT = 600.0
@@ -26,9 +26,6 @@ DEFAULT_TIMEOUT = 600.0
 MAX_TAIL = 64 * 1024
 REAP_TIMEOUT = 5.0
 
-
-class RunnerCommandError(RouterError):
-    """A ``--run`` command that cannot be split into an argv."""
 
 
 @dataclass(frozen=True)

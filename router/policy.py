@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import pathspec
 import re2
 
-from lanelog.errors import RouterError
+from lanelog.errors import PolicyInvalid
 from lanelog.router.paths import printable
 from lanelog.router.yamlfile import YamlFile, YamlFileError
 
@@ -62,9 +62,6 @@ class Pattern(Protocol):
 
     def search(self, text: str) -> object: ...
 
-
-class PolicyInvalid(RouterError):
-    """A policy that cannot be used; the message names the file, key and line."""
 
 
 @dataclass(frozen=True)

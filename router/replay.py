@@ -19,7 +19,7 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from lanelog.errors import RouterError
+from lanelog.errors import BaseFileInvalid, RecordedLineInvalid, RefInvalid, ReplayError
 from lanelog.router.flaky import FlakyInvalid, parse_flaky
 from lanelog.router.gitfacts import Checkout, Diff, check_ref
 from lanelog.router.policy import PolicyInvalid, parse_policy
@@ -70,7 +70,7 @@ class RememberingCheckout(Checkout):
             wanted = sorted(self._names - held.keys())
             try:
                 held.update(super().read_files(commit, wanted))
-            except ValueError:
+            except BaseFileInvalid:
                 # One of the names is not a file there: ask for these names alone, so only
                 # a side that reads that name meets the error, as `route` would.
                 return super().read_files(commit, paths)
@@ -81,9 +81,6 @@ class RememberingCheckout(Checkout):
         self._answers.clear()
         self._files.clear()
 
-
-class ReplayError(RouterError):
-    """A replay that cannot start: an unusable policy file, a bad range, no checkout."""
 
 
 @dataclass(frozen=True)
@@ -204,10 +201,7 @@ def commits_in(checkout: Checkout, span: str) -> tuple[list[Patch], list[dict[st
     if not dots or not start or not end or end.startswith("."):
         raise ReplayError(f"--commits {span!r}: give a range A..B")
     for ref in (start, end):
-        try:
-            check_ref(ref)
-        except ValueError as exc:
-            raise ReplayError(str(exc)) from None
+        check_ref(ref)
     ids = [checkout.resolve(ref) for ref in (start, end)]
     if None in ids:
         missing = [ref for ref, found in zip((start, end), ids) if found is None]
@@ -263,7 +257,7 @@ def attempts_in(checkout: Checkout, logs: list[Path]) -> tuple[list[Patch], list
 def _resolve(checkout: Checkout, ref: str) -> str | None:
     try:
         return checkout.resolve(ref)
-    except ValueError:
+    except RefInvalid:
         return None
 
 

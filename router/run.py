@@ -18,7 +18,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from lanelog.errors import RouterError
+from lanelog.errors import RepoNameInvalid
 from lanelog.router.decide import PatchFacts, Plan, Problem, lane_for, route
 from lanelog.router.flaky import FlakyInvalid, FreezeRow, freeze_expiry, parse_flaky
 from lanelog.router.gitfacts import Checkout, Diff, NotARepo, check_ref
@@ -59,16 +59,13 @@ class RouteOptions:
             check_repo_name(self.repo_name)
 
 
-class RepoNameInvalid(RouterError):
-    """The checkout folder's name cannot be the line's ``repo`` (not UTF-8 text)."""
 
-
-def check_repo_name(name: str) -> str:
+def check_repo_name(name: str, what: str = "", hint: str = "") -> str:
     """Refuse a repo name that is not UTF-8 text (undecodable bytes held as surrogates)."""
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:
-        raise ValueError(f"{printable(name)} is not UTF-8 text") from None
+        raise RepoNameInvalid(f"{what + ' ' if what else ''}{printable(name)} is not UTF-8 text{hint}") from None
     return name
 
 
@@ -80,11 +77,7 @@ def _repo_name(options: RouteOptions, folder: Path) -> str:
     """
     if options.repo_name is not None:
         return options.repo_name
-    try:
-        return check_repo_name(folder.name)
-    except ValueError:
-        raise RepoNameInvalid(f"the checkout folder's name {printable(folder.name)} is not "
-                              "UTF-8 text: name the repo with --repo-name") from None
+    return check_repo_name(folder.name, "the checkout folder's name", ": name the repo with --repo-name")
 
 
 @dataclass

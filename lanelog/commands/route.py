@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from lanelog.errors import LanelogError
+from lanelog.errors import LanelogError, RefInvalid, RepoNameInvalid
 from lanelog.router import LaneRunner, RouteOptions, append_line, dumps, exit_code, run_route
 from lanelog.router.gitfacts import check_ref
 from lanelog.router.lane import DEFAULT_TIMEOUT, TOKEN_SOURCES, RunnerCommandError
@@ -16,14 +16,14 @@ from lanelog.router.run import check_repo_name
 def _ref(ctx: click.Context, param: click.Parameter, value: str) -> str:
     try:
         return check_ref(value)
-    except ValueError as exc:
+    except RefInvalid as exc:
         raise click.BadParameter(str(exc)) from None
 
 
 def _repo_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     try:
         return check_repo_name(value) if value is not None else None
-    except ValueError as exc:
+    except RepoNameInvalid as exc:
         raise click.BadParameter(str(exc)) from None
 
 
