@@ -11,9 +11,12 @@ without a baseline file compares with the decision each line recorded.
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
+import stat
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
@@ -21,9 +24,22 @@ from typing import Any
 
 from lanelog.errors import BaseFileInvalid, RecordedLineInvalid, RefInvalid, ReplayError
 from lanelog.router.flaky import FlakyInvalid, parse_flaky
-from lanelog.router.gitfacts import Checkout, Diff, check_ref
+from lanelog.router.gitfacts import Checkout, Diff, GitError, check_ref
+from lanelog.router.paths import printable
 from lanelog.router.policy import PolicyInvalid, parse_policy
 from lanelog.router.run import RouteOptions, run_route
+
+
+# A lane log is read like ingest reads it: a regular file only, split on b"\n" alone (a
+# U+2028 in a file name is text, not a line break), no line held past MAX_LINE_BYTES,
+# and no more than MAX_LOG_BYTES read in all (a replay holds its patches in memory).
+MAX_LINE_BYTES = 8 * 1024 * 1024
+MAX_LOG_BYTES = 1024 * 1024 * 1024
+READ_BYTES = 1024 * 1024
+# git log's fields, NUL-separated with -z: no commit text can hold a NUL (git cuts a
+# message there), so no subject can add or shift a field.
+COMMIT_ID = re.compile(rb"[0-9a-f]{40}(?:[0-9a-f]{24})?\Z")
+SECONDS = re.compile(rb"-?[0-9]{1,30}\Z")
 
 
 class RememberingCheckout(Checkout):
@@ -114,8 +130,16 @@ class Replay:
             "candidate": _figures(candidate for _, _, candidate in self.rows),
             "flips": [
                 {"base": patch.base, "head": patch.head, "subject": patch.subject,
-                 "baseline": _decision(baseline), "candidate": _decision(candidate)}
+                 "baseline": _decision(baseline), "candidate": _decision(candidate),
+                 "evidence": {"baseline": _evidence(baseline), "candidate": _evidence(candidate)}}
                 for patch, baseline, candidate in self.rows if baseline["probe"] != candidate["probe"]
+            ],
+            "records": [
+                {"base": patch.base, "head": patch.head, "day": patch.today.isoformat(),
+                 "subject": patch.subject,
+                 "baseline": {**_decision(baseline), **_evidence(baseline)},
+                 "candidate": {**_decision(candidate), **_evidence(candidate)}}
+                for patch, baseline, candidate in self.rows
             ],
             "weeks": [
                 {"week": monday.isoformat(),
@@ -157,6 +181,15 @@ def _stored(line: dict[str, Any]) -> dict[str, Any]:
 
 def _decision(line: dict[str, Any]) -> dict[str, Any]:
     return {"probe": line["probe"], "reasons": list(line.get("reasons") or []), "units": line.get("units") or 0}
+
+
+def _evidence(line: dict[str, Any]) -> dict[str, Any]:
+    """What a reviewer reads a decision by: lines counted, armed or not, and the reject message."""
+    lines = line.get("lines_changed")
+    message = line.get("message")
+    return {"lines_changed": lines if isinstance(lines, int) and not isinstance(lines, bool) else None,
+            "model_call_allowed": line.get("model_call_allowed") is True,
+            "message": message if isinstance(message, str) else None}
 
 
 def _figures(lines: Iterable[dict[str, Any]]) -> dict[str, Any]:
@@ -206,52 +239,161 @@ def commits_in(checkout: Checkout, span: str) -> tuple[list[Patch], list[dict[st
     if None in ids:
         missing = [ref for ref, found in zip((start, end), ids) if found is None]
         raise ReplayError(f"--commits {span!r}: {', '.join(missing)} names no commit")
-    out = checkout.git("log", "--no-merges", "--reverse", "--format=%H%x1f%P%x1f%ct%x1f%s%x1e",
+    out = checkout.git("log", "-z", "--no-merges", "--reverse", "--format=%H%x00%P%x00%ct%x00%s",
                        f"{ids[0]}..{ids[1]}", "--").stdout
     patches: list[Patch] = []
     skipped: list[dict[str, Any]] = []
-    for record in out.split(b"\x1e"):
-        record = record.strip(b"\n")
-        if not record:
-            continue
-        commit, parents, seconds, subject = record.decode("utf-8", "replace").split("\x1f", 3)
-        day = datetime.fromtimestamp(int(seconds), timezone.utc).date()
+    for commit, parents, seconds, subject in _records(out, 4):
+        if not COMMIT_ID.match(commit) or not all(COMMIT_ID.match(p) for p in parents.split()) \
+                or not SECONDS.match(seconds):
+            raise GitError("git log answered in a shape replay does not read: "
+                           f"{printable(commit[:80].decode('ascii', 'replace'))!r}")
+        head, text = commit.decode("ascii"), subject.decode("utf-8", "replace")
+        day = commit_day(int(seconds))
         if not parents:
-            skipped.append({"head": commit, "subject": subject, "reason": "a root commit: no parent to diff against"})
-            continue
-        patches.append(Patch(base=parents.split()[0], head=commit, today=day, subject=subject))
+            skipped.append({"head": head, "subject": text, "reason": "a root commit: no parent to diff against"})
+        elif day is None:
+            skipped.append({"head": head, "subject": text,
+                            "reason": f"committer time {int(seconds)} is outside the years 1 to 9999"})
+        else:
+            patches.append(Patch(base=parents.split()[0].decode("ascii"), head=head, today=day, subject=text))
     return patches, skipped
+
+
+def _records(out: bytes, width: int) -> Iterator[list[bytes]]:
+    """git's -z output as records of ``width`` NUL-separated fields (the last record has no end NUL)."""
+    if not out:
+        return
+    fields = out.removesuffix(b"\0").split(b"\0")
+    if len(fields) % width:
+        raise GitError(f"git log gave {len(fields)} fields, not a multiple of {width}")
+    for start in range(0, len(fields), width):
+        yield fields[start:start + width]
+
+
+def commit_day(seconds: int) -> date | None:
+    """The UTC day of a committer time, or None when no date of years 1 to 9999 holds it."""
+    try:
+        return datetime.fromtimestamp(seconds, timezone.utc).date()
+    except (OverflowError, ValueError, OSError):
+        return None
 
 
 def attempts_in(checkout: Checkout, logs: list[Path]) -> tuple[list[Patch], list[dict[str, Any]]]:
-    """Every attempt of the lane logs whose base and head are in the repository, on the day of its ts."""
+    """Every attempt of the lane logs whose base and head are in the repository, on the day of its ts.
+
+    A line that is not a lane-log line, or whose recorded fields have the wrong shape,
+    is skipped and listed with its file, line and why; it is never guessed at.
+    """
     patches: list[Patch] = []
     skipped: list[dict[str, Any]] = []
     for log in logs:
-        try:
-            text = log.read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            raise ReplayError(f"{log}: cannot read the lane log ({exc.strerror or exc})") from None
-        for number, raw in enumerate(text.splitlines(), start=1):
+        for number, raw in log_lines(log):
             where = f"{log}:{number}"
+            if raw is None:
+                skipped.append({"line": where, "reason": f"longer than {MAX_LINE_BYTES} bytes: not read"})
+                continue
+            if not raw.strip():
+                continue
             try:
-                line = json.loads(raw)
-            except ValueError:
-                continue  # not a lane-log line: nothing to replay
-            if not isinstance(line, dict):
+                line, day = recorded_line(raw)
+            except RecordedLineInvalid as exc:
+                skipped.append({"line": where, "reason": str(exc)})
                 continue
-            base, head, ts = line.get("base"), line.get("head"), line.get("ts")
-            day = _day(ts)
-            if not isinstance(base, str) or not isinstance(head, str) or day is None:
-                skipped.append({"line": where, "reason": "the line records no base, head or ts"})
-                continue
-            found = [_resolve(checkout, ref) for ref in (base, head)]
+            found = [_resolve(checkout, ref) for ref in (line["base"], line["head"])]
             if None in found:
-                skipped.append({"line": where, "base": base, "head": head,
+                skipped.append({"line": where, "base": line["base"], "head": line["head"],
                                 "reason": "its base or head is not a commit of this repository"})
+                continue
+            try:
+                recorded_decision(line)
+            except RecordedLineInvalid as exc:
+                skipped.append({"line": where, "reason": str(exc)})
                 continue
             patches.append(Patch(base=found[0], head=found[1], today=day, subject=None, recorded=line))
     return patches, skipped
+
+
+def log_lines(log: Path) -> Iterator[tuple[int, bytes | None]]:
+    """(line number, bytes) of a regular file, split on b"\\n" only; None for a line too long to hold.
+
+    The file is opened without blocking and checked on the open descriptor, so a FIFO
+    cannot hang the replay and a link to /dev/zero cannot feed it for ever.
+    """
+    try:
+        fd = os.open(log, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise ReplayError(f"{log}: cannot read the lane log ({exc.strerror or exc})") from None
+    with os.fdopen(fd, "rb", buffering=0) as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ReplayError(f"{log}: not a regular file; only regular files are read as lane logs")
+        if info.st_size > MAX_LOG_BYTES:
+            raise ReplayError(f"{log}: {info.st_size} bytes, more than the {MAX_LOG_BYTES} a replay "
+                              "reads; replay a part of it (split the file by week)")
+        os.set_blocking(fd, True)
+        number, pending, too_long, total = 0, b"", False, 0
+        while True:
+            chunk = handle.read(READ_BYTES)
+            total += len(chunk)
+            if total > MAX_LOG_BYTES:
+                raise ReplayError(f"{log}: grew past the {MAX_LOG_BYTES} bytes a replay reads")
+            if not chunk:
+                break
+            pieces = (pending + chunk).split(b"\n")
+            pending = pieces.pop()
+            for piece in pieces:
+                number += 1
+                yield number, None if too_long or len(piece) > MAX_LINE_BYTES else piece
+                too_long = False
+            if len(pending) > MAX_LINE_BYTES:
+                pending, too_long = b"", True  # keep reading past it; the line is reported, not held
+        if pending or too_long:
+            yield number + 1, None if too_long else pending
+
+
+def recorded_line(raw: bytes) -> tuple[dict[str, Any], date]:
+    """A lane-log line's JSON object with a usable base and head, and the UTC day of its ts."""
+    try:
+        line = json.loads(raw.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        raise RecordedLineInvalid("not a JSON object: not a lane-log line") from None
+    if not isinstance(line, dict):
+        raise RecordedLineInvalid("not a JSON object: not a lane-log line")
+    for key in ("base", "head"):
+        value = line.get(key)
+        if not isinstance(value, str):
+            raise RecordedLineInvalid(f"the line records no {key}")
+        try:
+            check_ref(value)
+        except RefInvalid as exc:
+            raise RecordedLineInvalid(f"{key}: {exc}") from None
+    day = _day(line.get("ts"))
+    if day is None:
+        raise RecordedLineInvalid(f"ts {printable(str(line.get('ts'))[:60])!r} is not an RFC 3339 time, "
+                                  "or falls outside the years 1 to 9999 in UTC")
+    return line, day
+
+
+def recorded_decision(line: dict[str, Any]) -> None:
+    """Refuse a recorded decision whose fields replay would have to guess at."""
+    if line.get("probe") not in ("pass", "reject"):
+        raise RecordedLineInvalid(f"probe must be pass or reject, not {_shown(line.get('probe'))}")
+    reasons = line.get("reasons")
+    if not isinstance(reasons, list) or not all(isinstance(reason, str) for reason in reasons):
+        raise RecordedLineInvalid(f"reasons must be a list of text, not {_shown(reasons)}")
+    units = line.get("units")
+    if isinstance(units, bool) or not isinstance(units, (int, float)) or not math.isfinite(units) or units < 0:
+        raise RecordedLineInvalid(f"units must be a number of 0 or more, not {_shown(units)}")
+    if not isinstance(line.get("model_call_allowed"), bool):
+        raise RecordedLineInvalid("model_call_allowed must be true or false, not "
+                                  f"{_shown(line.get('model_call_allowed'))}")
+
+
+def _shown(value: object) -> str:
+    """A recorded value in a message: its JSON text, shortened."""
+    text = json.dumps(value) if value is not None else "missing"
+    return text if len(text) <= 60 else text[:59] + "…"
 
 
 def _resolve(checkout: Checkout, ref: str) -> str | None:
@@ -266,7 +408,7 @@ def _day(ts: object) -> date | None:
         return None
     try:
         return datetime.fromisoformat(ts.replace("Z", "+00:00")).astimezone(timezone.utc).date()
-    except ValueError:
+    except (ValueError, OverflowError):
         return None
 
 
@@ -300,13 +442,12 @@ def subjects(checkout: Checkout, heads: Iterable[str]) -> dict[str, str]:
     wanted = sorted(set(heads))
     if not wanted:
         return {}
-    out = checkout.git("log", "--no-walk=unsorted", "--format=%H%x1f%s%x1e", *wanted, "--").stdout
+    out = checkout.git("log", "-z", "--no-walk=unsorted", "--format=%H%x00%s", *wanted, "--").stdout
     found = {}
-    for record in out.split(b"\x1e"):
-        record = record.strip(b"\n")
-        if record:
-            commit, subject = record.decode("utf-8", "replace").split("\x1f", 1)
-            found[commit] = subject
+    for commit, subject in _records(out, 2):
+        if not COMMIT_ID.match(commit):
+            raise GitError("git log answered in a shape replay does not read")
+        found[commit.decode("ascii")] = subject.decode("utf-8", "replace")
     return found
 
 

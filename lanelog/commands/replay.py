@@ -116,13 +116,13 @@ def table(result: dict[str, Any]) -> str:
     moved = _moved(result)
     if moved:
         out += ["", "reasons that moved:"]
-        out += [f"  {reason}: {before} -> {after}" for reason, before, after in moved]
+        out += [f"  {plain(reason)}: {before} -> {after}" for reason, before, after in moved]
     out += ["", f"{len(result['flips'])} flips" + (f" (first {FLIPS_SHOWN})" if len(result["flips"]) > FLIPS_SHOWN else "")]
     for flip in result["flips"][:FLIPS_SHOWN]:
-        out.append(f"  {flip['head'][:12]} {flip['baseline']['probe']} -> {flip['candidate']['probe']} "
-                   f"{plain(flip['subject'])}")
+        out.append(f"  {plain(flip['head'][:12])} {plain(flip['baseline']['probe'])} -> "
+                   f"{plain(flip['candidate']['probe'])} {plain(flip['subject'])}")
     for skip in result["skipped"]:
-        out.append(f"skipped {plain(skip.get('head') or skip.get('line'))}: {skip['reason']}")
+        out.append(f"skipped {plain(skip.get('head') or skip.get('line'))}: {plain(skip['reason'])}")
     return "\n".join(out)
 
 
@@ -143,7 +143,7 @@ def markdown(result: dict[str, Any], candidate: Path, baseline: Path | None) -> 
         out.append("No patch changes its probe.")
     else:
         out += ["| commit | baseline | candidate | subject |", "|---|---|---|---|"]
-        out += [f"| {flip['head'][:12]} | {flip['baseline']['probe']} {md(', '.join(flip['baseline']['reasons']))} | "
-                f"{flip['candidate']['probe']} {md(', '.join(flip['candidate']['reasons']))} | {md(flip['subject'])} |"
+        out += [f"| {md(flip['head'][:12])} | {md(flip['baseline']['probe'])} {md(', '.join(flip['baseline']['reasons']))} | "
+                f"{md(flip['candidate']['probe'])} {md(', '.join(flip['candidate']['reasons']))} | {md(flip['subject'])} |"
                 for flip in result["flips"][:FLIPS_SHOWN]]
     return "\n".join(out)
