@@ -168,7 +168,7 @@ def _probe(options: RouteOptions, today: date, attempt: _Attempt) -> Plan:
     sources = _read_sources(checkout, attempt.base, [path for path in (policy_path, flaky_path)
                                                      if path not in given])
     sources.update(given)
-    attempt.policy = _load_policy(policy_path, sources, problems)
+    attempt.policy = _load_policy(policy_path, sources, problems, attempt.base)
     rows = _load_flaky(flaky_path, sources, problems)
     if attempt.start is None or attempt.head is None:
         return route(None, today, freeze_expiry(rows), attempt.policy, problems=problems)
@@ -192,6 +192,8 @@ def _probe(options: RouteOptions, today: date, attempt: _Attempt) -> Plan:
         flaky_ids=[test_id for test_id in wanted if test_id not in out_of_scope],
         line_counts=counts,
         policy_touched=bool(in_repo & set(attempt.files)),
+        policy_adopted=isinstance(policy_path, str) and policy_path in attempt.files
+        and sources.get(policy_path) is None,
         renamed=diff.renamed,
         assertion_additions=evidence.added,
         assertion_restored=evidence.restored,
@@ -279,10 +281,19 @@ def _parsed_flaky(text: str, name: str) -> tuple[FreezeRow, ...]:
 
 
 def _load_policy(path: str | Path, sources: dict[str | Path, bytes | None],
-                 problems: list[Problem]) -> Policy | None:
+                 problems: list[Problem], base: str | None = None) -> Policy | None:
     if path not in sources:
         return None  # no base commit to read it from; base_missing says so
     data = sources[path]
+    if data is None and isinstance(path, str):
+        # A path inside the checkout is never read from disk: say so, or a user who
+        # sees the file in front of them cannot tell why it is "missing".
+        problems.append(Problem("policy_missing", f"{path} is not in the base commit "
+                                f"{(base or '?')[:12]}; the router reads the policy from the base "
+                                "commit, never from the checkout's files, so a patch cannot change "
+                                "its own rules: merge the policy first in its own pull request, or "
+                                "pass --policy a file outside the checkout"))
+        return None
     if data is None:
         problems.append(Problem("policy_missing", f"no {_label(path)}: the router fails "
                                 "closed without a policy"))
