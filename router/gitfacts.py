@@ -29,6 +29,12 @@ RENAME_FLAGS = {"detect": ("-M50%", "-l1000"), "split": ("--no-renames",)}
 # patch names its files (read for the assertion evidence).
 PINNED_CONFIG = ("-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false", "-c", "core.quotePath=true")
 GIT_LOCATION_VARS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR")
+# git's default context, pinned (a user's diff.context must not change the count).  The
+# numstat of one run is computed with the patch's context, and at -U0 git trims the
+# files' common tail before diffing (xdiff-interface.c, trim_common_tail), which changes
+# which frequent lines its heuristics discard: the counts can then exceed `git diff
+# --numstat`'s, the count the design note sums.  Any context above 0 gives numstat's.
+CONTEXT = "-U3"
 # Far beyond any diff a cap could pass; only a hung git gets near it.
 GIT_TIMEOUT = 300.0
 # Far longer than any ref or revision expression a person or CI writes.
@@ -40,7 +46,7 @@ HUNK = re.compile(rb"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 @dataclass(frozen=True)
 class Diff:
     """Lines added plus deleted per path (None: a binary file), in git's order,
-    the paths renamed (new path: old path), and the ``-U0`` patch the changed
+    the paths renamed (new path: old path), and the patch the changed
     lines are read from."""
 
     line_counts: dict[str, int | None]
@@ -130,8 +136,8 @@ class Checkout:
         return done.stdout.decode().strip() if done.returncode == 0 else None
 
     def diff(self, start: str, head: str, renames: str = "detect") -> Diff:
-        """The diff ``start..head``: lines per path and the ``-U0`` patch, in one git run."""
-        out = self.git("diff", "--numstat", "--patch", "-U0", "-z", *DIFF_FLAGS, *RENAME_FLAGS[renames],
+        """The diff ``start..head``: lines per path (``git diff --numstat``) and the patch, in one git run."""
+        out = self.git("diff", "--numstat", "--patch", CONTEXT, "-z", *DIFF_FLAGS, *RENAME_FLAGS[renames],
                        start, head, "--").stdout
         # -z ends each numstat record with NUL and the whole stat with one more.  A
         # rename's record is "added<TAB>deleted<TAB>" followed by the old and the new
@@ -220,12 +226,12 @@ def _split_stat(out: bytes) -> tuple[list[bytes], bytes]:
 
 
 def removed_from_patch(patch: bytes) -> Iterator[str]:
-    """Removed lines of a ``-U0`` patch."""
+    """Removed lines of a patch."""
     return (text for _path, sign, text in changed_from_patch(patch) if sign == "-")
 
 
 def changed_from_patch(patch: bytes) -> Iterator[tuple[str, str, str]]:
-    """(file, "-" or "+", text) of the removed and added lines of a ``-U0`` patch, counted by hunk header.
+    """(file, "-" or "+", text) of the removed and added lines of a patch, counted by hunk header.
 
     Counting by the header's line numbers, rather than by a leading ``-``,
     keeps a removed line that itself starts with ``--`` from being taken for
