@@ -270,13 +270,43 @@ def changed_from_patch(patch: bytes) -> Iterator[tuple[str, str, str]]:
 
 
 def _patch_name(raw: bytes) -> str:
-    """A file header's path as shown ("" for /dev/null), without its a/ or b/ prefix."""
-    text = raw.decode("utf-8", "backslashreplace").rstrip("\t")
-    if text == "/dev/null":
+    """A file header's path ("" for /dev/null), without its a/ or b/ prefix.
+
+    A name git quoted (core.quotePath: control characters, non-ASCII bytes) is
+    unquoted to its bytes, so it is the same path text the numstat gives and the
+    policy's path patterns (assertion_paths) see the real name.
+    """
+    raw = raw.rstrip(b"\t")
+    if raw == b"/dev/null":
         return ""
-    if text.startswith('"') and text.endswith('"'):
-        text = text[1:-1]
-    return text[2:] if text[:2] in ("a/", "b/") else text
+    if len(raw) >= 2 and raw.startswith(b'"') and raw.endswith(b'"'):
+        raw = _unquote(raw[1:-1])
+    return path_text(raw[2:] if raw[:2] in (b"a/", b"b/") else raw)
+
+
+C_ESCAPES = {ord("a"): 7, ord("b"): 8, ord("t"): 9, ord("n"): 10, ord("v"): 11, ord("f"): 12,
+             ord("r"): 13, ord('"'): 34, ord("\\"): 92}
+
+
+def _unquote(quoted: bytes) -> bytes:
+    """The bytes of a name git wrote C-quoted (\\ooo octal and \\n-style escapes)."""
+    out = bytearray()
+    index = 0
+    while index < len(quoted):
+        byte = quoted[index]
+        if byte != 92 or index + 1 >= len(quoted):
+            out.append(byte)
+            index += 1
+            continue
+        nxt = quoted[index + 1]
+        octal = quoted[index + 1:index + 4]
+        if len(octal) == 3 and all(48 <= digit <= 55 for digit in octal):
+            out.append(int(octal, 8) & 0xFF)
+            index += 4
+        else:
+            out.append(C_ESCAPES.get(nxt, nxt))
+            index += 2
+    return bytes(out)
 
 
 def _run(argv: list[str], stdin: bytes | None = None, stdout: BinaryIO | int | None = None,

@@ -215,8 +215,10 @@ class AssertionEvidence:
 def assertion_evidence(diff: Diff, policy: Policy) -> AssertionEvidence:
     """Read the whole diff's removed and added lines once, for every assertion rule.
 
-    A removed matching line is restored by an added line (any file, matching or not)
-    with the same text after str.strip(); each added line restores at most one.
+    Only files the policy's assertion_paths match (every file by default) give removed
+    and added matching lines.  A removed matching line is restored by an added line
+    (any file, matching or not) with the same text after str.strip(); each added line
+    restores at most one.
     """
     evidence = AssertionEvidence()
     removed: list[str] = []
@@ -225,8 +227,8 @@ def assertion_evidence(diff: Diff, policy: Policy) -> AssertionEvidence:
     for path, sign, text in diff.changed_lines():
         if sign == "+":
             added_texts[text.strip()] += 1
-            evidence.added += policy.is_assertion(text)
-        elif policy.is_assertion(text):
+            evidence.added += policy.counts_assertions_in(path) and policy.is_assertion(text)
+        elif policy.counts_assertions_in(path) and policy.is_assertion(text):
             removed.append(text.strip())
             files.setdefault(path, None)
     evidence.removed = len(removed)
