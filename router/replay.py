@@ -116,6 +116,10 @@ class Replay:
 
     rows: list[tuple[Patch, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
     skipped: list[dict[str, Any]] = field(default_factory=list)
+    # What the reader should know before trusting the figures (also printed on stderr).
+    warnings: list[str] = field(default_factory=list)
+    # How the range was read: merges, patches behind or through them, duplicates left out.
+    about: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON contract of `lanelog replay --format json` (keys may be added, never renamed)."""
@@ -126,6 +130,8 @@ class Replay:
         return {
             "patches": len(self.rows),
             "skipped": self.skipped,
+            "warnings": self.warnings,
+            **self.about,
             "baseline": _figures(baseline for _, baseline, _ in self.rows),
             "candidate": _figures(candidate for _, _, candidate in self.rows),
             "flips": [
@@ -134,6 +140,7 @@ class Replay:
                  "evidence": {"baseline": _evidence(baseline), "candidate": _evidence(candidate)}}
                 for patch, baseline, candidate in self.rows if baseline["probe"] != candidate["probe"]
             ],
+            "reason_changes": _reason_changes(self.rows),
             "records": [
                 {"base": patch.base, "head": patch.head, "day": patch.today.isoformat(),
                  "subject": patch.subject,
@@ -183,6 +190,21 @@ def _decision(line: dict[str, Any]) -> dict[str, Any]:
     return {"probe": line["probe"], "reasons": list(line.get("reasons") or []), "units": line.get("units") or 0}
 
 
+def _reason_changes(rows: list[tuple[Patch, dict[str, Any], dict[str, Any]]]) -> dict[str, dict[str, int]]:
+    """Per reason code: patches that gain it under the candidate, and patches that lose it.
+
+    A reason can drop off a patch that stays rejected; a flip count would not show it.
+    """
+    changes: dict[str, dict[str, int]] = {}
+    for _patch, baseline, candidate in rows:
+        before, after = set(baseline.get("reasons") or []), set(candidate.get("reasons") or [])
+        for reason in after - before:
+            changes.setdefault(reason, {"gained": 0, "lost": 0})["gained"] += 1
+        for reason in before - after:
+            changes.setdefault(reason, {"gained": 0, "lost": 0})["lost"] += 1
+    return dict(sorted(changes.items()))
+
+
 def _evidence(line: dict[str, Any]) -> dict[str, Any]:
     """What a reviewer reads a decision by: lines counted, armed or not, and the reject message."""
     lines = line.get("lines_changed")
@@ -225,9 +247,13 @@ def read_policy_file(path: Path, kind: str = "policy") -> tuple[Path, bytes]:
     return Path(os.path.abspath(path)), data
 
 
-def commits_in(checkout: Checkout, span: str) -> tuple[list[Patch], list[dict[str, Any]]]:
-    """Every non-merge commit of A..B as a patch on its first parent, on its committer day (UTC).
+def commits_in(checkout: Checkout, span: str, first_parent: bool = False,
+               ) -> tuple[list[Patch], list[dict[str, Any]], dict[str, Any]]:
+    """The patches of A..B on their first parent, on their committer day (UTC), and how the range was read.
 
+    By default every non-merge commit is a patch.  With ``first_parent`` every commit
+    on B's first-parent chain is one, a merge as its first-parent diff (the merged pull
+    request, as CI routed it); the commits behind merges are counted, not replayed.
     One `git log` lists them all; a root commit has no parent to diff against and is skipped.
     """
     start, dots, end = span.partition("..")
@@ -239,7 +265,8 @@ def commits_in(checkout: Checkout, span: str) -> tuple[list[Patch], list[dict[st
     if None in ids:
         missing = [ref for ref, found in zip((start, end), ids) if found is None]
         raise ReplayError(f"--commits {span!r}: {', '.join(missing)} names no commit")
-    out = checkout.git("log", "-z", "--no-merges", "--reverse", "--format=%H%x00%P%x00%ct%x00%s",
+    walk = ("--first-parent",) if first_parent else ("--no-merges",)
+    out = checkout.git("log", "-z", *walk, "--reverse", "--format=%H%x00%P%x00%ct%x00%s",
                        f"{ids[0]}..{ids[1]}", "--").stdout
     patches: list[Patch] = []
     skipped: list[dict[str, Any]] = []
@@ -257,7 +284,61 @@ def commits_in(checkout: Checkout, span: str) -> tuple[list[Patch], list[dict[st
                             "reason": f"committer time {int(seconds)} is outside the years 1 to 9999"})
         else:
             patches.append(Patch(base=parents.split()[0].decode("ascii"), head=head, today=day, subject=text))
-    return patches, skipped
+    return patches, skipped, _merges(checkout, f"{ids[0]}..{ids[1]}", first_parent)
+
+
+def _count(checkout: Checkout, *args: str) -> int:
+    return int(checkout.git("rev-list", "--count", *args, "--").stdout.strip() or b"0")
+
+
+def _merges(checkout: Checkout, span: str, first_parent: bool) -> dict[str, Any]:
+    """How many merges the range holds, and the patches that came through them.
+
+    Without first_parent: the non-merge commits not on the first-parent chain, each
+    replayed as its own patch.  With it: the commits behind the merges, not replayed.
+    """
+    merges = _count(checkout, "--merges", span)
+    if first_parent:
+        behind = _count(checkout, span) - _count(checkout, "--first-parent", span)
+        return {"first_parent": True, "merges": merges, "behind_merges": behind}
+    through = _count(checkout, "--no-merges", span) - _count(checkout, "--no-merges", "--first-parent", span)
+    return {"first_parent": False, "merges": merges, "through_merges": through}
+
+
+def dedupe(checkout: Checkout, patches: list[Patch]) -> tuple[list[Patch], list[dict[str, Any]]]:
+    """Leave out each patch whose change (`git patch-id --stable`) an earlier patch already made.
+
+    A cherry-picked commit is the same change twice: replayed once, the copy listed.
+    A patch with no diff has no patch id and is always kept.
+    """
+    if not patches:
+        return patches, []
+    # Patches of --commits sit on their first parent: one git diff-tree lists each head's
+    # first-parent diff under "commit <id>" (nothing a commit's text can write), and one
+    # git patch-id reads them all.
+    listing = b"".join(f"{patch.head}\n".encode() for patch in patches)
+    diffs = checkout.git("diff-tree", "--stdin", "-p", "--no-color", "--no-ext-diff", "--no-textconv",
+                         "--no-renames", "--diff-merges=first-parent", "--pretty=tformat:commit %H",
+                         stdin=listing).stdout
+    ids = checkout.git("patch-id", "--stable", stdin=diffs).stdout
+    change = {}
+    for row in ids.splitlines():
+        fields = row.split()
+        if len(fields) == 2 and COMMIT_ID.match(fields[1]):
+            change[fields[1].decode("ascii")] = fields[0]
+    kept: list[Patch] = []
+    first: dict[bytes, str] = {}
+    left_out: list[dict[str, Any]] = []
+    for patch in patches:
+        key = change.get(patch.head)
+        if key is not None and key in first:
+            left_out.append({"head": patch.head, "subject": patch.subject,
+                             "reason": f"the same change as {first[key][:12]} (git patch-id): replayed once"})
+            continue
+        if key is not None:
+            first[key] = patch.head
+        kept.append(patch)
+    return kept, left_out
 
 
 def _records(out: bytes, width: int) -> Iterator[list[bytes]]:
@@ -414,9 +495,9 @@ def _day(ts: object) -> date | None:
 
 def replay(checkout: Checkout, patches: list[Patch], skipped: list[dict[str, Any]],
            candidate: tuple[Path, bytes], baseline: tuple[Path, bytes] | None,
-           flaky: tuple[Path, bytes] | None) -> Replay:
+           flaky: tuple[Path, bytes] | None, about: dict[str, Any] | None = None) -> Replay:
     """Route every patch under the candidate and under the baseline."""
-    result = Replay(skipped=list(skipped))
+    result = Replay(skipped=list(skipped), about=dict(about or {}))
     remembering = RememberingCheckout(checkout.toplevel)
     missing = [patch.head for patch in patches if patch.subject is None]
     if missing:
@@ -434,7 +515,25 @@ def replay(checkout: Checkout, patches: list[Patch], skipped: list[dict[str, Any
             ours = _route(remembering, patch, baseline, flaky)
         result.rows.append((patch, ours, theirs))
         remembering.forget()
+    result.warnings = _warnings(result, baseline)
     return result
+
+
+def _warnings(result: Replay, baseline: tuple[Path, bytes] | None) -> list[str]:
+    """What makes the figures mislead: a baseline of bases without a policy, merges replayed apart."""
+    warnings = []
+    routed = [base for patch, base, _ in result.rows if baseline is None and patch.recorded is None]
+    missing = sum("policy_missing" in (line.get("reasons") or []) for line in routed)
+    if routed and 2 * missing >= len(routed):
+        warnings.append(f"{missing} of {len(routed)} replayed base commits hold no policy, so the baseline "
+                        "rejects them as policy_missing and their flips compare with nothing; pass "
+                        "--baseline FILE (the policy you run, or the first one you adopted)")
+    through = result.about.get("through_merges") or 0
+    if through:
+        warnings.append(f"{through} of the replayed patches came through {result.about.get('merges')} "
+                        "merge(s) and are replayed one by one; --first-parent replays each merged pull "
+                        "request as one patch, as CI routed it")
+    return warnings
 
 
 def subjects(checkout: Checkout, heads: Iterable[str]) -> dict[str, str]:
