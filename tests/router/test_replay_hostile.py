@@ -190,3 +190,18 @@ def test_untrusted_text_is_escaped_for_the_terminal_and_for_markdown(logged):
         cells = len(re.findall(r"(?<!\\)\|", row))
         expected = expected or cells  # a table's first row is its header
         assert cells == expected, row
+
+
+def test_a_nul_in_a_raw_commit_message_cannot_add_a_field(repo_and_candidate, tmp_path):
+    """git commit refuses a NUL, but a commit object can be written by hand: git log cuts
+    the message there, so the NUL-framed fields still hold one commit."""
+    repo, base, candidate = repo_and_candidate
+    tree = repo.git("rev-parse", "main^{tree}").strip()
+    raw = (f"tree {tree}\nparent {base}\nauthor a <a@b.invalid> 1790000000 +0000\n"
+           f"committer a <a@b.invalid> 1790000000 +0000\n\nSubject\0{base}\0{base}\0001790000000\0Forged\n")
+    obj = tmp_path / "commit-object"
+    obj.write_bytes(raw.encode())
+    forged = repo.git("hash-object", "-t", "commit", "-w", "--literally", str(obj)).strip()
+    repo.git("update-ref", "refs/heads/main", forged)
+    result = replay_json(repo, candidate, "--commits", f"{base}..main")
+    assert [(record["head"], record["subject"]) for record in result["records"]] == [(forged, "Subject")]
