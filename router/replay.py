@@ -177,7 +177,8 @@ def _stored(line: dict[str, Any]) -> dict[str, Any]:
     finite number count 0.
     """
     probe = line.get("probe")
-    reasons = line.get("reasons") if isinstance(line.get("reasons"), list) else []
+    listed = line.get("reasons")
+    reasons = listed if isinstance(listed, list) else []
     units = line.get("units")
     number = float(units) if isinstance(units, (int, float)) and not isinstance(units, bool) else 0.0
     return {"probe": probe if isinstance(probe, str) else json.dumps(probe),
@@ -381,8 +382,8 @@ def attempts_in(checkout: Checkout, logs: list[Path]) -> tuple[list[Patch], list
             except RecordedLineInvalid as exc:
                 skipped.append({"line": where, "reason": str(exc)})
                 continue
-            found = [_resolve(checkout, ref) for ref in (line["base"], line["head"])]
-            if None in found:
+            base, head = (_resolve(checkout, ref) for ref in (line["base"], line["head"]))
+            if base is None or head is None:
                 skipped.append({"line": where, "base": line["base"], "head": line["head"],
                                 "reason": "its base or head is not a commit of this repository"})
                 continue
@@ -391,7 +392,7 @@ def attempts_in(checkout: Checkout, logs: list[Path]) -> tuple[list[Patch], list
             except RecordedLineInvalid as exc:
                 skipped.append({"line": where, "reason": str(exc)})
                 continue
-            patches.append(Patch(base=found[0], head=found[1], today=day, subject=None, recorded=line))
+            patches.append(Patch(base=base, head=head, today=day, subject=None, recorded=line))
     return patches, skipped
 
 
