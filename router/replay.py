@@ -400,7 +400,9 @@ def log_lines(log: Path) -> Iterator[tuple[int, bytes | None]]:
     """(line number, bytes) of a regular file, split on b"\\n" only; None for a line too long to hold.
 
     The file is opened without blocking and checked on the open descriptor, so a FIFO
-    cannot hang the replay and a link to /dev/zero cannot feed it for ever.
+    cannot hang the replay and a link to /dev/zero cannot feed it for ever.  A name
+    ending in .gz is read through gzip, as ingest reads it; the cap is on what it
+    decompresses to.
     """
     try:
         fd = os.open(log, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -414,9 +416,17 @@ def log_lines(log: Path) -> Iterator[tuple[int, bytes | None]]:
             raise ReplayError(f"{log}: {info.st_size} bytes, more than the {MAX_LOG_BYTES} a replay "
                               "reads; replay a part of it (split the file by week)")
         os.set_blocking(fd, True)
+        stream: Any = handle
+        if log.name.endswith(".gz"):
+            import gzip  # only a compressed log needs it
+
+            stream = gzip.GzipFile(fileobj=handle, mode="rb")
         number, pending, too_long, total = 0, b"", False, 0
         while True:
-            chunk = handle.read(READ_BYTES)
+            try:
+                chunk = stream.read(READ_BYTES)
+            except (OSError, EOFError) as exc:  # a damaged or cut gzip stream
+                raise ReplayError(f"{log}: cannot read the lane log ({exc})") from None
             total += len(chunk)
             if total > MAX_LOG_BYTES:
                 raise ReplayError(f"{log}: grew past the {MAX_LOG_BYTES} bytes a replay reads")

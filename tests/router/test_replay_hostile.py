@@ -205,3 +205,17 @@ def test_a_nul_in_a_raw_commit_message_cannot_add_a_field(repo_and_candidate, tm
     repo.git("update-ref", "refs/heads/main", forged)
     result = replay_json(repo, candidate, "--commits", f"{base}..main")
     assert [(record["head"], record["subject"]) for record in result["records"]] == [(forged, "Subject")]
+
+
+def test_a_gzip_log_is_read_like_ingest_reads_it_and_a_damaged_one_is_named(logged, tmp_path):
+    import gzip
+
+    repo, log, candidate, passed, rejected = logged
+    packed = tmp_path / "lane-log.jsonl.gz"
+    packed.write_bytes(gzip.compress(log.read_bytes()))
+    result = replay_json(repo, candidate, "--log", str(packed))
+    assert [record["head"] for record in result["records"]] == [passed, rejected]
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(packed.read_bytes()[:-12])
+    done = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate), "--log", str(cut))
+    assert done.returncode == 2 and "Traceback" not in done.stderr and str(cut) in done.stderr
