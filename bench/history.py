@@ -70,7 +70,7 @@ def history_cases(history: dict[str, object], out: Path) -> list[Case]:
     return [
         Case("router.startup", "router", "route a one-file patch: `lanelog route`",
              lanelog_argv("route", "--repo", path, "--base", "main~1", "--head", "main", "--today", TODAY,
-                          "--log", str(route_log)),
+                          "--out", str(route_log)),
              "process", expect_exit=(0, 1), check=check_route, not_run=components.route_cli()),
         Case("router.startup.floor", "router", "floor: `python3 -c pass` + `git diff --numstat`",
              ["sh", "-c", startup_floor], "process"),

@@ -12,7 +12,7 @@ import click
 from lanelog.ingest import IngestSummary, ingest_paths
 from lanelog.store import default_db_path, open_db
 from lanelog.ingest.logfile import expand_paths
-from lanelog.commands.options import db_option, wait_option
+from lanelog.commands.options import db_option, format_option, wait_option
 from lanelog.errors import IngestError
 
 _BAR_AFTER_S = 2.0
@@ -59,9 +59,9 @@ def _total_bytes(paths: list[Path]) -> int:
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @db_option()
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+@format_option(["text", "json"], help="Print the summary as a line of text, or as one JSON object.")
 @wait_option()
-def ingest(paths: tuple[Path, ...], db: Path | None, as_json: bool, wait: float) -> None:
+def ingest(paths: tuple[Path, ...], db: Path | None, fmt: str, wait: float) -> None:
     """Load lane-log JSONL files into the DuckDB database, losing nothing.
 
     PATHS are lane-log files, or folders searched for *.jsonl and *.jsonl.gz.
@@ -75,7 +75,7 @@ def ingest(paths: tuple[Path, ...], db: Path | None, as_json: bool, wait: float)
     \b
     Example:
         lanelog ingest lane-log.jsonl
-        lanelog ingest --json --db /tmp/lanes.duckdb logs/
+        lanelog ingest --format json --db /tmp/lanes.duckdb logs/
     """
     path_list = list(paths)
     bar = _LateBar(_total_bytes(path_list)) if sys.stderr.isatty() else None
@@ -86,7 +86,7 @@ def ingest(paths: tuple[Path, ...], db: Path | None, as_json: bool, wait: float)
         if bar is not None:
             bar.close()
         con.close()
-    click.echo(json.dumps(summary.as_dict()) if as_json else summary.line())
+    click.echo(json.dumps(summary.as_dict()) if fmt == "json" else summary.line())
     if len(summary.errors) == 1:
         raise IngestError(summary.errors[0])
     if summary.errors:
