@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from lanelog.commands.options import db_option, deprecated_alias, format_option
+from lanelog.commands.extras import require
+from lanelog.commands.options import db_option, deprecated_alias, format_option, host_option, port_option
 
 
 @click.command()
@@ -24,8 +25,8 @@ from lanelog.commands.options import db_option, deprecated_alias, format_option
 )
 @deprecated_alias("--logs", "--out DIR", "log_dir", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--serve", is_flag=True, help="Then serve the dashboard on the new database.")
-@click.option("--host", default="127.0.0.1", show_default=True, help="With --serve: address to bind.")
-@click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True, help="With --serve: port.")
+@host_option("With --serve: address to bind.")
+@port_option("With --serve: port.")
 @format_option(["text", "json"], help="Print the summary as text, or as one JSON object.")
 def demo(
     db: Path | None, weeks: int, replace: bool, log_dir: Path | None,
@@ -50,6 +51,7 @@ def demo(
 
     target = db if db is not None else default_db_path()
     if serve:
+        require("dashboard", "lanelog demo --serve")
         from lanelog.dashboard.launch import check_port_free
 
         check_port_free(host, port)  # refuse a bad --host or a busy port before building anything

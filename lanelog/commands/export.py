@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from lanelog import store
+from lanelog.commands.extras import require
 from lanelog.commands.options import (
     db_option,
     engine_option,
@@ -76,6 +77,7 @@ def check_sources(db: Path | None, logs: tuple[Path, ...], lake: str | None, eng
 @contextmanager
 def spark_lake(lake: str, master: str | None) -> Iterator[Any]:
     """The lake on a Spark session that lives as long as the block (one already running is kept)."""
+    require("spark", "--engine spark")
     from lanelog.queries.spark import SparkLake, running_session, start_session
 
     files = store.lake_files(lake)

@@ -96,3 +96,14 @@ def format_option(choices: Sequence[str], help: str = "Output form; json is a st
                             show_default=True, help=help)(command)
 
     return decorate
+
+
+def host_option(help: str = "Address to bind (one interface).") -> Decorator:
+    """``--host ADDRESS``: where the dashboard listens, 127.0.0.1 unless asked."""
+    return click.option("--host", default="127.0.0.1", show_default=True, metavar="ADDRESS", help=help)
+
+
+def port_option(help: str = "Port to listen on.") -> Decorator:
+    """``--port PORT``: the dashboard's port."""
+    return click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True,
+                        metavar="PORT", help=help)

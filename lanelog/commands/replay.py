@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from lanelog.commands.extras import require
 from lanelog.commands.options import db_option, deprecated_alias, format_option, wait_option
 from lanelog.commands.render import md, plain
 
@@ -59,6 +60,7 @@ def replay(logs: tuple[Path, ...], repo: Path, candidate: Path, baseline: Path |
     compared = read_policy_file(baseline) if baseline is not None else None
     frozen = read_policy_file(flaky, "flaky") if flaky is not None else None
     if db is not None:
+        require("db", "lanelog replay --db")
         check_db(db, wait)  # a database that cannot take the replay fails now, not after the work
     checkout = Checkout.open(repo)
     patches, skipped = commits_in(checkout, span) if span is not None else attempts_in(checkout, list(logs))
