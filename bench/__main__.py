@@ -23,8 +23,8 @@ from bench.data import copy_db, make_log, multiply_db, restore_log
 from bench.generate import manifest_dict
 from bench.harness import REPO_ROOT, Case, Outcome, run_case
 from bench.history import history_cases, make_history
-from bench.smalllogs import make_short_log, make_small_logs, short_line_cases, small_log_cases
 from bench.repo import make_repo
+from bench.smalllogs import make_short_log, make_small_logs, short_line_cases, small_log_cases
 
 
 @dataclass(frozen=True)

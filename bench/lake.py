@@ -86,7 +86,8 @@ def lake_cases(db: Path | None, attempts: int, append: Path, out: Path, why_not:
     not_run = why_not
     return [
         Case("lake.export.full", "lake", f"export {label}: `lanelog export --lake` into a new lake",
-             lanelog_argv("export", "--db", str(db), "--lake", str(full_lake), "--format", "json", "--quiet"), "process",
+             lanelog_argv("export", "--db", str(db), "--lake", str(full_lake), "--format", "json", "--quiet"),
+             "process",
              before_each=clear_full, check=check_full, not_run=not_run),
         Case("lake.export.incremental", "lake",
              f"export {label} after a {append.stem.rsplit('-', 1)[-1]}-line append: incremental",

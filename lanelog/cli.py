@@ -9,6 +9,7 @@ plain ``LanelogError`` becomes click's "Error: ..." output and exit code.
 from __future__ import annotations
 
 import importlib
+from typing import NoReturn
 
 import click
 
@@ -46,12 +47,10 @@ SUMMARIES: dict[str, str] = {
 }
 
 
-class CommandError(click.ClickException):
-    """A LanelogError as click prints it: "Error: <message>" on stderr, with its exit code."""
-
-    def __init__(self, error: LanelogError) -> None:
-        super().__init__(str(error))
-        self.exit_code = error.exit_code
+def fail(ctx: click.Context, error: LanelogError) -> NoReturn:
+    """A LanelogError as click prints an error: "Error: <message>" on stderr, then its exit code."""
+    click.echo(f"Error: {error}", err=True)
+    ctx.exit(error.exit_code)
 
 
 class LazyGroup(click.Group):
@@ -61,13 +60,13 @@ class LazyGroup(click.Group):
         try:
             return super().invoke(ctx)
         except LanelogError as error:
-            raise CommandError(error) from None
+            fail(ctx, error)
         except ImportError as error:
             # The one place a missing optional package becomes the pip line that installs it.
             missing = extras.from_import_error(error, f"lanelog {ctx.invoked_subcommand or ''}".strip())
             if missing is None:
                 raise
-            raise CommandError(missing) from None
+            fail(ctx, missing)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(COMMANDS)

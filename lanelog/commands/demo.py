@@ -46,8 +46,8 @@ def demo(
         lanelog demo --serve
         lanelog demo --db /tmp/demo.duckdb --weeks 4 --replace
     """
-    from lanelog.store import default_db_path
     from lanelog.demo import run_demo
+    from lanelog.store import default_db_path
 
     target = db if db is not None else default_db_path()
     if serve:

@@ -6,14 +6,18 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from lanelog.ingest import IngestSummary, ingest_paths
-from lanelog.store import default_db_path, open_db
-from lanelog.ingest.logfile import expand_paths
+if TYPE_CHECKING:
+    from click._termui_impl import ProgressBar  # the type click.progressbar returns
+
 from lanelog.commands.options import db_option, format_option, wait_option
 from lanelog.errors import IngestError
+from lanelog.ingest import IngestSummary, ingest_paths
+from lanelog.ingest.logfile import expand_paths
+from lanelog.store import default_db_path, open_db
 
 _BAR_AFTER_S = 2.0
 
@@ -25,7 +29,7 @@ class _LateBar:
         self._total = total
         self._done = 0
         self._start = time.monotonic()
-        self._bar: click.progressbar | None = None  # type: ignore[type-arg]
+        self._bar: ProgressBar[str] | None = None
 
     def __call__(self, advance: int, summary: IngestSummary) -> None:
         self._done += advance

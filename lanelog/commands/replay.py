@@ -119,7 +119,8 @@ def table(result: dict[str, Any]) -> str:
     if moved:
         out += ["", "reasons that moved:"]
         out += [f"  {reason}: {before} -> {after}" for reason, before, after in moved]
-    out += ["", f"{len(result['flips'])} flips" + (f" (first {FLIPS_SHOWN})" if len(result["flips"]) > FLIPS_SHOWN else "")]
+    shown = f" (first {FLIPS_SHOWN})" if len(result["flips"]) > FLIPS_SHOWN else ""
+    out += ["", f"{len(result['flips'])} flips{shown}"]
     for flip in result["flips"][:FLIPS_SHOWN]:
         out.append(f"  {flip['head'][:12]} {flip['baseline']['probe']} -> {flip['candidate']['probe']} "
                    f"{plain(flip['subject'])}")

@@ -11,12 +11,11 @@ from typing import Any
 import click
 import duckdb
 
-from lanelog import ingest, store
-from lanelog import queries
-from lanelog.errors import IngestError, QueryError
+from lanelog import ingest, queries, store
 from lanelog.commands import render
 from lanelog.commands.export import check_sources, lake_options, spark_lake
 from lanelog.commands.options import db_option, format_option, wait_option
+from lanelog.errors import IngestError, QueryError
 from lanelog.queries import Filters
 
 

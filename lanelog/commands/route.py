@@ -116,7 +116,7 @@ def route(repo: Path, base: str, head: str, policy: Path | None, flaky: Path | N
         append_line(log_path, line)
     except OSError as exc:
         click.echo(text)
-        raise LanelogError(f"cannot append to the lane log {log_path}: {exc.strerror or exc}")
+        raise LanelogError(f"cannot append to the lane log {log_path}: {exc.strerror or exc}") from None
     click.echo(text)
     if line["reasons"]:
         click.echo(f"lanelog route: probe reject: {line['message']}", err=True)

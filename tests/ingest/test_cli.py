@@ -137,7 +137,7 @@ def test_the_progress_bar_appears_only_once_a_run_is_long(monkeypatch, capsys) -
 
 
 def test_progress_reports_files_and_lines_as_a_run_goes(tmp_path: Path) -> None:
-    from lanelog import ingest, store
+    from lanelog import store
     from lanelog.commands.ingest import rate_text
 
     folder = tmp_path / "artifacts"

@@ -5,14 +5,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from tests.router.conftest import LANES_YAML
 
-POLICY = LANES_YAML.replace('  "src/db/*.py": [prop_round_trip]\n', '  "src/db/*.py": [prop_round_trip]\n  "tests/": [prop_round_trip]\n')
+POLICY = LANES_YAML.replace('  "src/db/*.py": [prop_round_trip]\n',
+                           '  "src/db/*.py": [prop_round_trip]\n  "tests/": [prop_round_trip]\n')
 TESTS = "".join(f"def test_{n}():\n    assert put({n}, {n}) == {n}, \"put {n}\"\n\n" for n in range(4))
 
 
@@ -87,7 +88,7 @@ def test_replay_equals_routing_each_commit_alone(history, tmp_path):
     for commit in steps:
         parent = repo.git("rev-parse", f"{commit}^").strip()
         seconds = int(repo.git("show", "-s", "--format=%ct", commit).strip())
-        day = datetime.fromtimestamp(seconds, timezone.utc).date().isoformat()
+        day = datetime.fromtimestamp(seconds, UTC).date().isoformat()
         lanelog("route", "--repo", str(repo.root), "--base", parent, "--head", commit, "--today", day,
                 "--policy", str(candidate), "--out", str(log))
     for line in map(json.loads, log.read_text().splitlines()):

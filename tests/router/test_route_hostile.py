@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 import lanelog.router.gitfacts
-
 from tests.router.conftest import LANES_YAML
 
 PATTERNS = "assertion_patterns: ['\\bassert', '\\bexpect\\(', '\\bprop_']"
