@@ -172,3 +172,14 @@ def test_a_command_without_its_extra_exits_2_with_the_pip_line(bare: Path, tmp_p
                            f"pip install 'lanelog[{extra}]'\n")
     assert "Traceback" not in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.jsonl"]
+
+
+@pytest.mark.parametrize("name", ["lanelog.lanelog", "lanelog.tests", "lanelog.bench"])
+def test_the_checkout_is_not_reachable_through_the_package(name: str, tmp_path: Path) -> None:
+    code = f"import importlib.util, lanelog; print(importlib.util.find_spec({name!r}) is None, lanelog.__file__)"
+    done = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    missing, where = done.stdout.split()
+    assert missing == "True"
+    assert Path(where).name == "__init__.py"
