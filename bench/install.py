@@ -2,8 +2,9 @@
 
 `python -m bench.install KIND WHEELS VENV` makes a new venv at VENV (not timed), then
 times `pip install` of the lanelog wheel in WHEELS (KIND bare: with the core
-dependencies that `lanelog route` needs) or of `WHEEL[all]` (every extra) from the
-pip cache the warm-up run filled, and reports the size of the venv's site-packages.
+dependencies that `lanelog route` needs) or of `WHEEL[all]` (every extra) with
+whatever the pip cache holds after the warm-up run, and reports the size of the
+venv's site-packages.
 """
 
 from __future__ import annotations
@@ -67,8 +68,9 @@ def install_cases(out: Path) -> list[Case]:
         return Case(f"install.{kind}", "install", label,
                     [sys.executable, "-m", "bench.install", kind, str(wheels), str(out / f"install-venv-{kind}")],
                     "in-process",
-                    check=check, notes=["pip install into a fresh venv from the warm pip cache "
-                                        "(the warm-up run fills it); the venv's creation is not timed"])
+                    check=check, notes=["pip install into a fresh venv after a warm-up install (pip keeps "
+                                        "the wheels it built; index answers it may fetch again); "
+                                        "the venv's creation is not timed"])
 
     def wheel() -> None:
         build_wheel(wheels)
