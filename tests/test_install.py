@@ -157,21 +157,24 @@ def test_the_bare_install_routes_a_real_patch(bare: Path, tmp_path: Path) -> Non
     assert json.loads(log.read_text(encoding="utf-8")) == line
 
 
-@pytest.mark.parametrize(("args", "extra"), [
-    (["ingest", "x.jsonl"], "db"),
-    (["report", "x.jsonl"], "db"),
-    (["dashboard"], "dashboard"),
+@pytest.mark.parametrize(("args", "what", "extra"), [
+    (["ingest", "x.jsonl"], "lanelog ingest", "db"),
+    (["report", "x.jsonl"], "lanelog report", "db"),
+    (["dashboard"], "lanelog dashboard", "dashboard"),
+    (["replay", "--policy", "lanes.yaml", "--commits", "HEAD~1..HEAD", "--db", "x.duckdb"], "lanelog replay --db",
+     "db"),
 ])
 def test_a_command_without_its_extra_exits_2_with_the_pip_line(bare: Path, tmp_path: Path, args: list[str],
-                                                               extra: str) -> None:
+                                                               what: str, extra: str) -> None:
     (tmp_path / "x.jsonl").write_text('{"attempt_id": "a1"}\n', encoding="utf-8")
+    (tmp_path / "lanes.yaml").write_text(BASE_FILES["lanes.yaml"], encoding="utf-8")
     done = _bare(bare, *args, cwd=tmp_path)
     assert done.returncode == 2
     assert done.stdout == ""
-    assert done.stderr == (f"Error: lanelog {args[0]} needs the {extra} extra (duckdb is not installed): "
+    assert done.stderr == (f"Error: {what} needs the {extra} extra (duckdb is not installed): "
                            f"pip install 'lanelog[{extra}]'\n")
     assert "Traceback" not in done.stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.jsonl"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lanes.yaml", "x.jsonl"]
 
 
 @pytest.mark.parametrize("name", ["lanelog.lanelog", "lanelog.tests", "lanelog.bench"])
