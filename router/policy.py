@@ -20,9 +20,9 @@ from typing import Any, Protocol
 import pathspec
 import re2
 
-from lanelog.errors import PolicyInvalid
+from lanelog.errors import PolicyInvalid, YamlFileError
 from lanelog.router.paths import printable
-from lanelog.router.yamlfile import YamlFile, YamlFileError
+from lanelog.router.yamlfile import YamlFile
 
 DEFAULTS: dict[str, Any] = {
     "line_cap": 400,
@@ -79,7 +79,7 @@ class MapRow:
     """One ``map`` entry: a path pattern and the property ids it selects."""
 
     pattern: str
-    spec: pathspec.PathSpec
+    spec: pathspec.GitIgnoreSpec
     properties: tuple[str, ...]
 
 
@@ -89,9 +89,9 @@ class Policy:
 
     line_cap: int
     budget_cap: int
-    exclude: pathspec.PathSpec
-    fixture_paths: pathspec.PathSpec
-    test_paths: pathspec.PathSpec
+    exclude: pathspec.GitIgnoreSpec
+    fixture_paths: pathspec.GitIgnoreSpec
+    test_paths: pathspec.GitIgnoreSpec
     assertion_patterns: tuple[Pattern, ...]
     properties: Mapping[str, Property]
     map: tuple[MapRow, ...] = field(default=())
@@ -102,7 +102,7 @@ class Policy:
     # None when there is nothing to join or the join is too large for RE2.
     assertion_any: Pattern | None = None
     # The files whose removed (and, for `net`, added) matching lines count; None: every file.
-    assertion_paths: pathspec.PathSpec | None = None
+    assertion_paths: pathspec.GitIgnoreSpec | None = None
 
     # Patterns see a path as the line shows it (paths.printable): they are
     # UTF-8 text, and pathspec may match on RE2, which takes nothing else.
@@ -178,7 +178,7 @@ def _build(data: dict[str, Any], doc: YamlFile) -> Policy:
 def _choice(value: Any, key: str, allowed: tuple[str, ...], doc: YamlFile) -> str:
     if value not in allowed:
         raise PolicyInvalid(f"{doc.where((key,))}: must be one of {', '.join(allowed)}, not {value!r}")
-    return value
+    return str(value)
 
 
 def _count(value: Any, key: tuple[str, ...], doc: YamlFile) -> int:
@@ -197,7 +197,7 @@ def _strings(value: Any, key: tuple[str, ...], doc: YamlFile) -> list[str]:
     return value
 
 
-def _patterns(value: Any, key: tuple[str, ...], doc: YamlFile) -> pathspec.PathSpec:
+def _patterns(value: Any, key: tuple[str, ...], doc: YamlFile) -> pathspec.GitIgnoreSpec:
     lines = _strings(value, key, doc)
     for index, line in enumerate(lines):
         _pattern(line, key + (index,), doc)
@@ -208,7 +208,7 @@ def _patterns(value: Any, key: tuple[str, ...], doc: YamlFile) -> pathspec.PathS
                             f"({_re2_problem(exc)})") from None
 
 
-def _pattern(line: str, key: tuple[str | int, ...], doc: YamlFile) -> pathspec.PathSpec:
+def _pattern(line: str, key: tuple[str | int, ...], doc: YamlFile) -> pathspec.GitIgnoreSpec:
     try:
         return pathspec.GitIgnoreSpec.from_lines([line], backend=PATH_BACKEND)
     except (ValueError, re.error, re2.error) as exc:
@@ -234,9 +234,10 @@ def _any_of(patterns: tuple[Pattern, ...]) -> Pattern | None:
     # A group keeps each pattern's inline flags, such as (?i), to itself.
     text = "|".join(f"(?:{pattern.pattern})" for pattern in patterns)
     try:
-        return re2.compile(text, _re2_options())
+        combined: Pattern = re2.compile(text, _re2_options())
     except re2.error:
         return None  # each pattern compiled alone: search them one by one
+    return combined
 
 
 def _re2_problem(exc: re2.error) -> str:

@@ -16,18 +16,28 @@ import os
 import re
 import stat
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from lanelog.errors import BaseFileInvalid, RecordedLineInvalid, RefInvalid, ReplayError
-from lanelog.router.flaky import FlakyInvalid, parse_flaky
-from lanelog.router.gitfacts import Checkout, Diff, GitError, check_ref
+from lanelog.errors import (
+    BaseFileInvalid,
+    FlakyInvalid,
+    GitError,
+    PolicyInvalid,
+    RecordedLineInvalid,
+    RefInvalid,
+    ReplayError,
+)
+from lanelog.router.flaky import parse_flaky
+from lanelog.router.gitfacts import Checkout, Diff, check_ref
 from lanelog.router.paths import printable
-from lanelog.router.policy import PolicyInvalid, parse_policy
+from lanelog.router.policy import parse_policy
 from lanelog.router.run import RouteOptions, run_route
+
+T = TypeVar("T")
 
 
 # A lane log is read like ingest reads it: a regular file only, split on b"\n" alone (a
@@ -62,10 +72,11 @@ class RememberingCheckout(Checkout):
         if first_parent:
             self._answers[("merge_base", patch.base, patch.head)] = patch.base
 
-    def _remember(self, key: tuple[Any, ...], ask: Any) -> Any:
+    def _remember(self, key: tuple[Any, ...], ask: Callable[[], T]) -> T:
         if key not in self._answers:
             self._answers[key] = ask()
-        return self._answers[key]
+        answer: T = self._answers[key]  # each key's answer is of the type its question gives
+        return answer
 
     def resolve(self, ref: str) -> str | None:
         return self._remember(("resolve", ref), lambda: super(RememberingCheckout, self).resolve(ref))
@@ -177,8 +188,8 @@ def _stored(line: dict[str, Any]) -> dict[str, Any]:
     finite number count 0.
     """
     probe = line.get("probe")
-    listed = line.get("reasons")
-    reasons = listed if isinstance(listed, list) else []
+    recorded = line.get("reasons")
+    reasons = recorded if isinstance(recorded, list) else []
     units = line.get("units")
     number = float(units) if isinstance(units, (int, float)) and not isinstance(units, bool) else 0.0
     return {"probe": probe if isinstance(probe, str) else json.dumps(probe),
@@ -356,7 +367,7 @@ def _records(out: bytes, width: int) -> Iterator[list[bytes]]:
 def commit_day(seconds: int) -> date | None:
     """The UTC day of a committer time, or None when no date of years 1 to 9999 holds it."""
     try:
-        return datetime.fromtimestamp(seconds, timezone.utc).date()
+        return datetime.fromtimestamp(seconds, UTC).date()
     except (OverflowError, ValueError, OSError):
         return None
 
@@ -499,7 +510,7 @@ def _day(ts: object) -> date | None:
     if not isinstance(ts, str):
         return None
     try:
-        return datetime.fromisoformat(ts.replace("Z", "+00:00")).astimezone(timezone.utc).date()
+        return datetime.fromisoformat(ts.replace("Z", "+00:00")).astimezone(UTC).date()
     except (ValueError, OverflowError):
         return None
 

@@ -80,7 +80,7 @@ def logged(make_repo, tmp_path):
     log = tmp_path / "lane-log.jsonl"
     for head in (passed, rejected):
         done = lanelog("route", "--repo", str(repo.root), "--base", f"{head}^", "--head", head,
-                       "--log", str(log), "--today", "2026-10-08")
+                       "--out", str(log), "--today", "2026-10-08")
         assert done.returncode in (0, 1), done.stderr
     assert "\u2028" in log.read_text(encoding="utf-8")
     candidate = tmp_path / "candidate.yaml"
@@ -90,7 +90,7 @@ def logged(make_repo, tmp_path):
 
 def test_a_line_separator_in_a_file_name_does_not_cut_a_recorded_line(logged):
     repo, log, candidate, passed, rejected = logged
-    result = replay_json(repo, candidate, "--log", str(log))
+    result = replay_json(repo, candidate, str(log))
     assert result["patches"] == 2 and result["skipped"] == []
     assert result["baseline"]["probe_rejects"] == 1
     assert [record["head"] for record in result["records"]] == [passed, rejected]
@@ -113,7 +113,7 @@ def test_recorded_fields_of_the_wrong_shape_are_skipped_naming_file_and_line(log
         for line in bad:
             handle.write(json.dumps(line) + "\n")
         handle.write("[1, 2]\nnot json at all\n")
-    result = replay_json(repo, candidate, "--log", str(log))
+    result = replay_json(repo, candidate, str(log))
     assert result["patches"] == 2
     reasons = {skip["line"]: skip["reason"] for skip in result["skipped"]}
     assert list(reasons) == [f"{log}:{number}" for number in range(3, 13)]
@@ -139,7 +139,7 @@ def test_a_log_that_is_not_a_regular_file_is_refused_before_reading(logged, tmp_
     else:
         special.mkdir()
     done = subprocess.run([sys.executable, "-m", "lanelog", "replay", "--repo", str(repo.root),
-                           "--policy", str(candidate), "--log", str(special)],
+                           "--policy", str(candidate), str(special)],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stdout == ""
     assert "Traceback" not in done.stderr
@@ -152,7 +152,7 @@ def test_a_line_longer_than_the_bound_is_skipped_not_held(logged):
     repo, log, candidate, passed, rejected = logged
     with log.open("a", encoding="utf-8") as handle:
         handle.write('{"pad": "' + "x" * (9 * 1024 * 1024) + '"}\n')
-    result = replay_json(repo, candidate, "--log", str(log))
+    result = replay_json(repo, candidate, str(log))
     assert result["patches"] == 2
     assert result["skipped"] == [{"line": f"{log}:3", "reason": "longer than 8388608 bytes: not read"}]
 
@@ -169,12 +169,12 @@ def test_untrusted_text_is_escaped_for_the_terminal_and_for_markdown(logged):
     first = json.loads(lines[0])
     first.update(probe="reject", reasons=HOSTILE, model_call_allowed=False)
     log.write_text(json.dumps(first, ensure_ascii=False) + "\n" + lines[1] + "\n", encoding="utf-8")
-    table = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate), "--log", str(log))
+    table = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate), str(log))
     assert table.returncode == 0, table.stderr
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", table.stdout)
     assert "\\x1b]8;;http://evil.invalid\\x07click" in table.stdout
     assert "line\nbreak" not in table.stdout and "a\rb" not in table.stdout
-    review = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate), "--log", str(log),
+    review = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate), str(log),
                      "--format", "markdown")
     assert review.returncode == 0, review.stderr
     text = review.stdout
@@ -213,9 +213,9 @@ def test_a_gzip_log_is_read_like_ingest_reads_it_and_a_damaged_one_is_named(logg
     repo, log, candidate, passed, rejected = logged
     packed = tmp_path / "lane-log.jsonl.gz"
     packed.write_bytes(gzip.compress(log.read_bytes()))
-    result = replay_json(repo, candidate, "--log", str(packed))
+    result = replay_json(repo, candidate, str(packed))
     assert [record["head"] for record in result["records"]] == [passed, rejected]
     cut = tmp_path / "cut.jsonl.gz"
     cut.write_bytes(packed.read_bytes()[:-12])
-    done = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate), "--log", str(cut))
+    done = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate), str(cut))
     assert done.returncode == 2 and "Traceback" not in done.stderr and str(cut) in done.stderr

@@ -136,7 +136,7 @@ def test_a_baseline_of_bases_without_a_policy_is_warned_about(merged, tmp_path):
 def test_first_parent_and_dedupe_need_a_commit_range(merged, tmp_path):
     repo, ids, candidate = merged
     done = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate),
-                   "--log", str(tmp_path / "none.jsonl"), "--first-parent")
+                   str(tmp_path / "none.jsonl"), "--first-parent")
     assert done.returncode == 2 and "give --commits A..B" in done.stderr
 
 

@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from lanelog.errors import (BaseFileInvalid, PlanError, RefInvalid, RepoNameInvalid, RouterError)
+from lanelog.errors import BaseFileInvalid, PlanError, RefInvalid, RepoNameInvalid, RouterError
 from lanelog.router import Problem, RouteOptions, route
 from lanelog.router.gitfacts import Checkout, check_ref
 from lanelog.router.run import check_repo_name

@@ -189,7 +189,7 @@ def test_a_child_the_runner_leaves_behind_cannot_hold_routes_own_pipes(patched, 
     runner = (f"sh -c 'setsid sleep 25 & echo $! > {pid_file}; "
               "echo checking the property >&2; echo hold'")
     proc = subprocess.Popen([sys.executable, "-m", "lanelog", "route", "--repo", str(repo.root),
-                             "--base", "main", "--today", "2026-10-08", "--log", str(tmp_path / "log.jsonl"),
+                             "--base", "main", "--today", "2026-10-08", "--out", str(tmp_path / "log.jsonl"),
                              "--run", runner, "--property-timeout", "3"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
