@@ -27,6 +27,7 @@ from functools import cache
 import duckdb
 import pyarrow as pa
 
+from lanelog.errors import StoreError
 from lanelog.store.db import settings
 from lanelog.ingest.lines import LINES_SCHEMA, Lines, LongLine, arrow_table, bytes_array, int64_array, readable
 from lanelog.store.sqlfile import Query, load_resources
@@ -85,10 +86,9 @@ def _leaving_out_stored(rows: str) -> str:
             "    ON rows.attempt_id = known.attempt_id")
 
 
-def run(con: duckdb.DuckDBPyConnection, name: str, params: dict[str, object] | None = None) -> list:
-    """Execute one named statement, its parameters checked against its declaration, and fetch its rows."""
-    query = statements()[name]
-    return con.execute(query.sql, query.bind(params or {})).fetchall()
+def statement(name: str) -> Query:
+    """One named statement of load.sql or identity.sql; it runs itself (sqlfile.Query)."""
+    return statements()[name]
 
 
 @dataclass
@@ -183,12 +183,12 @@ def store_stream(
             failure.append(exc)
             raise
 
-    statement = "insert_new_attempts" if leave_out_stored else "insert_attempts"
+    insert = "insert_new_attempts" if leave_out_stored else "insert_attempts"
     con.register("lane_lines", pa.RecordBatchReader.from_batches(LINES_SCHEMA, batches()))
     try:
         with settings(con, STREAM):
-            stored = run(con, statement, {"source_id": source_id, "provisional": False})[0][0]
-    except (duckdb.Error, pa.ArrowException) as exc:
+            stored = statement(insert).rows(con, source_id=source_id, provisional=False)[0][0]
+    except (StoreError, pa.ArrowException) as exc:
         if not failure:  # (else the stream's own exception, below)
             if leave_out_stored and BROKEN_LINE in str(exc):
                 return Handover.CAREFUL
@@ -206,7 +206,7 @@ def store_stream(
     if stored < unsure.valid:
         invalid = set(unsure.invalid_utf8)
         candidates = [n for n in unsure.kept if n not in invalid]
-        found = {row[0] for row in run(con, "stored_among", {"source_id": source_id, "line_nos": candidates})}
+        found = {row[0] for row in statement("stored_among").rows(con, source_id=source_id, line_nos=candidates)}
         missing = [n for n in candidates if n not in found]
         unkept = unsure.valid - stored - len(missing)
         if unkept and not leave_out_stored:
@@ -237,9 +237,9 @@ def duplicates_handover(
     STORED_IDS when only ids stored before are repeated and leaving them out
     will settle it; CAREFUL otherwise."""
     rows = {"first_source": first_source, "last_source": last_source, "first_line": first_line}
-    if not run(con, "has_duplicates", rows)[0][0]:
+    if not statement("has_duplicates").rows(con, **rows)[0][0]:
         return None
-    if leave_out_stored or run(con, "repeats_own", rows)[0][0]:
+    if leave_out_stored or statement("repeats_own").rows(con, **rows)[0][0]:
         return Handover.CAREFUL
     return Handover.STORED_IDS
 
@@ -260,14 +260,14 @@ def store_lines(
         con.register("lane_lines", lines.table)
         try:
             with settings(con, PARSE_ONCE):
-                run(con, "stage_attempts", {"source_id": source_id, "provisional": provisional})
+                statement("stage_attempts").run(con, source_id=source_id, provisional=provisional)
             if not provisional:
-                run(con, "displace_provisional", {"source_id": source_id})
-            stored = run(con, "insert_staged")[0][0]
-            unstaged = [row[0] for row in run(con, "unstaged")]
+                statement("displace_provisional").run(con, source_id=source_id)
+            stored = statement("insert_staged").rows(con)[0][0]
+            unstaged = [row[0] for row in statement("unstaged").rows(con)]
         finally:
             con.unregister("lane_lines")
-            con.execute("DROP TABLE IF EXISTS lane_staged")
+            statement("drop_staged").run(con)
         staged = lines.valid - len(unstaged)
     return _settle(
         con,
@@ -306,7 +306,7 @@ def _settle(
         texts.update({line.line_no: (line.offset, line.head, line.text()) for line in too_long})
         con.register("lane_rejected", _rejected_rows([(n, *texts[n], reason) for n, reason in rows]))
         try:
-            run(con, "insert_rejected", {"source_id": source_id})
+            statement("insert_rejected").run(con, source_id=source_id)
         finally:
             con.unregister("lane_rejected")
     outcome = Outcome(
@@ -330,7 +330,7 @@ def _verdicts(con: duckdb.DuckDBPyConnection, missing: dict[int, tuple[int, byte
     )
     con.register("lane_missing", table)
     try:
-        return dict(run(con, "verdicts"))
+        return dict(statement("verdicts").rows(con))
     finally:
         con.unregister("lane_missing")
 

@@ -181,6 +181,11 @@ WHERE attempt_id IS NULL OR line_no IN (
         ON a.attempt_id = f.attempt_id
 );
 
+-- name: drop_staged
+-- Drop a run's lane_staged (stage_attempts) once its attempts are stored.
+-- params:
+DROP TABLE IF EXISTS lane_staged;
+
 -- name: unstaged
 -- The lines of lane_lines that attempt_rows did not make an attempt of.
 -- params: 
