@@ -65,9 +65,9 @@ def _not_duckdb(path: Path, head: bytes) -> str:
     if head.startswith(b"\x1f\x8b"):
         return f"it is a gzip file (a compressed lane log?), not a database; to store a lane log, {ingest}"
     text = head.lstrip(b" \t\r\n")
-    if text.startswith(b"{"):
+    if text.startswith(b"{") and text.split(b"\n", 1)[0].rstrip().endswith(b"}"):
         return f"it is a lane log (JSON lines), not a database; to store its lines, {ingest}"
-    if text.startswith(b"["):
+    if text.startswith((b"{", b"[")):
         return "it is a JSON file, not a database; point --db at a lanelog database"
     if _is_text(head):
         first = head.split(b"\n", 1)[0]
