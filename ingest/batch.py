@@ -34,7 +34,8 @@ from lanelog.errors import StoreError
 from lanelog.store.db import settings, transaction
 from lanelog.ingest.identity import FINGERPRINT_BYTES, TAIL_BYTES, continues, digest
 from lanelog.ingest.lines import LINES_SCHEMA, Lines, split_lines
-from lanelog.ingest.load import BROKEN_LINE, STREAM, Handover, Outcome, duplicates_handover, statement
+from lanelog.ingest.load import (BROKEN_LINE, STREAM, Handover, Outcome, attempt_rows, duplicates_handover,
+                                 statement)
 from lanelog.ingest.logfile import LogStream, shown
 
 SMALL_LOG_BYTES = 1 << 20
@@ -172,6 +173,7 @@ def store_batch(con: duckdb.DuckDBPyConnection, batch: list[Small], *, leave_out
         con.register("lane_lines", pa.concat_tables(tables))
         insert = "insert_new_attempts_batch" if leave_out_stored else "insert_attempts_batch"
         try:
+            attempt_rows(con)  # (after lane_lines: DuckDB binds a macro's tables when it is made)
             with settings(con, STREAM):
                 stored = statement(insert).rows(con, provisional=False)[0][0]
         except StoreError as exc:

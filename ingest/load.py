@@ -21,7 +21,7 @@ from __future__ import annotations
 import enum
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cache
 
 import duckdb
@@ -40,50 +40,20 @@ TOO_LONG = "too_long"
 
 @cache
 def statements() -> dict[str, Query]:
-    """The named statements of load.sql and identity.sql, and the two made of attempt_rows."""
-    named = load_resources("lanelog.ingest", "load.sql", "identity.sql")
-    rows = named["attempt_rows"]
-    body = rows.sql.rstrip(";")
-    named["insert_attempts"] = replace(rows, name="insert_attempts",
-                                       sql="INSERT INTO attempts BY NAME\n" + body)
-    named["stage_attempts"] = replace(rows, name="stage_attempts",
-                                      sql="CREATE OR REPLACE TEMP TABLE lane_staged AS\n" + body)
-    # The same rows for a batch of logs (ingest/batch.py): lane_lines carries each line's source_id.
-    batch = body.replace("CAST($source_id AS INTEGER) AS source_id", "source_id")
-    batch = batch.replace("SELECT line_no, byte_offset, line,", "SELECT source_id, line_no, byte_offset, line,")
-    if batch.count("SELECT source_id, line_no, byte_offset, line,") != 2 or "$source_id" in batch:
-        raise RuntimeError("load.sql's attempt_rows changed shape: ingest/batch.py needs its source_id")
-    named["insert_attempts_batch"] = replace(rows, name="insert_attempts_batch", params=("provisional",),
-                                             sql="INSERT INTO attempts BY NAME\n" + batch)
-    # The same two, leaving out the attempts whose attempt_id is stored (see store_stream).
-    named["insert_new_attempts"] = replace(rows, name="insert_new_attempts",
-                                           sql=_leaving_out_stored(body))
-    named["insert_new_attempts_batch"] = replace(named["insert_attempts_batch"], name="insert_new_attempts_batch",
-                                                 sql=_leaving_out_stored(batch))
-    return named
+    """The named statements of load.sql and identity.sql."""
+    return load_resources("lanelog.ingest", "load.sql", "identity.sql")
 
 
-# A line the INSERT leaving out stored ids could not parse though it was not
-# unsure (lines.Lines.unsure): a line broken in its middle.  Such a line fails
-# the statement, which is how store_stream knows that every other line it left
-# out is a duplicate.
+# What attempt_rows' fail_broken raises (load.sql): a line the INSERT leaving
+# out stored ids could not parse though it was not unsure (lines.Lines.unsure),
+# a line broken in its middle.  Such a line fails the statement, which is how
+# store_stream knows that every other line it left out is a duplicate.
 BROKEN_LINE = "lanelog: a line broken in its middle"
-_ONLY_PARSED = "    WHERE v IS NOT NULL\n"
-_PARSED_OR_FAIL = "    WHERE v IS NOT NULL OR CASE WHEN unsure THEN false ELSE error('" + BROKEN_LINE + "') END\n"
 
 
-def _leaving_out_stored(rows: str) -> str:
-    """An INSERT of attempt_rows (or its batch form) without the attempts whose
-    attempt_id a stored complete line has, failing on a line broken in its
-    middle.  DuckDB builds the anti-join's hash table of stored ids (the build
-    side STREAM keeps) before the first row is inserted, so the rows of this
-    statement are never among them; a NULL attempt_id matches nothing."""
-    if rows.count(_ONLY_PARSED) != 1:
-        raise RuntimeError("load.sql's attempt_rows changed shape: _leaving_out_stored needs its WHERE")
-    return ("INSERT INTO attempts BY NAME\n"
-            "SELECT rows.* FROM (\n" + rows.replace(_ONLY_PARSED, _PARSED_OR_FAIL) + "\n) AS rows\n"
-            "ANTI JOIN (SELECT attempt_id FROM attempts WHERE NOT provisional AND attempt_id IS NOT NULL) AS known\n"
-            "    ON rows.attempt_id = known.attempt_id")
+def attempt_rows(con: duckdb.DuckDBPyConnection) -> None:
+    """Install load.sql's lane_attempt_rows macro, which the statements storing lines read."""
+    statement("attempt_rows").run(con)
 
 
 def statement(name: str) -> Query:
@@ -186,6 +156,7 @@ def store_stream(
     insert = "insert_new_attempts" if leave_out_stored else "insert_attempts"
     con.register("lane_lines", pa.RecordBatchReader.from_batches(LINES_SCHEMA, batches()))
     try:
+        attempt_rows(con)  # (after lane_lines: DuckDB binds a macro's tables when it is made)
         with settings(con, STREAM):
             stored = statement(insert).rows(con, source_id=source_id, provisional=False)[0][0]
     except (StoreError, pa.ArrowException) as exc:
@@ -259,6 +230,7 @@ def store_lines(
     if lines.valid:
         con.register("lane_lines", lines.table)
         try:
+            attempt_rows(con)  # (after lane_lines: DuckDB binds a macro's tables when it is made)
             with settings(con, PARSE_ONCE):
                 statement("stage_attempts").run(con, source_id=source_id, provisional=provisional)
             if not provisional:
