@@ -112,6 +112,8 @@ def _check_writable(path: Path) -> None:
     folder = path.parent if str(path.parent) else Path(".")
     if path.exists() and not os.access(path, os.W_OK):
         raise IngestError(f"cannot write the database {path}: the file is read-only (check its permissions)")
+    if not folder.is_dir():
+        raise IngestError(f"cannot make the database {path}: its folder {folder} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise IngestError(
             f"cannot write the database {path}: its folder {folder} is not writable, and DuckDB "

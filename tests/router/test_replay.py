@@ -209,7 +209,7 @@ def test_a_replay_with_db_on_a_file_that_is_no_lanelog_database_stores_nothing(h
 
 def test_a_replay_of_no_patches_with_db_stores_an_empty_replay(history, tmp_path):
     """Issue 28, class 7: `--commits HEAD..HEAD --db` (no patches) raised from executemany."""
-    repo, base, steps, candidate = history
+    repo, _base, _steps, candidate = history
     db = tmp_path / "lanelog.duckdb"
     done = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate),
                    "--commits", "HEAD..HEAD", "--db", str(db), "--format", "json")
@@ -229,7 +229,7 @@ def test_a_replay_of_no_patches_with_db_stores_an_empty_replay(history, tmp_path
 def test_a_replay_with_db_on_a_lane_log_names_it_before_replaying(history, tmp_path):
     """Issue 28, class 1: DuckDB opened a .jsonl path as a throwaway in-memory database,
     and `replay --db` said "stored as replay 1"."""
-    repo, base, steps, candidate = history
+    repo, base, _steps, candidate = history
     log = tmp_path / "lane-log.jsonl"
     log.write_text('{"attempt_id": "a1", "probe": "pass"}\n')
     done = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate),

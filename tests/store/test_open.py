@@ -29,7 +29,7 @@ LINE = '{"attempt_id": "a1", "ts": "2026-10-05T09:00:00Z", "probe": "pass"}\n'
 
 def lanelog(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "lanelog", *args], capture_output=True, text=True,
-                          timeout=120, cwd=cwd)
+                          timeout=120, cwd=cwd, check=False)
 
 
 @pytest.fixture
@@ -112,7 +112,7 @@ def test_ingest_into_a_lane_log_stores_nothing_and_says_so(lane_log: Path, tmp_p
     done = lanelog("ingest", "--db", str(lane_log), str(logs))
     assert done.returncode == 2
     assert done.stdout == ""
-    assert f"it is a lane log (JSON lines), not a database" in done.stderr
+    assert "it is a lane log (JSON lines), not a database" in done.stderr
     assert lane_log.read_bytes() == before
 
 
@@ -169,7 +169,7 @@ def test_a_write_into_a_read_only_folder_fails_before_any_work(tmp_path: Path, l
     store.open_db(db).close()
     prefix = _read_only_folder(folder, db)
     done = subprocess.run([*prefix, sys.executable, "-m", "lanelog", "ingest", str(lane_log), "--db", str(db)],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 2, done.stderr
     assert done.stdout == "", "nothing was ingested, so nothing is reported as ingested"
     assert done.stderr == (
@@ -209,7 +209,7 @@ def test_replay_db_into_a_read_only_folder_fails_before_replaying(tmp_path: Path
     prefix = _read_only_folder(folder, db)
     done = subprocess.run([*prefix, sys.executable, "-m", "lanelog", "replay", "--repo", str(repo),
                            "--policy", str(repo / "lanes.yaml"), "--commits", "main~1..main", "--db", str(db)],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr == (
