@@ -34,7 +34,7 @@ WITH parsed AS (
                     '"producer": "JSON", "probe": "JSON", "lane": "JSON", ' ||
                     '"model_call_allowed": "JSON", "quarantine": "JSON", "merge_credit": "JSON", ' ||
                     '"units": "JSON", "budget_cap": "JSON", "properties": "JSON", "reasons": "JSON", ' ||
-                    '"expired_freezes": "JSON", "results": "JSON"' ||
+                    '"expired_freezes": "JSON", "results": "JSON", "shadow": "JSON"' ||
                     '}')) END AS v
     FROM lane_lines
     WHERE is_text
@@ -43,7 +43,8 @@ WITH parsed AS (
            v.attempt_id AS j_attempt_id, v.ts AS j_ts, v.repo AS j_repo, v.head AS j_head, v.producer AS j_producer,
            v.probe AS j_probe, v.lane AS j_lane, v.model_call_allowed AS j_model_call_allowed, v.quarantine AS j_quarantine,
            v.merge_credit AS j_merge_credit, v.units AS j_units, v.budget_cap AS j_budget_cap, v.properties AS j_properties,
-           v.reasons AS j_reasons, v.expired_freezes AS j_expired_freezes, v.results AS j_results
+           v.reasons AS j_reasons, v.expired_freezes AS j_expired_freezes, v.results AS j_results,
+           v.shadow AS j_shadow
     FROM parsed
     WHERE v IS NOT NULL
        OR (fail_broken AND CASE WHEN unsure THEN false ELSE error('lanelog: a line broken in its middle') END)
@@ -52,7 +53,12 @@ WITH parsed AS (
            lane_ts(json_str(j_ts), json_num(j_ts)) AS ts,
            json_str(j_probe) AS probe,
            py_truthy(j_quarantine) AS quarantined,
-           py_truthy(j_merge_credit) AS has_credit
+           py_truthy(j_merge_credit) AS has_credit,
+           -- The shadow's fields, parsed only on a line whose shadow is an object (rare):
+           -- the other lines pay one ord() for it.
+           CASE WHEN ord(j_shadow) = 123 THEN json_transform(j_shadow,
+               '{"probe": "JSON", "reasons": "JSON", "units": "JSON", "model_call_allowed": "JSON", "policy_sha256": "JSON"}')
+           END AS s
     FROM fields
 )
 SELECT
@@ -60,7 +66,7 @@ SELECT
     * EXCLUDE (line, ts, probe, quarantined, has_credit,
                j_attempt_id, j_ts, j_repo, j_head, j_producer, j_probe, j_lane, j_model_call_allowed,
                j_quarantine, j_merge_credit, j_units, j_budget_cap, j_properties, j_reasons,
-               j_expired_freezes, j_results),
+               j_expired_freezes, j_results, j_shadow, s),
     line AS raw,
     nullif(json_str(j_attempt_id), '') AS attempt_id,
     ts,
@@ -106,8 +112,20 @@ SELECT
         CASE WHEN ord(j_properties) <> 91 THEN 'properties' END,
         CASE WHEN ord(j_reasons) <> 91 THEN 'reasons' END,
         CASE WHEN ord(j_expired_freezes) <> 91 THEN 'expired_freezes' END,
-        CASE WHEN ord(j_results) <> 123 THEN 'results' END
-    ], lambda name: name IS NOT NULL) AS type_anomalies
+        CASE WHEN ord(j_results) <> 123 THEN 'results' END,
+        -- shadow: not an object, or an object with a field of the unexpected type.
+        CASE WHEN ord(j_shadow) <> 123
+                  OR (s IS NOT NULL AND (ord(s.probe) <> 34 OR ord(s.reasons) <> 91
+                      OR NOT (ord(s.units) = 45 OR ord(s.units) BETWEEN 48 AND 57)
+                      OR NOT (ord(s.model_call_allowed) = 116 OR ord(s.model_call_allowed) = 102)
+                      OR ord(s.policy_sha256) <> 34))
+             THEN 'shadow' END
+    ], lambda name: name IS NOT NULL) AS type_anomalies,
+    json_str(s.probe) AS shadow_probe,
+    json_str_list(s.reasons) AS shadow_reasons,
+    json_num(s.units) AS shadow_units,
+    CASE WHEN s IS NOT NULL THEN py_truthy(s.model_call_allowed) END AS shadow_armed,
+    json_str(s.policy_sha256) AS shadow_policy
 FROM typed;
 
 -- name: insert_attempts

@@ -66,7 +66,14 @@ CREATE TABLE IF NOT EXISTS attempts (
     reasons VARCHAR[],
     expired_freezes VARCHAR[],
     results JSON,                       -- {property id: "hold"|"fail"|"unresolved"} when an object
-    type_anomalies VARCHAR[] NOT NULL   -- names of fields whose JSON type is unexpected
+    type_anomalies VARCHAR[] NOT NULL,  -- names of fields whose JSON type is unexpected
+    -- The line's `shadow` object (`route --shadow`: the same patch under a candidate
+    -- policy), typed by the rules above; all NULL when the line has no shadow object.
+    shadow_probe VARCHAR,
+    shadow_reasons VARCHAR[],
+    shadow_units DOUBLE,
+    shadow_armed BOOLEAN,               -- truthy shadow model_call_allowed; NULL without a shadow
+    shadow_policy VARCHAR               -- the shadow policy's sha256 (NULL: none could be read)
 );
 
 -- One row per line that is not a JSON object.

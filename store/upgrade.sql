@@ -10,7 +10,8 @@
 
 -- name: upgrade_to_3
 -- Version 3: the replay tables, which version 2 made on the first `replay --db`,
--- become part of the schema (so a database that has them keeps them, rows and all).
+-- become part of the schema (so a database that has them keeps them, rows and all);
+-- attempts gains the shadow columns (rows stored before have no shadow: NULL).
 -- params:
 CREATE TABLE IF NOT EXISTS replays (
     replay_id INTEGER PRIMARY KEY,
@@ -40,3 +41,9 @@ CREATE TABLE IF NOT EXISTS replay_patches (
     candidate_armed BOOLEAN NOT NULL,
     PRIMARY KEY (replay_id, seq)
 );
+-- The line's `shadow` object (`route --shadow`), typed at ingest; NULL on rows stored before.
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS shadow_probe VARCHAR;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS shadow_reasons VARCHAR[];
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS shadow_units DOUBLE;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS shadow_armed BOOLEAN;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS shadow_policy VARCHAR;
