@@ -41,9 +41,33 @@ CREATE TABLE IF NOT EXISTS replay_patches (
     candidate_armed BOOLEAN NOT NULL,
     PRIMARY KEY (replay_id, seq)
 );
--- The line's `shadow` object (`route --shadow`), typed at ingest; NULL on rows stored before.
+-- The line's `shadow` object (`route --shadow`), typed as load.sql's attempt_rows types it,
+-- filled from each stored line's raw JSON (a line stored before has its shadow in raw
+-- only), and a shadow of the wrong type named among the line's type anomalies.
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS shadow_probe VARCHAR;
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS shadow_reasons VARCHAR[];
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS shadow_units DOUBLE;
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS shadow_armed BOOLEAN;
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS shadow_policy VARCHAR;
+UPDATE attempts SET
+    shadow_probe = json_str(parsed.s.probe),
+    shadow_reasons = json_str_list(parsed.s.reasons),
+    shadow_units = json_num(parsed.s.units),
+    shadow_armed = CASE WHEN parsed.s IS NOT NULL THEN py_truthy(parsed.s.model_call_allowed) END,
+    shadow_policy = json_str(parsed.s.policy_sha256),
+    type_anomalies = CASE WHEN ord(parsed.j_shadow) <> 123
+                  OR (parsed.s IS NOT NULL AND (ord(parsed.s.probe) <> 34 OR ord(parsed.s.reasons) <> 91
+                      OR NOT (ord(parsed.s.units) = 45 OR ord(parsed.s.units) BETWEEN 48 AND 57)
+                      OR NOT (ord(parsed.s.model_call_allowed) = 116 OR ord(parsed.s.model_call_allowed) = 102)
+                      OR ord(parsed.s.policy_sha256) <> 34))
+        THEN list_append(attempts.type_anomalies, 'shadow') ELSE attempts.type_anomalies END
+FROM (
+    SELECT source_id, line_no, j_shadow,
+           CASE WHEN ord(CAST(j_shadow AS VARCHAR)) = 123 THEN json_transform(j_shadow,
+               '{"probe": "JSON", "reasons": "JSON", "units": "JSON", "model_call_allowed": "JSON", "policy_sha256": "JSON"}')
+           END AS s
+    FROM (SELECT source_id, line_no, try(json_extract(raw, '$.shadow')) AS j_shadow
+          FROM attempts WHERE contains(raw, '"shadow"'))
+    WHERE CAST(j_shadow AS VARCHAR) <> 'null'  -- a JSON null is no shadow, as at ingest
+) AS parsed
+WHERE attempts.source_id = parsed.source_id AND attempts.line_no = parsed.line_no;

@@ -122,3 +122,28 @@ def test_the_command_the_message_names_upgrades_and_adds_nothing(v2: Path) -> No
     report = lanelog("report", "--db", str(v2), "--format", "json")
     assert report.returncode == 0, report.stderr
     assert '"attempts": 5' in report.stdout
+
+
+def test_the_upgrade_types_a_shadow_that_version_2_kept_in_raw_only(v2: Path) -> None:
+    con = duckdb.connect(str(v2))
+    shadow = ('"shadow": {"policy": "/ci/net.yaml", "policy_sha256": "cd", "probe": "pass", "reasons": [], '
+              '"units": 2, "model_call_allowed": true}, ')
+    con.execute("UPDATE attempts SET raw = replace(raw, '\"repo\": ', $shadow || '\"repo\": ') "
+                "WHERE attempt_id = 'v2-2'", {"shadow": shadow})
+    con.execute("UPDATE attempts SET raw = replace(raw, '\"repo\": ', '\"shadow\": [1], \"repo\": ') "
+                "WHERE attempt_id = 'v2-3'")
+    con.close()
+    store.open_db(v2).close()
+    con = duckdb.connect(str(v2), read_only=True)
+    try:
+        rows = con.execute("SELECT attempt_id, shadow_probe, shadow_reasons, shadow_units, shadow_armed, "
+                           "shadow_policy, type_anomalies FROM attempts ORDER BY attempt_id").fetchall()
+    finally:
+        con.close()
+    assert rows == [
+        ("v2-1", None, None, None, None, None, []),
+        ("v2-2", "pass", [], 2.0, True, "cd", []),
+        ("v2-3", None, None, None, None, None, ["shadow"]),
+        ("v2-4", None, None, None, None, None, []),
+        ("v2-5", None, None, None, None, None, []),
+    ]
