@@ -154,7 +154,35 @@ def report(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> di
         for row in rows[:-1]
     ]
     rejected = records(con, "rejected_line_count")[0]["rejected_lines"]
-    return {"weeks": weeks, "totals": _figures(rows[-1]), "rejected_lines": rejected}
+    out: dict[str, Any] = {"weeks": weeks, "totals": _figures(rows[-1]), "rejected_lines": rejected}
+    shadow = shadow_report(con, filters)
+    if shadow is not None:
+        out["shadow"] = shadow
+    return out
+
+
+SHADOW_FIGURES = ("attempts", "probe_rejects", "shadow_probe_rejects", "calls_armed", "shadow_calls_armed",
+                  "flips")
+
+
+def shadow_report(con: duckdb.DuckDBPyConnection | RowSource,
+                  filters: Filters | None = None) -> dict[str, Any] | None:
+    """The live shadow's figures (`route --shadow`) per week and in total; None when no line in scope has one.
+
+    Each week counts only the attempts decided under a shadow policy, live beside shadow.
+    """
+    rows = records(con, "shadow_figures", filters)
+    if not rows:
+        return None
+    weeks = [{"week": row["week"].isoformat() if row["week"] else None,
+              **{key: row[key] for key in SHADOW_FIGURES}} for row in rows[:-1]]
+    return {"weeks": weeks, "totals": {key: rows[-1][key] for key in SHADOW_FIGURES}}
+
+
+def shadow_flips(con: duckdb.DuckDBPyConnection | RowSource, filters: Filters | None = None,
+                 limit: int = ROW_LIMIT) -> list[dict[str, Any]]:
+    """The attempts whose probe the shadow policy would flip, newest first (at most ``limit``)."""
+    return records(con, "shadow_flips", filters, limit=limit)
 
 
 def check(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> dict[str, Any]:

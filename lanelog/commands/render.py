@@ -73,7 +73,49 @@ def table(report: dict[str, Any]) -> str:
     out = [line(header), line(["-" * width for width in widths])]
     out += [line(row) for row in rows[:-1]] + [line(rows[-1])]
     out.append(f"rejected lines (not JSON objects, whole database): {report['rejected_lines']}")
+    if "shadow" in report:
+        out += ["", f"Shadow policy (route --shadow), over the {report['shadow']['totals']['attempts']} "
+                    "attempts decided under it:", "", *_aligned(*_shadow_rows(report["shadow"]))]
     return "\n".join(out)
+
+
+# The live shadow's figures (queries.SHADOW_FIGURES), each live one beside its shadow.
+SHADOW_HEADINGS = {"week": "week", "attempts": "attempts", "probe_rejects": "probe rejects",
+                   "shadow_probe_rejects": "shadow probe rejects", "calls_armed": "armed calls",
+                   "shadow_calls_armed": "shadow armed calls", "flips": "would flip"}
+
+
+def _shadow_rows(shadow: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    rows = [[_cell(key, week[key]) for key in SHADOW_HEADINGS] for week in shadow["weeks"]]
+    rows.append(["total"] + [_cell(key, shadow["totals"][key]) for key in list(SHADOW_HEADINGS)[1:]])
+    return list(SHADOW_HEADINGS.values()), rows
+
+
+def _aligned(header: list[str], rows: list[list[str]]) -> list[str]:
+    """An aligned terminal table: the first column left, the others right."""
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(cell.ljust(width) if i == 0 else cell.rjust(width)
+                         for i, (cell, width) in enumerate(zip(cells, widths)))
+
+    return [line(header), line(["-" * width for width in widths]), *(line(row) for row in rows)]
+
+
+def _shadow_markdown(report: dict[str, Any]) -> list[str]:
+    """The shadow section of the review: absent when no line in scope has a shadow."""
+    if "shadow" not in report:
+        return []
+    header, rows = _shadow_rows(report["shadow"])
+    totals = report["shadow"]["totals"]
+    out = ["", "## Shadow policy", "",
+           f"{totals['attempts']} attempts were also decided under a shadow policy (`route --shadow`); "
+           f"{totals['flips']} would flip between probe reject and not.", "",
+           "| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+    for cells in rows:
+        cells[0] = f"**{cells[0]}**" if cells[0] == "total" else cells[0]
+        out.append("| " + " | ".join(cells) + " |")
+    return out
 
 
 def csv_text(report: dict[str, Any]) -> str:
@@ -150,6 +192,7 @@ def markdown(report: dict[str, Any], credit_bugs: list[dict[str, Any]],
         out += ["| reason | kind | probe rejects |", "|---|---|---:|"]
         out += [f"| {md(reason) if reason else '(none recorded)'} | {kind(reason) if reason else 'patch'} | {n} |"
                 for reason, n in top[:TOP_REASONS]]
+    out += _shadow_markdown(report)
     return "\n".join(out)
 
 
