@@ -77,3 +77,57 @@ def test_report_totals_equal_the_seed_reader(tmp_path: Path, lines: list[str]) -
     assert {key: figures["totals"][key] for key in expected} == expected
     assert sum(week["attempts"] for week in figures["weeks"]) == expected["attempts"]
     assert figures["rejected_lines"] == 0
+
+
+def shadow_reader(path: Path) -> dict[str, int] | None:
+    """The live shadow's totals read straight from the JSON lines: None when no line has a shadow object."""
+    rows = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    pairs = [(r, r['shadow']) for r in rows if isinstance(r.get('shadow'), dict)]
+    if not pairs:
+        return None
+    return {
+        'attempts': len(pairs),
+        'probe_rejects': sum(r.get('probe') == 'reject' for r, _ in pairs),
+        'shadow_probe_rejects': sum(s.get('probe') == 'reject' for _, s in pairs),
+        'calls_armed': sum(bool(r.get('model_call_allowed')) for r, _ in pairs),
+        'shadow_calls_armed': sum(bool(s.get('model_call_allowed')) for _, s in pairs),
+        'flips': sum((r.get('probe') == 'reject') != (s.get('probe') == 'reject') for r, s in pairs),
+    }
+
+
+SHADOW_FIELDS = ("probe", "model_call_allowed", "reasons", "units", "policy_sha256")
+
+
+@st.composite
+def shadowed_log(draw: st.DrawFn) -> list[str]:
+    """lane_log's lines, some given a shadow: an object of edge values, or a value of another type."""
+    lines = []
+    for line in draw(lane_log()):
+        obj = json.loads(line) if line.strip() else None
+        if isinstance(obj, dict) and draw(st.booleans()):
+            if draw(st.integers(min_value=0, max_value=4)) == 0:
+                obj["shadow"] = draw(VALUES)
+            else:
+                fields = draw(st.lists(st.sampled_from(SHADOW_FIELDS), unique=True))
+                obj["shadow"] = {field: draw(VALUES) for field in fields}
+            line = json.dumps(obj)
+        lines.append(line)
+    return lines
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(lines=shadowed_log())
+def test_report_shadow_totals_equal_a_reader_of_the_lines(tmp_path: Path, lines: list[str]) -> None:
+    log = tmp_path / "lane-log.jsonl"
+    log.write_text("".join(line + "\n" for line in lines))
+    result = CliRunner().invoke(cli, ["report", str(log), "--format", "json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    figures = json.loads(result.stdout)
+    expected = shadow_reader(log)
+    if expected is None:
+        assert "shadow" not in figures
+        return
+    assert figures["shadow"]["totals"] == expected
+    assert sum(week["attempts"] for week in figures["shadow"]["weeks"]) == expected["attempts"]
+    assert sum(week["flips"] for week in figures["shadow"]["weeks"]) == expected["flips"]
