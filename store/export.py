@@ -66,6 +66,10 @@ def export_lake(con: duckdb.DuckDBPyConnection, target: str | os.PathLike[str],
             _export_weeks(con, lake, state, summary, say)
             _export_table(con, lake, state, "rejected_lines", "lake_rejected_digest", "lake_rejected_lines",
                           summary, say)
+            # Stored replays, so a dashboard on the lake shows them (What-if) as on the database.
+            _export_table(con, lake, state, "replays", "lake_replays_digest", "lake_replays", summary, say)
+            _export_table(con, lake, state, "replay_patches", "lake_replay_patches_digest",
+                          "lake_replay_patches", summary, say)
         except (StoreError, duckdb.Error) as error:  # (a Parquet writer reading DuckDB's stream: untranslated)
             raise IngestError(f"cannot export to the lake at {lake.name}: {error}") from None
     return summary
@@ -79,6 +83,8 @@ def _new_state() -> dict[str, Any]:
         "attempts": {},
         "rejected_lines": None,
         "sources": None,
+        "replays": None,
+        "replay_patches": None,
     }
 
 
@@ -143,6 +149,8 @@ def lake_schemas() -> dict[str, Any]:
             "attempts": QUERIES["lake_attempts_of_week"].arrow(con, week=None).schema,
             "rejected_lines": QUERIES["lake_rejected_lines"].arrow(con).schema,
             "sources": QUERIES["lake_sources"].arrow(con).schema,
+            "replays": QUERIES["lake_replays"].arrow(con).schema,
+            "replay_patches": QUERIES["lake_replay_patches"].arrow(con).schema,
         }
     finally:
         con.close()

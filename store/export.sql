@@ -57,7 +57,8 @@ SELECT
     is_reject, armed, quarantined, has_credit, credit_bug, merge_credit,
     units, budget_cap, properties, quarantine, reasons, expired_freezes,
     CAST(results AS VARCHAR) AS results,
-    type_anomalies
+    type_anomalies,
+    shadow_probe, shadow_reasons, shadow_units, shadow_armed, shadow_policy
 FROM attempts
 WHERE week IS NOT DISTINCT FROM $week
 ORDER BY source_id, line_no
@@ -77,3 +78,33 @@ ORDER BY source_id
 SELECT source_id, line_no, byte_offset, raw, text, reason
 FROM rejected_lines
 ORDER BY source_id, line_no
+
+-- name: lake_replays_digest
+-- The stored replays' rows and a digest of them (a replay is stored whole, never changed).
+-- params:
+SELECT count(*) AS rows,
+       coalesce(bit_xor(hash(replay_id, made, checkout, candidate, baseline, source, patches, skipped)), 0)::VARCHAR
+           AS digest
+FROM replays
+
+-- name: lake_replay_patches_digest
+-- The stored replays' patches: their rows and a digest of their place (replay, seq).
+-- params:
+SELECT count(*) AS rows, coalesce(bit_xor(hash(replay_id, seq, head)), 0)::VARCHAR AS digest
+FROM replay_patches
+
+-- name: lake_replays
+-- Every stored replay (`lanelog replay --db`), as the replays table holds it.
+-- params:
+SELECT replay_id, made, checkout, candidate, baseline, source, patches, skipped
+FROM replays
+ORDER BY replay_id
+
+-- name: lake_replay_patches
+-- Every replayed patch of the stored replays and its two decisions.
+-- params:
+SELECT replay_id, seq, base, head, day, week, subject,
+       baseline_probe, baseline_reasons, baseline_units, baseline_armed,
+       candidate_probe, candidate_reasons, candidate_units, candidate_armed
+FROM replay_patches
+ORDER BY replay_id, seq

@@ -39,3 +39,27 @@ SET VARIABLE lake_rejected_lines = $files
 -- The sources view's data files.
 -- params: files
 SET VARIABLE lake_sources = $files
+
+-- name: lake_replays_view
+-- Replaces the empty replays table with a view over replays/data.parquet.
+-- params:
+DROP TABLE replays;
+CREATE VIEW replays AS
+SELECT * FROM read_parquet(getvariable('lake_replays'), hive_partitioning = false)
+
+-- name: lake_replay_patches_view
+-- Replaces the empty replay_patches table with a view over replay_patches/data.parquet.
+-- params:
+DROP TABLE replay_patches;
+CREATE VIEW replay_patches AS
+SELECT * FROM read_parquet(getvariable('lake_replay_patches'), hive_partitioning = false)
+
+-- name: lake_replays_files
+-- The replays view's data files.
+-- params: files
+SET VARIABLE lake_replays = $files
+
+-- name: lake_replay_patches_files
+-- The replay_patches view's data files.
+-- params: files
+SET VARIABLE lake_replay_patches = $files

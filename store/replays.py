@@ -40,9 +40,21 @@ def store(con: duckdb.DuckDBPyConnection, about: dict[str, Any], patches: Iterab
 def latest(con: duckdb.DuckDBPyConnection) -> dict[str, Any] | None:
     """The newest stored replay: its row, its weeks and its flips (JSON-ready); None when none is stored."""
     found = QUERIES["latest"].records(con)
-    if not found:
-        return None
-    about = found[0]
+    return _whole(con, found[0]) if found else None
+
+
+def listing(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """Every stored replay's row (JSON-ready), newest first."""
+    return [_plain(row) for row in QUERIES["replay_list"].records(con)]
+
+
+def by_id(con: duckdb.DuckDBPyConnection, replay_id: int) -> dict[str, Any] | None:
+    """One stored replay as ``latest`` gives it; None when no replay has that id."""
+    found = QUERIES["replay_row"].records(con, replay_id=replay_id)
+    return _whole(con, found[0]) if found else None
+
+
+def _whole(con: duckdb.DuckDBPyConnection, about: dict[str, Any]) -> dict[str, Any]:
     weeks = QUERIES["replay_weeks"].records(con, replay_id=about["replay_id"])
     flips = QUERIES["replay_flips"].records(con, replay_id=about["replay_id"])
     return {"replay": _plain(about), "weeks": [_plain(row) for row in weeks], "flips": [_plain(row) for row in flips]}

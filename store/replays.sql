@@ -1,6 +1,6 @@
 -- Stored replays (`lanelog replay --db`): one row per replay, one row per replayed patch.
--- The tables are in store/schema.sql (schema version 3); the lake export leaves them
--- out (they are an analysis of a checkout's history, not lane-log data).
+-- The tables are in store/schema.sql (schema version 3); the lake export copies them
+-- (store/export.sql), and these queries run on a lake's views of them unchanged.
 
 -- name: next_id
 -- The id the next stored replay gets.
@@ -25,6 +25,16 @@ INSERT INTO replay_patches VALUES (
 -- The newest stored replay's row.
 -- params:
 SELECT * FROM replays ORDER BY replay_id DESC LIMIT 1
+
+-- name: replay_list
+-- Every stored replay's row, newest first (for choosing one).
+-- params:
+SELECT * FROM replays ORDER BY replay_id DESC
+
+-- name: replay_row
+-- One stored replay's row.
+-- params: replay_id
+SELECT * FROM replays WHERE replay_id = $replay_id
 
 -- name: replay_weeks
 -- Per week of one replay: rejects, armed calls and units on each side (units count on armed calls).

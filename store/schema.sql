@@ -191,8 +191,8 @@ CREATE OR REPLACE MACRO json_valid_rfc(t) AS CASE
 CREATE OR REPLACE MACRO lane_week(ts) AS CAST(date_trunc('week', ts) AS DATE);
 
 -- Stored replays (`lanelog replay --db`): one row per replay, one row per replayed
--- patch, written in one transaction.  The lake export leaves them out (they are an
--- analysis of a checkout's history, not lane-log data).
+-- patch, written in one transaction.  The lake export copies them whole (lake tables
+-- replays and replay_patches), so the What-if page reads a lake as it reads a database.
 CREATE TABLE IF NOT EXISTS replays (
     replay_id INTEGER PRIMARY KEY,
     made TIMESTAMP NOT NULL,          -- when the replay was stored (UTC)

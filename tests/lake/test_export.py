@@ -82,7 +82,7 @@ def test_the_attempts_columns_are_the_tables_own(generated: tuple[Path, Path]) -
 def test_the_state_file_records_the_lake_schema_version(generated: tuple[Path, Path]) -> None:
     _, lake = generated
     state = json.loads((lake / "_lanelog" / "lake.json").read_text())
-    assert state["lake_schema_version"] == LAKE_SCHEMA_VERSION == 1
+    assert state["lake_schema_version"] == LAKE_SCHEMA_VERSION == 2  # 2: shadow columns, replay tables
     assert state["database_schema_version"] == store.SCHEMA_VERSION
 
 
@@ -90,7 +90,7 @@ def test_exporting_twice_changes_nothing(tmp_path: Path) -> None:
     db = make_db(tmp_path, seed=5, lines=300)
     lake = tmp_path / "lake"
     first = export(db, lake)
-    assert first["weeks_written"] and first["tables_written"] == ["sources", "rejected_lines"]
+    assert first["weeks_written"] and first["tables_written"] == ["sources", "rejected_lines", "replays", "replay_patches"]
     before = files_state(lake)
     second = export(db, lake)
     assert second["weeks_written"] == [] and second["tables_written"] == [] and second["weeks_removed"] == []
@@ -158,7 +158,7 @@ def test_a_lake_of_another_version_is_refused_by_name(tmp_path: Path) -> None:
     state = json.loads((lake / "_lanelog" / "lake.json").read_text())
     (lake / "_lanelog" / "lake.json").write_text(json.dumps({**state, "lake_schema_version": 99}))
     expected = (f"Error: the lake at {lake} has lake schema version 99, and this lanelog reads and "
-                "writes version 1: export into a new folder (the lake is made from the database, "
+                "writes version 2: export into a new folder (the lake is made from the database, "
                 "so nothing is lost)\n")
     for args in (("export", "--db", db, "--lake", lake), ("report", "--lake", lake)):
         result = CliRunner().invoke(cli, [str(a) for a in args])
@@ -246,3 +246,41 @@ def test_a_lake_from_another_database_schema_is_rewritten_whole(tmp_path: Path) 
     again = export(db, lake)
     assert again["weeks_written"] == first["weeks_written"]
     assert json.loads(state_file.read_text())["database_schema_version"] == store.SCHEMA_VERSION
+
+
+def test_stored_replays_and_shadow_figures_read_the_same_on_the_lake(tmp_path: Path) -> None:
+    from lanelog.store import replays
+
+    log = tmp_path / "shadow.jsonl"
+    shadow = {"policy": "/ci/net.yaml", "policy_sha256": "ef", "probe": "pass", "reasons": [], "units": 1,
+              "model_call_allowed": True}
+    log.write_text("".join(json.dumps(line) + "\n" for line in [
+        {"attempt_id": "s1", "ts": "2026-10-05T09:00:00Z", "probe": "reject", "reasons": ["line_cap"],
+         "model_call_allowed": False, "shadow": shadow},
+        {"attempt_id": "s2", "ts": "2026-10-13T09:00:00Z", "probe": "pass", "model_call_allowed": True,
+         "shadow": {**shadow, "probe": "reject", "model_call_allowed": False}},
+    ]))
+    db = tmp_path / "lanelog.duckdb"
+    assert run("ingest", log, "--db", db).exit_code == 0
+    con = store.open_db(db)
+    patch = {"base": "b" * 40, "head": "c" * 40, "day": date(2026, 10, 6), "subject": "api: <b>bold</b>",
+             "baseline_probe": "reject", "baseline_reasons": ["line_cap"], "baseline_units": 0.0,
+             "baseline_armed": False, "candidate_probe": "pass", "candidate_reasons": [],
+             "candidate_units": 1.0, "candidate_armed": True}
+    for candidate in ("/ci/a.yaml", "/ci/b.yaml"):
+        replays.store(con, {"checkout": "/src/svc", "candidate": candidate, "baseline": "/ci/live.yaml",
+                            "source": "v1..main", "patches": 1, "skipped": 0}, [patch])
+    on_db = (replays.listing(con), replays.latest(con), replays.by_id(con, 1))
+    con.close()
+    summary = export(db, tmp_path / "lake")
+    assert {"replays", "replay_patches"} <= set(summary["tables_written"])
+    lake = store.open_lake(tmp_path / "lake")
+    try:
+        assert (replays.listing(lake), replays.latest(lake), replays.by_id(lake, 1)) == on_db
+    finally:
+        lake.close()
+    assert [row["candidate"] for row in on_db[0]] == ["/ci/b.yaml", "/ci/a.yaml"]  # newest first
+    on_lake = json.loads(run("report", "--lake", tmp_path / "lake", "--format", "json").stdout)
+    assert on_lake == json.loads(run("report", "--db", db, "--format", "json").stdout)
+    assert on_lake["shadow"]["totals"] == {"attempts": 2, "probe_rejects": 1, "shadow_probe_rejects": 1,
+                                           "calls_armed": 1, "shadow_calls_armed": 1, "flips": 2}
