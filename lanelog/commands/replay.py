@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -87,9 +88,12 @@ def replay(logs: tuple[Path, ...], repo: Path, candidate: Path, baseline: Path |
     for warning in result["warnings"]:
         click.echo(f"lanelog replay: warning: {warning}", err=True)
     if db is not None:
+        from lanelog.router.paths import printable
+
+        # Absolute, so the What-if page says which checkout and files whatever folder replay ran in.
         stored = store_replay(db, wait, replayed.patch_rows(), {
-            "checkout": str(repo), "candidate": str(candidate),
-            "baseline": str(baseline) if baseline is not None
+            "checkout": printable(str(checkout.toplevel)), "candidate": printable(os.path.abspath(candidate)),
+            "baseline": printable(os.path.abspath(baseline)) if baseline is not None
             else ("each base commit's policy" if span is not None else "the decisions the lines recorded"),
             "source": f"commits {span}" if span is not None else "lane logs " + ", ".join(map(str, logs)),
             "patches": result["patches"], "skipped": len(result["skipped"]),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -255,3 +256,25 @@ def test_a_replay_with_db_on_a_lane_log_names_it_before_replaying(history, tmp_p
     assert done.stdout == "" and "stored as replay" not in done.stderr
     assert f"cannot open the database {log}: it is a lane log (JSON lines), not a database" in done.stderr
     assert log.read_text() == '{"attempt_id": "a1", "probe": "pass"}\n'
+
+
+def test_a_stored_replay_names_its_checkout_and_policies_by_absolute_path(history, tmp_path):
+    """Issue 32: the What-if page showed "." and "lanes.yaml", relative to wherever replay ran."""
+    from lanelog.store import open_db
+    from lanelog.store.replays import latest
+
+    repo, base, _steps, candidate = history
+    baseline = repo.root / "baseline.yaml"
+    baseline.write_text(candidate.read_text())
+    db = tmp_path / "lanelog.duckdb"
+    done = lanelog("replay", "--repo", ".", "--policy", os.path.relpath(candidate, repo.root),
+                   "--baseline", "baseline.yaml", "--commits", f"{base}..main", "--db", str(db), cwd=repo.root)
+    assert done.returncode == 0, done.stderr
+    con = open_db(db, read_only=True)
+    try:
+        about = latest(con)["replay"]
+    finally:
+        con.close()
+    assert (about["checkout"], about["candidate"], about["baseline"]) == (
+        os.path.realpath(repo.root), os.path.abspath(candidate), str(baseline))
+    assert about["source"] == f"commits {base}..main"
