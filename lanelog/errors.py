@@ -46,3 +46,7 @@ class DashboardError(LanelogError):
 
 class DemoError(LanelogError):
     """A demo that cannot run, or would overwrite data it did not make."""
+
+
+class AlertError(LanelogError):
+    """A webhook that cannot be used or did not take a message (named by its redacted form)."""
