@@ -170,7 +170,7 @@ def serve(db: Path, host: str = "127.0.0.1", port: int = 8501, lake: str | None 
 
 def _run_child(argv: list[str], env: dict[str, str]) -> int:
     """Run the server, pass SIGTERM, SIGINT and SIGHUP on to it, and return its exit code."""
-    child = subprocess.Popen(argv, env=env)  # noqa: S603 - our own interpreter and arguments
+    child = subprocess.Popen(argv, env=env)
 
     def forward(signum: int, _frame: object) -> None:
         child.send_signal(signum)
