@@ -61,7 +61,7 @@ def gate() -> None:
         st.error("Sign-in is on, but its settings did not reach the page. Start the dashboard again "
                  "with `lanelog dashboard --auth FILE`.")
         st.stop()
-    if not st.user.is_logged_in:
+    if st.user.get("is_logged_in") is not True:
         _sign_in_page()
         st.stop()
     if _expired(access["session_hours"]):
