@@ -140,8 +140,9 @@ def check_exposure(host: str, auth: Path | None, no_auth: bool) -> None:
     if auth is None and not no_auth and not signin.is_loopback(bare):
         raise DashboardError(
             f"--host {host!r} is not a loopback address, and without sign-in anyone who reaches "
-            "the port sees every lane-log line and may upload into the database: give --auth FILE "
-            "(docs/deploy.md), or --no-auth to serve a network you trust"
+            "the port sees every lane-log line and may upload into the database: serve it with "
+            "`lanelog dashboard --auth FILE` (docs/deploy.md), or `lanelog dashboard --no-auth` "
+            "on a network you trust"
         )
 
 

@@ -72,7 +72,14 @@ def test_an_address_other_than_loopback_needs_sign_in(host: str) -> None:
     done = _dashboard("--host", host, "--port", "9")
     assert done.returncode == 2 and done.stdout == ""
     assert f"Error: --host {host!r} is not a loopback address" in done.stderr
-    assert "give --auth FILE" in done.stderr and "--no-auth" in done.stderr
+    assert "lanelog dashboard --auth FILE" in done.stderr and "--no-auth" in done.stderr
+
+
+def test_demo_serves_loopback_only() -> None:
+    done = subprocess.run([sys.executable, "-m", "lanelog", "demo", "--serve", "--host", "192.0.2.10",
+                           "--db", "unused.duckdb"], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2
+    assert "is not a loopback address" in done.stderr
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "localhost", "::1"])
