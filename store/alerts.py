@@ -17,12 +17,10 @@ QUERIES = load_resources("lanelog.store", "alerts.sql")
 
 def sent_to(con: duckdb.DuckDBPyConnection, receiver: str) -> set[str]:
     """The keys of the credit bugs already sent to the receiver (the sha256 of its URL)."""
-    query = QUERIES["sent_to"]
-    return {row[0] for row in con.execute(query.sql, query.bind({"receiver": receiver})).fetchall()}
+    return {row[0] for row in QUERIES["sent_to"].rows(con, receiver=receiver)}
 
 
 def mark_sent(con: duckdb.DuckDBPyConnection, bug_key: str, receiver: str) -> None:
     """Remember that the credit bug was delivered to the receiver."""
-    query = QUERIES["mark_sent"]
-    con.execute(query.sql, query.bind({"bug_key": bug_key, "receiver": receiver,
-                                       "sent_at": datetime.now(UTC).replace(tzinfo=None)}))
+    QUERIES["mark_sent"].run(con, bug_key=bug_key, receiver=receiver,
+                             sent_at=datetime.now(UTC).replace(tzinfo=None))

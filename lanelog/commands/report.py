@@ -9,14 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import click
-import duckdb
 
-from lanelog import alerts, ingest, store
-from lanelog import queries
-from lanelog.errors import AlertError, IngestError, QueryError
+from lanelog import alerts, ingest, queries, store
 from lanelog.commands import render
 from lanelog.commands.export import check_sources, lake_options, spark_lake
-from lanelog.commands.options import db_option, notify_options, wait_option
+from lanelog.commands.options import db_option, format_option, notify_options, wait_option
+from lanelog.errors import AlertError, IngestError
 from lanelog.queries import Filters
 
 
@@ -37,24 +35,20 @@ def _database(db: Path | None, logs: tuple[Path, ...], wait: float, lake: str | 
         return
     if lake is not None:
         con = store.open_lake(lake)
-        where = f"the lake at {lake}"
     elif logs:
         con = store.open_memory()
         summary = ingest.ingest_paths(con, list(logs))
         if summary.errors:
             con.close()
             raise IngestError("cannot read lane log: " + "; ".join(summary.errors))
-        where = "the given lane logs"
     else:
         path = db if db is not None else store.default_db_path()
         if write and not path.exists():
             raise IngestError(f"no database at {path}: run `lanelog ingest ...` or `lanelog demo`")
         con = store.open_db(path, read_only=not write, wait=wait)
-        where = str(path)
+    # A query the database refuses is a StoreError naming its .sql file and block (lanelog.store).
     try:
         yield con
-    except duckdb.Error as error:
-        raise QueryError(f"cannot read the figures from {where}: {error}") from None
     finally:
         con.close()
 
@@ -98,8 +92,7 @@ def scope_options(command: Any) -> Any:
 
 @click.command()
 @scope_options
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown", "csv"]),
-              default="table", show_default=True, help="Output form; json is a stable contract.")
+@format_option(["table", "json", "markdown", "csv"])
 @notify_options
 def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: str | None,
            repo: str | None, old_repo: str | None, wait: float, lake: str | None, engine: str,
@@ -152,7 +145,7 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
 @click.command()
 @scope_options
 @click.option("--strict", is_flag=True, help="Exit 1 on warnings too, not only on credit bugs.")
-@click.option("--json", "as_json", is_flag=True, help="Print rows as JSON lines (summary on stderr).")
+@format_option(["text", "json"], help="Print rows as text, or as JSON lines (summary on stderr).")
 @notify_options
 @click.option("--renotify", is_flag=True, help="With --notify: send every credit bug in range again.")
 @click.option("--dashboard-url", metavar="URL",
@@ -160,7 +153,7 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
 @click.pass_context
 def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: str | None,
           until: str | None, repo: str | None, old_repo: str | None, wait: float, lake: str | None,
-          engine: str, spark_master: str | None, strict: bool, as_json: bool, notify: tuple[str, ...],
+          engine: str, spark_master: str | None, strict: bool, fmt: str, notify: tuple[str, ...],
           notify_format: str, notify_timeout: float, renotify: bool, dashboard_url: str | None) -> None:
     """Alert on credit bugs (exit 1) and audit the decision table's other rules.
 
@@ -198,6 +191,7 @@ def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: st
                 sent_before=lambda receiver: store.alerts.sent_to(con, receiver.digest),
                 mark_sent=lambda receiver, key: store.alerts.mark_sent(con, key, receiver.digest),
                 renotify=renotify, timeout=notify_timeout)
+    as_json = fmt == "json"
     lines = render.check_json_lines(found) if as_json else render.check_lines(found)
     for line in lines:
         click.echo(line)
