@@ -102,7 +102,8 @@ def test_json_format_is_a_plain_event(make_db) -> None:
         assert done.returncode == 1, done.stderr
     body = hook.posts[0]["body"]
     assert body["event"] == "credit_bug"
-    assert (body["repo"], body["week"], body["attempt_id"], body["quarantine"]) == ("orders", "2026-10-05", "a1", ["t_a"])
+    shown = (body["repo"], body["week"], body["attempt_id"], body["quarantine"])
+    assert shown == ("orders", "2026-10-05", "a1", ["t_a"])
     assert body["triage_url"] is None
 
 
