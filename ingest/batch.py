@@ -28,18 +28,17 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import duckdb
 import pyarrow as pa
 
 from lanelog.errors import StoreError
-from lanelog.store.db import settings, transaction
 from lanelog.ingest.identity import FINGERPRINT_BYTES, TAIL_BYTES, continues, digest
 from lanelog.ingest.lines import LINES_SCHEMA, Lines, split_lines
-from lanelog.ingest.load import (BROKEN_LINE, STREAM, Handover, Outcome, attempt_rows, duplicates_handover,
-                                 statement)
+from lanelog.ingest.load import BROKEN_LINE, STREAM, Handover, Outcome, attempt_rows, duplicates_handover, statement
 from lanelog.ingest.logfile import LogStream, shown
+from lanelog.store.db import settings, transaction
 
 SMALL_LOG_BYTES = 1 << 20
 BATCH_LOGS = 2000
@@ -200,7 +199,7 @@ def store_batch(con: duckdb.DuckDBPyConnection, batch: list[Small], *, leave_out
             count = small.lines.count
             added = count if stored == expected else attempts.get(source_id, 0)
             outcomes.append(Outcome(lines=count, attempts=added, duplicates=count - added))
-        now = datetime.now(timezone.utc).replace(tzinfo=None)
+        now = datetime.now(UTC).replace(tzinfo=None)
         con.register("lane_sources", _source_rows(ids, batch, outcomes, now))
         try:
             statement("insert_sources").run(con)

@@ -28,8 +28,8 @@ import duckdb
 import pyarrow as pa
 
 from lanelog.errors import StoreError
-from lanelog.store.db import settings
 from lanelog.ingest.lines import LINES_SCHEMA, Lines, LongLine, arrow_table, bytes_array, int64_array, readable
+from lanelog.store.db import settings
 from lanelog.store.sqlfile import Query, load_resources
 
 # Verdicts of lines that are no attempt; "blank" lines are counted nowhere.

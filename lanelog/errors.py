@@ -48,6 +48,9 @@ class DemoError(LanelogError):
     """A demo that cannot run, or would overwrite data it did not make."""
 
 
+class MissingExtra(LanelogError):
+    """A command needs an optional part of lanelog that is not installed (`pip install 'lanelog[EXTRA]'`)."""
+
 class StoreError(LanelogError):
     """A statement the database refused; the message names its .sql file, line and block."""
 

@@ -22,8 +22,7 @@ _HOMES = {
 }
 
 if TYPE_CHECKING:
-    from lanelog.store.db import (SCHEMA_VERSION, default_db_path, open_db, open_memory, put_meta, read_meta,
-                                  stored_logs)
+    from lanelog.store.db import SCHEMA_VERSION, default_db_path, open_db, open_memory, put_meta, read_meta, stored_logs
     from lanelog.store.export import ExportSummary, export_lake, lake_schemas
     from lanelog.store.lake import lake_files, open_lake
     from lanelog.store.lakefs import LAKE_SCHEMA_VERSION, UNDATED

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from functools import cache
 from importlib import resources
@@ -286,7 +286,7 @@ def capped_memory(con: duckdb.DuckDBPyConnection, limit: str) -> Iterator[None]:
 
 
 @contextmanager
-def settings(con: duckdb.DuckDBPyConnection, values: dict[str, object]) -> Iterator[None]:
+def settings(con: duckdb.DuckDBPyConnection, values: Mapping[str, object]) -> Iterator[None]:
     """Run a block under DuckDB settings, then put back the values they had.
     The names are the caller's own constants, each with its set_NAME block in db.sql.
 
@@ -310,7 +310,7 @@ def settings(con: duckdb.DuckDBPyConnection, values: dict[str, object]) -> Itera
     _set(con, before)
 
 
-def _set(con: duckdb.DuckDBPyConnection, values: dict[str, object]) -> None:
+def _set(con: duckdb.DuckDBPyConnection, values: Mapping[str, object]) -> None:
     for name, value in values.items():
         statements()[f"set_{name}"].run(con, value=value)
 

@@ -18,9 +18,9 @@ from typing import Any
 import duckdb
 
 from lanelog import __version__
+from lanelog.errors import IngestError, StoreError
 from lanelog.store.db import SCHEMA_VERSION, open_memory
 from lanelog.store.lakefs import DATA_FILE, LAKE_SCHEMA_VERSION, LakeFolder, partition_value
-from lanelog.errors import IngestError, StoreError
 from lanelog.store.sqlfile import load_resources
 
 QUERIES = load_resources("lanelog.store", "export.sql")
@@ -140,10 +140,9 @@ def lake_schemas() -> dict[str, Any]:
     con = open_memory()
     try:
         return {
-            table: QUERIES[name].arrow(con, **values).schema
-            for table, name, values in (("attempts", "lake_attempts_of_week", {"week": None}),
-                                        ("rejected_lines", "lake_rejected_lines", {}),
-                                        ("sources", "lake_sources", {}))
+            "attempts": QUERIES["lake_attempts_of_week"].arrow(con, week=None).schema,
+            "rejected_lines": QUERIES["lake_rejected_lines"].arrow(con).schema,
+            "sources": QUERIES["lake_sources"].arrow(con).schema,
         }
     finally:
         con.close()

@@ -8,7 +8,7 @@ tables are part of the schema (store/schema.sql, since version 3; docs/replay.md
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Any
 
 import duckdb
@@ -29,12 +29,12 @@ def store(con: duckdb.DuckDBPyConnection, about: dict[str, Any], patches: Iterab
     rows = list(patches)
     with transaction(con):
         replay_id = QUERIES["next_id"].records(con)[0]["replay_id"]
-        QUERIES["add_replay"].run(con, replay_id=replay_id, made=datetime.now(timezone.utc).replace(tzinfo=None),
+        QUERIES["add_replay"].run(con, replay_id=replay_id, made=datetime.now(UTC).replace(tzinfo=None),
              checkout=about["checkout"], candidate=about["candidate"], baseline=about["baseline"],
              source=about["source"], patches=about["patches"], skipped=about["skipped"])
         QUERIES["add_patch"].run_many(con, [{"replay_id": replay_id, "seq": seq, **row}
                                             for seq, row in enumerate(rows, start=1)])
-    return replay_id
+    return int(replay_id)
 
 
 def latest(con: duckdb.DuckDBPyConnection) -> dict[str, Any] | None:

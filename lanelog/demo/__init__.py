@@ -85,7 +85,7 @@ def route(patch: Patch, day: date, log: Path) -> dict[str, Any]:
         "--base", patch.base,
         "--head", patch.head,
         "--today", day.isoformat(),
-        "--log", str(log),
+        "--out", str(log),
         "--repo-name", patch.repo.name,
         "--run", RUNNER,
         "--property-timeout", "30",

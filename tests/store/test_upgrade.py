@@ -14,11 +14,11 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from lanelog.ingest import ingest_paths
-from lanelog.store.replays import latest
 
 from lanelog import queries, store
 from lanelog.errors import SchemaMismatch
+from lanelog.ingest import ingest_paths
+from lanelog.store.replays import latest
 
 DATA = Path(__file__).parent / "data"
 V2_TABLES = ["attempts", "ingest_runs", "lanelog_meta", "rejected_lines", "replay_patches", "replays", "sources"]
