@@ -35,8 +35,13 @@ def _latest_replay(con: Any, filters: Filters) -> dict[str, Any] | None:
     return replays.latest(con)
 
 
+def _replay_list(con: Any, filters: Filters) -> list[dict[str, Any]]:
+    """Every stored replay's row, newest first (the What-if page's choice)."""
+    return replays.listing(con)
+
+
 # Figures read from tables other than the lane log's: looked up before `queries`.
-STORED = {"latest_replay": _latest_replay}
+STORED = {"latest_replay": _latest_replay, "replay_list": _replay_list}
 
 
 class NoDatabase(DashboardError):
@@ -157,6 +162,27 @@ def look(*names: str, filters: Filters | None = None) -> Look:
         connection.close()
     last[key] = figures
     return Look(figures=figures, stale=False)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _cached_replay(db: str, signature: tuple[int, ...], token: int, replay_id: int,
+                   _connection: _Connection) -> dict[str, Any] | None:
+    return replays.by_id(_connection.get(), replay_id)
+
+
+def replay(replay_id: int) -> dict[str, Any] | None:
+    """One stored replay (cached like `look`); None when no replay has that id.
+
+    Raises NoDatabase when there is nothing to read, DatabaseLocked while an ingest holds the file.
+    """
+    path = source_path()
+    if not path.exists():
+        raise NoDatabase(f"no database at {path}")
+    connection = _Connection(path)
+    try:
+        return _cached_replay(str(path), _signature(path), refresh_token(), int(replay_id), connection)
+    finally:
+        connection.close()
 
 
 def ingest_upload(name: str, payload: bytes) -> dict[str, Any]:

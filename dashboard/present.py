@@ -329,6 +329,15 @@ def replay_about(about: dict[str, Any]) -> pd.DataFrame:
                          "value": [about["checkout"], about["candidate"], about["baseline"], about["source"]]})
 
 
+def replay_label(about: dict[str, Any]) -> str:
+    """One stored replay in the page's choice: id, when, the candidate file's name and the range.
+
+    A select box shows its options as plain text, so the names stay as they are.
+    """
+    candidate = str(about["candidate"]).replace("\\", "/").rsplit("/", 1)[-1]
+    return f"#{about['replay_id']} · {str(about['made'])[:16].replace('T', ' ')} · {candidate} · {about['source']}"
+
+
 def replay_weeks_frame(weeks: list[dict[str, Any]]) -> pd.DataFrame:
     """The stored replay's weekly rows as a frame (week as YYYY-MM-DD)."""
     columns = ["week", "patches", *(f"{side}_{measure}" for side in ("baseline", "candidate")

@@ -1,48 +1,122 @@
-"""What-if: the newest replay stored by `lanelog replay --db`, baseline against candidate."""
+"""What-if: stored replays (`lanelog replay --db`) and the live shadow (`route --shadow`), each baseline against candidate."""
 
 import pandas as pd
 import streamlit as st
 
-from lanelog.dashboard import charts, present, ui
+from lanelog.dashboard import charts, data, live_shadow, present, ui
+from lanelog.errors import DatabaseLocked, LanelogError
 
 st.title("What-if")
-replay = ui.figures("latest_replay")["latest_replay"]
-if replay is None:
-    st.info("No replay stored yet. Route history again under a candidate policy and keep the result:")
-    st.code("lanelog replay --repo . --policy lanes-candidate.yaml --commits v1.0..main --db lanelog.duckdb",
-            language="bash")
-    st.stop()
 
-about = replay["replay"]
-st.caption(f"Replay {about['replay_id']}, stored {about['made'][:16].replace('T', ' ')} UTC: "
-           f"{about['patches']} patches, {about['skipped']} skipped. The sidebar's filters do not apply here.")
-st.dataframe(present.replay_about(about), hide_index=True, key="replay_about",
-             column_config=present.fixed_columns(present.REPLAY_ABOUT_WIDTHS))
 
-weeks = present.replay_weeks_frame(replay["weeks"])
-columns = st.columns(3)
-for column, (measure, words) in zip(columns, present.REPLAY_MEASURES.items()):
-    before, after = weeks[f"baseline_{measure}"].sum(), weeks[f"candidate_{measure}"].sum()
-    column.metric(f"{words} (candidate)", present.number(after),
-                  delta=present.number(after - before), delta_color="off",
-                  help=f"Baseline: {present.number(before)}.")
+def stored_replay() -> None:
+    """A stored replay, chosen among them (newest first): what it replayed, its weeks and its flips."""
+    listed = ui.figures("replay_list")["replay_list"]
+    if not listed:
+        st.info("No replay stored yet. Route history again under a candidate policy and keep the result:")
+        st.code("lanelog replay --repo . --policy lanes-candidate.yaml --baseline lanes.yaml "
+                "--commits v1.0..main --db lanelog.duckdb", language="bash")
+        return
+    by_id = {row["replay_id"]: row for row in listed}
+    chosen = st.selectbox(
+        "Replay", list(by_id), key="replay_pick",
+        format_func=lambda rid: present.replay_label(by_id[rid]),
+        help="Stored replays, newest first.")
+    try:
+        replay = data.replay(chosen)
+    except DatabaseLocked:
+        st.info("Ingest in progress: the replay shows when it finishes (press Refresh).")
+        return
+    except LanelogError as error:
+        st.error("The database cannot be read.")
+        st.text(str(error))
+        return
+    if replay is None:  # removed since the list was read
+        st.info("That replay is no longer stored: press Refresh.")
+        return
+    about = replay["replay"]
+    st.caption(f"Replay {about['replay_id']}, stored {about['made'][:16].replace('T', ' ')} UTC: "
+               f"{about['patches']} patches, {about['skipped']} skipped. The sidebar's filters do not apply here.")
+    st.dataframe(present.replay_about(about), hide_index=True, key="replay_about",
+                 column_config=present.fixed_columns(present.REPLAY_ABOUT_WIDTHS))
 
-measure = st.segmented_control(
-    "Measure", list(present.REPLAY_MEASURES), default="rejects", key="whatif_measure",
-    format_func=present.REPLAY_MEASURES.__getitem__,
-) or "rejects"
-st.subheader(f"{present.REPLAY_MEASURES[measure]} per week: baseline and candidate")
-st.altair_chart(charts.replay_weeks(weeks, measure, present.REPLAY_MEASURES[measure].lower()), key="replay_weeks")
+    weeks = present.replay_weeks_frame(replay["weeks"])
+    columns = st.columns(3)
+    for column, (measure, words) in zip(columns, present.REPLAY_MEASURES.items()):
+        before, after = weeks[f"baseline_{measure}"].sum(), weeks[f"candidate_{measure}"].sum()
+        column.metric(f"{words} (candidate)", present.number(after),
+                      delta=present.number(after - before), delta_color="off",
+                      help=f"Baseline: {present.number(before)}.")
 
-flips = pd.DataFrame(replay["flips"])
-st.subheader(f"Patches whose probe flips ({len(flips)})")
-if flips.empty:
-    st.success("No patch changes its probe under the candidate.")
-else:
-    st.caption("Commits by git's short id, each side as its probe and its reasons; the CSV holds full "
-               "commit ids and every value whole.")
-    shown = present.flips_table(flips)
-    st.dataframe(shown, hide_index=True, key="replay_flips",
-                 column_config=present.fixed_columns(present.FLIP_WIDTHS))
-    st.download_button("Download CSV", present.csv_bytes(present.flips_table(flips, whole=True)),
-                       file_name="replay-flips.csv", mime="text/csv", key="replay_flips_csv")
+    measure = st.segmented_control(
+        "Measure", list(present.REPLAY_MEASURES), default="rejects", key="whatif_measure",
+        format_func=present.REPLAY_MEASURES.__getitem__,
+    ) or "rejects"
+    st.subheader(f"{present.REPLAY_MEASURES[measure]} per week: baseline and candidate")
+    st.altair_chart(charts.replay_weeks(weeks, measure, present.REPLAY_MEASURES[measure].lower()),
+                    key="replay_weeks")
+
+    flips = pd.DataFrame(replay["flips"])
+    st.subheader(f"Patches whose probe flips ({len(flips)})")
+    if flips.empty:
+        st.success("No patch changes its probe under the candidate.")
+    else:
+        st.caption("Commits by git's short id, each side as its probe and its reasons; the CSV holds full "
+                   "commit ids and every value whole.")
+        shown = present.flips_table(flips)
+        st.dataframe(shown, hide_index=True, key="replay_flips",
+                     column_config=present.fixed_columns(present.FLIP_WIDTHS))
+        st.download_button("Download CSV", present.csv_bytes(present.flips_table(flips, whole=True)),
+                           file_name="replay-flips.csv", mime="text/csv", key="replay_flips_csv")
+
+
+def live() -> None:
+    """This week's real patches under the shadow policy CI also decides them by (the sidebar's filters apply)."""
+    st.header("Live shadow")
+    found = ui.figures("shadow_report", "shadow_flips", note=False)
+    shadow = found["shadow_report"]
+    if shadow is None:
+        st.caption("No lane-log line in range was also decided under a shadow policy. Add "
+                   "`--shadow lanes-candidate.yaml` to the `lanelog route` step in CI to watch a candidate "
+                   "policy decide real patches beside the live one, before it is adopted.")
+        return
+    totals = shadow["totals"]
+    st.caption(f"{present.number(totals['attempts'])} attempts in range were also decided under a shadow "
+               "policy: the live policy is the baseline, the shadow the candidate. Week by week, then the "
+               "attempts whose probe would flip.")
+    columns = st.columns(3)
+    columns[0].metric("Probe rejects (shadow)", present.number(totals["shadow_probe_rejects"]),
+                      delta=present.number(totals["shadow_probe_rejects"] - totals["probe_rejects"]),
+                      delta_color="off", help=f"Live: {present.number(totals['probe_rejects'])}.")
+    columns[1].metric("Armed calls (shadow)", present.number(totals["shadow_calls_armed"]),
+                      delta=present.number(totals["shadow_calls_armed"] - totals["calls_armed"]),
+                      delta_color="off", help=f"Live: {present.number(totals['calls_armed'])}.")
+    columns[2].metric("Would flip", present.number(totals["flips"]),
+                      help="Attempts one policy rejects and the other does not.")
+    measure = st.segmented_control(
+        "Measure", list(live_shadow.MEASURES), default="rejects", key="shadow_measure",
+        format_func=live_shadow.MEASURES.__getitem__,
+    ) or "rejects"
+    weeks = live_shadow.weeks_frame(shadow)
+    words = live_shadow.MEASURES[measure]
+    st.subheader(f"{words} per week: live (baseline) and shadow (candidate)")
+    if not weeks.empty:
+        st.altair_chart(charts.replay_weeks(weeks, measure, f"{words.lower()}, live and shadow"), key="shadow_weeks")
+    st.dataframe(live_shadow.weeks_table(shadow), hide_index=True, key="shadow_weeks_table",
+                 column_config=present.fixed_columns(live_shadow.WEEK_WIDTHS))
+    flips = found["shadow_flips"]
+    st.subheader(f"Attempts whose probe would flip ({totals['flips']})")
+    if not flips:
+        st.success("The shadow policy decides every attempt in range as the live one does.")
+        return
+    listed = f"the newest {len(flips)} of {totals['flips']}" if len(flips) < totals["flips"] else "all of them"
+    st.caption(f"Live probe → shadow probe, and the reasons of the side that rejects; {listed}. "
+               "The CSV holds full ids, both sides' reasons and the shadow policy's digest.")
+    st.dataframe(live_shadow.flips_table(flips), hide_index=True, key="shadow_flips",
+                 column_config=present.fixed_columns(live_shadow.FLIP_WIDTHS))
+    st.download_button("Download CSV", present.csv_bytes(live_shadow.flips_table(flips, whole=True)),
+                       file_name="shadow-flips.csv", mime="text/csv", key="shadow_flips_csv")
+
+
+stored_replay()
+live()

@@ -592,3 +592,84 @@ def test_the_what_if_page_without_a_replay_says_how_to_store_one(app: Any, demo_
     assert not at.exception
     assert at.info[0].value.startswith("No replay stored yet")
     assert "lanelog replay" in at.code[0].value and "--db" in at.code[0].value
+
+
+SHADOW = {"policy": "/ci/lanes-net.yaml", "policy_sha256": "ab" * 32, "probe": "pass", "reasons": [], "units": 1,
+          "model_call_allowed": True, "lines_changed": 2, "message": None}
+
+
+def _store_replay(db: Path, candidate: str, subject: str) -> None:
+    from lanelog.store import replays
+
+    con = store.open_db(db)
+    try:
+        replays.store(con, {"checkout": "/src/orders", "candidate": candidate, "baseline": "/src/orders/lanes.yaml",
+                            "source": f"commits v1..{candidate[-6:-5]}", "patches": 1, "skipped": 0},
+                      [{"base": "a" * 40, "head": "b" * 40, "day": date(2026, 9, 15), "subject": subject,
+                        "baseline_probe": "reject", "baseline_reasons": ["assertion_removed"], "baseline_units": 0.0,
+                        "baseline_armed": False, "candidate_probe": "pass", "candidate_reasons": [],
+                        "candidate_units": 1.0, "candidate_armed": True}])
+    finally:
+        con.close()
+
+
+def _frame_with(at: Any, column: str) -> Any:
+    """The one data frame drawn with this column (AppTest finds data frames by order, not key)."""
+    found = [frame.value for frame in at.dataframe if column in frame.value.columns]
+    assert len(found) == 1, [list(frame.value.columns) for frame in at.dataframe]
+    return found[0]
+
+
+def test_the_what_if_page_shows_the_live_shadow_and_lets_a_replay_be_chosen(app: Any, make_db: Any) -> None:
+    hostile = "<img src=x onerror=alert(1)> **bold**"
+    db = make_db([
+        # By hand: week 10-05 has three shadowed attempts; the live policy rejects the first and the
+        # shadow passes it (a flip), the second passes under both, the third passes live and the
+        # shadow rejects it (a flip).  Week 10-12 has one, rejected by both; one line has no shadow.
+        line("2026-10-05", attempt_id=hostile, probe="reject", reasons=["assertion_removed"],
+             model_call_allowed=False, lane="not_started", shadow=SHADOW),
+        line("2026-10-06", shadow=SHADOW),
+        line("2026-10-07", attempt_id="third", shadow={**SHADOW, "probe": "reject", "reasons": ["line_cap"],
+                                                       "model_call_allowed": False}),
+        line("2026-10-13", probe="reject", reasons=["line_cap"], model_call_allowed=False, lane="not_started",
+             shadow={**SHADOW, "probe": "reject", "reasons": ["line_cap"], "model_call_allowed": False}),
+        line("2026-10-14"),
+    ])
+    _store_replay(db, "/ci/first.yaml", "Older replay's patch")
+    _store_replay(db, "/ci/second.yaml", "Newer replay's patch")
+    at = app(db, WHAT_IF)
+    assert not at.exception, [e.value for e in at.exception]
+    assert not any("<img" in text or "**bold**" in text for text in texts(at))
+
+    pick = at.selectbox(key="replay_pick")
+    assert pick.options[0].startswith("#2 ") and pick.options[1].startswith("#1 ")  # newest first
+    assert "second.yaml" in pick.options[0] and pick.value == 2
+    assert _frame_with(at, "subject")["subject"].tolist() == ["Newer replay's patch"]
+    pick.set_value(1).run()
+    assert not at.exception
+    assert _frame_with(at, "subject")["subject"].tolist() == ["Older replay's patch"]
+    about = _frame_with(at, "what")
+    assert dict(zip(about["what"], about["value"]))["candidate"] == "/ci/first.yaml"
+
+    shown = {m.label: (m.value, m.proto.delta) for m in at.metric}
+    assert shown["Probe rejects (shadow)"] == ("2", "0")  # live 2, shadow 2
+    assert shown["Armed calls (shadow)"] == ("2", "0")
+    assert shown["Would flip"][0] == "2"
+    weeks = _frame_with(at, "would flip")
+    assert weeks.to_dict("records") == [
+        {"week": "2026-10-05", "attempts": 3, "live rejects": 1, "shadow rejects": 1, "live armed": 2,
+         "shadow armed": 2, "would flip": 2},
+        {"week": "2026-10-12", "attempts": 1, "live rejects": 1, "shadow rejects": 1, "live armed": 0,
+         "shadow armed": 0, "would flip": 0},
+        {"week": "total", "attempts": 4, "live rejects": 2, "shadow rejects": 2, "live armed": 2,
+         "shadow armed": 2, "would flip": 2},
+    ]
+    flips = _frame_with(at, "attempt")
+    assert flips.to_dict("records") == [
+        {"day": "2026-10-07", "attempt": "third", "probe": "pass → reject", "reasons": "shadow: line_cap"},
+        {"day": "2026-10-05", "attempt": hostile, "probe": "reject → pass", "reasons": "live: assertion_removed"},
+    ]
+    _, rows = _chart_rows(at, "probe rejects, live and shadow")
+    assert {(row["week"], row["policy"]): row["value"] for row in rows} == {
+        ("2026-10-05", "baseline"): 1, ("2026-10-05", "candidate"): 1,
+        ("2026-10-12", "baseline"): 1, ("2026-10-12", "candidate"): 1}

@@ -1,0 +1,89 @@
+"""The What-if page's live view: lane-log lines decided under a shadow policy (`route --shadow`).
+
+Frames from ``queries.shadow_report`` and ``queries.shadow_flips``, shaped for the page:
+week by week the live policy against the shadow, in the columns the replay chart draws
+(``baseline_*`` is the live policy, ``candidate_*`` the shadow), and the attempts whose
+probe would flip.  Text from the log stays text: the page shows it in data frames only.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+# Widths (px) that fit the main column of a 1000 px window with the sidebar open.
+FLIP_WIDTHS = {"day": 85, "attempt": 110, "probe": 110, "reasons": 215}
+WEEK_WIDTHS = {"week": 85, "attempts": 70, "live rejects": 90, "shadow rejects": 100, "live armed": 80,
+               "shadow armed": 95, "would flip": 80}
+MEASURES = {"rejects": "Probe rejects", "armed": "Armed calls"}
+
+
+def weeks_frame(shadow: dict[str, Any]) -> pd.DataFrame:
+    """The weekly rows as the replay chart reads them: baseline = live, candidate = shadow."""
+    rows = [{"week": week["week"], "patches": week["attempts"],
+             "baseline_rejects": week["probe_rejects"], "candidate_rejects": week["shadow_probe_rejects"],
+             "baseline_armed": week["calls_armed"], "candidate_armed": week["shadow_calls_armed"],
+             "flips": week["flips"]}
+            for week in shadow["weeks"] if week["week"] is not None]  # the chart draws dated weeks
+    return pd.DataFrame(rows, columns=["week", "patches", "baseline_rejects", "candidate_rejects",
+                                       "baseline_armed", "candidate_armed", "flips"])
+
+
+def weeks_table(shadow: dict[str, Any]) -> pd.DataFrame:
+    """Every week (the undated bucket as "undated") and the total, in words."""
+    rows = [*shadow["weeks"], {"week": "total", **shadow["totals"]}]
+    return pd.DataFrame({
+        "week": [row["week"] or "undated" for row in rows],
+        "attempts": [row["attempts"] for row in rows],
+        "live rejects": [row["probe_rejects"] for row in rows],
+        "shadow rejects": [row["shadow_probe_rejects"] for row in rows],
+        "live armed": [row["calls_armed"] for row in rows],
+        "shadow armed": [row["shadow_calls_armed"] for row in rows],
+        "would flip": [row["flips"] for row in rows],
+    })
+
+
+def _listed(value: Any) -> list[str]:
+    return [str(item) for item in value] if isinstance(value, (list, tuple, np.ndarray)) else []
+
+
+def _day(value: Any) -> str:
+    if isinstance(value, (datetime, pd.Timestamp)):
+        return value.strftime("%Y-%m-%d")
+    if isinstance(value, date):
+        return value.isoformat()
+    return "undated"
+
+
+def flips_table(flips: list[dict[str, Any]], whole: bool = False) -> pd.DataFrame:
+    """The flipping attempts: day, attempt, "live → shadow" probe and the rejecting side's reasons.
+
+    whole: every value as stored (full ids, both sides' reasons, the repo and head), for the CSV.
+    """
+    def reasons(row: dict[str, Any]) -> str:
+        side = "shadow" if row["shadow_probe"] == "reject" else "live"
+        listed = _listed(row["shadow_reasons"] if side == "shadow" else row["reasons"])
+        return f"{side}: {', '.join(listed) if listed else '(none recorded)'}"
+
+    if whole:
+        return pd.DataFrame({
+            "ts": [row["ts"].isoformat() + "Z" if row["ts"] is not None else "" for row in flips],
+            "attempt_id": [row["attempt_id"] or "" for row in flips],
+            "repo": [row["repo"] or "" for row in flips],
+            "head": [row["head"] or "" for row in flips],
+            "live_probe": [row["probe"] or "" for row in flips],
+            "live_reasons": [", ".join(_listed(row["reasons"])) for row in flips],
+            "shadow_probe": [row["shadow_probe"] or "" for row in flips],
+            "shadow_reasons": [", ".join(_listed(row["shadow_reasons"])) for row in flips],
+            "shadow_policy": [row["shadow_policy"] or "" for row in flips],
+        }, columns=["ts", "attempt_id", "repo", "head", "live_probe", "live_reasons", "shadow_probe",
+                    "shadow_reasons", "shadow_policy"])
+    return pd.DataFrame({
+        "day": [_day(row["ts"]) for row in flips],
+        "attempt": [row["attempt_id"] or "(no id)" for row in flips],
+        "probe": [f"{row['probe'] or '-'} → {row['shadow_probe'] or '-'}" for row in flips],
+        "reasons": [reasons(row) for row in flips],
+    }, columns=list(FLIP_WIDTHS))
