@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-# Widths (px) that fit the main column of a 1000 px window with the sidebar open.
-FLIP_WIDTHS = {"day": 85, "attempt": 110, "probe": 110, "reasons": 215}
-WEEK_WIDTHS = {"week": 85, "attempts": 70, "live rejects": 90, "shadow rejects": 100, "live armed": 80,
-               "shadow armed": 95, "would flip": 80}
+# Widths (px) that fit the main column of a 1000 px window with the sidebar open (about 490 px).
+FLIP_WIDTHS = {"day": 85, "attempt": 95, "probe": 100, "reasons": 210}
+WEEK_WIDTHS = {"week": 85, "attempts": 70, "probe rejects": 110, "armed calls": 105, "would flip": 80}
+DETAIL_WIDTHS = {"field": 110, "value": 380}
 MEASURES = {"rejects": "Probe rejects", "armed": "Armed calls"}
 
 
@@ -33,17 +33,15 @@ def weeks_frame(shadow: dict[str, Any]) -> pd.DataFrame:
 
 
 def weeks_table(shadow: dict[str, Any]) -> pd.DataFrame:
-    """Every week (the undated bucket as "undated") and the total, in words."""
+    """Every week (the undated bucket as "undated") and the total; each figure "live → shadow"."""
     rows = [*shadow["weeks"], {"week": "total", **shadow["totals"]}]
     return pd.DataFrame({
         "week": [row["week"] or "undated" for row in rows],
         "attempts": [row["attempts"] for row in rows],
-        "live rejects": [row["probe_rejects"] for row in rows],
-        "shadow rejects": [row["shadow_probe_rejects"] for row in rows],
-        "live armed": [row["calls_armed"] for row in rows],
-        "shadow armed": [row["shadow_calls_armed"] for row in rows],
+        "probe rejects": [f"{row['probe_rejects']} → {row['shadow_probe_rejects']}" for row in rows],
+        "armed calls": [f"{row['calls_armed']} → {row['shadow_calls_armed']}" for row in rows],
         "would flip": [row["flips"] for row in rows],
-    })
+    }, columns=list(WEEK_WIDTHS))
 
 
 def _listed(value: Any) -> list[str]:
@@ -63,10 +61,9 @@ def flips_table(flips: list[dict[str, Any]], whole: bool = False) -> pd.DataFram
 
     whole: every value as stored (full ids, both sides' reasons, the repo and head), for the CSV.
     """
-    def reasons(row: dict[str, Any]) -> str:
-        side = "shadow" if row["shadow_probe"] == "reject" else "live"
-        listed = _listed(row["shadow_reasons"] if side == "shadow" else row["reasons"])
-        return f"{side}: {', '.join(listed) if listed else '(none recorded)'}"
+    def reasons(row: dict[str, Any]) -> str:  # the rejecting side's: the probe column says which
+        listed = _listed(row["shadow_reasons"] if row["shadow_probe"] == "reject" else row["reasons"])
+        return ", ".join(listed) if listed else "(none recorded)"
 
     if whole:
         return pd.DataFrame({
@@ -87,3 +84,18 @@ def flips_table(flips: list[dict[str, Any]], whole: bool = False) -> pd.DataFram
         "probe": [f"{row['probe'] or '-'} → {row['shadow_probe'] or '-'}" for row in flips],
         "reasons": [reasons(row) for row in flips],
     }, columns=list(FLIP_WIDTHS))
+
+
+def flip_detail(flips: list[dict[str, Any]], index: int) -> pd.DataFrame:
+    """One flipping attempt whole, as field and value: nothing cut, both sides' reasons."""
+    row = flips_table(flips, whole=True).iloc[index].copy()
+    # A sha256 is known by its start (as git's short ids); the CSV holds it whole.
+    row["shadow_policy"] = row["shadow_policy"][:16] + ("…" if len(row["shadow_policy"]) > 16 else "")
+    return pd.DataFrame({"field": [name.replace("_", " ") for name in row.index],
+                         "value": [str(value) for value in row]})
+
+
+def flip_label(flips: list[dict[str, Any]], index: int) -> str:
+    """A flipping attempt in the page's choice (plain text): day, id and the flip."""
+    shown = flips_table(flips).iloc[index]
+    return f"{shown['day']} · {shown['attempt']} · {shown['probe']}"

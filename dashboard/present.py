@@ -326,7 +326,8 @@ SHORT_COMMIT = 7  # git's own short form
 def replay_about(about: dict[str, Any]) -> pd.DataFrame:
     """What was replayed, against what: checkout, candidate, baseline, and the commits or logs."""
     return pd.DataFrame({"what": ["checkout", "candidate", "baseline", "replayed"],
-                         "value": [about["checkout"], about["candidate"], about["baseline"], about["source"]]})
+                         "value": [about["checkout"], about["candidate"], about["baseline"],
+                                   short_commits(about["source"])]})
 
 
 def replay_label(about: dict[str, Any]) -> str:
@@ -335,7 +336,13 @@ def replay_label(about: dict[str, Any]) -> str:
     A select box shows its options as plain text, so the names stay as they are.
     """
     candidate = str(about["candidate"]).replace("\\", "/").rsplit("/", 1)[-1]
-    return f"#{about['replay_id']} · {str(about['made'])[:16].replace('T', ' ')} · {candidate} · {about['source']}"
+    return f"#{about['replay_id']} · {str(about['made'])[:16].replace('T', ' ')} · {candidate} · " \
+        f"{short_commits(about['source'])}"
+
+
+def short_commits(text: Any) -> str:
+    """Full commit ids in a range to git's short form, so the range fits a 1000 px window."""
+    return re.sub(r"\b([0-9a-f]{7})[0-9a-f]{33}\b", r"\1", str(text))
 
 
 def replay_weeks_frame(weeks: list[dict[str, Any]]) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""What-if: stored replays (`lanelog replay --db`) and the live shadow (`route --shadow`), each baseline against candidate."""
+"""What-if: stored replays (`replay --db`) and the live shadow (`route --shadow`), baseline against candidate."""
 
 import pandas as pd
 import streamlit as st
@@ -111,9 +111,14 @@ def live() -> None:
         return
     listed = f"the newest {len(flips)} of {totals['flips']}" if len(flips) < totals["flips"] else "all of them"
     st.caption(f"Live probe → shadow probe, and the reasons of the side that rejects; {listed}. "
-               "The CSV holds full ids, both sides' reasons and the shadow policy's digest.")
+               "The flip chosen below, and the CSV, hold full ids, both sides' reasons and the shadow "
+               "policy's digest.")
     st.dataframe(live_shadow.flips_table(flips), hide_index=True, key="shadow_flips",
                  column_config=present.fixed_columns(live_shadow.FLIP_WIDTHS))
+    choice = st.selectbox("Flip", range(len(flips)), key="shadow_flip_pick",
+                          format_func=lambda i: live_shadow.flip_label(flips, i))
+    st.dataframe(live_shadow.flip_detail(flips, choice), hide_index=True, key="shadow_flip_detail",
+                 column_config=present.fixed_columns(live_shadow.DETAIL_WIDTHS))
     st.download_button("Download CSV", present.csv_bytes(live_shadow.flips_table(flips, whole=True)),
                        file_name="shadow-flips.csv", mime="text/csv", key="shadow_flips_csv")
 

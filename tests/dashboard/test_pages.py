@@ -656,19 +656,21 @@ def test_the_what_if_page_shows_the_live_shadow_and_lets_a_replay_be_chosen(app:
     assert shown["Armed calls (shadow)"] == ("2", "0")
     assert shown["Would flip"][0] == "2"
     weeks = _frame_with(at, "would flip")
-    assert weeks.to_dict("records") == [
-        {"week": "2026-10-05", "attempts": 3, "live rejects": 1, "shadow rejects": 1, "live armed": 2,
-         "shadow armed": 2, "would flip": 2},
-        {"week": "2026-10-12", "attempts": 1, "live rejects": 1, "shadow rejects": 1, "live armed": 0,
-         "shadow armed": 0, "would flip": 0},
-        {"week": "total", "attempts": 4, "live rejects": 2, "shadow rejects": 2, "live armed": 2,
-         "shadow armed": 2, "would flip": 2},
+    assert weeks.to_dict("records") == [  # each figure "live → shadow"
+        {"week": "2026-10-05", "attempts": 3, "probe rejects": "1 → 1", "armed calls": "2 → 2", "would flip": 2},
+        {"week": "2026-10-12", "attempts": 1, "probe rejects": "1 → 1", "armed calls": "0 → 0", "would flip": 0},
+        {"week": "total", "attempts": 4, "probe rejects": "2 → 2", "armed calls": "2 → 2", "would flip": 2},
     ]
     flips = _frame_with(at, "attempt")
     assert flips.to_dict("records") == [
-        {"day": "2026-10-07", "attempt": "third", "probe": "pass → reject", "reasons": "shadow: line_cap"},
-        {"day": "2026-10-05", "attempt": hostile, "probe": "reject → pass", "reasons": "live: assertion_removed"},
+        {"day": "2026-10-07", "attempt": "third", "probe": "pass → reject", "reasons": "line_cap"},
+        {"day": "2026-10-05", "attempt": hostile, "probe": "reject → pass", "reasons": "assertion_removed"},
     ]
+    # The chosen flip whole: the hostile id as text, both sides' reasons, the policy's digest.
+    at.selectbox(key="shadow_flip_pick").set_value(1).run()
+    detail = dict(zip(*_frame_with(at, "field").T.values))
+    assert (detail["attempt id"], detail["live reasons"], detail["shadow probe"], detail["shadow policy"]) == (
+        hostile, "assertion_removed", "pass", "ab" * 8 + "…")  # the digest whole is in the CSV
     _, rows = _chart_rows(at, "probe rejects, live and shadow")
     assert {(row["week"], row["policy"]): row["value"] for row in rows} == {
         ("2026-10-05", "baseline"): 1, ("2026-10-05", "candidate"): 1,
