@@ -59,3 +59,30 @@ def test_a_shadow_of_the_wrong_type_is_an_anomaly_and_loses_the_line_nothing(tmp
         ("typed", None, None, None, True, None, ["shadow"]),
         ("null", None, None, None, None, None, []),
     ]
+
+
+def test_report_shows_the_shadow_in_every_format_only_when_a_line_has_one(tmp_path: Path) -> None:
+    log = tmp_path / "lane.jsonl"
+    plain_log = tmp_path / "plain.jsonl"
+    lines = [{**LIVE, "attempt_id": "a", "shadow": SHADOW}, {**LIVE, "attempt_id": "b", "probe": "pass",
+                                                          "reasons": [], "model_call_allowed": True}]
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    plain_log.write_text(json.dumps(lines[1]) + "\n", encoding="utf-8")
+
+    def report(path: Path, fmt: str) -> str:
+        result = CliRunner().invoke(cli, ["report", str(path), "--format", fmt])
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    table = report(log, "table").splitlines()
+    at = table.index("Shadow policy (route --shadow), over the 1 attempts decided under it:")
+    assert table[at + 2].split() == ["week", "attempts", "probe", "rejects", "shadow", "probe", "rejects", "armed",
+                                     "calls", "shadow", "armed", "calls", "would", "flip"]
+    assert table[at + 4].split() == ["2026-10-05", "1", "1", "0", "0", "1", "1"]
+    assert table[at + 5].split() == ["total", "1", "1", "0", "0", "1", "1"]
+    markdown = report(log, "markdown")
+    assert "## Shadow policy" in markdown
+    assert "| **total** | 1 | 1 | 0 | 0 | 1 | 1 |" in markdown
+    assert json.loads(report(log, "json"))["shadow"]["totals"]["flips"] == 1
+    for fmt in ("table", "markdown", "json", "csv"):
+        assert "shadow" not in report(plain_log, fmt).lower(), fmt

@@ -90,7 +90,8 @@ def test_exporting_twice_changes_nothing(tmp_path: Path) -> None:
     db = make_db(tmp_path, seed=5, lines=300)
     lake = tmp_path / "lake"
     first = export(db, lake)
-    assert first["weeks_written"] and first["tables_written"] == ["sources", "rejected_lines", "replays", "replay_patches"]
+    assert first["weeks_written"]
+    assert first["tables_written"] == ["sources", "rejected_lines", "replays", "replay_patches"]
     before = files_state(lake)
     second = export(db, lake)
     assert second["weeks_written"] == [] and second["tables_written"] == [] and second["weeks_removed"] == []

@@ -21,6 +21,7 @@ COLUMNS = (
     "repo", "head", "producer", "probe", "lane", "is_reject", "armed", "quarantined",
     "has_credit", "credit_bug", "merge_credit", "units", "budget_cap", "properties",
     "quarantine", "reasons", "expired_freezes", "results", "type_anomalies",
+    "shadow_probe", "shadow_reasons", "shadow_units", "shadow_armed", "shadow_policy",
 )
 
 
@@ -35,6 +36,8 @@ def attempt(line_no: int, week: date | None = None, **fields: Any) -> dict[str, 
         "has_credit": False, "credit_bug": False, "merge_credit": "0", "units": None,
         "budget_cap": None, "properties": [], "quarantine": [], "reasons": [],
         "expired_freezes": [], "results": None, "type_anomalies": [],
+        "shadow_probe": None, "shadow_reasons": None, "shadow_units": None, "shadow_armed": None,
+        "shadow_policy": None,
     }
     row.update(fields)
     listed = [*row["quarantine"], *row["expired_freezes"]]

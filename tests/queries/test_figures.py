@@ -25,10 +25,12 @@ W1, W2, W4 = date(2026, 10, 5), date(2026, 10, 12), date(2026, 10, 26)  # week o
 
 ROWS = [
     attempt(1, W1, probe="reject", is_reject=True, reasons=["line_cap", "fixture_and_test"],
-            lane="not_started"),
+            lane="not_started", shadow_probe="pass", shadow_reasons=[], shadow_units=1.0, shadow_armed=True,
+            shadow_policy="ab"),
     attempt(2, W1, probe="reject", is_reject=True, reasons=["line_cap"], armed=True,
             properties=["prop_a"], lane="not_started"),
     attempt(3, W1, armed=True, units=2.0, properties=["prop_a", "prop_b"], lane="hold",
+            shadow_probe="reject", shadow_reasons=["line_cap"], shadow_units=2.0, shadow_armed=False,
             results=json.dumps({"prop_a": "hold", "prop_b": "hold"})),
     attempt(4, W1, armed=True, properties=["prop_a", "prop_b", "prop_c"], budget_cap=3.0,
             lane="unresolved",
@@ -44,9 +46,11 @@ ROWS = [
             merge_credit='"0"', has_credit=True, credit_bug=True, expired_freezes=["q1"],
             type_anomalies=["merge_credit"]),
     attempt(9, None, repo="other", armed=True, units=5.0, lane="unresolved",
+            shadow_probe="pass", shadow_reasons=[], shadow_armed=True,
             results=json.dumps({"prop_z": "unresolved"})),
     attempt(10, W4, probe="reject", is_reject=True, reasons=["over_budget"], units=5.0,
-            budget_cap=3.0, lane="not_started"),
+            budget_cap=3.0, lane="not_started", shadow_probe="reject", shadow_reasons=["over_budget"],
+            shadow_armed=False),
 ]
 
 KEYS = ("attempts", "probe_rejects", "calls_armed", "credit_bugs", "quarantined", "units",
@@ -94,7 +98,15 @@ def test_report_per_week_undated_last_empty_week_omitted(con: duckdb.DuckDBPyCon
         ],
         "totals": totals(10, 4, 6, 2, 4, 17, 1.5),
         "rejected_lines": 2,
+        # By hand, over rows 1, 3 (week 10-05, both flip), 10 (10-26) and 9 (undated), the ones with a shadow.
+        "shadow": {"weeks": [shadow("2026-10-05", 2, 1, 1, 1, 1, 2), shadow("2026-10-26", 1, 1, 1, 0, 0, 0),
+                             shadow(None, 1, 0, 0, 1, 1, 0)],
+                   "totals": {key: value for key, value in shadow(None, 4, 2, 2, 2, 2, 2).items() if key != "week"}},
     }
+
+
+def shadow(week: str | None, *values: int) -> dict[str, Any]:
+    return {"week": week, **dict(zip(queries.SHADOW_FIGURES, values, strict=True))}
 
 
 def test_weekly_frame_and_totals_match_the_report(con: duckdb.DuckDBPyConnection) -> None:
