@@ -9,53 +9,62 @@ empty lake has no week) stays the schema's empty table.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import duckdb
 
 from lanelog.errors import IngestError
 from lanelog.store.db import open_memory
-from lanelog.store.lakefs import TABLES, LakeFolder
+from lanelog.store.lakefs import TABLES, LakeFolder, redacted
 from lanelog.store.sqlfile import load_resources
 
 QUERIES = load_resources("lanelog.store", "lake.sql")
 
 
-def open_lake(target: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
+def open_lake(target: str | os.PathLike[str], endpoint_url: str | None = None) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection whose attempts, rejected_lines and sources read the lake.
 
     Raises IngestError when target holds no lake, SchemaMismatch when the lake
-    has another lake schema version.
+    has another lake schema version.  An object-store lake is read through its
+    fsspec filesystem registered with DuckDB (no DuckDB extension is fetched).
     """
-    lake = _checked(target)
+    lake, state = _checked(target, endpoint_url)
+    files_of = {table: lake.data_files(state, table) for table in TABLES}
     con = open_memory()
     try:
         if lake.fs is not None:
             con.register_filesystem(lake.fs)
         for table in TABLES:
-            files = lake.data_files(table)
+            files = files_of[table]
             if not files:
                 continue
-            con.execute(QUERIES[f"lake_{table}_files"].sql, {"files": files})
+            con.execute(QUERIES[f"lake_{table}_files"].sql, {"files": [literal_path(file) for file in files]})
             con.execute(QUERIES[f"lake_{table}_view"].sql)
     except duckdb.Error as error:
         con.close()
-        raise IngestError(f"cannot read the lake at {lake.name}: {error}") from None
+        raise IngestError(f"cannot read the lake at {lake.name}: {redacted(str(error))}") from None
     except BaseException:
         con.close()
         raise
     return con
 
 
-def lake_files(target: str | os.PathLike[str]) -> dict[str, list[str]]:
-    """Each lake table's data files (URLs as an engine opens them), after checking the lake's version."""
-    lake = _checked(target)
-    return {table: lake.data_files(table) for table in TABLES}
+def lake_files(target: str | os.PathLike[str], endpoint_url: str | None = None) -> dict[str, list[str]]:
+    """Each lake table's data files as the state lists them (URLs, not patterns), after checking the version."""
+    lake, state = _checked(target, endpoint_url)
+    return {table: lake.data_files(state, table) for table in TABLES}
 
 
-def _checked(target: str | os.PathLike[str]) -> LakeFolder:
-    lake = LakeFolder(target)
+def literal_path(path: str) -> str:
+    """path as DuckDB's file readers take it literally: its glob characters each in a bracket class."""
+    return "".join(f"[{char}]" if char in "*?[" else char for char in path)
+
+
+def _checked(target: str | os.PathLike[str], endpoint_url: str | None) -> tuple[LakeFolder, dict[str, Any]]:
+    lake = LakeFolder(target, endpoint_url)
+    lake.check_root(create=False)
     state = lake.read_state()
     if state is None:
         raise IngestError(f"no lanelog lake at {lake.name}: run `lanelog export --lake {lake.name}` first")
     lake.check_version(state)
-    return lake
+    return lake, state
