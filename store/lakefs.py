@@ -197,11 +197,11 @@ class LakeFolder:
         folder, final = parts[:-1], parts[-1]
         rows = 0
         if self.fs:
-            with self._remote_upload(self.path(*parts)) as sink:
-                with pq.ParquetWriter(sink, schema, compression="zstd") as writer:
-                    for batch in batches:
-                        writer.write_batch(batch)
-                        rows += batch.num_rows
+            with self._remote_upload(self.path(*parts)) as sink, \
+                    pq.ParquetWriter(sink, schema, compression="zstd") as writer:
+                for batch in batches:
+                    writer.write_batch(batch)
+                    rows += batch.num_rows
             return rows
         self.makedirs(*folder)
         temp = self.path(*folder, f".{final}.{secrets.token_hex(6)}{_TEMP_SUFFIX}")

@@ -48,7 +48,7 @@ def test_a_link_planted_as_a_week_folder_never_makes_export_delete_its_target(sm
                                                                              tmp_path: Path) -> None:
     lake = exported(small_db, tmp_path / "lake")
     target = victim(tmp_path)
-    week = sorted((lake / "attempts").iterdir())[0]
+    week = min((lake / "attempts").iterdir())
     stray = lake / "attempts" / "week=2001-01-01"
     stray.symlink_to(target, target_is_directory=True)
     # A week the database has, replaced by a link: export writes a real folder again.
