@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -107,3 +109,56 @@ def test_filters_bind_as_values_not_text(spark: Any, generated: tuple[Path, Path
         assert queries.report(spark_lake, hostile)["totals"]["attempts"] == 0
     finally:
         lake_con.close()
+
+
+def spark_cli(*args: str | Path) -> Any:
+    """The CLI in this process (the tests' Spark session is the one it finds), exceptions kept as output."""
+    return CliRunner().invoke(cli, [str(arg) for arg in args])
+
+
+@pytest.mark.parametrize("name", ["lake[1]", "lake{a,b}", "lake:x", "lake*?"])
+def test_lake_paths_with_glob_and_uri_characters_read_on_spark(spark: Any, generated: tuple[Path, Path],
+                                                              tmp_path: Path, name: str) -> None:
+    _, lake = generated
+    odd = tmp_path / name / "lake"
+    shutil.copytree(lake, odd)
+    code, duck = cli_out("report", "--lake", lake, "--format", "json")
+    assert code == 0
+    assert cli_out("report", "--lake", odd, "--engine", "spark", "--format", "json") == (0, duck)
+
+
+def test_a_truncated_week_file_is_exit_2_with_one_line(spark: Any, generated: tuple[Path, Path],
+                                                       tmp_path: Path) -> None:
+    _, lake = generated
+    broken = tmp_path / "lake"
+    shutil.copytree(lake, broken)
+    week = min((broken / "attempts").glob("week=2*/data.parquet"))
+    week.write_bytes(week.read_bytes()[: week.stat().st_size // 2])
+    for command in ("report", "check"):
+        result = spark_cli(command, "--lake", broken, "--engine", "spark")
+        assert result.exit_code == 2, result.output  # never 1: for check that means a credit bug
+        assert result.stderr.startswith("Error: Spark could not read the lake: ")
+        assert result.stderr.count("\n") == 1 and "Traceback" not in result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_a_line_dated_in_1500_reads_on_spark_as_on_duckdb(spark: Any, tmp_path: Path) -> None:
+    log = tmp_path / "old.jsonl"
+    log.write_text("\n".join(json.dumps(line) for line in (
+        {"attempt_id": "old", "ts": "1500-03-02T10:00:00Z", "probe": "pass", "model_call_allowed": True},
+        {"attempt_id": "new", "ts": "2026-03-02T10:00:00Z", "probe": "reject"},
+    )) + "\n")
+    db = tmp_path / "old.duckdb"
+    assert spark_cli("ingest", "--db", db, log).exit_code == 0
+    assert spark_cli("export", "--db", db, "--lake", tmp_path / "lake", "--quiet").exit_code == 0
+    code, duck = cli_out("report", "--lake", tmp_path / "lake", "--format", "json")
+    assert code == 0 and '"1500-02-26"' in duck  # the Monday of that week, proleptic Gregorian
+    assert cli_out("report", "--lake", tmp_path / "lake", "--engine", "spark", "--format", "json") == (0, duck)
+
+
+def test_spark_conf_takes_key_value_pairs_only() -> None:
+    result = spark_cli("report", "--lake", "x", "--engine", "spark", "--spark-conf", "spark.executor.memory")
+    assert result.exit_code == 2
+    assert "'spark.executor.memory': give KEY=VALUE, e.g. spark.executor.memory=4g" in result.stderr
+    result = spark_cli("report", "--lake", "x", "--spark-conf", "spark.executor.memory=4g")
+    assert result.exit_code == 2 and "--spark-conf needs --engine spark" in result.stderr
