@@ -39,6 +39,8 @@ DATA_FILE = "data.parquet"
 STATE_FILE = "_lanelog/lake.json"
 LOCK_FILE = "_lanelog/export.lock"
 _TEMP_SUFFIX = ".tmp"
+# An object-store upload goes in parts of this size (S3's least is 5 MiB, its most 10,000 parts).
+_UPLOAD_PART = 16 * 1024 * 1024
 # A state file lists a few hundred weeks; anything far larger is not one.
 _STATE_LIMIT = 16 * 1024 * 1024
 # Never shown: removed from any error text that passes through a remote call.
@@ -59,7 +61,8 @@ class LakeFolder:
         self.name = text
         if "://" in text:
             self.protocol, rest = text.split("://", 1)
-            if "@" in rest.split("/", 1)[0]:
+            # A bucket's name has neither ':' nor '@': there, they are "KEY:SECRET@bucket".
+            if any(mark in rest.split("/", 1)[0] for mark in ":@"):
                 raise IngestError(f"{self.protocol}://...: a lake URL carries no credentials; "
                                   "give them in the environment (AWS_ACCESS_KEY_ID, AWS_PROFILE, ...)")
             self.root = rest.rstrip("/")
@@ -314,9 +317,11 @@ class LakeFolder:
     def _check_bucket(self) -> None:
         """Fail early, naming the URL, when the bucket is missing or the credentials do not open it."""
         bucket = self.root.split("/", 1)[0]
-        if not self._remote(self.fs.exists, bucket):
+        try:
+            self._remote(self.fs.info, bucket, missing_ok=True)
+        except _Missing:
             raise IngestError(f"cannot use the lake at {self.name}: the bucket {bucket} does not exist "
-                              "(make it first; lanelog never creates buckets)")
+                              "(make it first; lanelog never creates buckets)") from None
 
     def _remote(self, call: Callable[..., Any], *args: Any, missing_ok: bool = False, **kwargs: Any) -> Any:
         """An fsspec call whose failures become one line naming the lake, never a secret."""
@@ -331,13 +336,13 @@ class LakeFolder:
             raise IngestError(f"cannot use the lake at {self.name}: access denied "
                               f"({redacted(str(error)) or 'forbidden'}); check the credentials in the "
                               "environment (AWS_ACCESS_KEY_ID, AWS_PROFILE, ...)") from None
-        except OSError as error:
-            raise IngestError(f"cannot use the lake at {self.name}: {redacted(str(error))}") from None
+        except Exception as error:  # noqa: BLE001 - an OSError, or the client library's own (botocore's)
+            raise IngestError(f"cannot use the lake at {self.name}: {redacted(_first_line(error))}") from None
 
     @contextmanager
     def _remote_upload(self, where: str) -> Iterator[Any]:
         """A file on the object store that is completed on success and abandoned on failure."""
-        sink = self._remote(self.fs.open, where, "wb")
+        sink = self._remote(self.fs.open, where, "wb", block_size=_UPLOAD_PART)
         try:
             yield sink
         except BaseException:
@@ -355,6 +360,11 @@ class LakeFolder:
 
 class _Missing(Exception):
     """A remote file that is not there (read_state's "no lake yet")."""
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
 
 
 def redacted(text: str) -> str:

@@ -11,10 +11,11 @@ from typing import Any
 import click
 
 from lanelog import store
-from lanelog.commands.options import db_option, wait_option
+from lanelog.commands.options import db_option, endpoint_url_option, key_values, spark_conf_option, wait_option
 
 LAKE_HELP = ("Read the Parquet lake made by `lanelog export` (a folder, or an fsspec URL) "
              "instead of the database.")
+_SETTINGS = "lanelog.lake_settings"
 
 
 @click.command()
@@ -22,9 +23,11 @@ LAKE_HELP = ("Read the Parquet lake made by `lanelog export` (a folder, or an fs
               help="Lake folder (created when missing), or an fsspec URL such as s3://bucket/lanelog.")
 @db_option("DuckDB file to export [default: $LANELOG_DB, else ./lanelog.duckdb].")
 @wait_option()
+@endpoint_url_option()
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
 @click.option("--quiet", is_flag=True, help="Do not list each week written on stderr.")
-def export(lake: str, db: Path | None, wait: float, as_json: bool, quiet: bool) -> None:
+def export(lake: str, db: Path | None, wait: float, endpoint_url: str | None, as_json: bool,
+           quiet: bool) -> None:
     """Write the database as a Hive-partitioned Parquet lake, week by week.
 
     Only the weeks that changed since the last export are rewritten; each week
@@ -40,7 +43,7 @@ def export(lake: str, db: Path | None, wait: float, as_json: bool, quiet: bool) 
     con = store.open_db(db or store.default_db_path(), read_only=True, wait=wait)
     progress: Callable[[str], None] | None = None if quiet else (lambda line: click.echo(line, err=True))
     try:
-        summary = store.export_lake(con, lake, progress=progress)
+        summary = store.export_lake(con, lake, progress=progress, endpoint_url=endpoint_url)
     finally:
         con.close()
     if as_json:
@@ -52,17 +55,41 @@ def export(lake: str, db: Path | None, wait: float, as_json: bool, quiet: bool) 
 
 
 def lake_options(command: Any) -> Any:
-    """`--lake`, `--engine` and `--spark-master`: where `report` and `check` read, and with what."""
+    """`--lake`, `--engine`, `--spark-master` and the lake's settings: where `report` and `check` read.
+
+    `--spark-conf`, `--endpoint-url` and `--verbose` only shape how the lake is read, so they
+    go to `lake_settings()` (the command's context) rather than to every command's arguments.
+    """
     options = [
         click.option("--lake", metavar="DIR", help=LAKE_HELP),
         click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb", show_default=True,
                      help="Engine for the figures; spark reads a --lake with PySpark."),
         click.option("--spark-master", metavar="URL",
                      help="Spark master for --engine spark [default: spark-submit's, else local[*]]."),
+        spark_conf_option(expose_value=False, callback=_remember_spark_conf),
+        endpoint_url_option(expose_value=False, callback=_remember),
+        click.option("--verbose", is_flag=True, expose_value=False, callback=_remember,
+                     help="Show Spark's progress bar and log on stderr (--engine spark)."),
     ]
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    ctx.meta.setdefault(_SETTINGS, {})[param.name] = value
+    return value
+
+
+def _remember_spark_conf(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> Any:
+    return _remember(ctx, param, key_values(ctx, param, values))
+
+
+def lake_settings() -> dict[str, Any]:
+    """The running command's --spark-conf (a dict), --endpoint-url and --verbose."""
+    given = click.get_current_context().meta.get(_SETTINGS, {})
+    return {"spark_conf": given.get("spark_conf") or {}, "endpoint_url": given.get("endpoint_url"),
+            "verbose": bool(given.get("verbose"))}
 
 
 def check_sources(db: Path | None, logs: tuple[Path, ...], lake: str | None, engine: str,
@@ -74,6 +101,8 @@ def check_sources(db: Path | None, logs: tuple[Path, ...], lake: str | None, eng
         raise click.UsageError("--engine spark reads a lake: give --lake DIR (make one with `lanelog export`)")
     if spark_master is not None and engine != "spark":
         raise click.UsageError("--spark-master needs --engine spark")
+    if lake_settings()["spark_conf"] and engine != "spark":
+        raise click.UsageError("--spark-conf needs --engine spark")
 
 
 @contextmanager
@@ -81,9 +110,13 @@ def spark_lake(lake: str, master: str | None) -> Iterator[Any]:
     """The lake on a Spark session that lives as long as the block (one already running is kept)."""
     from lanelog.queries.spark import SparkLake, running_session, start_session
 
-    files = store.lake_files(lake)
+    settings = lake_settings()
+    files = store.lake_files(lake, settings["endpoint_url"])
+    conf = dict(settings["spark_conf"])
+    if settings["endpoint_url"] and any(path.startswith("s3a://") for paths in files.values() for path in paths):
+        conf.setdefault("spark.hadoop.fs.s3a.endpoint", settings["endpoint_url"])
     kept = running_session()
-    spark = kept or start_session(master)
+    spark = kept or start_session(master, conf=conf, verbose=settings["verbose"])
     try:
         yield SparkLake(spark, files, store.lake_schemas())
     finally:

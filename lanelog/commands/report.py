@@ -15,7 +15,7 @@ from lanelog import ingest, store
 from lanelog import queries
 from lanelog.errors import IngestError, QueryError
 from lanelog.commands import render
-from lanelog.commands.export import check_sources, lake_options, spark_lake
+from lanelog.commands.export import check_sources, lake_options, lake_settings, spark_lake
 from lanelog.commands.options import db_option, wait_option
 from lanelog.queries import Filters
 
@@ -35,7 +35,7 @@ def _database(db: Path | None, logs: tuple[Path, ...], wait: float, lake: str | 
             yield source
         return
     if lake is not None:
-        con = store.open_lake(lake)
+        con = store.open_lake(lake, lake_settings()["endpoint_url"])
         where = f"the lake at {lake}"
     elif logs:
         con = store.open_memory()
