@@ -190,3 +190,15 @@ def test_a_url_with_credentials_in_it_is_refused_without_echoing_them(aws_env: s
     assert result.stderr == ("Error: s3://...: a lake URL carries no credentials; give them in the environment "
                              "(AWS_ACCESS_KEY_ID, AWS_PROFILE, ...)\n")
     no_secret(result)
+
+
+def test_spark_without_hadoop_aws_says_what_is_missing_before_any_job(spark: Any, bucket: str, db: Path) -> None:
+    assert run("export", "--db", db, "--lake", f"s3://{BUCKET}/sparky", "--endpoint-url", bucket,
+               "--quiet").exit_code == 0
+    result = run("report", "--lake", f"s3a://{BUCKET}/sparky", "--endpoint-url", bucket, "--engine", "spark")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("Error: Spark cannot read s3a:// URLs: the hadoop-aws jar "
+                                    "(org.apache.hadoop.fs.s3a.S3AFileSystem) is not on its classpath (")
+    assert "--spark-conf spark.jars.packages=org.apache.hadoop:hadoop-aws:3.3.4" in result.stderr
+    assert result.stderr.count("\n") == 1
+    no_secret(result)
