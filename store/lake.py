@@ -8,6 +8,8 @@ empty lake has no week) stays the schema's empty table.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from typing import Any
 
@@ -53,6 +55,16 @@ def lake_files(target: str | os.PathLike[str], endpoint_url: str | None = None) 
     """Each lake table's data files as the state lists them (URLs, not patterns), after checking the version."""
     lake, state = _checked(target, endpoint_url)
     return {table: lake.data_files(state, table) for table in TABLES}
+
+
+def lake_stamp(target: str | os.PathLike[str], endpoint_url: str | None = None) -> str | None:
+    """A digest of the lake's state file, which every export rewrites; None when target holds no lake yet."""
+    lake = LakeFolder(target, endpoint_url)
+    lake.check_root(create=False)
+    state = lake.read_state()
+    if state is None:
+        return None
+    return hashlib.sha256(json.dumps(state, sort_keys=True).encode("utf-8")).hexdigest()
 
 
 def literal_path(path: str) -> str:

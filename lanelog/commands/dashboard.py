@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 
-from lanelog.commands.options import db_option
+from lanelog.commands.options import db_option, endpoint_url_option
 
 
 @click.command()
 @db_option("DuckDB file to read [default: $LANELOG_DB, else ./lanelog.duckdb].")
 @click.option("--lake", metavar="DIR",
               help="Read the Parquet lake made by `lanelog export` instead of the database (read-only).")
+@endpoint_url_option()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (one interface).")
 @click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True, help="Port to listen on.")
-def dashboard(db: Path | None, lake: str | None, host: str, port: int) -> None:
+def dashboard(db: Path | None, lake: str | None, endpoint_url: str | None, host: str, port: int) -> None:
     """Serve the dashboard on the lane-log database, locally and headless.
 
     The app opens the database read-only for each look and never holds it, so
@@ -26,10 +28,14 @@ def dashboard(db: Path | None, lake: str | None, host: str, port: int) -> None:
     Example:
         lanelog dashboard --db lanelog.duckdb --port 8501
         lanelog dashboard --lake /data/lanelog-lake
+        lanelog dashboard --lake s3://data-lake/lanelog
     """
     from lanelog.dashboard.launch import serve
     from lanelog.store import default_db_path
 
     if lake is not None and db is not None:
         raise click.UsageError("give either --db FILE or --lake DIR, not both")
+    if endpoint_url is not None:
+        # The app reads the bucket in its own process: the standard variable carries the endpoint there.
+        os.environ["AWS_ENDPOINT_URL"] = endpoint_url
     serve(db if db is not None else default_db_path(), host=host, port=port, lake=lake)

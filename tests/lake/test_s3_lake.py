@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sys
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -202,3 +203,21 @@ def test_spark_without_hadoop_aws_says_what_is_missing_before_any_job(spark: Any
     assert "--spark-conf spark.jars.packages=org.apache.hadoop:hadoop-aws:3.3.4" in result.stderr
     assert result.stderr.count("\n") == 1
     no_secret(result)
+
+
+def test_the_dashboard_reads_a_lake_in_a_bucket(bucket: str, demo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.lake.test_dashboard_lake import run_app
+
+    url = f"s3://{BUCKET}/dashboard"
+    assert run("export", "--db", demo_dir / "demo.duckdb", "--lake", url, "--endpoint-url", bucket,
+               "--quiet").exit_code == 0
+    monkeypatch.setenv("AWS_ENDPOINT_URL", bucket)
+    main = sys.modules["__main__"]
+    try:
+        on_db = run_app(monkeypatch, demo_dir / "demo.duckdb", None)
+        on_lake = run_app(monkeypatch, demo_dir / "missing.duckdb", url)  # type: ignore[arg-type]
+    finally:
+        sys.modules["__main__"] = main  # Streamlit leaves the page there
+    assert not on_lake.exception, [e.value for e in on_lake.exception]
+    assert [m.value for m in on_lake.metric] == [m.value for m in on_db.metric] and on_db.metric
+    assert url in [t.value.replace("\n", "") for t in on_lake.sidebar.text]
