@@ -222,7 +222,7 @@ def start_session(master: str | None = None, app_name: str = "lanelog report",
     try:
         with spark_errors(f"Spark on {where}"):
             spark.sparkContext.setLogLevel("WARN" if verbose else "OFF")
-            if not spark.sparkContext.master.startswith("local"):
+            if not (spark.sparkContext.master or "").startswith("local"):
                 wait_for_executors(spark, where)
     except BaseException:
         spark.stop()
@@ -379,7 +379,7 @@ def check_filesystems(spark: SparkSession, paths: list[str]) -> None:
     schemes = sorted({path.split("://", 1)[0] for path in paths if "://" in path})
     for scheme in schemes:
         try:
-            jvm = spark.sparkContext._jvm
+            jvm: Any = spark.sparkContext._jvm
             jvm.org.apache.hadoop.fs.FileSystem.getFileSystemClass(scheme, spark.sparkContext._jsc.hadoopConfiguration())
         except Exception as error:  # noqa: BLE001 - a class not found or no filesystem: one line either way
             raise QueryError(_missing_filesystem(scheme, _one_line(error))) from None
