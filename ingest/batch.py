@@ -25,16 +25,16 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import duckdb
 import pyarrow as pa
 
-from lanelog.store.db import settings, transaction
 from lanelog.ingest.identity import FINGERPRINT_BYTES, TAIL_BYTES, continues, digest
 from lanelog.ingest.lines import LINES_SCHEMA, Lines, split_lines
 from lanelog.ingest.load import BROKEN_LINE, STREAM, Handover, Outcome, duplicates_handover, run
 from lanelog.ingest.logfile import LogStream, shown
+from lanelog.store.db import settings, transaction
 
 SMALL_LOG_BYTES = 1 << 20
 BATCH_LOGS = 2000
@@ -187,7 +187,7 @@ def store_batch(con: duckdb.DuckDBPyConnection, batch: list[Small], *, leave_out
             count = small.lines.count
             added = count if stored == expected else attempts.get(source_id, 0)
             outcomes.append(Outcome(lines=count, attempts=added, duplicates=count - added))
-        now = datetime.now(timezone.utc).replace(tzinfo=None)
+        now = datetime.now(UTC).replace(tzinfo=None)
         con.register("lane_sources", _source_rows(ids, batch, outcomes, now))
         try:
             run(con, "insert_sources")

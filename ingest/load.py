@@ -20,15 +20,15 @@ from __future__ import annotations
 
 import enum
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
 
 import duckdb
 import pyarrow as pa
 
-from lanelog.store.db import settings
 from lanelog.ingest.lines import LINES_SCHEMA, Lines, LongLine, arrow_table, bytes_array, int64_array, readable
+from lanelog.store.db import settings
 from lanelog.store.sqlfile import Query, load_resources
 
 # Verdicts of lines that are no attempt; "blank" lines are counted nowhere.
@@ -85,7 +85,7 @@ def _leaving_out_stored(rows: str) -> str:
             "    ON rows.attempt_id = known.attempt_id")
 
 
-def run(con: duckdb.DuckDBPyConnection, name: str, params: dict[str, object] | None = None) -> list:
+def run(con: duckdb.DuckDBPyConnection, name: str, params: Mapping[str, object] | None = None) -> list:
     """Execute one named statement, its parameters checked against its declaration, and fetch its rows."""
     query = statements()[name]
     return con.execute(query.sql, query.bind(params or {})).fetchall()

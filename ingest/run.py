@@ -10,20 +10,20 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
 
+from lanelog.errors import IngestError
 from lanelog.ingest import batch as batching
 from lanelog.ingest.batch import Fallback, RepeatsStored, Small, SourceIndex, classify, store_batch
 from lanelog.ingest.chunks import Piece, Reader
-from lanelog.store.db import capped_memory, transaction
 from lanelog.ingest.identity import TAIL_BYTES, Resume, digest, locate
 from lanelog.ingest.lines import Lines
 from lanelog.ingest.load import Handover, Outcome, run, store_lines, store_stream
 from lanelog.ingest.logfile import LogStream, bytes_log, expand_paths, open_log, shown
-from lanelog.errors import IngestError
+from lanelog.store.db import capped_memory, transaction
 
 # Called with the bytes a committed transaction covered (0 when a log is done) and the
 # run's summary so far (its files and lines read), so a caller can show rates.
@@ -279,10 +279,10 @@ def _ingest_log_unguarded(
         pieces.close()
     if piece.size or source.stale_provisional:
         with transaction(con):
-            _begin(con, source)
+            source_id = _begin(con, source)
             outcome = Outcome()
             if piece.lines is not None:
-                outcome = store_lines(con, source.source_id, piece.lines, provisional=True)
+                outcome = store_lines(con, source_id, piece.lines, provisional=True)
             if piece.lines is not None and piece.lines.too_long:
                 # Too long to hold (chunks.MAX_LINE_BYTES): pending, and read past again next run.
                 params = source.params(bytes_seen=source.position, seen=b"")
@@ -309,8 +309,8 @@ def _store_group(con: duckdb.DuckDBPyConnection, source: _Source, first: Piece, 
     while True:
         try:
             with transaction(con):
-                _begin(con, source)
-                outcome = store_stream(con, source.source_id, _group(source, first, pieces),
+                source_id = _begin(con, source)
+                outcome = store_stream(con, source_id, _group(source, first, pieces),
                                        leave_out_stored=leave_out)
                 if isinstance(outcome, Handover):
                     raise _RolledBack(outcome)
@@ -351,8 +351,8 @@ def _store_carefully(con: duckdb.DuckDBPyConnection, source: _Source, runs: Iter
     with capped_memory(con, CAREFUL_MEMORY_LIMIT):
         for lines in runs:
             with transaction(con):
-                _begin(con, source)
-                stored = store_lines(con, source.source_id, lines, provisional=False)
+                source_id = _begin(con, source)
+                stored = store_lines(con, source_id, lines, provisional=False)
                 _end(con, source, stored)
             outcome.add(stored)
     return outcome
@@ -364,6 +364,7 @@ def _group(source: _Source, piece: Piece, pieces: Iterator[Piece]) -> Iterator[L
         if not piece.complete:  # read again, the group ends sooner: the file was cut short
             _still_the_same_log(source)
             raise IngestError(f"{source.log.shown}: shorter than when it was read; run ingest again")
+        assert piece.lines is not None  # only the provisional last piece can be empty
         source.position += piece.size
         source.lines_read += piece.lines.count
         source.tail = (source.tail + piece.data(TAIL_BYTES))[-TAIL_BYTES:]
@@ -373,14 +374,16 @@ def _group(source: _Source, piece: Piece, pieces: Iterator[Piece]) -> Iterator[L
         piece = next(pieces)
 
 
-def _begin(con: duckdb.DuckDBPyConnection, source: _Source) -> None:
+def _begin(con: duckdb.DuckDBPyConnection, source: _Source) -> int:
     """A transaction's first work: drop the attempt an earlier run stored from
-    a provisional last line (it is being read again), and give a new log its row."""
+    a provisional last line (it is being read again), and give a new log its row.
+    Returns the log's source id."""
     if source.stale_provisional:
         run(con, "delete_provisional", {"source_id": source.source_id})
         source.stale_provisional = False
     if source.source_id is None:
-        source.source_id = run(con, "new_source", {"path": source.log.shown, "now": _now()})[0][0]
+        source.source_id = int(run(con, "new_source", {"path": source.log.shown, "now": _now()})[0][0])
+    return source.source_id
 
 
 def _end(con: duckdb.DuckDBPyConnection, source: _Source, outcome: Outcome) -> None:
@@ -429,4 +432,4 @@ def _record_run(con: duckdb.DuckDBPyConnection, summary: IngestSummary, started:
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    return datetime.now(UTC).replace(tzinfo=None)

@@ -46,3 +46,7 @@ class DashboardError(LanelogError):
 
 class DemoError(LanelogError):
     """A demo that cannot run, or would overwrite data it did not make."""
+
+
+class MissingExtra(LanelogError):
+    """A command needs an optional part of lanelog that is not installed (`pip install 'lanelog[EXTRA]'`)."""

@@ -16,7 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from lanelog.errors import QueryError
-from lanelog.queries.figures import FIGURES, LABELS, Comparison, compare_latest, label
+from lanelog.queries.figures import FIGURES as FIGURES  # the package's interface: re-exported
+from lanelog.queries.figures import LABELS as LABELS
+from lanelog.queries.figures import Comparison as Comparison
+from lanelog.queries.figures import compare_latest as compare_latest
+from lanelog.queries.figures import label as label
 from lanelog.reasons import SETUP_REASONS
 from lanelog.store.sqlfile import Query, load_folder
 

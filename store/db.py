@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
@@ -193,7 +193,7 @@ def capped_memory(con: duckdb.DuckDBPyConnection, limit: str) -> Iterator[None]:
 
 
 @contextmanager
-def settings(con: duckdb.DuckDBPyConnection, values: dict[str, object]) -> Iterator[None]:
+def settings(con: duckdb.DuckDBPyConnection, values: Mapping[str, object]) -> Iterator[None]:
     """Run a block under DuckDB settings, then put back the values they had.
     The names are the caller's own constants, never user input.
 
@@ -217,7 +217,7 @@ def settings(con: duckdb.DuckDBPyConnection, values: dict[str, object]) -> Itera
     _set(con, before)
 
 
-def _set(con: duckdb.DuckDBPyConnection, values: dict[str, object]) -> None:
+def _set(con: duckdb.DuckDBPyConnection, values: Mapping[str, object]) -> None:
     for name, value in values.items():
         con.execute(f"SET {name} = $value", {"value": value})
 

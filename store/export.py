@@ -18,9 +18,9 @@ from typing import Any
 import duckdb
 
 from lanelog import __version__
+from lanelog.errors import IngestError
 from lanelog.store.db import SCHEMA_VERSION, open_memory
 from lanelog.store.lakefs import DATA_FILE, LAKE_SCHEMA_VERSION, LakeFolder, partition_value, redacted
-from lanelog.errors import IngestError
 from lanelog.store.sqlfile import load_resources
 
 QUERIES = load_resources("lanelog.store", "export.sql")

@@ -8,7 +8,7 @@ tables are made on first use beside the lane-log tables (docs/replay.md).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Any
 
 import duckdb
@@ -38,8 +38,8 @@ def store(con: duckdb.DuckDBPyConnection, about: dict[str, Any], patches: Iterab
     rows = list(patches)
     with transaction(con):
         con.execute(QUERIES["create_tables"].sql)
-        replay_id = _run(con, "next_id")[0]["replay_id"]
-        _run(con, "add_replay", replay_id=replay_id, made=datetime.now(timezone.utc).replace(tzinfo=None),
+        replay_id = int(_run(con, "next_id")[0]["replay_id"])
+        _run(con, "add_replay", replay_id=replay_id, made=datetime.now(UTC).replace(tzinfo=None),
              checkout=about["checkout"], candidate=about["candidate"], baseline=about["baseline"],
              source=about["source"], patches=about["patches"], skipped=about["skipped"])
         query = QUERIES["add_patch"]

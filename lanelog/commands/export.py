@@ -11,23 +11,30 @@ from typing import Any
 import click
 
 from lanelog import store
-from lanelog.commands.options import db_option, endpoint_url_option, key_values, spark_conf_option, wait_option
+from lanelog.commands.extras import require
+from lanelog.commands.options import (
+    db_option,
+    endpoint_url_option,
+    engine_option,
+    format_option,
+    key_values,
+    lake_option,
+    spark_conf_option,
+    spark_master_option,
+    wait_option,
+)
 
-LAKE_HELP = ("Read the Parquet lake made by `lanelog export` (a folder, or an fsspec URL) "
-             "instead of the database.")
 _SETTINGS = "lanelog.lake_settings"
 
 
 @click.command()
-@click.option("--lake", required=True, metavar="DIR",
-              help="Lake folder (created when missing), or an fsspec URL such as s3://bucket/lanelog.")
+@lake_option("Lake folder (created when missing), or an fsspec URL such as s3://bucket/lanelog.", required=True)
 @db_option("DuckDB file to export [default: $LANELOG_DB, else ./lanelog.duckdb].")
 @wait_option()
 @endpoint_url_option()
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+@format_option(["text", "json"], help="Print the summary as a line of text, or as one JSON object.")
 @click.option("--quiet", is_flag=True, help="Do not list each week written on stderr.")
-def export(lake: str, db: Path | None, wait: float, endpoint_url: str | None, as_json: bool,
-           quiet: bool) -> None:
+def export(lake: str, db: Path | None, wait: float, endpoint_url: str | None, fmt: str, quiet: bool) -> None:
     """Write the database as a Hive-partitioned Parquet lake, week by week.
 
     Only the weeks that changed since the last export are rewritten; each week
@@ -46,7 +53,7 @@ def export(lake: str, db: Path | None, wait: float, endpoint_url: str | None, as
         summary = store.export_lake(con, lake, progress=progress, endpoint_url=endpoint_url)
     finally:
         con.close()
-    if as_json:
+    if fmt == "json":
         click.echo(json.dumps(summary.as_dict()))
         return
     click.echo(f"{len(summary.weeks_written)} week(s) written ({summary.attempts_written} attempts), "
@@ -61,11 +68,7 @@ def lake_options(command: Any) -> Any:
     go to `lake_settings()` (the command's context) rather than to every command's arguments.
     """
     options = [
-        click.option("--lake", metavar="DIR", help=LAKE_HELP),
-        click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb", show_default=True,
-                     help="Engine for the figures; spark reads a --lake with PySpark."),
-        click.option("--spark-master", metavar="URL",
-                     help="Spark master for --engine spark [default: spark-submit's, else local[*]]."),
+        lake_option(), engine_option(), spark_master_option(),
         spark_conf_option(expose_value=False, callback=_remember_spark_conf),
         endpoint_url_option(expose_value=False, callback=_remember),
         click.option("--verbose", is_flag=True, expose_value=False, callback=_remember,
@@ -108,6 +111,7 @@ def check_sources(db: Path | None, logs: tuple[Path, ...], lake: str | None, eng
 @contextmanager
 def spark_lake(lake: str, master: str | None) -> Iterator[Any]:
     """The lake on a Spark session that lives as long as the block (one already running is kept)."""
+    require("spark", "--engine spark")
     from lanelog.queries.spark import SparkLake, running_session, start_session
 
     settings = lake_settings()

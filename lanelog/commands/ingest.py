@@ -6,14 +6,18 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from lanelog.ingest import IngestSummary, ingest_paths
-from lanelog.store import default_db_path, open_db
-from lanelog.ingest.logfile import expand_paths
-from lanelog.commands.options import db_option, wait_option
+if TYPE_CHECKING:
+    from click._termui_impl import ProgressBar  # the type click.progressbar returns
+
+from lanelog.commands.options import db_option, format_option, wait_option
 from lanelog.errors import IngestError
+from lanelog.ingest import IngestSummary, ingest_paths
+from lanelog.ingest.logfile import expand_paths
+from lanelog.store import default_db_path, open_db
 
 _BAR_AFTER_S = 2.0
 
@@ -25,7 +29,7 @@ class _LateBar:
         self._total = total
         self._done = 0
         self._start = time.monotonic()
-        self._bar: click.progressbar | None = None  # type: ignore[type-arg]
+        self._bar: ProgressBar[str] | None = None
 
     def __call__(self, advance: int, summary: IngestSummary) -> None:
         self._done += advance
@@ -59,9 +63,9 @@ def _total_bytes(paths: list[Path]) -> int:
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @db_option()
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+@format_option(["text", "json"], help="Print the summary as a line of text, or as one JSON object.")
 @wait_option()
-def ingest(paths: tuple[Path, ...], db: Path | None, as_json: bool, wait: float) -> None:
+def ingest(paths: tuple[Path, ...], db: Path | None, fmt: str, wait: float) -> None:
     """Load lane-log JSONL files into the DuckDB database, losing nothing.
 
     PATHS are lane-log files, or folders searched for *.jsonl and *.jsonl.gz.
@@ -75,7 +79,7 @@ def ingest(paths: tuple[Path, ...], db: Path | None, as_json: bool, wait: float)
     \b
     Example:
         lanelog ingest lane-log.jsonl
-        lanelog ingest --json --db /tmp/lanes.duckdb logs/
+        lanelog ingest --format json --db /tmp/lanes.duckdb logs/
     """
     path_list = list(paths)
     bar = _LateBar(_total_bytes(path_list)) if sys.stderr.isatty() else None
@@ -86,7 +90,7 @@ def ingest(paths: tuple[Path, ...], db: Path | None, as_json: bool, wait: float)
         if bar is not None:
             bar.close()
         con.close()
-    click.echo(json.dumps(summary.as_dict()) if as_json else summary.line())
+    click.echo(json.dumps(summary.as_dict()) if fmt == "json" else summary.line())
     if len(summary.errors) == 1:
         raise IngestError(summary.errors[0])
     if summary.errors:

@@ -11,12 +11,11 @@ from typing import Any
 import click
 import duckdb
 
-from lanelog import ingest, store
-from lanelog import queries
-from lanelog.errors import IngestError, QueryError
+from lanelog import ingest, queries, store
 from lanelog.commands import render
 from lanelog.commands.export import check_sources, lake_options, lake_settings, spark_lake
-from lanelog.commands.options import db_option, wait_option
+from lanelog.commands.options import db_option, format_option, wait_option
+from lanelog.errors import IngestError, QueryError
 from lanelog.queries import Filters
 
 
@@ -95,8 +94,7 @@ def scope_options(command: Any) -> Any:
 
 @click.command()
 @scope_options
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown", "csv"]),
-              default="table", show_default=True, help="Output form; json is a stable contract.")
+@format_option(["table", "json", "markdown", "csv"])
 def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: str | None,
            repo: str | None, old_repo: str | None, wait: float, lake: str | None, engine: str,
            spark_master: str | None, fmt: str) -> None:
@@ -131,11 +129,11 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
 @click.command()
 @scope_options
 @click.option("--strict", is_flag=True, help="Exit 1 on warnings too, not only on credit bugs.")
-@click.option("--json", "as_json", is_flag=True, help="Print rows as JSON lines (summary on stderr).")
+@format_option(["text", "json"], help="Print rows as text, or as JSON lines (summary on stderr).")
 @click.pass_context
 def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: str | None,
           until: str | None, repo: str | None, old_repo: str | None, wait: float, lake: str | None,
-          engine: str, spark_master: str | None, strict: bool, as_json: bool) -> None:
+          engine: str, spark_master: str | None, strict: bool, fmt: str) -> None:
     """Alert on credit bugs (exit 1) and audit the decision table's other rules.
 
     A credit bug is merge credit on an attempt whose quarantine is not empty; each
@@ -151,6 +149,7 @@ def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: st
     with _database(db, logs, wait, lake, engine, spark_master) as con:
         found = queries.check(con, filters)
         checked = queries.totals(con, filters)
+    as_json = fmt == "json"
     lines = render.check_json_lines(found) if as_json else render.check_lines(found)
     for line in lines:
         click.echo(line)

@@ -87,7 +87,7 @@ def route(patch: Patch, day: date, log: Path) -> dict[str, Any]:
         "--base", patch.base,
         "--head", patch.head,
         "--today", day.isoformat(),
-        "--log", str(log),
+        "--out", str(log),
         "--repo-name", patch.repo.name,
         "--run", RUNNER,
         "--property-timeout", "30",
@@ -165,7 +165,8 @@ def _check_demo_may_rebuild(db: Path) -> None:
     The demo rebuilds its own database, so its set-up command can run twice; but a
     database the demo made and a user then ingested into holds their lines too.
     """
-    from lanelog import ingest, store
+    from lanelog import store
+
     how = (f"keep it and make the demo elsewhere with `lanelog demo --db OTHER.duckdb`, look at it "
            f"with `lanelog dashboard --db {db}`, or discard it with `lanelog demo --replace`")
     try:

@@ -12,11 +12,10 @@ import duckdb
 import pyarrow as pa
 import pytest
 
+from lanelog.errors import DatabaseLocked, IngestError, SchemaMismatch
 from lanelog.ingest import ingest_paths
 from lanelog.store import SCHEMA_VERSION, default_db_path, open_db
-from lanelog.errors import DatabaseLocked, IngestError, SchemaMismatch
 from tests.ingest.support import HOLDER
-
 
 
 @pytest.fixture

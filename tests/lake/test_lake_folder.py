@@ -55,7 +55,7 @@ def test_a_link_planted_as_a_week_folder_never_makes_export_delete_its_target(sm
     shutil.rmtree(week)
     week.symlink_to(target, target_is_directory=True)
     for _ in range(2):  # and every later run still works
-        result = run("export", "--db", small_db, "--lake", lake, "--json", "--quiet")
+        result = run("export", "--db", small_db, "--lake", lake, "--format", "json", "--quiet")
         assert result.exit_code == 0, result.output
     assert sorted(os.listdir(target)) == [".draft.tmp", "notes.txt"]
     assert (target / "notes.txt").read_text() == "keep me"
@@ -88,7 +88,7 @@ def test_glob_characters_in_the_lake_path_are_never_read_as_patterns(small_db: P
     for sibling in ("lake-other", "lake1", "lakea", "lakeX"):
         exported(other_db, tmp_path / sibling)
     assert report_json("--lake", lake) == report_json("--db", small_db)
-    assert run("check", "--lake", lake, "--json").stdout == run("check", "--db", small_db, "--json").stdout
+    assert run("check", "--lake", lake, "--format", "json").stdout == run("check", "--db", small_db, "--format", "json").stdout
 
 
 def test_readers_take_the_weeks_the_state_lists_not_every_folder(small_db: Path, tmp_path: Path) -> None:

@@ -84,7 +84,7 @@ def no_secret(*results: Result) -> None:
 
 def test_export_to_a_bucket_reads_back_as_the_database(bucket: str, db: Path) -> None:
     url = f"s3://{BUCKET}/team/lanelog"
-    first = run("export", "--db", db, "--lake", url, "--endpoint-url", bucket, "--json", "--quiet")
+    first = run("export", "--db", db, "--lake", url, "--endpoint-url", bucket, "--format", "json", "--quiet")
     assert first.exit_code == 0, first.output
     summary = json.loads(first.stdout)
     assert summary["weeks_written"] and summary["tables_written"] == ["sources", "rejected_lines"]
@@ -98,10 +98,10 @@ def test_export_to_a_bucket_reads_back_as_the_database(bucket: str, db: Path) ->
     from_lake = run("report", "--lake", url, "--endpoint-url", bucket, "--format", "json")
     assert from_lake.exit_code == 0, from_lake.output
     assert from_lake.stdout == from_db.stdout
-    assert run("check", "--lake", url, "--endpoint-url", bucket, "--json").stdout == \
-        run("check", "--db", db, "--json").stdout
+    assert run("check", "--lake", url, "--endpoint-url", bucket, "--format", "json").stdout == \
+        run("check", "--db", db, "--format", "json").stdout
 
-    again = run("export", "--db", db, "--lake", url, "--endpoint-url", bucket, "--json", "--quiet")
+    again = run("export", "--db", db, "--lake", url, "--endpoint-url", bucket, "--format", "json", "--quiet")
     assert json.loads(again.stdout)["weeks_written"] == [] and json.loads(again.stdout)["tables_written"] == []
     # No secret reached the output or the lake's objects.
     no_secret(first, from_lake, again)

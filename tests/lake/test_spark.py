@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from lanelog import store, queries
+from lanelog import queries, store
 from lanelog.cli import cli
 from lanelog.errors import QueryError
 from lanelog.queries import Filters
@@ -164,8 +164,8 @@ def test_a_line_dated_in_1500_reads_on_spark_as_on_duckdb(spark: Any, generated:
     code, duck = cli_out("report", "--lake", old, "--format", "json")
     assert code == 0
     assert cli_out("report", "--lake", old, "--engine", "spark", "--format", "json") == (0, duck)
-    code, duck = cli_out("check", "--lake", old, "--json")
-    assert cli_out("check", "--lake", old, "--engine", "spark", "--json") == (code, duck)
+    code, duck = cli_out("check", "--lake", old, "--format", "json")
+    assert cli_out("check", "--lake", old, "--engine", "spark", "--format", "json") == (code, duck)
 
 
 def test_spark_conf_takes_key_value_pairs_only() -> None:
