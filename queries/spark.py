@@ -27,9 +27,8 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from lanelog.store.sqlfile import Query
-
 from lanelog.errors import QueryError
+from lanelog.store.sqlfile import Query
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -382,7 +381,8 @@ def check_filesystems(spark: SparkSession, paths: list[str]) -> None:
     for scheme in schemes:
         try:
             jvm: Any = spark.sparkContext._jvm
-            jvm.org.apache.hadoop.fs.FileSystem.getFileSystemClass(scheme, spark.sparkContext._jsc.hadoopConfiguration())
+            hadoop = spark.sparkContext._jsc.hadoopConfiguration()
+            jvm.org.apache.hadoop.fs.FileSystem.getFileSystemClass(scheme, hadoop)
         except Exception as error:  # noqa: BLE001 - a class not found or no filesystem: one line either way
             raise QueryError(_missing_filesystem(scheme, _one_line(error))) from None
 
@@ -394,4 +394,5 @@ def _missing_filesystem(scheme: str, cause: str) -> str:
                 "(or spark.jars=PATH/hadoop-aws-3.3.4.jar,PATH/aws-java-sdk-bundle.jar), give the store with "
                 "--spark-conf spark.hadoop.fs.s3a.endpoint=URL if it is not AWS, and read the lake as s3a:// "
                 "(docs/scale.md)")
-    return f"Spark has no Hadoop filesystem for {scheme}:// URLs ({cause}); add its jar with --spark-conf spark.jars=..."
+    return (f"Spark has no Hadoop filesystem for {scheme}:// URLs ({cause}); "
+            "add its jar with --spark-conf spark.jars=...")

@@ -88,7 +88,8 @@ def test_glob_characters_in_the_lake_path_are_never_read_as_patterns(small_db: P
     for sibling in ("lake-other", "lake1", "lakea", "lakeX"):
         exported(other_db, tmp_path / sibling)
     assert report_json("--lake", lake) == report_json("--db", small_db)
-    assert run("check", "--lake", lake, "--format", "json").stdout == run("check", "--db", small_db, "--format", "json").stdout
+    assert run("check", "--lake", lake, "--format", "json").stdout == \
+        run("check", "--db", small_db, "--format", "json").stdout
 
 
 def test_readers_take_the_weeks_the_state_lists_not_every_folder(small_db: Path, tmp_path: Path) -> None:
