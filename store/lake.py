@@ -15,7 +15,7 @@ from typing import Any
 
 import duckdb
 
-from lanelog.errors import IngestError
+from lanelog.errors import IngestError, StoreError
 from lanelog.store.db import open_memory
 from lanelog.store.lakefs import TABLES, LakeFolder, redacted
 from lanelog.store.sqlfile import load_resources
@@ -40,9 +40,9 @@ def open_lake(target: str | os.PathLike[str], endpoint_url: str | None = None) -
             files = files_of[table]
             if not files:
                 continue
-            con.execute(QUERIES[f"lake_{table}_files"].sql, {"files": [literal_path(file) for file in files]})
-            con.execute(QUERIES[f"lake_{table}_view"].sql)
-    except duckdb.Error as error:
+            QUERIES[f"lake_{table}_files"].run(con, files=[literal_path(file) for file in files])
+            QUERIES[f"lake_{table}_view"].run(con)
+    except (StoreError, duckdb.Error) as error:  # (register_filesystem is no SQL block)
         con.close()
         raise IngestError(f"cannot read the lake at {lake.name}: {redacted(str(error))}") from None
     except BaseException:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -60,6 +61,21 @@ def _total_bytes(paths: list[Path]) -> int:
     return sum(p.stat().st_size for p in expand_paths(paths) if isinstance(p, Path))
 
 
+def _check_some_input_exists(paths: list[Path]) -> None:
+    """Refuse a run in which no path names anything, before a database is opened or made.
+
+    A mistyped path must not leave a new, empty database behind for `report` and
+    `check` to read as "0 attempts".  With one path that exists, the run goes on and
+    names the others as errors.
+    """
+    if any(os.path.lexists(path) for path in paths):
+        return
+    if len(paths) == 1:
+        raise IngestError(f"{paths[0]}: no such file or folder")
+    listed = "".join(f"\n  {path}: no such file or folder" for path in paths)
+    raise IngestError(f"{len(paths)} files could not be read:{listed}")
+
+
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @db_option()
@@ -82,6 +98,7 @@ def ingest(paths: tuple[Path, ...], db: Path | None, fmt: str, wait: float) -> N
         lanelog ingest --format json --db /tmp/lanes.duckdb logs/
     """
     path_list = list(paths)
+    _check_some_input_exists(path_list)  # before the database is opened, or made
     bar = _LateBar(_total_bytes(path_list)) if sys.stderr.isatty() else None
     con = open_db(db or default_db_path(), wait=wait)
     try:

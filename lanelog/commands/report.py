@@ -9,13 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import click
-import duckdb
 
 from lanelog import ingest, queries, store
 from lanelog.commands import render
 from lanelog.commands.export import check_sources, lake_options, lake_settings, spark_lake
 from lanelog.commands.options import db_option, format_option, wait_option
-from lanelog.errors import IngestError, QueryError
+from lanelog.errors import IngestError
 from lanelog.queries import Filters
 
 
@@ -35,22 +34,18 @@ def _database(db: Path | None, logs: tuple[Path, ...], wait: float, lake: str | 
         return
     if lake is not None:
         con = store.open_lake(lake, lake_settings()["endpoint_url"])
-        where = f"the lake at {lake}"
     elif logs:
         con = store.open_memory()
         summary = ingest.ingest_paths(con, list(logs))
         if summary.errors:
             con.close()
             raise IngestError("cannot read lane log: " + "; ".join(summary.errors))
-        where = "the given lane logs"
     else:
         path = db if db is not None else store.default_db_path()
         con = store.open_db(path, read_only=True, wait=wait)
-        where = str(path)
+    # A query the database refuses is a StoreError naming its .sql file and block (lanelog.store).
     try:
         yield con
-    except duckdb.Error as error:
-        raise QueryError(f"cannot read the figures from {where}: {error}") from None
     finally:
         con.close()
 

@@ -229,6 +229,7 @@ def test_leaving_stored_ids_out_holds_the_stored_ids_not_the_lines(
     query = lanelog.ingest.load.statements()[statement]
     params = query.bind({name: value for name, value in {"source_id": 1, "provisional": False}.items()
                          if name in query.params})
+    lanelog.ingest.load.attempt_rows(con)  # the macro the statement reads (load.sql)
     with settings(con, lanelog.ingest.load.STREAM):
         plan = json.loads(con.execute("EXPLAIN (FORMAT json) " + query.sql, params).fetchall()[0][1])
     assert [_build_sides(node) for node in plan] == [[("ANTI", {"stream"}, {"attempts"})]]

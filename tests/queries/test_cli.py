@@ -313,8 +313,10 @@ def test_a_missing_database_exits_2(tmp_path: Path, command: str) -> None:
     missing = tmp_path / "none.duckdb"
     result = run(command, "--db", missing)
     assert result.exit_code == 2
+    # The hint names the user's own --db (issue 29), so following it makes that database.
     assert result.stderr.strip() == (
-        f"Error: no database at {missing}: run `lanelog ingest ...` or `lanelog demo`")
+        f"Error: no database at {missing}: make one with `lanelog ingest LANE_LOG --db {missing}` "
+        f"(or try lanelog with `lanelog demo --db {missing}`)")
     assert not missing.exists()
 
 

@@ -222,3 +222,36 @@ def test_a_replay_with_db_on_a_file_that_is_no_lanelog_database_stores_nothing(h
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert str(db) in done.stderr
     assert db.read_bytes() == b"not a database"
+
+
+def test_a_replay_of_no_patches_with_db_stores_an_empty_replay(history, tmp_path):
+    """Issue 28, class 7: `--commits HEAD..HEAD --db` (no patches) raised from executemany."""
+    repo, _base, _steps, candidate = history
+    db = tmp_path / "lanelog.duckdb"
+    done = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate),
+                   "--commits", "HEAD..HEAD", "--db", str(db), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert (result["patches"], result["replay_id"]) == (0, 1)
+    from lanelog.store import open_db
+    from lanelog.store.replays import latest
+    con = open_db(db, read_only=True)
+    try:
+        stored = latest(con)
+    finally:
+        con.close()
+    assert stored is not None and stored["replay"]["patches"] == 0 and stored["weeks"] == []
+
+
+def test_a_replay_with_db_on_a_lane_log_names_it_before_replaying(history, tmp_path):
+    """Issue 28, class 1: DuckDB opened a .jsonl path as a throwaway in-memory database,
+    and `replay --db` said "stored as replay 1"."""
+    repo, base, _steps, candidate = history
+    log = tmp_path / "lane-log.jsonl"
+    log.write_text('{"attempt_id": "a1", "probe": "pass"}\n')
+    done = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate),
+                   "--commits", f"{base}..main", "--db", str(log))
+    assert done.returncode == 2
+    assert done.stdout == "" and "stored as replay" not in done.stderr
+    assert f"cannot open the database {log}: it is a lane log (JSON lines), not a database" in done.stderr
+    assert log.read_text() == '{"attempt_id": "a1", "probe": "pass"}\n'
