@@ -12,7 +12,7 @@ import click
 
 from lanelog import alerts, ingest, queries, store
 from lanelog.commands import render
-from lanelog.commands.export import check_sources, lake_options, spark_lake
+from lanelog.commands.export import check_sources, lake_options, lake_settings, spark_lake
 from lanelog.commands.options import db_option, format_option, notify_options, wait_option
 from lanelog.errors import AlertError, IngestError
 from lanelog.queries import Filters
@@ -34,7 +34,7 @@ def _database(db: Path | None, logs: tuple[Path, ...], wait: float, lake: str | 
             yield source
         return
     if lake is not None:
-        con = store.open_lake(lake)
+        con = store.open_lake(lake, lake_settings()["endpoint_url"])
     elif logs:
         con = store.open_memory()
         summary = ingest.ingest_paths(con, list(logs))
