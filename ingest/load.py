@@ -39,8 +39,8 @@ TOO_LONG = "too_long"
 
 @cache
 def statements() -> dict[str, Query]:
-    """The named statements of load.sql and identity.sql, and the two made of attempt_rows."""
-    named = load_resources("lanelog.ingest", "load.sql", "identity.sql")
+    """The named statements of load.sql, identity.sql and objects.sql, and the two made of attempt_rows."""
+    named = load_resources("lanelog.ingest", "load.sql", "identity.sql", "objects.sql")
     rows = named["attempt_rows"]
     body = rows.sql.rstrip(";")
     named["insert_attempts"] = replace(rows, name="insert_attempts",

@@ -11,8 +11,8 @@ import click
 
 from lanelog.ingest import IngestSummary, ingest_paths
 from lanelog.store import default_db_path, open_db
-from lanelog.ingest.logfile import expand_paths
-from lanelog.commands.options import db_option, wait_option
+from lanelog.ingest.logfile import expand_paths, is_object_url
+from lanelog.commands.options import db_option, endpoint_url_option, wait_option
 from lanelog.errors import IngestError
 
 _BAR_AFTER_S = 2.0
@@ -52,22 +52,26 @@ def rate_text(files: int, lines: int, seconds: float) -> str:
     return f"{files:,} files ({files / per:,.0f}/s), {lines:,} lines ({lines / per:,.0f}/s)"
 
 
-def _total_bytes(paths: list[Path]) -> int:
-    return sum(p.stat().st_size for p in expand_paths(paths) if isinstance(p, Path))
+def _total_bytes(paths: list[str]) -> int:
+    local = [Path(p) for p in paths if not is_object_url(p)]
+    return sum(p.stat().st_size for p in expand_paths(local) if isinstance(p, Path))
 
 
 @click.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, required=True)
 @db_option()
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+@endpoint_url_option()
 @wait_option()
-def ingest(paths: tuple[Path, ...], db: Path | None, as_json: bool, wait: float) -> None:
+def ingest(paths: tuple[str, ...], db: Path | None, as_json: bool, endpoint_url: str | None, wait: float) -> None:
     """Load lane-log JSONL files into the DuckDB database, losing nothing.
 
-    PATHS are lane-log files, or folders searched for *.jsonl and *.jsonl.gz.
-    Only bytes added since the last run are read; a copy of a log already
-    ingested adds nothing.  Every non-blank line ends as an attempt, a
-    duplicate, a rejected line or pending (a last line still being written).
+    PATHS are lane-log files, folders searched for *.jsonl and *.jsonl.gz,
+    or object-store URLs (s3://bucket/prefix/: every such object below it;
+    credentials come from the environment).  Only bytes added since the last
+    run are read; a copy of a log already ingested adds nothing.  Every
+    non-blank line ends as an attempt, a duplicate, a rejected line or
+    pending (a last line still being written).
 
     Exit 0 when every file was read, 2 when one could not be (the others are
     still ingested).
@@ -76,12 +80,13 @@ def ingest(paths: tuple[Path, ...], db: Path | None, as_json: bool, wait: float)
     Example:
         lanelog ingest lane-log.jsonl
         lanelog ingest --json --db /tmp/lanes.duckdb logs/
+        lanelog ingest s3://ci-logs/lane-logs/
     """
     path_list = list(paths)
     bar = _LateBar(_total_bytes(path_list)) if sys.stderr.isatty() else None
     con = open_db(db or default_db_path(), wait=wait)
     try:
-        summary = ingest_paths(con, path_list, progress=bar)
+        summary = ingest_paths(con, path_list, progress=bar, endpoint_url=endpoint_url)
     finally:
         if bar is not None:
             bar.close()

@@ -22,3 +22,10 @@ def wait_option() -> Callable[[Any], Any]:
     return click.option("--wait", type=click.FloatRange(min=0), default=60.0, show_default=True,
                         metavar="SECONDS",
                         help="Seconds to wait while another process holds the database.")
+
+
+def endpoint_url_option() -> Callable[[Any], Any]:
+    """``--endpoint-url URL``: an S3-compatible object store instead of AWS."""
+    return click.option("--endpoint-url", default=None, metavar="URL",
+                        help="Object store endpoint, for an S3-compatible store "
+                             "[default: $AWS_ENDPOINT_URL, else AWS].")
