@@ -76,7 +76,7 @@ class ObjectStore:
 
     def __init__(self, url: str, endpoint_url: str | None = None) -> None:
         parts = urlsplit(url)
-        if "@" in parts.netloc:
+        if "@" in parts.netloc or ":" in parts.netloc:  # no bucket name holds either: user:secret@
             raise IngestError(f"{_without_userinfo(url)}: credentials in a URL are refused; {_CREDENTIALS_HINT}")
         self.url = url
         self.scheme = parts.scheme.lower()
@@ -217,7 +217,14 @@ def _tag(info: dict[str, Any]) -> str:
 
 
 def _precondition_failed(exc: BaseException) -> bool:
-    return isinstance(exc, OSError) and exc.errno == errno.EINVAL and "Precondition" in str(exc)
+    """Whether the store refused a read pinned to an ETag: the object is another one now (HTTP 412)."""
+    if not (isinstance(exc, OSError) and exc.errno == errno.EINVAL):
+        return False
+    cause = exc.__cause__
+    response = getattr(cause, "response", None)
+    if isinstance(response, dict):
+        return response.get("Error", {}).get("Code") in ("PreconditionFailed", "412")
+    return "precondition" in str(exc).lower().replace("-", "")
 
 
 def _replaced(url: str) -> IngestError:
@@ -235,5 +242,6 @@ def _scrub(text: str) -> str:
 
 
 def _without_userinfo(url: str) -> str:
-    parts = urlsplit(url)
-    return shown(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]).geturl())
+    """The URL with everything between the scheme and the last @ left out (a secret may hold a /)."""
+    scheme, _, rest = url.partition("://")
+    return shown(f"{scheme}://{rest.rsplit('@', 1)[1]}" if "@" in rest else f"{scheme}://(hidden)")
