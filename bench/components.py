@@ -32,7 +32,7 @@ def _missing_module(module: str, *names: str) -> str | None:
 
 def ingest_api() -> str | None:
     """Why the ingest API cannot be called, or None when it can."""
-    return _missing_module("ingest", "open_db", "ingest_paths")
+    return _missing_module("lanelog.store", "open_db") or _missing_module("lanelog.ingest", "ingest_paths")
 
 
 def ingest_cli() -> str | None:
