@@ -366,3 +366,25 @@ def assert_stored_as_from_disk(db: Path, objects: dict[str, bytes], tmp_path: Pa
 def s3_address(s3: S3) -> tuple[str, int]:
     host, port = s3.endpoint.removeprefix("http://").split(":")
     return host, int(port)
+
+
+def test_the_nightly_workflow_runs_as_written_against_the_bucket(s3: S3, tmp_path: Path) -> None:
+    import yaml
+
+    workflow = Path(__file__).resolve().parents[2] / "examples" / "github-actions" / "lanelog-nightly.yml"
+    steps = yaml.safe_load(workflow.read_text(encoding="utf-8"))["jobs"]["nightly"]["steps"]
+    scripts = [step["run"] for step in steps if step.get("name", "").startswith(("Ingest", "Check", "Export"))]
+    assert len(scripts) == 3
+    bucket = s3.bucket()
+    upload(s3, bucket, {f"lanelog/{key}": data for key, data in job_logs(12).items()})
+    bin_dir = Path(sys.executable).parent
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("AWS_")}, **s3.env(),
+           "AWS_ENDPOINT_URL": s3.endpoint, "LANELOG_DB": str(tmp_path / "lanelog.duckdb"),
+           "LOGS_URL": f"s3://{bucket}/lanelog/", "LAKE_URL": str(tmp_path / "lake"),
+           "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    for script in scripts:
+        done = subprocess.run(["bash", "-e", "-c", script], env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert s3.secret not in done.stdout + done.stderr
+    assert attempt_ids(tmp_path / "lanelog.duckdb") == sorted(f"job{n}" for n in range(12))
+    assert any((tmp_path / "lake").iterdir())
