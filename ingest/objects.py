@@ -78,10 +78,12 @@ class ObjectStore:
         parts = urlsplit(url)
         if "@" in parts.netloc or ":" in parts.netloc:  # no bucket name holds either: user:secret@
             raise IngestError(f"{_without_userinfo(url)}: credentials in a URL are refused; {_CREDENTIALS_HINT}")
-        self.url = url
         self.scheme = parts.scheme.lower()
+        self.url = f"{self.scheme}://{url.partition('://')[2]}"  # S3://... as s3://...
         self.endpoint_url = endpoint_url or os.environ.get("AWS_ENDPOINT_URL") or None
-        self.fs = _filesystem(self.scheme, self.endpoint_url, url)
+        self.fs = _filesystem(self.scheme, self.endpoint_url, self.url)
+        # The URL as listed objects' URLs begin: objects_read is looked up by it.
+        self.prefix = f"{self.scheme}://{self.fs._strip_protocol(self.url)}"
 
     def list(self) -> list[Listed]:
         """Every *.jsonl and *.jsonl.gz object below the URL (or the object it names), in key order."""
@@ -155,7 +157,7 @@ class ObjectStore:
 
     def error(self, url: str, exc: BaseException, what: str) -> IngestError:
         """An error naming the URL and what to do, with no secret in it."""
-        where = f" at {self.endpoint_url}" if self.endpoint_url else ""
+        where = f" at {_without_userinfo(self.endpoint_url)}" if self.endpoint_url else ""
         if isinstance(exc, IngestError):
             return exc
         if isinstance(exc, FileNotFoundError):
@@ -244,4 +246,8 @@ def _scrub(text: str) -> str:
 def _without_userinfo(url: str) -> str:
     """The URL with everything between the scheme and the last @ left out (a secret may hold a /)."""
     scheme, _, rest = url.partition("://")
-    return shown(f"{scheme}://{rest.rsplit('@', 1)[1]}" if "@" in rest else f"{scheme}://(hidden)")
+    if "@" in rest:
+        rest = rest.rsplit("@", 1)[1]
+    elif ":" in rest.split("/", 1)[0] and scheme not in ("http", "https"):
+        rest = "(hidden)"  # s3://key:secret/...: no bucket name holds a colon
+    return shown(f"{scheme}://{rest}")

@@ -147,7 +147,7 @@ def _ingest_objects(con: duckdb.DuckDBPyConnection, url: str, batcher: _Batcher,
     except IngestError as exc:
         summary.errors.append(exc.message)
         return
-    read_before = {row[0]: (row[1], row[2]) for row in run(con, "objects_below", {"prefix": url})}
+    read_before = {row[0]: (row[1], row[2]) for row in run(con, "objects_below", {"prefix": store.prefix})}
     new = []
     for obj in listed:
         if read_before.get(obj.url) == (obj.etag, obj.size):

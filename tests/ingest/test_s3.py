@@ -389,3 +389,20 @@ def test_the_nightly_workflow_runs_as_written_against_the_bucket(s3: S3, tmp_pat
         assert s3.secret not in done.stdout + done.stderr
     assert attempt_ids(tmp_path / "lanelog.duckdb") == sorted(f"job{n}" for n in range(12))
     assert any((tmp_path / "lake").iterdir())
+
+
+def test_credentials_from_a_profile_and_an_upper_case_scheme(s3: S3, tmp_path: Path) -> None:
+    bucket = s3.bucket()
+    upload(s3, bucket, job_logs(3))
+    credentials = tmp_path / "credentials"
+    credentials.write_text(f"[nightly]\naws_access_key_id = {s3.key_id}\naws_secret_access_key = {s3.secret}\n")
+    env = {name: value for name, value in s3.env().items() if name not in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")}
+    db = tmp_path / "lanelog.duckdb"
+    for url, added in ((f"s3://{bucket}/", 3), (f"S3://{bucket}", 0)):
+        result = lanelog("ingest", "--json", "--db", str(db), "--endpoint-url", s3.endpoint, url,
+                         env={**env, "AWS_SHARED_CREDENTIALS_FILE": str(credentials), "AWS_PROFILE": "nightly"})
+        assert result.exit_code == 0, result.output
+        assert summary(result)["attempts_added"] == added
+    con = store.open_db(db, read_only=True)
+    assert con.execute("SELECT count(*) FROM objects_read").fetchall() == [(3,)]
+    con.close()
