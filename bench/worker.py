@@ -85,6 +85,19 @@ def lanelog_ingest(log: str, db: str) -> Result:
     return {"seconds": {"total": elapsed}, "info": {"summary": summary.as_dict(), "errors": summary.errors}}
 
 
+def lanelog_ingest_url(url: str, db: str, endpoint: str) -> Result:
+    """lanelog's ingest of an object-store URL through its Python API: open, ingest, close."""
+    from lanelog.ingest import ingest_paths
+    from lanelog.store import open_db
+
+    start = time.perf_counter()
+    con = open_db(Path(db))
+    summary = ingest_paths(con, [url], endpoint_url=endpoint)
+    con.close()
+    elapsed = time.perf_counter() - start
+    return {"seconds": {"total": elapsed}, "info": {"summary": summary.as_dict(), "errors": summary.errors}}
+
+
 def lanelog_append_series(log: str, db: str, runs: str, lines: str, seed: str, start: str, total: str) -> Result:
     """`runs` appends of `lines` fresh generated lines in a row, each an open, ingest and close.
 
@@ -159,6 +172,7 @@ WORKERS: dict[str, Callable[..., Result]] = {
     "pandas_reader": pandas_reader,
     "duckdb_floor": duckdb_floor,
     "lanelog_ingest": lanelog_ingest,
+    "lanelog_ingest_url": lanelog_ingest_url,
     "lanelog_append_series": lanelog_append_series,
     "weekly_query": weekly_query,
     "dashboard_overview": dashboard_overview,
