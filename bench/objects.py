@@ -96,6 +96,9 @@ def bucket_cases(folder: Path, count: int, attempts: int, endpoint: str, out: Pa
         Case(f"{tag}.lanelog", "logs in a bucket", f"{label} from the local S3 server: lanelog into a new database",
              worker_argv("lanelog_ingest_url", url=url, db=str(db), endpoint=endpoint), "in-process",
              before_each=lambda: remove_db(db), check=_expect(attempts), env=env, not_run=not_run),
+        Case(f"{tag}.floor", "logs in a bucket", f"{label} from the local S3 server: floor, boto3 lists "
+             "and GETs every object (16 threads), storing nothing",
+             worker_argv("s3_get_floor", url=url, endpoint=endpoint), "in-process", env=env, not_run=not_run),
         Case(f"{tag}.unchanged", "logs in a bucket", f"{label} from the local S3 server again, nothing new",
              worker_argv("lanelog_ingest_url", url=url, db=str(db), endpoint=endpoint), "in-process",
              before_all=make_base, before_each=lambda: copy_db(base_db, db), check=_expect(0), env=env,
