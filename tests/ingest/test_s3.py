@@ -42,7 +42,7 @@ def lanelog(*args: str, env: dict[str, str]) -> Result:
 
 
 def ingest(s3: S3, db: Path, *sources: str, endpoint: str | None = None, **env: str) -> Result:
-    return lanelog("ingest", "--json", "--db", str(db), "--endpoint-url", endpoint or s3.endpoint, *sources,
+    return lanelog("ingest", "--format", "json", "--db", str(db), "--endpoint-url", endpoint or s3.endpoint, *sources,
                    env=s3.env(**env))
 
 
@@ -97,7 +97,7 @@ def test_a_prefix_ingests_as_the_same_logs_from_disk(s3: S3, tmp_path: Path) -> 
         (folder / key).parent.mkdir(parents=True, exist_ok=True)
         (folder / key).write_bytes(data)
 
-    from_disk = lanelog("ingest", "--json", "--db", str(tmp_path / "disk.duckdb"), str(folder), env={})
+    from_disk = lanelog("ingest", "--format", "json", "--db", str(tmp_path / "disk.duckdb"), str(folder), env={})
     from_bucket = ingest(s3, tmp_path / "bucket.duckdb", f"s3://{bucket}/nightly/")
     assert from_disk.exit_code == 0 and from_bucket.exit_code == 0, from_bucket.output
     assert summary(from_bucket) == summary(from_disk)
@@ -180,7 +180,7 @@ def test_local_paths_and_a_url_in_one_run_with_the_endpoint_from_the_environment
     local = tmp_path / "local.jsonl"
     local.write_bytes(line(attempt_id="local1"))
     db = tmp_path / "lanelog.duckdb"
-    result = lanelog("ingest", "--json", "--db", str(db), str(local), f"s3://{bucket}/",
+    result = lanelog("ingest", "--format", "json", "--db", str(db), str(local), f"s3://{bucket}/",
                      env=s3.env(AWS_ENDPOINT_URL=s3.endpoint))
     assert result.exit_code == 0, result.output
     assert attempt_ids(db) == ["local1", "remote0", "remote1", "remote2"]
@@ -399,7 +399,7 @@ def test_credentials_from_a_profile_and_an_upper_case_scheme(s3: S3, tmp_path: P
     env = {name: value for name, value in s3.env().items() if name not in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")}
     db = tmp_path / "lanelog.duckdb"
     for url, added in ((f"s3://{bucket}/", 3), (f"S3://{bucket}", 0)):
-        result = lanelog("ingest", "--json", "--db", str(db), "--endpoint-url", s3.endpoint, url,
+        result = lanelog("ingest", "--format", "json", "--db", str(db), "--endpoint-url", s3.endpoint, url,
                          env={**env, "AWS_SHARED_CREDENTIALS_FILE": str(credentials), "AWS_PROFILE": "nightly"})
         assert result.exit_code == 0, result.output
         assert summary(result)["attempts_added"] == added
