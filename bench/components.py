@@ -42,7 +42,7 @@ def ingest_cli() -> str | None:
 
 def weekly_query() -> str | None:
     """Why `queries.weekly` cannot be called, or None."""
-    return _missing_module("queries", "weekly", "Filters")
+    return _missing_module("lanelog.queries", "weekly", "Filters")
 
 
 def report_cli() -> str | None:

@@ -11,7 +11,8 @@
 -- name: upgrade_to_3
 -- Version 3: the replay tables, which version 2 made on the first `replay --db`,
 -- become part of the schema (so a database that has them keeps them, rows and all);
--- objects_read, the object-store ingest's shortcut past objects listed unchanged.
+-- objects_read, the object-store ingest's shortcut past objects listed unchanged;
+-- alerts_sent, the credit bugs `check --notify` delivered, is new (and empty).
 -- params:
 CREATE TABLE IF NOT EXISTS objects_read (
     url VARCHAR PRIMARY KEY,
@@ -46,4 +47,10 @@ CREATE TABLE IF NOT EXISTS replay_patches (
     candidate_units DOUBLE NOT NULL,
     candidate_armed BOOLEAN NOT NULL,
     PRIMARY KEY (replay_id, seq)
+);
+CREATE TABLE IF NOT EXISTS alerts_sent (
+    bug_key VARCHAR NOT NULL,
+    receiver VARCHAR NOT NULL,
+    sent_at TIMESTAMP NOT NULL,
+    PRIMARY KEY (bug_key, receiver)
 );
