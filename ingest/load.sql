@@ -25,7 +25,7 @@ WITH parsed AS (
                     '"producer": "JSON", "probe": "JSON", "lane": "JSON", ' ||
                     '"model_call_allowed": "JSON", "quarantine": "JSON", "merge_credit": "JSON", ' ||
                     '"units": "JSON", "budget_cap": "JSON", "properties": "JSON", "reasons": "JSON", ' ||
-                    '"expired_freezes": "JSON", "results": "JSON"' ||
+                    '"expired_freezes": "JSON", "results": "JSON", "usage": "JSON"' ||
                     '}')) END AS v
     FROM lane_lines
     WHERE is_text
@@ -34,7 +34,8 @@ WITH parsed AS (
            v.attempt_id AS j_attempt_id, v.ts AS j_ts, v.repo AS j_repo, v.head AS j_head, v.producer AS j_producer,
            v.probe AS j_probe, v.lane AS j_lane, v.model_call_allowed AS j_model_call_allowed, v.quarantine AS j_quarantine,
            v.merge_credit AS j_merge_credit, v.units AS j_units, v.budget_cap AS j_budget_cap, v.properties AS j_properties,
-           v.reasons AS j_reasons, v.expired_freezes AS j_expired_freezes, v.results AS j_results
+           v.reasons AS j_reasons, v.expired_freezes AS j_expired_freezes, v.results AS j_results,
+           v.usage AS j_usage
     FROM parsed
     WHERE v IS NOT NULL
 ), typed AS (
@@ -42,8 +43,33 @@ WITH parsed AS (
            lane_ts(json_str(j_ts), json_num(j_ts)) AS ts,
            json_str(j_probe) AS probe,
            py_truthy(j_quarantine) AS quarantined,
-           py_truthy(j_merge_credit) AS has_credit
+           py_truthy(j_merge_credit) AS has_credit,
+           -- usage: {property id: {input_tokens, output_tokens, cost, currency, model}}, one
+           -- entry per key (an empty object, or one with a repeated key, is no usage).  A
+           -- figure is kept when it is a finite number >= 0; a cost only with its currency.
+           CASE WHEN ord(CAST(j_usage AS VARCHAR)) = 123 AND CAST(j_usage AS VARCHAR) <> '{}' THEN try(list_transform(
+               map_entries(CAST(j_usage AS MAP(VARCHAR, JSON))),
+               lambda e: {
+                   'property': e.key,
+                   'input_tokens': CASE WHEN json_num(json_extract(e.value, '$.input_tokens')) >= 0
+                                         AND isfinite(json_num(json_extract(e.value, '$.input_tokens')))
+                                        THEN json_num(json_extract(e.value, '$.input_tokens')) END,
+                   'output_tokens': CASE WHEN json_num(json_extract(e.value, '$.output_tokens')) >= 0
+                                          AND isfinite(json_num(json_extract(e.value, '$.output_tokens')))
+                                         THEN json_num(json_extract(e.value, '$.output_tokens')) END,
+                   'cost': CASE WHEN json_num(json_extract(e.value, '$.cost')) >= 0
+                                 AND isfinite(json_num(json_extract(e.value, '$.cost')))
+                                 AND json_str(json_extract(e.value, '$.currency')) IS NOT NULL
+                                THEN json_num(json_extract(e.value, '$.cost')) END,
+                   'currency': json_str(json_extract(e.value, '$.currency')),
+                   'model': json_str(json_extract(e.value, '$.model'))
+               })) END AS usage
     FROM fields
+), priced AS (
+    SELECT *,
+           list_distinct(list_filter(list_transform(usage, lambda u: CASE WHEN u.cost IS NOT NULL THEN u.currency END),
+                                     lambda c: c IS NOT NULL)) AS currencies
+    FROM typed
 )
 SELECT
     CAST($source_id AS INTEGER) AS source_id,
@@ -95,9 +121,15 @@ SELECT
         CASE WHEN ord(j_properties) <> 91 THEN 'properties' END,
         CASE WHEN ord(j_reasons) <> 91 THEN 'reasons' END,
         CASE WHEN ord(j_expired_freezes) <> 91 THEN 'expired_freezes' END,
-        CASE WHEN ord(j_results) <> 123 THEN 'results' END
-    ], lambda name: name IS NOT NULL) AS type_anomalies
-FROM typed
+        CASE WHEN ord(j_results) <> 123 THEN 'results' END,
+        CASE WHEN ord(j_usage) <> 123 THEN 'usage' END
+    ], lambda name: name IS NOT NULL) AS type_anomalies,
+    usage,
+    list_sum(list_transform(usage, lambda u: u.input_tokens)) AS input_tokens,
+    list_sum(list_transform(usage, lambda u: u.output_tokens)) AS output_tokens,
+    CASE WHEN len(currencies) = 1 THEN list_sum(list_transform(usage, lambda u: u.cost)) END AS cost,
+    CASE WHEN len(currencies) = 1 THEN currencies[1] END AS currency
+FROM priced
 
 -- name: stored_among
 -- Which of the lines $line_nos of this source are stored as attempts.
