@@ -14,10 +14,11 @@ import duckdb
 from lanelog import ingest, store
 from lanelog import queries
 from lanelog.errors import IngestError, QueryError
-from lanelog.commands import render
+from lanelog.commands import render, render_money
 from lanelog.commands.export import check_sources, lake_options, spark_lake
 from lanelog.commands.options import db_option, wait_option
 from lanelog.queries import Filters
+from lanelog.queries.money import money
 
 
 @contextmanager
@@ -100,7 +101,7 @@ def scope_options(command: Any) -> Any:
 def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: str | None,
            repo: str | None, old_repo: str | None, wait: float, lake: str | None, engine: str,
            spark_master: str | None, fmt: str) -> None:
-    """Print the weekly figures: attempts, probe rejects, armed calls, credit bugs, units.
+    """Print the weekly figures: attempts, probe rejects, armed calls, credit bugs, units, money.
 
     Reads the DuckDB file, or, given LOG files, ingests them into a throwaway
     in-memory database first.  The undated bucket is always its own row, last.
@@ -115,6 +116,8 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
     filters = Filters.parse(since, until, _repo_filter(repo, old_repo))
     with _database(db, logs, wait, lake, engine, spark_master) as con:
         figures = queries.report(con, filters)
+        if fmt != "csv":
+            figures["money"] = money(con, filters)
         if fmt == "markdown":
             credit_bugs = queries.records(con, "credit_bug_rows", filters)
             reasons = queries.records(con, "reject_reasons", filters)
@@ -124,8 +127,10 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
         click.echo(render.csv_text(figures))
     elif fmt == "markdown":
         click.echo(render.markdown(figures, credit_bugs, reasons, filters))
+        click.echo("\n" + render_money.markdown(figures["money"]))
     else:
         click.echo(render.table(figures))
+        click.echo("\n" + render_money.table(figures["money"]))
 
 
 @click.command()
