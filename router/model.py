@@ -141,7 +141,7 @@ def call(settings: Settings, body: bytes, sleep: Any = time.sleep) -> tuple[dict
                 continue
             raise ModelError(f"the endpoint answered HTTP {status}"
                              + (f" after {attempt + 1} tries" if attempt else "")) from None
-        except (TimeoutError, socket.timeout):
+        except TimeoutError:
             raise ModelError(f"no answer within {settings.timeout:g} s") from None
         except urllib.error.URLError as error:
             reason = error.reason

@@ -75,7 +75,6 @@ def read_usage_file(path: Path) -> Any | None:
     regular file is read (no FIFO to block on, no symlink followed), and only
     up to MAX_FILE bytes.
     """
-    import json
 
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))

@@ -48,7 +48,7 @@ class ChatServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 server.requests.append(json.loads(self.rfile.read(length)))
                 server.headers.append(dict(self.headers.items()))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from lanelog.router.policy import PolicyInvalid, parse_policy
+
 from tests.router.conftest import LANES_YAML
 
 ONE_PROPERTY = {"api.py": "def handle(payload):\n    assert payload\n    return payload or None\n"}
