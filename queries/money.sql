@@ -6,7 +6,8 @@
 
 -- name: money_weekly
 -- One row per week with attempts, the undated bucket (week NULL) after the dated weeks,
--- then the total row (is_total).  calls_armed: armed attempts; calls_with_usage: those
+-- then the total row (is_total).  calls_armed: armed attempts; units: their spent units
+-- (as the figures count them, so money sits beside units); calls_with_usage: those
 -- whose line records a usage; calls_priced: those with a cost; input_tokens and
 -- output_tokens: sums over the armed attempts (NULL when none records them); cost and
 -- currency: the priced calls' costs, when they share one currency.
@@ -37,11 +38,12 @@ WITH scoped AS (
         count(DISTINCT currency) AS currencies,
         min(currency) AS first_currency,
         sum(cost) AS cost_sum,
-        sum(CASE WHEN cost IS NOT NULL THEN spent_units ELSE 0 END) AS units_priced
+        sum(CASE WHEN cost IS NOT NULL THEN spent_units ELSE 0 END) AS units_priced,
+        coalesce(sum(spent_units), 0) AS units
     FROM scoped
     GROUP BY week
 ), priced AS (
-    SELECT week, attempts, probe_rejects, calls_armed, calls_with_usage, calls_priced,
+    SELECT week, attempts, probe_rejects, calls_armed, units, calls_with_usage, calls_priced,
            input_tokens, output_tokens, units_priced,
            CASE WHEN currencies = 1 THEN first_currency END AS currency,
            CASE WHEN currencies = 1 THEN cost_sum END AS cost,
@@ -59,7 +61,8 @@ WITH scoped AS (
         count(DISTINCT currency) AS currencies,
         min(currency) AS first_currency,
         sum(cost) AS cost_sum,
-        sum(CASE WHEN cost IS NOT NULL THEN spent_units ELSE 0 END) AS units_priced
+        sum(CASE WHEN cost IS NOT NULL THEN spent_units ELSE 0 END) AS units_priced,
+        coalesce(sum(spent_units), 0) AS units
     FROM scoped
 ), avoided AS (
     -- A week with probe rejects and no cost per armed call leaves the total unknown.
@@ -69,14 +72,14 @@ WITH scoped AS (
     FROM priced
     WHERE probe_rejects > 0 OR cost_per_armed_call IS NOT NULL
 )
-SELECT week, attempts, probe_rejects, calls_armed, calls_with_usage, calls_priced,
+SELECT week, attempts, probe_rejects, calls_armed, units, calls_with_usage, calls_priced,
        input_tokens, output_tokens, currency, cost, cost_per_armed_call,
        cost / nullif(units_priced, 0) AS cost_per_unit,
        probe_rejects * cost_per_armed_call AS spend_avoided_estimate,
        false AS is_total
 FROM priced
 UNION ALL
-SELECT NULL AS week, attempts, probe_rejects, calls_armed, calls_with_usage, calls_priced,
+SELECT NULL AS week, attempts, probe_rejects, calls_armed, units, calls_with_usage, calls_priced,
        input_tokens, output_tokens,
        CASE WHEN currencies = 1 THEN first_currency END AS currency,
        CASE WHEN currencies = 1 THEN cost_sum END AS cost,

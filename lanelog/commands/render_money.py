@@ -13,6 +13,7 @@ from lanelog.commands.render import md, plain
 COLUMNS = (
     ("week", "week"),
     ("calls_armed", "armed calls"),
+    ("units", "units"),
     ("calls_with_usage", "with usage"),
     ("input_tokens", "input tokens"),
     ("output_tokens", "output tokens"),

@@ -18,7 +18,6 @@ from lanelog.commands import render, render_money
 from lanelog.commands.export import check_sources, lake_options, spark_lake
 from lanelog.commands.options import db_option, wait_option
 from lanelog.queries import Filters
-from lanelog.queries.money import money
 
 
 @contextmanager
@@ -117,7 +116,7 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
     with _database(db, logs, wait, lake, engine, spark_master) as con:
         figures = queries.report(con, filters)
         if fmt != "csv":
-            figures["money"] = money(con, filters)
+            figures["money"] = queries.money(con, filters)
         if fmt == "markdown":
             credit_bugs = queries.records(con, "credit_bug_rows", filters)
             reasons = queries.records(con, "reject_reasons", filters)

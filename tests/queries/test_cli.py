@@ -35,10 +35,12 @@ def figures(week: str | None, *values: Any) -> dict[str, Any]:
     return {**row, "setup_rejects": 0, "patch_rejects": row["probe_rejects"]}
 
 
-def unpriced(week: str | None, attempts: int, rejects: int, armed: int, repo: bool = False) -> dict[str, Any]:
+def unpriced(week: str | None, attempts: int, rejects: int, armed: int, units: int = 0,
+             repo: bool = False) -> dict[str, Any]:
     """A money row (report's `money`) of a group whose lines record no usage."""
     counts = ({"calls_armed": armed} if repo else
-              {"week": week, "attempts": attempts, "probe_rejects": rejects, "calls_armed": armed})
+              {"week": week, "attempts": attempts, "probe_rejects": rejects, "calls_armed": armed,
+               "units": units})
     row = {**counts, "calls_with_usage": 0, "calls_priced": 0, "input_tokens": None,
            "output_tokens": None, "currency": None, "cost": None}
     if not repo:
@@ -65,12 +67,12 @@ REVIEW_REPORT = {
     # No line records a usage: every week says so, and no cost is shown as 0.
     "money": {
         "weeks": [
-            unpriced("2026-10-05", 2, 1, 1),
-            unpriced("2026-10-12", 2, 0, 1),
-            unpriced("2026-12-28", 2, 1, 1),
-            unpriced(None, 1, 0, 1),
+            unpriced("2026-10-05", 2, 1, 1, 1),
+            unpriced("2026-10-12", 2, 0, 1, 2),
+            unpriced("2026-12-28", 2, 1, 1, 3),
+            unpriced(None, 1, 0, 1, 1),
         ],
-        "totals": {key: value for key, value in unpriced(None, 7, 2, 4).items() if key != "week"},
+        "totals": {key: value for key, value in unpriced(None, 7, 2, 4, 7).items() if key != "week"},
         "by_property": [],
         "by_repo": [
             {"week": "2026-10-05", "repo": "api", **unpriced(None, 0, 0, 1, repo=True)},

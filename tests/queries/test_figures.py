@@ -355,9 +355,7 @@ def test_a_folder_only_ever_logged_as_not_a_repo_is_no_repository(db: Any) -> No
 
 
 def test_money_by_week_property_and_repo(con: duckdb.DuckDBPyConnection) -> None:
-    from lanelog.queries.money import money
-
-    found = money(con)
+    found = queries.money(con)
     week1 = found["weeks"][0]
     assert (week1["week"], week1["calls_armed"], week1["calls_with_usage"], week1["calls_priced"]) == \
         ("2026-10-05", 3, 1, 1)

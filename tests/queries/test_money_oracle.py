@@ -87,6 +87,7 @@ def figures(parts: list[dict[str, Any]]) -> dict[str, Any]:
         "attempts": len(parts),
         "probe_rejects": rejects,
         "calls_armed": sum(part["armed"] for part in parts),
+        "units": sum(part["units"] for part in parts),
         "calls_with_usage": sum(part["usage"] for part in parts),
         "calls_priced": len(priced),
         "input_tokens": total([part["input"] for part in parts]),
@@ -206,4 +207,4 @@ def test_a_week_without_usage_says_so_and_shows_no_zero_cost(tmp_path: Path) -> 
     review = CliRunner().invoke(cli, ["report", str(log), "--format", "markdown"],
                                 catch_exceptions=False).stdout
     assert "## Money" in review and "spend avoided (estimate)" in review
-    assert "| 2026-10-12 | 1 | 0 | - | - | no usage recorded |" in review
+    assert "| 2026-10-12 | 1 | 1 | 0 | - | - | no usage recorded |" in review
