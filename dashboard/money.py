@@ -81,12 +81,13 @@ def show_money(money: dict[str, Any]) -> None:
         st.caption("No dated week in range.")
     else:
         st.caption(f"Week of {latest['week']}, from the usage the property runs recorded.")
-        columns = st.columns(4)
-        columns[0].metric("Cost", amount(latest["cost"], latest))
-        columns[1].metric("Cost per armed call", amount(latest["cost_per_armed_call"], latest))
-        columns[2].metric(f"Cost per unit ({_count(latest['units'])} units)",
-                          amount(latest["cost_per_unit"], latest))
-        columns[3].metric("Spend avoided (estimate)", amount(latest["spend_avoided_estimate"], latest))
+        # Two by two: four amounts with their currency do not fit one row of a narrow window.
+        top, bottom = st.columns(2), st.columns(2)
+        top[0].metric("Cost", amount(latest["cost"], latest))
+        top[1].metric("Spend avoided (estimate)", amount(latest["spend_avoided_estimate"], latest))
+        bottom[0].metric("Cost per armed call", amount(latest["cost_per_armed_call"], latest))
+        bottom[1].metric(f"Cost per unit ({_count(latest['units'])} units)",
+                         amount(latest["cost_per_unit"], latest))
     st.caption("Spend avoided is an estimate: each week's probe rejects times that week's mean cost "
                "per armed call (over the armed calls that recorded a cost). A week without usage "
                "shows \"no usage recorded\", not a zero cost.")
