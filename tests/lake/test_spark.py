@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -105,5 +106,24 @@ def test_filters_bind_as_values_not_text(spark: Any, generated: tuple[Path, Path
     try:
         assert queries.report(spark_lake, hostile) == queries.report(lake_con, hostile)
         assert queries.report(spark_lake, hostile)["totals"]["attempts"] == 0
+    finally:
+        lake_con.close()
+
+
+def test_the_money_on_spark_is_the_database_money(spark: Any, demo_dir: Path, tmp_path: Path) -> None:
+    lake = tmp_path / "lake"
+    assert cli_out("export", "--db", demo_dir / "demo.duckdb", "--lake", lake, "--quiet")[0] == 0
+    con = store.open_db(demo_dir / "demo.duckdb", read_only=True)
+    try:
+        expected = queries.money(con)
+    finally:
+        con.close()
+    # The demo's runs report usage: the comparison is over real costs, per property and repo too.
+    assert expected["totals"]["cost"] > 0 and expected["by_property"] and expected["by_repo"]
+    assert queries.money(on_spark(spark, lake)) == expected
+    filters = queries.Filters(repo="billing-service", since=date(2026, 10, 1))
+    lake_con = store.open_lake(lake)
+    try:
+        assert queries.money(on_spark(spark, lake), filters) == queries.money(lake_con, filters)
     finally:
         lake_con.close()
