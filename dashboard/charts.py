@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 from datetime import date, timedelta
+from typing import Any
 
 import altair as alt
 import pandas as pd
@@ -32,7 +33,7 @@ CATEGORIES = [
 ]
 
 
-def week_label(week: object) -> str:
+def week_label(week: Any) -> str:
     """A week's label: its Monday as YYYY-MM-DD, or "undated" for the undated bucket."""
     if week is None or pd.isna(week):
         return "undated"
@@ -141,7 +142,7 @@ def rejects_vs_armed(weekly: pd.DataFrame) -> alt.LayerChart:
         height=chart_height(legend_rows=3))
 
 
-def credit_bug_weeks(weekly: pd.DataFrame) -> alt.LayerChart:
+def credit_bug_weeks(weekly: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
     """Credit bugs per week; a week with any credit bug is drawn in the alert colour."""
     frame = labelled(weekly)[["week", "credit_bugs", "quarantined"]]
     frame["status"] = [CREDIT_BUG if count > 0 else CLEAN for count in frame["credit_bugs"]]
@@ -202,7 +203,7 @@ def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
     )
 
 
-def freeze_heatmap(freezes: pd.DataFrame) -> alt.LayerChart:
+def freeze_heatmap(freezes: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
     """Attempts each freeze touched per week, each cell labelled with its count.
 
     A neutral blue scale that starts visibly above white (a freeze is not an alert,

@@ -46,3 +46,19 @@ class DashboardError(LanelogError):
 
 class DemoError(LanelogError):
     """A demo that cannot run, or would overwrite data it did not make."""
+
+
+class MissingExtra(LanelogError):
+    """A command needs an optional part of lanelog that is not installed (`pip install 'lanelog[EXTRA]'`)."""
+
+class StoreError(LanelogError):
+    """A statement the database refused; the message names its .sql file, line and block."""
+
+    def __init__(self, message: str, *, origin: str = "", query: str = "") -> None:
+        super().__init__(message)
+        self.origin = origin
+        self.query = query
+
+
+class NotADatabase(IngestError):
+    """A --db path that is not a lanelog database: the message names what it is and what to run."""

@@ -15,7 +15,6 @@ from datetime import date
 from lanelog.reasons import REASONS
 from lanelog.router.policy import SEED_POLICY, Policy
 
-
 # The property lane's outcomes (the last two rows of the seed's table).
 TOKENS = ("hold", "fail")
 LANES = ("not_started", "hold", "fail", "unresolved")
@@ -111,6 +110,7 @@ def route(
             raise ValueError("route() without facts or policy needs a problem saying why")
     if plan.reasons:
         return plan
+    assert facts is not None and policy is not None  # without either, the plan has a reason (above)
     plan.probe = "pass"
     plan.properties = selected
     plan.units = sum(policy.properties[prop].units for prop in selected)

@@ -38,7 +38,7 @@ class FreezeRow:
     reason: str
     paths: tuple[str, ...] = ()
     properties: tuple[str, ...] = ()
-    _spec: pathspec.PathSpec | None = field(default=None, compare=False, repr=False)
+    _spec: pathspec.GitIgnoreSpec | None = field(default=None, compare=False, repr=False)
 
     def is_live(self, today: date) -> bool:
         return today <= self.expires

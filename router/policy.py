@@ -94,7 +94,7 @@ class MapRow:
     """One ``map`` entry: a path pattern and the property ids it selects."""
 
     pattern: str
-    spec: pathspec.PathSpec
+    spec: pathspec.GitIgnoreSpec
     properties: tuple[str, ...]
 
 
@@ -104,9 +104,9 @@ class Policy:
 
     line_cap: int
     budget_cap: int
-    exclude: pathspec.PathSpec
-    fixture_paths: pathspec.PathSpec
-    test_paths: pathspec.PathSpec
+    exclude: pathspec.GitIgnoreSpec
+    fixture_paths: pathspec.GitIgnoreSpec
+    test_paths: pathspec.GitIgnoreSpec
     assertion_patterns: tuple[Pattern, ...]
     properties: Mapping[str, Property]
     map: tuple[MapRow, ...] = field(default=())
@@ -224,7 +224,7 @@ def _prices(value: Any, doc: YamlFile) -> dict[str, Price]:
 def _choice(value: Any, key: str, allowed: tuple[str, ...], doc: YamlFile) -> str:
     if value not in allowed:
         raise PolicyInvalid(f"{doc.where((key,))}: must be one of {', '.join(allowed)}, not {value!r}")
-    return value
+    return str(value)
 
 
 def _count(value: Any, key: tuple[str, ...], doc: YamlFile) -> int:
@@ -243,7 +243,7 @@ def _strings(value: Any, key: tuple[str, ...], doc: YamlFile) -> list[str]:
     return value
 
 
-def _patterns(value: Any, key: tuple[str, ...], doc: YamlFile) -> pathspec.PathSpec:
+def _patterns(value: Any, key: tuple[str, ...], doc: YamlFile) -> pathspec.GitIgnoreSpec:
     lines = _strings(value, key, doc)
     for index, line in enumerate(lines):
         _pattern(line, key + (index,), doc)
@@ -254,7 +254,7 @@ def _patterns(value: Any, key: tuple[str, ...], doc: YamlFile) -> pathspec.PathS
                             f"({_re2_problem(exc)})") from None
 
 
-def _pattern(line: str, key: tuple[str | int, ...], doc: YamlFile) -> pathspec.PathSpec:
+def _pattern(line: str, key: tuple[str | int, ...], doc: YamlFile) -> pathspec.GitIgnoreSpec:
     try:
         return pathspec.GitIgnoreSpec.from_lines([line], backend=PATH_BACKEND)
     except (ValueError, re.error, re2.error) as exc:
@@ -280,9 +280,10 @@ def _any_of(patterns: tuple[Pattern, ...]) -> Pattern | None:
     # A group keeps each pattern's inline flags, such as (?i), to itself.
     text = "|".join(f"(?:{pattern.pattern})" for pattern in patterns)
     try:
-        return re2.compile(text, _re2_options())
+        combined: Pattern = re2.compile(text, _re2_options())
     except re2.error:
         return None  # each pattern compiled alone: search them one by one
+    return combined
 
 
 def _re2_problem(exc: re2.error) -> str:

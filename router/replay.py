@@ -13,17 +13,19 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from lanelog.errors import RouterError
 from lanelog.router.flaky import FlakyInvalid, parse_flaky
 from lanelog.router.gitfacts import Checkout, Diff, check_ref
 from lanelog.router.policy import PolicyInvalid, parse_policy
 from lanelog.router.run import RouteOptions, run_route
+
+T = TypeVar("T")
 
 
 class RememberingCheckout(Checkout):
@@ -46,10 +48,11 @@ class RememberingCheckout(Checkout):
         if first_parent:
             self._answers[("merge_base", patch.base, patch.head)] = patch.base
 
-    def _remember(self, key: tuple[Any, ...], ask: Any) -> Any:
+    def _remember(self, key: tuple[Any, ...], ask: Callable[[], T]) -> T:
         if key not in self._answers:
             self._answers[key] = ask()
-        return self._answers[key]
+        answer: T = self._answers[key]  # each key's answer is of the type its question gives
+        return answer
 
     def resolve(self, ref: str) -> str | None:
         return self._remember(("resolve", ref), lambda: super(RememberingCheckout, self).resolve(ref))
@@ -149,7 +152,8 @@ def _stored(line: dict[str, Any]) -> dict[str, Any]:
     finite number count 0.
     """
     probe = line.get("probe")
-    reasons = line.get("reasons") if isinstance(line.get("reasons"), list) else []
+    recorded = line.get("reasons")
+    reasons = recorded if isinstance(recorded, list) else []
     units = line.get("units")
     number = float(units) if isinstance(units, (int, float)) and not isinstance(units, bool) else 0.0
     return {"probe": probe if isinstance(probe, str) else json.dumps(probe),
@@ -221,7 +225,7 @@ def commits_in(checkout: Checkout, span: str) -> tuple[list[Patch], list[dict[st
         if not record:
             continue
         commit, parents, seconds, subject = record.decode("utf-8", "replace").split("\x1f", 3)
-        day = datetime.fromtimestamp(int(seconds), timezone.utc).date()
+        day = datetime.fromtimestamp(int(seconds), UTC).date()
         if not parents:
             skipped.append({"head": commit, "subject": subject, "reason": "a root commit: no parent to diff against"})
             continue
@@ -251,12 +255,12 @@ def attempts_in(checkout: Checkout, logs: list[Path]) -> tuple[list[Patch], list
             if not isinstance(base, str) or not isinstance(head, str) or day is None:
                 skipped.append({"line": where, "reason": "the line records no base, head or ts"})
                 continue
-            found = [_resolve(checkout, ref) for ref in (base, head)]
-            if None in found:
+            base_id, head_id = _resolve(checkout, base), _resolve(checkout, head)
+            if base_id is None or head_id is None:
                 skipped.append({"line": where, "base": base, "head": head,
                                 "reason": "its base or head is not a commit of this repository"})
                 continue
-            patches.append(Patch(base=found[0], head=found[1], today=day, subject=None, recorded=line))
+            patches.append(Patch(base=base_id, head=head_id, today=day, subject=None, recorded=line))
     return patches, skipped
 
 
@@ -271,7 +275,7 @@ def _day(ts: object) -> date | None:
     if not isinstance(ts, str):
         return None
     try:
-        return datetime.fromisoformat(ts.replace("Z", "+00:00")).astimezone(timezone.utc).date()
+        return datetime.fromisoformat(ts.replace("Z", "+00:00")).astimezone(UTC).date()
     except ValueError:
         return None
 

@@ -7,14 +7,13 @@ do: every failure becomes a reject with a reason, so every call leaves a line.
 from __future__ import annotations
 
 import functools
-
 import os
 import tempfile
 import uuid
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +43,7 @@ class RouteOptions:
     today: date | None = None
     repo_name: str | None = None
     runner: LaneRunner | None = None
-    now: Callable[[], datetime] = field(default=lambda: datetime.now(timezone.utc))
+    now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
     # A policy or flaky list already read (replay's candidate): used as it is, never
     # read from the base commit, so a patch touching it is not policy_changed.
     policy_data: tuple[Path, bytes] | None = None
@@ -109,11 +108,11 @@ def run_route(options: RouteOptions, notify: Callable[[str], None] = lambda _: N
     have to come from a folder name that is not UTF-8 text.
     """
     now = options.now()
-    today = options.today or now.astimezone(timezone.utc).date()
+    today = options.today or now.astimezone(UTC).date()
     # The job clock: --today moves the date (a replayed or simulated day)
     # and keeps the time of day, so lines stay in order within a day.
-    ts = datetime.combine(today, now.astimezone(timezone.utc).time().replace(microsecond=0),
-                          tzinfo=timezone.utc)
+    ts = datetime.combine(today, now.astimezone(UTC).time().replace(microsecond=0),
+                          tzinfo=UTC)
     attempt_id = uuid.uuid4().hex
     # A stand-in until the probe knows the checkout: only a failure before
     # that (internal_error) leaves it in the line.
@@ -173,7 +172,8 @@ def _probe(options: RouteOptions, today: date, attempt: _Attempt) -> Plan:
                                else _locate(options.policy, POLICY_FILE, checkout))
     flaky_path: str | Path = (options.flaky_data[0] if options.flaky_data
                               else _locate(options.flaky, FLAKY_FILE, checkout))
-    given = {given[0]: given[1] for given in (options.policy_data, options.flaky_data) if given}
+    given: dict[str | Path, bytes | None] = {
+        given[0]: given[1] for given in (options.policy_data, options.flaky_data) if given}
     sources = _read_sources(checkout, attempt.base, [path for path in (policy_path, flaky_path)
                                                      if path not in given])
     sources.update(given)
@@ -341,4 +341,4 @@ def _lane(runner: LaneRunner, plan: Plan, attempt: _Attempt, attempt_id: str,
             return run_lane(runner, plan.properties, plan.quarantine, context, notify, usage)
     except Exception as exc:  # the probe stands; only the lane is left without a result
         notify(f"the property lane could not run: {type(exc).__name__}: {exc}")
-        return {prop: "unresolved" for prop in to_run}
+        return dict.fromkeys(to_run, "unresolved")

@@ -38,8 +38,8 @@ class _NoAliases(Exception):
 class _Loader(yaml.SafeLoader):
     """The safe loader, refusing an anchor or alias before it is composed."""
 
-    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node | None:
-        event = self.peek_event()
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        event = self.peek_event()  # type: ignore[no-untyped-call]  # types-PyYAML leaves Parser.peek_event bare
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
             raise _NoAliases(event.start_mark)
         return super().compose_node(parent, index)

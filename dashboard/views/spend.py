@@ -12,12 +12,13 @@ f = ui.figures("weekly", "spend_by_property", "spend_by_repo", "lanes_weekly", "
 
 MEASURES = {"units": "units spent", "calls_armed": "armed calls"}
 measure = st.segmented_control(
-    "Measure", list(MEASURES), default="units", key="spend_measure", format_func=MEASURES.get,
+    "Measure", list(MEASURES), default="units", key="spend_measure", format_func=MEASURES.__getitem__,
 ) or "units"
 left, right = st.columns(2)
 with left:
     st.subheader("By property")
-    st.altair_chart(charts.stacked_weeks(f["spend_by_property"], measure, "property", MEASURES[measure]), key="by_property")
+    st.altair_chart(charts.stacked_weeks(f["spend_by_property"], measure, "property", MEASURES[measure]),
+                    key="by_property")
 with right:
     st.subheader("By repo")
     st.altair_chart(charts.stacked_weeks(f["spend_by_repo"], measure, "repo", MEASURES[measure]), key="by_repo")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from lanelog.commands.options import deprecated_alias
 from lanelog.errors import LanelogError
 from lanelog.router import LaneRunner, RouteOptions, append_line, dumps, exit_code, run_route
 from lanelog.router.gitfacts import check_ref
@@ -61,9 +62,10 @@ def _required_tests(path: Path | None) -> list[str] | None:
               metavar="YYYY-MM-DD",
               help="The job clock's date, YYYY-MM-DD [default: today in UTC]. "
                    "The line's ts takes this date.")
-@click.option("--log", "log_path", type=click.Path(path_type=Path, dir_okay=False),
-              envvar="LANELOG_LOG", default=Path("lane-log.jsonl"), show_default=True,
-              help="The lane log to append to (env LANELOG_LOG).")
+@click.option("--out", "log_path", type=click.Path(path_type=Path, dir_okay=False),
+              envvar="LANELOG_LOG", default=Path("lane-log.jsonl"), show_default=True, metavar="FILE",
+              help="The lane log to append the line to (env LANELOG_LOG).")
+@deprecated_alias("--log", "--out FILE", "log_path", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--repo-name", default=None, metavar="NAME", callback=_repo_name,
               help="The repo field of the line [default: the checkout's folder name].")
 @click.option("--run", "run_command", default=None, metavar="CMD",
@@ -114,7 +116,7 @@ def route(repo: Path, base: str, head: str, policy: Path | None, flaky: Path | N
         append_line(log_path, line)
     except OSError as exc:
         click.echo(text)
-        raise LanelogError(f"cannot append to the lane log {log_path}: {exc.strerror or exc}")
+        raise LanelogError(f"cannot append to the lane log {log_path}: {exc.strerror or exc}") from None
     click.echo(text)
     if line["reasons"]:
         click.echo(f"lanelog route: probe reject: {line['message']}", err=True)

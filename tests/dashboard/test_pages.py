@@ -14,12 +14,11 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-from tests.dashboard.dashboard_support import PAGES, line
 
-from lanelog import store
-from lanelog import queries
+from lanelog import queries, store
 from lanelog.dashboard import charts
 from lanelog.reasons import REASONS
+from tests.dashboard.dashboard_support import PAGES, line
 
 METRIC_KEYS = {
     "Attempts": "attempts",
@@ -554,7 +553,8 @@ def test_one_legend_names_every_series_of_the_rejects_chart(app: Any, demo_db: P
     legend_scale = bars["encoding"]["color"]["scale"]
     assert legend_scale["domain"] == ["patch rejects", "armed calls", "armed per reject"]
     assert dict(zip(legend_scale["domain"], legend_scale["range"]))["armed per reject"] == charts.RATIO
-    assert line_layer["encoding"]["color"]["scale"] == legend_scale and line_layer["encoding"]["color"]["legend"] is None
+    assert line_layer["encoding"]["color"]["scale"] == legend_scale
+    assert line_layer["encoding"]["color"]["legend"] is None
 
 
 WHAT_IF = "views/whatif.py"
@@ -580,7 +580,8 @@ def test_the_what_if_page_draws_the_stored_replay(app: Any, replay_run: tuple[Pa
             assert drawn[week["week"], side] == week[side]["probe_rejects"]
     flips = at.dataframe[-1].value
     assert flips["subject"].tolist() == ["Fix a typo in an assert message", "Reword an assert message"]
-    assert flips["baseline"].tolist() == ["reject (assertion_removed)"] * 2 and flips["candidate"].tolist() == ["pass"] * 2
+    assert flips["baseline"].tolist() == ["reject (assertion_removed)"] * 2
+    assert flips["candidate"].tolist() == ["pass"] * 2
     at.segmented_control(key="whatif_measure").set_value("armed").run()
     _, rows = _chart_rows(at, "armed calls")
     assert sum(row["value"] for row in rows if row["policy"] == "candidate") == result["candidate"]["calls_armed"]
