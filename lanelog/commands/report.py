@@ -93,7 +93,7 @@ def scope_options(command: Any) -> Any:
 def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: str | None,
            repo: str | None, old_repo: str | None, wait: float, lake: str | None, engine: str,
            spark_master: str | None, fmt: str) -> None:
-    """Print the weekly figures: attempts, probe rejects, armed calls, credit bugs, units, money.
+    """Print the weekly figures: attempts, probe rejects, armed calls, credit bugs, units.
 
     Reads the DuckDB file, or, given LOG files, ingests them into a throwaway
     in-memory database first.  The undated bucket is always its own row, last.
