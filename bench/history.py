@@ -47,7 +47,7 @@ def history_cases(history: dict[str, object], out: Path) -> list[Case]:
     # diff and the policy the base commit holds.
     replay_floor = (f"{git} log --no-merges --format='%H %P' {root}..main | "
                     f"while read commit parent; do "
-                    f"{git} diff --numstat --patch -U0 \"$parent\" \"$commit\" >/dev/null; "
+                    f"{git} diff --numstat --patch -U3 \"$parent\" \"$commit\" >/dev/null; "
                     f"{git} cat-file -p \"$parent:lanes.yaml\" >/dev/null; done")
 
     def check_route(run: Run) -> list[str]:

@@ -21,9 +21,9 @@ from typing import Any, Protocol
 import pathspec
 import re2
 
-from lanelog.errors import RouterError
+from lanelog.errors import PolicyInvalid, YamlFileError
 from lanelog.router.paths import printable
-from lanelog.router.yamlfile import YamlFile, YamlFileError
+from lanelog.router.yamlfile import YamlFile
 
 DEFAULTS: dict[str, Any] = {
     "line_cap": 400,
@@ -36,6 +36,8 @@ DEFAULTS: dict[str, Any] = {
     "assertion_rule": "strict",
     # As `git diff --numstat` counts by default: a pure move changes 0 lines.
     "renames": "detect",
+    # Where a removed matching line counts for assertion_removed; None: every file (the seed's rule).
+    "assertion_paths": None,
 }
 # strict: any removed matching line fires.  net: fires when the diff removes more
 # matching lines than it adds.  moved_ok: a removed matching line is excused by an
@@ -67,9 +69,6 @@ class Pattern(Protocol):
 
     def search(self, text: str) -> object: ...
 
-
-class PolicyInvalid(RouterError):
-    """A policy that cannot be used; the message names the file, key and line."""
 
 
 @dataclass(frozen=True)
@@ -116,6 +115,8 @@ class Policy:
     # line instead of one per pattern (the binding's cost is per call).
     # None when there is nothing to join or the join is too large for RE2.
     assertion_any: Pattern | None = None
+    # The files whose removed (and, for `net`, added) matching lines count; None: every file.
+    assertion_paths: pathspec.GitIgnoreSpec | None = None
     # Prices of model calls by model name, for a runner's usage that gives no cost.
     prices: Mapping[str, Price] = field(default_factory=dict)
 
@@ -134,6 +135,10 @@ class Policy:
         """The ids every matching map row selects, in map order."""
         shown = printable(path)
         return [prop for row in self.map if row.spec.match_file(shown) for prop in row.properties]
+
+    def counts_assertions_in(self, path: str) -> bool:
+        """Whether matching lines of ``path`` count for assertion_removed (assertion_paths)."""
+        return self.assertion_paths is None or self.assertion_paths.match_file(printable(path))
 
     def is_assertion(self, line: str) -> bool:
         if self.assertion_any is not None:
@@ -181,6 +186,8 @@ def _build(data: dict[str, Any], doc: YamlFile) -> Policy:
         assertion_any=_any_of(assertion_patterns),
         assertion_rule=_choice(value["assertion_rule"], "assertion_rule", ASSERTION_RULES, doc),
         renames=_choice(value["renames"], "renames", RENAME_SETTINGS, doc),
+        assertion_paths=(None if value["assertion_paths"] is None
+                         else _patterns(value["assertion_paths"], ("assertion_paths",), doc)),
         prices=_prices(value.get("prices", {}), doc),
     )
 

@@ -16,15 +16,12 @@ from typing import Any
 
 import yaml
 
-from lanelog.errors import RouterError
+from lanelog.errors import YamlFileError
 
 Key = tuple[str | int, ...]
 
 MAX_BYTES = 1_000_000
 
-
-class YamlFileError(RouterError):
-    """A file that is not usable YAML; the message names the file and line."""
 
 
 class _NoAliases(Exception):

@@ -144,7 +144,7 @@ def runner_stderr(capfd: pytest.CaptureFixture[str]) -> str:
 def test_the_answer_is_the_token(patched, route, chat, log_file, content, token, capfd):
     chat.script(Reply(content=content))
     done = route(patched(), "--run", RUNNER)
-    err = runner_stderr(capfd)
+    err = done.stderr + runner_stderr(capfd)
     line = done.line
     assert line["results"] == {"prop_reject_empty": token}
     assert line["lane"] == token
@@ -158,7 +158,7 @@ def test_the_answer_is_the_token(patched, route, chat, log_file, content, token,
 @pytest.mark.usefixtures("model_env")
 def test_the_request_carries_the_property_the_fixture_hash_and_the_patch(patched, route, chat, log_file, capfd):
     done = route(patched(), "--run", RUNNER)
-    err = runner_stderr(capfd)
+    err = done.stderr + runner_stderr(capfd)
     assert done.line["results"] == {"prop_reject_empty": "hold"}
     request = chat.requests[0]
     assert request["model"] == "test-model"
@@ -179,7 +179,7 @@ def test_the_request_carries_the_property_the_fixture_hash_and_the_patch(patched
 def test_429_then_200_retries_and_honours_retry_after(patched, route, chat, log_file, capfd):
     chat.script(Reply(status=429, headers={"Retry-After": "0"}), Reply(content="fail"))
     done = route(patched(), "--run", RUNNER)
-    err = runner_stderr(capfd)
+    err = done.stderr + runner_stderr(capfd)
     assert done.line["results"] == {"prop_reject_empty": "fail"}
     assert len(chat.requests) == 2
     assert done.line["usage"]["prop_reject_empty"]["input_tokens"] == 1200
@@ -191,7 +191,7 @@ def test_500s_until_it_gives_up(patched, route, chat, log_file, monkeypatch, cap
     monkeypatch.setenv("LANELOG_MODEL_RETRIES", "2")
     chat.script(Reply(status=500))
     done = route(patched(), "--run", RUNNER)
-    err = runner_stderr(capfd)
+    err = done.stderr + runner_stderr(capfd)
     assert done.line["results"] == {"prop_reject_empty": "unresolved"}
     assert "usage" not in done.line  # no answer, nothing known to be spent
     assert len(chat.requests) == 3  # the first try and two retries
@@ -203,7 +203,7 @@ def test_500s_until_it_gives_up(patched, route, chat, log_file, monkeypatch, cap
 def test_a_client_error_is_not_retried(patched, route, chat, log_file, capfd):
     chat.script(Reply(status=401))
     done = route(patched(), "--run", RUNNER)
-    err = runner_stderr(capfd)
+    err = done.stderr + runner_stderr(capfd)
     assert done.line["results"] == {"prop_reject_empty": "unresolved"}
     assert len(chat.requests) == 1
     assert "HTTP 401" in err
@@ -215,7 +215,7 @@ def test_a_timeout_is_unresolved(patched, route, chat, log_file, monkeypatch, ca
     monkeypatch.setenv("LANELOG_MODEL_TIMEOUT", "0.5")
     chat.script(Reply(stall=20))
     done = route(patched(), "--run", RUNNER)
-    err = runner_stderr(capfd)
+    err = done.stderr + runner_stderr(capfd)
     assert done.line["results"] == {"prop_reject_empty": "unresolved"}
     assert "no answer within 0.5 s" in err
     assert len(chat.requests) == 1
@@ -228,7 +228,7 @@ def test_the_key_never_reaches_the_line_or_any_output(patched, route, chat, log_
     monkeypatch.setenv("LANELOG_MODEL_BASE_URL", chat.url + "/" + KEY)
     chat.script(Reply(content=KEY))
     done = route(patched(), "--run", RUNNER)
-    err = runner_stderr(capfd)
+    err = done.stderr + runner_stderr(capfd)
     assert done.line["results"] == {"prop_reject_empty": "unresolved"}
     assert chat.headers[0]["Authorization"] == f"Bearer {KEY}"
     # The runner prints the model's prose, shortened, on stderr; the key is its head.
@@ -241,7 +241,7 @@ def test_a_huge_patch_within_the_line_cap_is_not_sent(patched, route, chat, log_
     # 50 long lines and the changed return: well within the 400-line cap, 300 KB of patch.
     long_lines = "".join(f"X{n} = '{'y' * 6000}'\n" for n in range(50))
     done = route(patched({"api.py": ONE_PROPERTY["api.py"] + long_lines}), "--run", RUNNER)
-    err = runner_stderr(capfd)
+    err = done.stderr + runner_stderr(capfd)
     line = done.line
     assert line["probe"] == "pass" and line["lines_changed"] == 52
     assert line["results"] == {"prop_reject_empty": "unresolved"}
@@ -293,7 +293,7 @@ def test_without_a_model_name_nothing_is_called(patched, route, chat, log_file, 
     monkeypatch.delenv("LANELOG_MODEL", raising=False)
     monkeypatch.setenv("LANELOG_MODEL_BASE_URL", chat.url)
     done = route(patched(), "--run", RUNNER)
-    err = runner_stderr(capfd)
+    err = done.stderr + runner_stderr(capfd)
     assert done.line["results"] == {"prop_reject_empty": "unresolved"}
     assert "LANELOG_MODEL is not set" in err
     assert chat.requests == []
