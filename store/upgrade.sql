@@ -10,7 +10,8 @@
 
 -- name: upgrade_to_3
 -- Version 3: the replay tables, which version 2 made on the first `replay --db`,
--- become part of the schema (so a database that has them keeps them, rows and all).
+-- become part of the schema (so a database that has them keeps them, rows and all);
+-- alerts_sent, the credit bugs `check --notify` delivered, is new (and empty).
 -- params:
 CREATE TABLE IF NOT EXISTS replays (
     replay_id INTEGER PRIMARY KEY,
@@ -87,3 +88,9 @@ WHERE usage IS NOT NULL;
 UPDATE attempts SET type_anomalies = list_append(type_anomalies, 'usage')
 WHERE contains(raw, '"usage"') AND ord(CAST(try(json_extract(raw, '$.usage')) AS VARCHAR)) NOT IN (110, 123)
   AND NOT list_contains(type_anomalies, 'usage');
+CREATE TABLE IF NOT EXISTS alerts_sent (
+    bug_key VARCHAR NOT NULL,
+    receiver VARCHAR NOT NULL,
+    sent_at TIMESTAMP NOT NULL,
+    PRIMARY KEY (bug_key, receiver)
+);
