@@ -34,7 +34,8 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 # The named queries `report` and `check` run (every format).
-SPARK_QUERIES = ("figures", "rejected_line_count", "credit_bug_rows", "audit", "reject_reasons")
+SPARK_QUERIES = ("figures", "rejected_line_count", "credit_bug_rows", "audit", "reject_reasons",
+                 "money_weekly", "money_by_property", "money_by_repo")
 DEFAULT_MASTER = "local[*]"
 # DuckDB list functions that sqlglot passes through by name, and Spark's word for each.
 _RENAMED = {"LIST_INTERSECT": "ARRAY_INTERSECT"}

@@ -31,7 +31,7 @@ from typing import Any
 from lanelog.errors import IngestError, SchemaMismatch
 
 # Bump with any change to the lake's tables, columns, types or their meaning (docs/lake.md).
-LAKE_SCHEMA_VERSION = 1
+LAKE_SCHEMA_VERSION = 2
 # Hive's own name for a NULL partition value: Hive, Spark and Trino read it as NULL.
 UNDATED = "__HIVE_DEFAULT_PARTITION__"
 TABLES = ("attempts", "rejected_lines", "sources")

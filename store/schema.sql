@@ -78,7 +78,16 @@ CREATE TABLE IF NOT EXISTS attempts (
     reasons VARCHAR[],
     expired_freezes VARCHAR[],
     results JSON,                       -- {property id: "hold"|"fail"|"unresolved"} when an object
-    type_anomalies VARCHAR[] NOT NULL   -- names of fields whose JSON type is unexpected
+    type_anomalies VARCHAR[] NOT NULL,  -- names of fields whose JSON type is unexpected
+    -- What the property runs' model calls used (schema 3): the line's optional `usage`
+    -- object, one entry per property id; NULL unless the line has one.  A figure is NULL
+    -- unless it is a finite JSON number >= 0, and a cost is NULL without its currency.
+    usage STRUCT(property VARCHAR, input_tokens DOUBLE, output_tokens DOUBLE, cost DOUBLE,
+                 currency VARCHAR, model VARCHAR)[],
+    input_tokens DOUBLE,                -- the entries' sum; NULL when no entry gives it
+    output_tokens DOUBLE,
+    cost DOUBLE,                        -- the entries' costs summed when they share one currency, else NULL
+    currency VARCHAR                    -- that currency (NULL with cost)
 );
 
 -- One row per line that is not a JSON object.

@@ -174,3 +174,21 @@ def test_spark_conf_takes_key_value_pairs_only() -> None:
     assert "'spark.executor.memory': give KEY=VALUE, e.g. spark.executor.memory=4g" in result.stderr
     result = spark_cli("report", "--lake", "x", "--spark-conf", "spark.executor.memory=4g")
     assert result.exit_code == 2 and "--spark-conf needs --engine spark" in result.stderr
+
+def test_the_money_on_spark_is_the_database_money(spark: Any, demo_dir: Path, tmp_path: Path) -> None:
+    lake = tmp_path / "lake"
+    assert cli_out("export", "--db", demo_dir / "demo.duckdb", "--lake", lake, "--quiet")[0] == 0
+    con = store.open_db(demo_dir / "demo.duckdb", read_only=True)
+    try:
+        expected = queries.money(con)
+    finally:
+        con.close()
+    # The demo's runs report usage: the comparison is over real costs, per property and repo too.
+    assert expected["totals"]["cost"] > 0 and expected["by_property"] and expected["by_repo"]
+    assert queries.money(on_spark(spark, lake)) == expected
+    filters = queries.Filters(repo="billing-service", since=date(2026, 10, 1))
+    lake_con = store.open_lake(lake)
+    try:
+        assert queries.money(on_spark(spark, lake), filters) == queries.money(lake_con, filters)
+    finally:
+        lake_con.close()
