@@ -58,6 +58,7 @@ SELECT
     units, budget_cap, properties, quarantine, reasons, expired_freezes,
     CAST(results AS VARCHAR) AS results,
     type_anomalies,
+    usage, input_tokens, output_tokens, cost, currency,
     shadow_probe, shadow_reasons, shadow_units, shadow_armed, shadow_policy
 FROM attempts
 WHERE week IS NOT DISTINCT FROM $week
