@@ -54,12 +54,12 @@ def served(demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
 
 
 @contextlib.contextmanager
-def serving(db: Path) -> Iterator[str]:
-    """`lanelog dashboard --db DB` on a free localhost port, stopped afterwards."""
+def serving(db: Path, cwd: Path | None = None) -> Iterator[str]:
+    """`lanelog dashboard --db DB` on a free localhost port, stopped afterwards (started in `cwd`)."""
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "lanelog", "dashboard", "--db", str(db), "--port", str(port)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        [str(Path(sys.executable).parent / "lanelog"), "dashboard", "--db", str(db), "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=cwd,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
@@ -128,6 +128,22 @@ def test_browser_shows_the_alert_banner_and_fetches_nothing_outside(
     page.screenshot(path=str(ARTIFACTS / "dashboard-overview.png"), full_page=True)
     assert hosts == {url.split("/")[2]}, f"requests left localhost: {sorted(hosts)}"
     page.close()
+
+
+def test_the_dashboard_runs_from_a_folder_that_holds_a_lanelog_folder(
+    demo_db: Path, browser: object, tmp_path: Path
+) -> None:
+    """`cd ~ && lanelog dashboard` with the clone at ~/lanelog: the pages import the installed package."""
+    home = tmp_path / "home"
+    (home / "lanelog").mkdir(parents=True)
+    (home / "lanelog" / "__init__.py").write_text("raise ImportError('the working folder was imported')\n")
+    db = home / "demo.duckdb"
+    shutil.copy(demo_db, db)
+    with serving(db, cwd=home) as url:
+        page = open_page(browser, url, set())
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert "the working folder was imported" not in page.locator("body").inner_text()
+        page.close()
 
 
 def latest_week_attempts(db: Path) -> int:

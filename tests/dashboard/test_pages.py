@@ -591,3 +591,40 @@ def test_the_what_if_page_without_a_replay_says_how_to_store_one(app: Any, demo_
     assert not at.exception
     assert at.info[0].value.startswith("No replay stored yet")
     assert "lanelog replay" in at.code[0].value and "--db" in at.code[0].value
+
+
+def _broken_sources(tmp_path: Path, make_db: Any) -> dict[str, Path]:
+    """Files a user may point the dashboard at by mistake, and a database a query fails on."""
+    import duckdb
+
+    log = tmp_path / "lane-log.jsonl"
+    log.write_text(json.dumps(line("2026-10-05")) + "\n")
+    garbage = tmp_path / "garbage.duckdb"
+    garbage.write_bytes(b"this is not a database\n" * 100)
+    other = tmp_path / "analytics.duckdb"
+    con = duckdb.connect(str(other))
+    con.execute("CREATE TABLE visits AS SELECT 1 AS n")
+    con.close()
+    old = make_db([line("2026-10-05")])
+    con = duckdb.connect(str(old))
+    con.execute("UPDATE lanelog_meta SET value = '1' WHERE key = 'schema_version'")
+    con.close()
+    no_table = make_db([line("2026-10-05")])
+    con = duckdb.connect(str(no_table))
+    con.execute("DROP TABLE rejected_lines")
+    con.close()
+    return {"lane log": log, "not a database": garbage, "another database": other,
+            "older schema": old, "failing query": no_table}
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_broken_or_odd_database_gives_a_message_and_what_to_do_on_every_page(
+    app: Any, tmp_path: Path, make_db: Any, page: str
+) -> None:
+    for what, db in _broken_sources(tmp_path, make_db).items():
+        at = app(db, page)
+        assert not at.exception, (what, [e.value for e in at.exception])
+        assert at.error, what
+        shown = "\n".join([*(t.value for t in at.main.text), *(c.value for c in at.code)])
+        assert f"--db {db}" in shown, (what, shown)  # the hint carries the user's own --db
+        assert "Traceback" not in shown, what
