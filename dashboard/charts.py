@@ -1,10 +1,12 @@
 """Altair charts for the pages. Presentation only: every number comes from a query result.
 
-Weeks are drawn as ordinal bands, one per week from the first dated week to the
-last with every week between (a week without attempts is an empty band, drawn as
-zero, never left out), and the undated bucket last, so it is never dropped. Tick
-labels thin out with the span: every week up to 16 weeks, the first week of each
-month up to 60, the first week of each quarter beyond.
+Weeks are drawn as ordinal bands, one per week of the range the sidebar selects
+(clipped to the weeks that hold attempts) with every week between (a week without
+attempts is an empty band, drawn as zero, never left out), and the undated bucket
+last, so it is never dropped. A span longer than MAX_AXIS_WEEKS (a stray old date
+among this year's lines) keeps only the weeks that hold attempts, so no page steps
+through centuries of empty weeks. Tick labels thin out with the span: every week up
+to 16 weeks, the first week of each month up to 60, the first week of each quarter beyond.
 """
 
 from __future__ import annotations
@@ -62,16 +64,28 @@ HEATMAP_COUNTS_UP_TO = 26
 RATIO_MIN_REJECTS = 5
 
 
-def all_weeks(labels: set[str]) -> list[str]:
-    """Every Monday from the first dated label to the last, as labels, then "undated" if present."""
-    dated = sorted(date.fromisoformat(week) for week in labels - {"undated"})
-    weeks = []
-    if dated:
-        day = dated[0]
-        while day <= dated[-1]:
-            weeks.append(day.isoformat())
-            day += timedelta(days=7)
-    return weeks + (["undated"] if "undated" in labels else [])
+# About ten years of weekly bands: past it, an axis holds only the weeks with attempts.
+MAX_AXIS_WEEKS = 530
+
+
+def week_range(first: date, last: date, held: list[str]) -> list[str]:
+    """Every Monday from `first` to `last` as labels; over MAX_AXIS_WEEKS, the `held` weeks between them."""
+    if first > last:
+        return []
+    if (last - first).days // 7 + 1 > MAX_AXIS_WEEKS:
+        return [week for week in held if first.isoformat() <= week <= last.isoformat()]
+    return [(first + timedelta(weeks=step)).isoformat() for step in range((last - first).days // 7 + 1)]
+
+
+def all_weeks(labels: set[str], weeks: list[str] | None = None) -> list[str]:
+    """The axis: `weeks` (the selected range's Mondays) or every Monday from the first dated
+    label to the last, any other dated label in order, then "undated" if present."""
+    dated = sorted(labels - {"undated"})
+    if weeks is None:
+        weeks = week_range(date.fromisoformat(dated[0]), date.fromisoformat(dated[-1]), dated) if dated else []
+    extra = sorted(set(dated) - set(weeks))
+    order = sorted([*weeks, *extra]) if extra else list(weeks)
+    return order + (["undated"] if "undated" in labels else [])
 
 
 def week_ticks(weeks: list[str]) -> list[str]:
@@ -86,15 +100,15 @@ def week_ticks(weeks: list[str]) -> list[str]:
     return shown + [week for week in weeks if week == "undated"]
 
 
-def _week_axis(frame: pd.DataFrame) -> alt.X:
-    order = all_weeks(set(frame["week"]))
+def _week_axis(frame: pd.DataFrame, weeks: list[str] | None) -> alt.X:
+    order = all_weeks(set(frame["week"]), weeks)
     return alt.X(
         "week:O", sort=order, scale=alt.Scale(domain=order), title="week (Monday, UTC)",
         axis=alt.Axis(values=week_ticks(order), labelAngle=-40, labelOverlap="greedy"),
     )
 
 
-def rejects_vs_armed(weekly: pd.DataFrame) -> alt.LayerChart:
+def rejects_vs_armed(weekly: pd.DataFrame, weeks: list[str] | None = None) -> alt.LayerChart:
     """Patch rejects (the gate at work) and armed calls side by side per week, with armed calls per reject.
 
     The ratio is drawn only for weeks with at least RATIO_MIN_REJECTS probe rejects:
@@ -115,7 +129,7 @@ def rejects_vs_armed(weekly: pd.DataFrame) -> alt.LayerChart:
         alt.Chart(bars_data)
         .mark_bar()
         .encode(
-            x=_week_axis(frame),
+            x=_week_axis(frame, weeks),
             xOffset=alt.XOffset("figure:N", sort=series),
             y=alt.Y("count:Q", title="attempts"),
             color=alt.Color("figure:N", scale=colours,
@@ -130,7 +144,7 @@ def rejects_vs_armed(weekly: pd.DataFrame) -> alt.LayerChart:
         .transform_calculate(line=f"'{ratio_name}'")
         .mark_line(point=True)
         .encode(
-            x=_week_axis(frame),
+            x=_week_axis(frame, weeks),
             y=alt.Y("armed_per_reject:Q", title="armed per probe reject"),
             color=alt.Color("line:N", scale=colours, legend=None),
             tooltip=[alt.Tooltip("week:O", title="week"),
@@ -141,11 +155,11 @@ def rejects_vs_armed(weekly: pd.DataFrame) -> alt.LayerChart:
         height=chart_height(legend_rows=3))
 
 
-def credit_bug_weeks(weekly: pd.DataFrame) -> alt.LayerChart:
+def credit_bug_weeks(weekly: pd.DataFrame, weeks: list[str] | None = None) -> alt.LayerChart:
     """Credit bugs per week; a week with any credit bug is drawn in the alert colour."""
     frame = labelled(weekly)[["week", "credit_bugs", "quarantined"]]
     frame["status"] = [CREDIT_BUG if count > 0 else CLEAN for count in frame["credit_bugs"]]
-    base = alt.Chart(frame).encode(x=_week_axis(frame))
+    base = alt.Chart(frame).encode(x=_week_axis(frame, weeks))
     bars = base.mark_bar().encode(
         y=alt.Y("credit_bugs:Q", title="credit bugs", axis=alt.Axis(tickMinStep=1)),
         color=alt.Color(
@@ -165,7 +179,8 @@ def credit_bug_weeks(weekly: pd.DataFrame) -> alt.LayerChart:
 
 
 def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
-                  colours: dict[str, str] | None = None, legend_columns: int = 1) -> alt.Chart:
+                  colours: dict[str, str] | None = None, legend_columns: int = 1,
+                  weeks: list[str] | None = None) -> alt.Chart:
     """A stacked bar per week: `value` split by `part` (reason, lane, property, repo).
 
     `legend_columns`: 1 for a chart in half a page, more for a full-width one.
@@ -193,7 +208,7 @@ def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
         alt.Chart(data)
         .mark_bar()
         .encode(
-            x=_week_axis(data),
+            x=_week_axis(data, weeks),
             y=alt.Y(f"{value}:Q", title=title, stack="zero", axis=alt.Axis(tickMinStep=1)),
             color=colour,
             tooltip=tooltip,
@@ -202,7 +217,7 @@ def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
     )
 
 
-def freeze_heatmap(freezes: pd.DataFrame) -> alt.LayerChart:
+def freeze_heatmap(freezes: pd.DataFrame, weeks: list[str] | None = None) -> alt.LayerChart:
     """Attempts each freeze touched per week, each cell labelled with its count.
 
     A neutral blue scale that starts visibly above white (a freeze is not an alert,
@@ -210,7 +225,7 @@ def freeze_heatmap(freezes: pd.DataFrame) -> alt.LayerChart:
     """
     data = labelled(freezes)
     base = alt.Chart(data).encode(
-        x=_week_axis(data),
+        x=_week_axis(data, weeks),
         y=alt.Y("quarantine_id:N", title="freeze", axis=alt.Axis(labelLimit=260)),
     )
     cells = base.mark_rect(stroke="white").encode(
@@ -220,7 +235,7 @@ def freeze_heatmap(freezes: pd.DataFrame) -> alt.LayerChart:
         tooltip=[alt.Tooltip("quarantine_id:N", title="freeze"), alt.Tooltip("week:O", title="week"),
                  alt.Tooltip("attempts:Q", title="attempts")],
     )
-    if not heatmap_counts_fit(freezes):
+    if not heatmap_counts_fit(freezes, weeks):
         return alt.layer(cells)  # cells too narrow for a number: the tooltip gives each count
     counts = base.mark_text(fontSize=12).encode(
         text="attempts:Q",
@@ -229,9 +244,9 @@ def freeze_heatmap(freezes: pd.DataFrame) -> alt.LayerChart:
     return alt.layer(cells, counts)
 
 
-def heatmap_counts_fit(freezes: pd.DataFrame) -> bool:
+def heatmap_counts_fit(freezes: pd.DataFrame, weeks: list[str] | None = None) -> bool:
     """Whether the heatmap's cells are wide enough to carry their counts (up to HEATMAP_COUNTS_UP_TO weeks)."""
-    return len(all_weeks(set(labelled(freezes)["week"]))) <= HEATMAP_COUNTS_UP_TO
+    return len(all_weeks(set(labelled(freezes)["week"]), weeks)) <= HEATMAP_COUNTS_UP_TO
 
 
 def heatmap_height(freezes: pd.DataFrame) -> int:
@@ -239,14 +254,14 @@ def heatmap_height(freezes: pd.DataFrame) -> int:
     return 110 + 36 * max(1, freezes["quarantine_id"].nunique())
 
 
-def unresolved_units(frame: pd.DataFrame) -> alt.Chart:
+def unresolved_units(frame: pd.DataFrame, weeks: list[str] | None = None) -> alt.Chart:
     """Units spent per week on lanes that ended unresolved: spend that bought no result."""
     data = labelled(frame)
     return (
         alt.Chart(data)
         .mark_bar(color=LANE_COLOURS["unresolved"])
         .encode(
-            x=_week_axis(data),
+            x=_week_axis(data, weeks),
             y=alt.Y("units:Q", title="units on unresolved lanes"),
             tooltip=[
                 "week:O", "units:Q", "unresolved:Q", "lanes_run:Q",
@@ -272,7 +287,7 @@ def replay_weeks(weeks: pd.DataFrame, measure: str, title: str) -> alt.Chart:
         alt.Chart(data)
         .mark_bar()
         .encode(
-            x=_week_axis(frame),
+            x=_week_axis(frame, None),
             xOffset=alt.XOffset("policy:N", sort=sides),
             y=alt.Y("value:Q", title=title, axis=alt.Axis(tickMinStep=1)),
             color=alt.Color("policy:N", scale=alt.Scale(domain=sides, range=[BASELINE, CANDIDATE]),

@@ -131,7 +131,20 @@ def source_places(sources: pd.DataFrame) -> pd.DataFrame:
 # Data health's line tables: each file by its name, words as headers, fixed widths that
 # cut a long cell (the row's text shows whole in the cell's tooltip and in the CSV download).
 REJECTED_WIDTHS = {"file": 150, "line": 60, "reason": 110, "text": 205}
-UNDATED_WIDTHS = {"file": 150, "line": 60, "attempt": 100, "repository": 110, "raw line": 105}
+UNDATED_WIDTHS = {"file": 130, "line": 50, "attempt": 90, "repository": 95, "why": 90, "raw line": 80}
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """"1 attempt", "2 attempts": a count with its noun in the number it takes."""
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
+
+
+def out_of_range_text(count: int) -> str:
+    """Data health's note on attempts whose ts lies outside the supported range."""
+    verb = "is" if count == 1 else "are"
+    return (f"{plural(count, 'attempt')} {verb} dated outside the supported range (1970-01-01 to 2199-12-31, "
+            "UTC): kept and counted as undated. A year typed by hand or an epoch in milliseconds "
+            "is the usual cause; fix the producer that wrote them.")
 
 
 def rejected_table(rejected: pd.DataFrame) -> pd.DataFrame:
@@ -141,10 +154,10 @@ def rejected_table(rejected: pd.DataFrame) -> pd.DataFrame:
 
 
 def undated_table(undated: pd.DataFrame) -> pd.DataFrame:
-    """Undated attempts: file name, line number, attempt id, repository and the raw line."""
+    """Undated attempts: file name, line number, attempt id, repository, why, and the raw line."""
     return pd.DataFrame({"file": [PurePosixPath(str(path)).name for path in undated["source"]],
                          "line": undated["line_no"], "attempt": undated["attempt_id"],
-                         "repository": undated["repo"], "raw line": undated["raw"]})
+                         "repository": undated["repo"], "why": undated["why"], "raw line": undated["raw"]})
 
 
 def fixed_columns(widths: dict[str, int]) -> dict[str, Any]:

@@ -8,17 +8,20 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
+from datetime import date, timedelta
 from typing import Any
 
 import streamlit as st
 
 import pandas as pd
 
-from lanelog.dashboard import data, present
+from lanelog.dashboard import charts, data, present
 from lanelog.errors import DatabaseLocked, LanelogError
 from lanelog.queries import Filters
 
 FILTERS_KEY = "filters"
+# The Mondays that hold attempts in the whole database (every repository), set by the sidebar.
+HELD_WEEKS_KEY = "held_weeks"
 
 
 def source_option() -> str:
@@ -88,6 +91,21 @@ def figures(*names: str, filters: Filters | None = None, note: bool = True) -> d
 
 def current_filters() -> Filters:
     return st.session_state.get(FILTERS_KEY, Filters())
+
+
+def axis_weeks() -> list[str] | None:
+    """The weeks every weekly chart of a page draws: each Monday of the selected range, clipped
+    to the weeks that hold attempts (None before the sidebar has read any)."""
+    held = st.session_state.get(HELD_WEEKS_KEY)
+    if not held:
+        return None
+    chosen = current_filters()
+    first, last = date.fromisoformat(held[0]), date.fromisoformat(held[-1])
+    if chosen.since is not None:
+        first = max(first, chosen.since - timedelta(days=chosen.since.weekday()))
+    if chosen.until is not None:
+        last = min(last, chosen.until - timedelta(days=chosen.until.weekday()))
+    return charts.week_range(first, last, held)
 
 
 def table(frame: pd.DataFrame, key: str, widths: dict[str, int] | None = None) -> None:

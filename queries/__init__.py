@@ -89,6 +89,8 @@ def execute(con: duckdb.DuckDBPyConnection, name: str, **values: Any) -> duckdb.
     query = _query(name)
     bound = query.bind(values)
     con.execute(QUERIES["scope"].sql)
+    if "undated_why(" in query.sql:  # Data health's words for an undated attempt
+        con.execute(QUERIES["undated_why"].sql)
     return con.execute(query.sql, bound)
 
 
@@ -242,5 +244,10 @@ def type_anomalies(con: duckdb.DuckDBPyConnection, filters: Filters | None = Non
 
 def undated(con: duckdb.DuckDBPyConnection, filters: Filters | None = None,
             limit: int = ROW_LIMIT) -> pd.DataFrame:
-    """source, line_no, attempt_id, repo, raw of attempts without a usable ts."""
+    """source, line_no, attempt_id, repo, why, raw of attempts without a usable ts."""
     return _frame(con, "undated", filters, limit=limit)
+
+
+def undated_counts(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> dict[str, int]:
+    """undated, out_of_range: attempts in scope without a usable ts, and those dated outside the range."""
+    return records(con, "undated_counts", filters)[0]

@@ -22,3 +22,12 @@ WHERE (repo_name IS NULL OR repo = repo_name)
       OR ((since_day IS NULL OR week + 6 >= since_day)
           AND (until_day IS NULL OR week <= until_day))
   )
+
+-- name: undated_why
+-- Installs the macro undated_why(j): why an attempt whose `ts` value (JSON, from
+-- json_extract) gave no usable time is undated, in Data health's words.
+-- params:
+CREATE OR REPLACE TEMP MACRO undated_why(j) AS CASE
+    WHEN j IS NULL OR json_kind(j) = 'null' THEN 'no ts'
+    WHEN lane_ts_out_of_range(json_str(j), json_num(j)) THEN 'out of range'
+    ELSE 'not a date' END

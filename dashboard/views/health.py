@@ -5,7 +5,7 @@ import streamlit as st
 from lanelog.dashboard import present, ui
 
 st.title("Data health")
-f = ui.figures("sources", "rejected_lines", "type_anomalies", "undated")
+f = ui.figures("sources", "rejected_lines", "type_anomalies", "undated", "undated_counts")
 
 st.subheader("Files ingested")
 gone = sum(present.file_gone(path) for path in f["sources"]["path"])
@@ -29,5 +29,10 @@ st.caption("Fields whose JSON type was unexpected; the rows are kept and counted
 ui.table(f["type_anomalies"], "anomalies_table")
 
 st.subheader("Undated attempts")
-st.caption("Attempts without a usable ts: always in scope, counted in their own bucket.")
+st.caption("Attempts without a usable ts: always in scope, counted in their own bucket. \"why\" says "
+           "whether the line has no ts, a date outside the supported range (1970-01-01 to 2199-12-31, UTC), "
+           "or a value that is not a date.")
+counts = f["undated_counts"]
+if counts["out_of_range"]:
+    st.warning(present.out_of_range_text(counts["out_of_range"]), icon=":material/event_busy:")
 ui.table(present.undated_table(f["undated"]), "undated_table", present.UNDATED_WIDTHS)

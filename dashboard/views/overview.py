@@ -38,13 +38,13 @@ ui.table(present.producers_table(ui.figures("producers")["producers"]), key="pro
 left, right = st.columns(2)
 with left:
     st.subheader("Patch rejects and armed calls")
-    st.altair_chart(charts.rejects_vs_armed(weekly), key="rejects_vs_armed")
+    st.altair_chart(charts.rejects_vs_armed(weekly, weeks=ui.axis_weeks()), key="rejects_vs_armed")
     st.caption(f"The line (armed calls per probe reject) is drawn only for weeks with at least "
                f"{charts.RATIO_MIN_REJECTS} probe rejects; an empty week is an empty band.")
 with right:
     st.subheader("Credit bugs per week")
     if totals["credit_bugs"]:
-        st.altair_chart(charts.credit_bug_weeks(weekly), key="credit_bug_weeks")
+        st.altair_chart(charts.credit_bug_weeks(weekly, weeks=ui.axis_weeks()), key="credit_bug_weeks")
     else:
         st.success("No credit bugs in range. A quarantine on its own is not an incident.")
 

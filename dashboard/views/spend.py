@@ -15,27 +15,27 @@ measure = st.segmented_control(
 left, right = st.columns(2)
 with left:
     st.subheader("By property")
-    st.altair_chart(charts.stacked_weeks(f["spend_by_property"], measure, "property", MEASURES[measure]), key="by_property")
+    st.altair_chart(charts.stacked_weeks(f["spend_by_property"], measure, "property", MEASURES[measure], weeks=ui.axis_weeks()), key="by_property")
 with right:
     st.subheader("By repo")
-    st.altair_chart(charts.stacked_weeks(f["spend_by_repo"], measure, "repo", MEASURES[measure]), key="by_repo")
+    st.altair_chart(charts.stacked_weeks(f["spend_by_repo"], measure, "repo", MEASURES[measure], weeks=ui.axis_weeks()), key="by_repo")
 
 left, right = st.columns(2)
 with left:
     st.subheader("Armed calls and calls the probe saved")
     st.caption(f"Calls not armed because the probe rejected the patch. The line is drawn only for weeks "
                f"with at least {charts.RATIO_MIN_REJECTS} probe rejects.")
-    st.altair_chart(charts.rejects_vs_armed(f["weekly"]), key="spend_rejects_vs_armed")
+    st.altair_chart(charts.rejects_vs_armed(f["weekly"], weeks=ui.axis_weeks()), key="spend_rejects_vs_armed")
 with right:
     st.subheader("Lane outcomes per week")
     st.altair_chart(
-        charts.stacked_weeks(f["lanes_weekly"], "attempts", "lane", "attempts", charts.LANE_COLOURS),
+        charts.stacked_weeks(f["lanes_weekly"], "attempts", "lane", "attempts", charts.LANE_COLOURS, weeks=ui.axis_weeks()),
         key="lanes_weekly",
     )
 
 st.subheader("Units that bought no result")
 st.caption("Units spent on attempts whose property lane ended unresolved (no hold or fail token).")
-st.altair_chart(charts.unresolved_units(f["unresolved_units"]), key="unresolved_units")
+st.altair_chart(charts.unresolved_units(f["unresolved_units"], weeks=ui.axis_weeks()), key="unresolved_units")
 
 with st.expander("Tables"):
     st.caption("Per week and property")

@@ -628,3 +628,53 @@ def test_a_broken_or_odd_database_gives_a_message_and_what_to_do_on_every_page(
         shown = "\n".join([*(t.value for t in at.main.text), *(c.value for c in at.code)])
         assert f"--db {db}" in shown, (what, shown)  # the hint carries the user's own --db
         assert "Traceback" not in shown, what
+
+
+def _domains(at: Any) -> list[list[str]]:
+    """The week domain of every weekly chart on the page."""
+    found = []
+    for chart in at.get("vega_lite_chart"):
+        spec = json.loads(chart.proto.spec)
+        for layer in spec.get("layer", [spec]):
+            domain = layer.get("encoding", {}).get("x", {}).get("scale", {}).get("domain")
+            if domain is not None:
+                found.append(domain)
+                break
+    return found
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_dates_at_the_edges_are_kept_undated_and_no_page_steps_through_them(
+    app: Any, make_db: Any, page: str
+) -> None:
+    far = {key: value for key, value in line("2026-10-05").items() if key != "ts"}
+    db = make_db([
+        line("2026-10-05", quarantine=["test_export_race"], merge_credit=1),
+        line("2026-10-12", probe="reject", reasons=["line_cap"], model_call_allowed=False, lane="not_started"),
+        {**far, "ts": "9999-12-31T10:00:00Z"},
+        {**far, "ts": "0001-01-01"},
+        {**far, "ts": "1500-03-02T00:00:00Z", "probe": "reject", "reasons": ["line_cap"]},
+    ])
+    at = app(db, page)
+    assert not at.exception, [e.value for e in at.exception]
+    for domain in _domains(at):  # the two dated weeks, and the undated bucket
+        assert [week for week in domain if week != "undated"] == ["2026-10-05", "2026-10-12"], domain
+    if page.endswith("health.py"):
+        assert any(text.startswith("3 attempts are dated outside the supported range") for text in texts(at)), texts(at)
+        undated = at.dataframe[-1].value
+        assert undated["why"].tolist() == ["out of range"] * 3
+
+
+def test_the_probe_charts_span_the_selected_weeks(app: Any, make_db: Any) -> None:
+    db = make_db([
+        line("2026-09-07"),
+        line("2026-09-14", probe="reject", reasons=["line_cap"], model_call_allowed=False, lane="not_started"),
+        line("2026-10-05", probe="reject", reasons=["base_missing"], model_call_allowed=False, lane="not_started"),
+        line("2026-11-02"),
+    ])
+    at = app(db, "views/probe.py")
+    assert not at.exception
+    mondays = [date.fromordinal(date(2026, 9, 7).toordinal() + 7 * i).isoformat() for i in range(9)]
+    assert _domains(at) == [mondays, mondays]  # patch rejects, setup rejects: the whole range
+    _, rows = _chart_rows(at, "attempts", colour="reason")
+    assert sum(row["attempts"] for row in rows) == 1
