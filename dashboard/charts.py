@@ -60,7 +60,7 @@ def chart_height(legend_rows: int) -> int:
     return PLOT_HEIGHT + AXIS_HEIGHT + LEGEND_ROW * (legend_rows + 1)
 # The freeze heatmap writes each cell's count up to this many weeks; wider, a cell is too narrow.
 HEATMAP_COUNTS_UP_TO = 26
-# A ratio from a week with fewer probe rejects than this says nothing: it is not drawn.
+# A ratio from a week with fewer patch rejects than this says nothing: it is not drawn.
 RATIO_MIN_REJECTS = 5
 
 
@@ -109,12 +109,12 @@ def _week_axis(frame: pd.DataFrame, weeks: list[str] | None) -> alt.X:
 
 
 def rejects_vs_armed(weekly: pd.DataFrame, weeks: list[str] | None = None) -> alt.LayerChart:
-    """Patch rejects (the gate at work) and armed calls side by side per week, with armed calls per reject.
+    """Patch rejects (the gate at work) and armed calls side by side per week, with armed calls per patch reject.
 
-    The ratio is drawn only for weeks with at least RATIO_MIN_REJECTS probe rejects:
+    The ratio is drawn only for weeks with at least RATIO_MIN_REJECTS patch rejects:
     a week of one reject and three calls would draw a spike that means nothing.
-    Setup rejects (CI could not judge the patch) are left out of the bars: the overview
-    flags them apart, as a CI problem.
+    Setup rejects (CI could not judge the patch) are left out of the bars and of the ratio:
+    the overview flags them apart, as a CI problem.
     """
     frame = labelled(weekly)
     series = [label("patch_rejects"), label("calls_armed")]
@@ -138,14 +138,14 @@ def rejects_vs_armed(weekly: pd.DataFrame, weeks: list[str] | None = None) -> al
                      alt.Tooltip("count:Q", title="attempts")],
         )
     )
-    ratios = frame[frame["probe_rejects"] >= RATIO_MIN_REJECTS]
+    ratios = frame[frame["patch_rejects"] >= RATIO_MIN_REJECTS]
     ratio = (
         alt.Chart(ratios)
         .transform_calculate(line=f"'{ratio_name}'")
         .mark_line(point=True)
         .encode(
             x=_week_axis(frame, weeks),
-            y=alt.Y("armed_per_reject:Q", title="armed per probe reject"),
+            y=alt.Y("armed_per_reject:Q", title=ratio_name),
             color=alt.Color("line:N", scale=colours, legend=None),
             tooltip=[alt.Tooltip("week:O", title="week"),
                      alt.Tooltip("armed_per_reject:Q", format=".2f", title=ratio_name)],

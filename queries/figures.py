@@ -36,7 +36,7 @@ _WORDS: dict[str, tuple[str, str]] = {
     "credit_bugs": ("credit bugs", "Credit bugs"),
     "quarantined": ("quarantined", "Quarantined"),
     "units": ("units", "Units spent"),
-    "armed_per_reject": ("armed per reject", "Armed calls per probe reject"),
+    "armed_per_reject": ("armed calls per patch reject", "Armed calls per patch reject"),
 }
 LABELS: dict[str, str] = {key: words[0] for key, words in _WORDS.items()}
 

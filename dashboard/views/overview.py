@@ -39,8 +39,9 @@ left, right = st.columns(2)
 with left:
     st.subheader("Patch rejects and armed calls")
     st.altair_chart(charts.rejects_vs_armed(weekly, weeks=ui.axis_weeks()), key="rejects_vs_armed")
-    st.caption(f"The line (armed calls per probe reject) is drawn only for weeks with at least "
-               f"{charts.RATIO_MIN_REJECTS} probe rejects; an empty week is an empty band.")
+    st.caption(f"The line (armed calls per patch reject) is drawn only for weeks with at least "
+               f"{charts.RATIO_MIN_REJECTS} patch rejects; an empty week is an empty band. Setup rejects "
+               "are not in the bars or the line: CI could not judge those patches.")
 with right:
     st.subheader("Credit bugs per week")
     if totals["credit_bugs"]:

@@ -23,8 +23,9 @@ with right:
 left, right = st.columns(2)
 with left:
     st.subheader("Armed calls and calls the probe saved")
-    st.caption(f"Calls not armed because the probe rejected the patch. The line is drawn only for weeks "
-               f"with at least {charts.RATIO_MIN_REJECTS} probe rejects.")
+    st.caption(f"Patch rejects are calls the probe saved: not armed because the probe rejected the patch. "
+               f"The line (armed calls per patch reject) is drawn only for weeks with at least "
+               f"{charts.RATIO_MIN_REJECTS} patch rejects.")
     st.altair_chart(charts.rejects_vs_armed(f["weekly"], weeks=ui.axis_weeks()), key="spend_rejects_vs_armed")
 with right:
     st.subheader("Lane outcomes per week")
