@@ -25,7 +25,11 @@ NEUTRAL = "#9aa4b1"  # quiet weeks, quarantine without credit
 REJECT = "#8c6bb1"
 ARMED = "#1f77b4"
 RATIO = "#ff7f0e"
-LANE_COLOURS = {"hold": "#2ca02c", "fail": "#8c564b", "unresolved": "#e7ba52", "not_started": "#c7c7c7"}
+# Lane outcomes in the words the pages show (present.LANE_WORDS turns the stored values into these).
+LANE_COLOURS = {"hold": "#2ca02c", "fail": "#8c564b", "unresolved": "#e7ba52", "not started": "#c7c7c7",
+                "no call armed": "#f7b6d2"}
+# A legend's title for each part a stack is split by.
+PART_WORDS = {"repo": "repository"}
 CREDIT_BUG, CLEAN = "credit bug", "no credit bug"
 # Tableau 20 without its two reds: parts of a stack (reasons, properties, repos) are not alerts.
 CATEGORIES = [
@@ -53,6 +57,11 @@ def labelled(frame: pd.DataFrame) -> pd.DataFrame:
 PLOT_HEIGHT = 240
 AXIS_HEIGHT = 100
 LEGEND_ROW = 22
+
+
+def count_axis(**options: object) -> alt.Axis:
+    """A y axis of counts: whole-number ticks only, written as whole numbers (never 0.5 attempts)."""
+    return alt.Axis(tickMinStep=1, format="d", **options)
 
 
 def chart_height(legend_rows: int) -> int:
@@ -119,9 +128,12 @@ def rejects_vs_armed(weekly: pd.DataFrame, weeks: list[str] | None = None) -> al
     frame = labelled(weekly)
     series = [label("patch_rejects"), label("calls_armed")]
     ratio_name = label("armed_per_reject")
-    # One colour scale for bars and line, so one legend names all three series; it sits
-    # below the chart, one entry a row, so half a page never cuts an entry off.
-    colours = alt.Scale(domain=[*series, ratio_name], range=[REJECT, ARMED, RATIO])
+    ratios = frame[frame["patch_rejects"] >= RATIO_MIN_REJECTS]
+    # One colour scale for bars and line, so one legend names every series drawn; it sits
+    # below the chart, one entry a row, so half a page never cuts an entry off.  Without a
+    # week of enough patch rejects there is no line, and no legend entry or axis for it.
+    drawn = [*series, ratio_name] if not ratios.empty else series
+    colours = alt.Scale(domain=drawn, range=[REJECT, ARMED, RATIO][:len(drawn)])
     bars_data = frame.rename(columns={"patch_rejects": series[0], "calls_armed": series[1]}).melt(
         id_vars=["week"], value_vars=series, var_name="figure", value_name="count"
     )
@@ -131,14 +143,15 @@ def rejects_vs_armed(weekly: pd.DataFrame, weeks: list[str] | None = None) -> al
         .encode(
             x=_week_axis(frame, weeks),
             xOffset=alt.XOffset("figure:N", sort=series),
-            y=alt.Y("count:Q", title="attempts"),
+            y=alt.Y("count:Q", title="attempts", axis=count_axis()),
             color=alt.Color("figure:N", scale=colours,
                             legend=alt.Legend(title=None, orient="bottom", columns=1, symbolType="square")),
             tooltip=[alt.Tooltip("week:O", title="week"), alt.Tooltip("figure:N", title="figure"),
                      alt.Tooltip("count:Q", title="attempts")],
         )
     )
-    ratios = frame[frame["patch_rejects"] >= RATIO_MIN_REJECTS]
+    if ratios.empty:
+        return alt.layer(bars).properties(height=chart_height(legend_rows=2))
     ratio = (
         alt.Chart(ratios)
         .transform_calculate(line=f"'{ratio_name}'")
@@ -156,18 +169,24 @@ def rejects_vs_armed(weekly: pd.DataFrame, weeks: list[str] | None = None) -> al
 
 
 def credit_bug_weeks(weekly: pd.DataFrame, weeks: list[str] | None = None) -> alt.LayerChart:
-    """Credit bugs per week; a week with any credit bug is drawn in the alert colour."""
+    """Credit bugs per week; a week with any credit bug is drawn in the alert colour.
+
+    No legend: a clean week is a bar of height zero, so a grey "no credit bug" entry would
+    name nothing drawn; the page's heading says what the red bars are.  The chart is as
+    tall as its neighbour, so the rotated week labels sit below the bars, not over them.
+    """
     frame = labelled(weekly)[["week", "credit_bugs", "quarantined"]]
     frame["status"] = [CREDIT_BUG if count > 0 else CLEAN for count in frame["credit_bugs"]]
     base = alt.Chart(frame).encode(x=_week_axis(frame, weeks))
     bars = base.mark_bar().encode(
-        y=alt.Y("credit_bugs:Q", title="credit bugs", axis=alt.Axis(tickMinStep=1)),
+        y=alt.Y("credit_bugs:Q", title="credit bugs", axis=count_axis()),
         color=alt.Color(
             "status:N",
             scale=alt.Scale(domain=[CLEAN, CREDIT_BUG], range=[NEUTRAL, ALERT]),
-            legend=alt.Legend(title=None, orient="top"),
+            legend=None,
         ),
-        tooltip=["week:O", "credit_bugs:Q", "quarantined:Q"],
+        tooltip=[alt.Tooltip("week:O", title="week"), alt.Tooltip("credit_bugs:Q", title="credit bugs"),
+                 alt.Tooltip("quarantined:Q", title="quarantined")],
     )
     # The count over each week with credit bugs; a row of zeros over clean weeks says nothing.
     counts = base.transform_filter(alt.datum.credit_bugs > 0).mark_text(dy=-8).encode(
@@ -175,7 +194,7 @@ def credit_bug_weeks(weekly: pd.DataFrame, weeks: list[str] | None = None) -> al
         text=alt.Text("credit_bugs:Q"),
         color=alt.Color("status:N", scale=alt.Scale(domain=[CLEAN, CREDIT_BUG], range=[NEUTRAL, ALERT]), legend=None),
     )
-    return alt.layer(bars, counts)
+    return alt.layer(bars, counts).properties(height=chart_height(legend_rows=2))
 
 
 def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
@@ -197,9 +216,10 @@ def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
         f"{part}:N",
         scale=alt.Scale(domain=list(palette), range=list(palette.values())),
         # Below the chart, so a chart in half a page keeps its width for the weeks.
-        legend=alt.Legend(title=part, orient="bottom", columns=legend_columns, labelLimit=240),
+        legend=alt.Legend(title=PART_WORDS.get(part, part), orient="bottom", columns=legend_columns,
+                          labelLimit=240),
     )
-    tooltip = [alt.Tooltip("week:O", title="week"), alt.Tooltip(f"{part}:N", title=part),
+    tooltip = [alt.Tooltip("week:O", title="week"), alt.Tooltip(f"{part}:N", title=PART_WORDS.get(part, part)),
                alt.Tooltip(f"{value}:Q", title=title)]
     if part == "reason":  # each reason's one-line meaning, in the docs' words
         data["meaning"] = [REASONS.get(reason, "not a reason lanelog writes") for reason in data[part]]
@@ -209,7 +229,7 @@ def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
         .mark_bar()
         .encode(
             x=_week_axis(data, weeks),
-            y=alt.Y(f"{value}:Q", title=title, stack="zero", axis=alt.Axis(tickMinStep=1)),
+            y=alt.Y(f"{value}:Q", title=title, stack="zero", axis=count_axis()),
             color=colour,
             tooltip=tooltip,
         )
@@ -262,9 +282,10 @@ def unresolved_units(frame: pd.DataFrame, weeks: list[str] | None = None) -> alt
         .mark_bar(color=LANE_COLOURS["unresolved"])
         .encode(
             x=_week_axis(data, weeks),
-            y=alt.Y("units:Q", title="units on unresolved lanes"),
+            y=alt.Y("units:Q", title="units on unresolved lanes", axis=count_axis()),
             tooltip=[
-                "week:O", "units:Q", "unresolved:Q", "lanes_run:Q",
+                alt.Tooltip("week:O", title="week"), alt.Tooltip("units:Q", title="units"),
+                alt.Tooltip("unresolved:Q", title="unresolved lanes"), alt.Tooltip("lanes_run:Q", title="lanes run"),
                 alt.Tooltip("unresolved_share:Q", format=".0%", title="unresolved share"),
             ],
         )
@@ -289,7 +310,7 @@ def replay_weeks(weeks: pd.DataFrame, measure: str, title: str) -> alt.Chart:
         .encode(
             x=_week_axis(frame, None),
             xOffset=alt.XOffset("policy:N", sort=sides),
-            y=alt.Y("value:Q", title=title, axis=alt.Axis(tickMinStep=1)),
+            y=alt.Y("value:Q", title=title, axis=count_axis()),
             color=alt.Color("policy:N", scale=alt.Scale(domain=sides, range=[BASELINE, CANDIDATE]),
                             legend=alt.Legend(title=None, orient="bottom", columns=2)),
             tooltip=[alt.Tooltip("week:O", title="week"), alt.Tooltip("policy:N", title="policy"),

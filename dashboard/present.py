@@ -77,9 +77,11 @@ def freeze_hygiene(owners: pd.DataFrame, today: date) -> pd.DataFrame:
         if day is None:
             left = "not recorded"
         elif day < today:
-            left = f"lapsed {(today - day).days} days ago"
+            left = f"lapsed {plural((today - day).days, 'day')} ago"
+        elif day == today:
+            left = "lapses today"
         else:
-            left = str((day - today).days)
+            left = f"{plural((day - today).days, 'day')} left"
         rows.append({"freeze": freeze, "owner": owner if isinstance(owner, str) else "not recorded",
                      "expires": day.isoformat() if day else "not recorded", "days left": left})
     return pd.DataFrame(rows, columns=["freeze", "owner", "expires", "days left"])
@@ -107,25 +109,43 @@ def freeze_table(summary: pd.DataFrame) -> pd.DataFrame:
 # fingerprint, bytes and times) is a second table under an expander.
 SOURCE_COUNTS = {"file": 150, "still there": 75, "lines read": 80, "attempts": 75, "rejected": 70,
                  "duplicates": 75}
+# A two-column table of one row's fields and values, whole, inside the main column of a 1000 px window.
+DETAIL_WIDTHS = {"field": 110, "value": 380}
 SOURCE_WORDS = {"source_id": "id", "path": "path", "fingerprint": "fingerprint", "bytes_read": "bytes read",
                 "first_ingested": "first read (UTC)", "last_ingested": "last read (UTC)"}
+
+
+def _still_there(path: Any) -> str:
+    if not file_gone(path):
+        return "yes"
+    return "no (demo)" if demo_temp(path) else "no"
 
 
 def sources_table(sources: pd.DataFrame) -> pd.DataFrame:
     """The logs read: each file's name, whether it is still at its recorded path, and its counts."""
     return pd.DataFrame({
         "file": [PurePosixPath(str(path)).name for path in sources["path"]],
-        "still there": ["no" if file_gone(path) else "yes" for path in sources["path"]],
+        "still there": [_still_there(path) for path in sources["path"]],
         "lines read": sources["lines_read"], "attempts": sources["attempts"],
         "rejected": sources["rejected"], "duplicates": sources["duplicates"],
     })
 
 
-def source_places(sources: pd.DataFrame) -> pd.DataFrame:
-    """Where each log was read from: id, whole path, cut fingerprint, bytes read, first and last read."""
-    out = sources[list(SOURCE_WORDS)].copy()
-    out["fingerprint"] = [short(value, SHORT_HASH) for value in out["fingerprint"]]
-    return out.rename(columns=SOURCE_WORDS)
+def source_place(source: pd.Series) -> pd.DataFrame:
+    """Where one log was read from: id, whole path, cut fingerprint, bytes read, first and last read,
+    as a two-column table of field and value, which fits the main column at any width."""
+    def shown(key: str) -> str:
+        if key in ("first_ingested", "last_ingested"):
+            return pd.Timestamp(source[key]).strftime("%Y-%m-%d %H:%M:%S")
+        return str(short(source[key], SHORT_HASH) if key == "fingerprint" else source[key])
+
+    values = [shown(key) for key in SOURCE_WORDS]
+    return pd.DataFrame({"field": list(SOURCE_WORDS.values()), "value": values})
+
+
+def source_label(source: pd.Series) -> str:
+    """A choice in the file picker: the file's name and its id."""
+    return f"{PurePosixPath(str(source['path'])).name} (id {source['source_id']})"
 
 
 # Data health's line tables: each file by its name, words as headers, fixed widths that
@@ -158,6 +178,28 @@ def undated_table(undated: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"file": [PurePosixPath(str(path)).name for path in undated["source"]],
                          "line": undated["line_no"], "attempt": undated["attempt_id"],
                          "repository": undated["repo"], "why": undated["why"], "raw line": undated["raw"]})
+
+
+# Lane outcomes as the pages say them: the stored value is the log's word.
+LANE_WORDS = {"not_started": "not started", "no_call_armed": "no call armed"}
+NO_LANE = "no lane recorded"
+
+
+def lane_words(lanes: pd.DataFrame) -> pd.DataFrame:
+    """Lane outcome rows with each lane in words ("not started"; "no lane recorded" for a line without one)."""
+    out = lanes.copy()
+    out["lane"] = [NO_LANE if not isinstance(lane, str) else LANE_WORDS.get(lane, lane) for lane in lanes["lane"]]
+    return out
+
+
+def worded(frame: pd.DataFrame, shares: tuple[str, ...] = ()) -> pd.DataFrame:
+    """A query's rows for a table: weeks as labels, lists as text, shares as percentages, and
+    every column headed in words ("calls_armed" -> "armed calls"), never a stored name."""
+    out = flat(frame)
+    for column in shares:
+        out[column] = [f"{value:.0%}" if isinstance(value, float) and not np.isnan(value) else "n/a"
+                       for value in out[column]]
+    return out.rename(columns={column: label(column) for column in out.columns})
 
 
 def fixed_columns(widths: dict[str, int]) -> dict[str, Any]:
@@ -200,6 +242,15 @@ def weeks_frame(report: dict[str, Any]) -> pd.DataFrame:
     columns = ["week", "attempts", "probe_rejects", "setup_rejects", "patch_rejects", "calls_armed", "credit_bugs",
                "quarantined", "units", "armed_per_reject"]
     return pd.DataFrame(report["weeks"], columns=columns)
+
+
+def weekly_table(weekly: pd.DataFrame) -> pd.DataFrame:
+    """The weekly figures as the overview's table shows them: words as headers, the ratio to two places."""
+    out = worded(weekly)
+    ratio = label("armed_per_reject")
+    out[ratio] = ["-" if value is None or pd.isna(value) else f"{value:.2f}" for value in weekly["armed_per_reject"]]
+    out[label("units")] = [number(value) for value in weekly["units"]]
+    return out.set_index(label("week"))
 
 
 def _texty(column: pd.Series) -> bool:
@@ -279,6 +330,15 @@ def path_lines(path: str, width: int = 30) -> str:
     return "\n".join([*lines, current])
 
 
+# `lanelog demo` writes its logs into a temporary folder of this prefix and removes it when done.
+DEMO_FOLDER_PREFIX = "lanelog-demo-"
+
+
+def demo_temp(path: Any) -> bool:
+    """True for a log the demo wrote into its temporary folder (gone once the demo finished, by design)."""
+    return isinstance(path, str) and PurePosixPath(path).parent.name.startswith(DEMO_FOLDER_PREFIX)
+
+
 def file_gone(path: Any) -> bool:
     """True when a recorded source path no longer names a file here (moved, deleted, another machine)."""
     if not isinstance(path, str) or not path:
@@ -331,8 +391,10 @@ def row_label(row: pd.Series) -> str:
 
 # The What-if page: a stored replay in words.
 REPLAY_MEASURES = {"rejects": "Probe rejects", "armed": "Armed calls", "units": "Units"}
-REPLAY_ABOUT_WIDTHS = {"what": 110, "value": 420}
-FLIP_WIDTHS = {"day": 85, "commit": 75, "subject": 190, "baseline": 95, "candidate": 85}
+REPLAY_ABOUT_WIDTHS = {"what": 110, "value": 380}
+FLIP_WIDTHS = {"commit": 70, "subject": 170, "probe": 110, "reasons": 140}
+# A table shows this many rows before it scrolls inside itself.
+TABLE_ROWS_SHOWN = 20
 SHORT_COMMIT = 7  # git's own short form
 
 
@@ -352,6 +414,33 @@ def replay_weeks_frame(weeks: list[dict[str, Any]]) -> pd.DataFrame:
 def _side(probe: str, reasons: Any) -> str:
     listed = list(reasons) if isinstance(reasons, (list, tuple, np.ndarray)) else []
     return f"{probe} ({', '.join(map(str, listed))})" if listed else probe
+
+
+def table_height(rows: int) -> int:
+    """Pixels for a table that shows up to TABLE_ROWS_SHOWN rows with no inner scroll."""
+    return 35 * (min(rows, TABLE_ROWS_SHOWN) + 1) + 3
+
+
+def _reasons(probe: str, reasons: Any) -> list[str]:
+    listed = list(reasons) if isinstance(reasons, (list, tuple, np.ndarray)) else []
+    return [str(reason) for reason in listed] if probe == "reject" else []
+
+
+def flips_shown(flips: pd.DataFrame) -> pd.DataFrame:
+    """The flips as the page's table shows them, narrow enough for a 1000 px window: short commit,
+    subject, the probe's flip ("reject → pass") and the reasons of the side that rejects."""
+    return pd.DataFrame({
+        "commit": [value[:SHORT_COMMIT] for value in flips["head"]],
+        "subject": flips["subject"].fillna(""),
+        "probe": [f"{before} → {after}" for before, after in zip(flips["baseline_probe"], flips["candidate_probe"])],
+        "reasons": [", ".join(_reasons(bp, br) + _reasons(cp, cr)) for bp, br, cp, cr in zip(
+            flips["baseline_probe"], flips["baseline_reasons"], flips["candidate_probe"], flips["candidate_reasons"])],
+    })
+
+
+def flip_detail(flip: pd.Series) -> pd.DataFrame:
+    """One flip whole, as field and value: day, full commit id, subject, and each side."""
+    return pd.DataFrame({"field": list(flip.index), "value": [str(value) for value in flip]})
 
 
 def flips_table(flips: pd.DataFrame, whole: bool = False) -> pd.DataFrame:

@@ -39,6 +39,11 @@ _WORDS: dict[str, tuple[str, str]] = {
     "armed_per_reject": ("armed calls per patch reject", "Armed calls per patch reject"),
 }
 LABELS: dict[str, str] = {key: words[0] for key, words in _WORDS.items()}
+# Other columns the pages show, where the key with spaces for underscores is not the word.
+_WORDS.update({
+    "repo": ("repository", "Repository"),
+    "quarantine_id": ("freeze", "Freeze"),
+})
 
 
 def label(key: str, title: bool = False) -> str:

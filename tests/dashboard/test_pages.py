@@ -12,6 +12,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pyarrow as pa
 import pytest
 from tests.dashboard.dashboard_support import PAGES, line
@@ -160,10 +161,14 @@ def test_spend_review_draws_lane_outcomes_and_unresolved_units_from_the_queries(
         unresolved = charts.labelled(queries.unresolved_units(con, queries.Filters()))
     finally:
         con.close()
+    from lanelog.dashboard import present
+
     _, lane_rows = _chart_rows(at, "attempts", colour="lane")
     drawn = sorted((row["week"], row["lane"], row["attempts"]) for row in lane_rows)
-    assert drawn == sorted(zip(lanes["week"], lanes["lane"].fillna("(none)"), lanes["attempts"]))
-    assert {row["lane"] for row in lane_rows} == {"not_started", "hold", "fail", "unresolved"}
+    worded = present.lane_words(lanes)
+    assert drawn == sorted(zip(worded["week"], worded["lane"], worded["attempts"]))
+    # The lanes in words; the faulty producer's copied lines ran no lane.
+    assert {row["lane"] for row in lane_rows} == {"not started", "hold", "fail", "unresolved", "no call armed"}
     _, unit_rows = _chart_rows(at, "units on unresolved lanes")
     assert [(row["week"], row["units"]) for row in unit_rows] == list(zip(unresolved["week"], unresolved["units"]))
     assert sum(row["units"] for row in unit_rows) > 0
@@ -385,7 +390,8 @@ def test_quarantine_page_says_who_owns_each_freeze_and_what_lapses(app: Any, mak
     rows = {row[0]: row[1:] for row in table.values.tolist()}
     assert set(rows) == {"test_export_race", "test_old"}  # the unrecorded id has no owner to show
     assert rows["test_export_race"][:2] == ["ci-team", "2999-01-01"]  # the latest line's word
-    assert int(rows["test_export_race"][2]) > 300_000
+    left = rows["test_export_race"][2]  # "N days left", in the same words as a lapsed one's
+    assert left.endswith(" days left") and int(left.split()[0]) > 300_000
     assert rows["test_old"][:2] == ["release", "2026-09-01"]
     assert rows["test_old"][2].startswith("lapsed ") and rows["test_old"][2].endswith(" days ago")
 
@@ -522,9 +528,9 @@ def test_triage_table_cuts_ids_and_the_selected_attempt_shows_them_whole(
     files = health.dataframe[0].value  # files ingested comes first, then where they were read from
     assert files.to_dict("records") == [{"file": "lane-log-0.jsonl", "still there": "no", "lines read": 1,
                                          "attempts": 1, "rejected": 0, "duplicates": 0}]
-    places = health.dataframe[1].value
-    assert places["path"].tolist() == [str(tmp_path / "lane-log-0.jsonl")]
-    assert all(len(value) == 13 and value.endswith("…") for value in places["fingerprint"])
+    place = dict(health.dataframe[1].value.itertuples(index=False))  # the picked file, field by field
+    assert place["path"] == str(tmp_path / "lane-log-0.jsonl")
+    assert len(place["fingerprint"]) == 13 and place["fingerprint"].endswith("…")
 
 
 def test_a_long_attempt_id_is_cut_in_the_triage_table() -> None:
@@ -578,9 +584,12 @@ def test_the_what_if_page_draws_the_stored_replay(app: Any, replay_run: tuple[Pa
     for week in result["weeks"]:
         for side in ("baseline", "candidate"):
             assert drawn[week["week"], side] == week[side]["probe_rejects"]
-    flips = at.dataframe[-1].value
+    [flips] = [frame.value for frame in at.dataframe if "probe" in frame.value.columns]
     assert flips["subject"].tolist() == ["Fix a typo in an assert message", "Reword an assert message"]
-    assert flips["baseline"].tolist() == ["reject (assertion_removed)"] * 2 and flips["candidate"].tolist() == ["pass"] * 2
+    assert flips["probe"].tolist() == ["reject → pass"] * 2 and flips["reasons"].tolist() == ["assertion_removed"] * 2
+    detail = dict(at.dataframe[-1].value.itertuples(index=False))  # the selected flip, whole
+    assert detail["baseline"] == "reject (assertion_removed)" and detail["candidate"] == "pass"
+    assert detail["commit"] == result["flips"][0]["head"]
     at.segmented_control(key="whatif_measure").set_value("armed").run()
     _, rows = _chart_rows(at, "armed calls")
     assert sum(row["value"] for row in rows if row["policy"] == "candidate") == result["candidate"]["calls_armed"]
@@ -590,7 +599,7 @@ def test_the_what_if_page_without_a_replay_says_how_to_store_one(app: Any, demo_
     at = app(demo_db, WHAT_IF)
     assert not at.exception
     assert at.info[0].value.startswith("No replay stored yet")
-    assert "lanelog replay" in at.code[0].value and "--db" in at.code[0].value
+    assert "lanelog replay" in at.code[0].value and f"--db {demo_db}" in at.code[0].value
 
 
 def _broken_sources(tmp_path: Path, make_db: Any) -> dict[str, Path]:
@@ -678,3 +687,13 @@ def test_the_probe_charts_span_the_selected_weeks(app: Any, make_db: Any) -> Non
     assert _domains(at) == [mondays, mondays]  # patch rejects, setup rejects: the whole range
     _, rows = _chart_rows(at, "attempts", colour="reason")
     assert sum(row["attempts"] for row in rows) == 1
+
+
+def test_days_left_are_said_in_words_either_side_of_today() -> None:
+    from lanelog.dashboard import present
+
+    owners = pd.DataFrame({"quarantine_id": ["a", "b", "c", "d", "e"], "owner": ["x"] * 5,
+                           "expires": ["2026-10-20", "2026-10-11", "2026-10-10", "2026-10-09", None]})
+    table = present.freeze_hygiene(owners, date(2026, 10, 10))
+    assert table["days left"].tolist() == ["10 days left", "1 day left", "lapses today", "lapsed 1 day ago",
+                                           "not recorded"]
