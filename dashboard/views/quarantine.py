@@ -9,7 +9,7 @@ from lanelog.dashboard import charts, present, ui
 st.title("Quarantine")
 f = ui.figures("freezes", "freeze_summary", "freeze_owners")
 if f["freeze_summary"].empty:
-    st.info("No quarantine ids in range.")
+    st.info("No quarantined tests in range: no attempt listed a frozen (quarantined) test.")
     st.stop()
 st.subheader("Who to ask, and what is about to lapse")
 if f["freeze_owners"].empty:

@@ -685,7 +685,7 @@ def test_the_probe_charts_span_the_selected_weeks(app: Any, make_db: Any) -> Non
     assert not at.exception
     mondays = [date.fromordinal(date(2026, 9, 7).toordinal() + 7 * i).isoformat() for i in range(9)]
     assert _domains(at) == [mondays, mondays]  # patch rejects, setup rejects: the whole range
-    _, rows = _chart_rows(at, "attempts", colour="reason")
+    _, rows = _chart_rows(at, "reasons given", colour="reason")
     assert sum(row["attempts"] for row in rows) == 1
 
 
