@@ -145,7 +145,8 @@ def rejects_vs_armed(weekly: pd.DataFrame, weeks: list[str] | None = None) -> al
             xOffset=alt.XOffset("figure:N", sort=series),
             y=alt.Y("count:Q", title="attempts", axis=count_axis()),
             color=alt.Color("figure:N", scale=colours,
-                            legend=alt.Legend(title=None, orient="bottom", columns=1, symbolType="square")),
+                            legend=alt.Legend(title=None, orient="bottom", columns=1, symbolType="square",
+                                              labelLimit=260)),
             tooltip=[alt.Tooltip("week:O", title="week"), alt.Tooltip("figure:N", title="figure"),
                      alt.Tooltip("count:Q", title="attempts")],
         )

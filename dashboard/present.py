@@ -87,7 +87,7 @@ def freeze_hygiene(owners: pd.DataFrame, today: date) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["freeze", "owner", "expires", "days left"])
 
 
-FREEZE_WIDTHS = {"freeze": 130, "held": 55, "first held": 115, "last held": 115, "reported expired": 110}
+FREEZE_WIDTHS = {"freeze": 120, "held": 50, "first held": 110, "last held": 110, "reported expired": 100}
 
 
 def freeze_table(summary: pd.DataFrame) -> pd.DataFrame:
@@ -107,8 +107,8 @@ def freeze_table(summary: pd.DataFrame) -> pd.DataFrame:
 # Data health's files table fits the main column of a 1000 px window: each file by its
 # name, whether it is still there, and its counts. Where it was read from (the whole path,
 # fingerprint, bytes and times) is a second table under an expander.
-SOURCE_COUNTS = {"file": 150, "still there": 75, "lines read": 80, "attempts": 75, "rejected": 70,
-                 "duplicates": 75}
+SOURCE_COUNTS = {"file": 140, "still there": 75, "lines read": 70, "attempts": 70, "rejected": 65,
+                 "duplicates": 70}
 # A two-column table of one row's fields and values, whole, inside the main column of a 1000 px window.
 DETAIL_WIDTHS = {"field": 110, "value": 380}
 SOURCE_WORDS = {"source_id": "id", "path": "path", "fingerprint": "fingerprint", "bytes_read": "bytes read",
@@ -150,8 +150,8 @@ def source_label(source: pd.Series) -> str:
 
 # Data health's line tables: each file by its name, words as headers, fixed widths that
 # cut a long cell (the row's text shows whole in the cell's tooltip and in the CSV download).
-REJECTED_WIDTHS = {"file": 150, "line": 60, "reason": 110, "text": 205}
-UNDATED_WIDTHS = {"file": 130, "line": 50, "attempt": 90, "repository": 95, "why": 90, "raw line": 80}
+REJECTED_WIDTHS = {"file": 150, "line": 60, "reason": 110, "text": 170}
+UNDATED_WIDTHS = {"file": 110, "line": 45, "attempt": 85, "repository": 90, "why": 90, "raw line": 70}
 
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:
@@ -244,12 +244,22 @@ def weeks_frame(report: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(report["weeks"], columns=columns)
 
 
-def weekly_table(weekly: pd.DataFrame) -> pd.DataFrame:
-    """The weekly figures as the overview's table shows them: words as headers, the ratio to two places."""
-    out = worded(weekly)
-    ratio = label("armed_per_reject")
-    out[ratio] = ["-" if value is None or pd.isna(value) else f"{value:.2f}" for value in weekly["armed_per_reject"]]
-    out[label("units")] = [number(value) for value in weekly["units"]]
+# The overview's weekly figures, as two tables: the rejects, then the calls, spend and credit.
+WEEKLY_TABLES = (
+    ("attempts", "probe_rejects", "setup_rejects", "patch_rejects"),
+    ("calls_armed", "armed_per_reject", "units", "credit_bugs", "quarantined"),
+)
+
+
+def weekly_table(weekly: pd.DataFrame, keys: tuple[str, ...]) -> pd.DataFrame:
+    """Some of the weekly figures as the overview's table shows them: a row a week, words as
+    headers, the ratio to two places ("-" where it is undefined)."""
+    out = worded(weekly[["week", *keys]])
+    if "armed_per_reject" in keys:
+        out[label("armed_per_reject")] = ["-" if value is None or pd.isna(value) else f"{value:.2f}"
+                                          for value in weekly["armed_per_reject"]]
+    if "units" in keys:
+        out[label("units")] = [str(number(value)) for value in weekly["units"]]
     return out.set_index(label("week"))
 
 
@@ -300,13 +310,13 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
 
 
 TRIAGE_COLUMNS = ["ts", "attempt_id", "repo", "head", "producer", "quarantine", "merge_credit", "line"]
-# The table on the page fits the main column of a 1000 px window (about 540 px): words as
+# The table on the page fits the main column of a 1000 px window (about 500 px): words as
 # headers, the day, the attempt id cut, and fixed widths that cut a long cell with an
 # ellipsis. The selected attempt's detail and the CSV carry every value whole (time, full
 # ids, head, merge credit, source file and line).
 TRIAGE_SHOWN = {"ts": "day (UTC)", "attempt_id": "attempt", "repo": "repository",
                 "producer": "producer", "quarantine": "quarantine"}
-TRIAGE_WIDTHS = {"day (UTC)": 90, "attempt": 100, "repository": 110, "producer": 110, "quarantine": 110}
+TRIAGE_WIDTHS = {"day (UTC)": 85, "attempt": 95, "repository": 105, "producer": 105, "quarantine": 100}
 HIGHLIGHT = "background-color: rgba(214, 39, 40, 0.16)"
 SHORT_ID, SHORT_HASH = 10, 12
 

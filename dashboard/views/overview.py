@@ -50,5 +50,7 @@ with right:
         st.success("No credit bugs in range. A quarantine on its own is not an incident.")
 
 with st.expander("Weekly figures"):
-    # A static table: its headers wrap, so every figure fits the main column in words.
-    st.table(present.weekly_table(weekly))
+    # Two static tables of a few columns each: their headers wrap, so every figure fits the
+    # main column of a 1000 px window in words.
+    for keys in present.WEEKLY_TABLES:
+        st.table(present.weekly_table(weekly, keys))

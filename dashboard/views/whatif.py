@@ -9,8 +9,9 @@ st.title("What-if")
 replay = ui.figures("latest_replay")["latest_replay"]
 if replay is None:
     st.info("No replay stored yet. Route history again under a candidate policy and keep the result:")
-    st.code(f"lanelog replay --repo . --policy lanes-candidate.yaml --commits v1.0..main {ui.source_option()}",
-            language="bash", wrap_lines=True)
+    # One option a line, so a narrow window never breaks the command inside an option.
+    st.code(f"lanelog replay --repo . \\\n  --policy lanes-candidate.yaml \\\n  --commits v1.0..main \\\n"
+            f"  {ui.source_option()}", language="bash", wrap_lines=True)
     st.stop()
 
 about = replay["replay"]

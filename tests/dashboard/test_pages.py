@@ -697,3 +697,30 @@ def test_days_left_are_said_in_words_either_side_of_today() -> None:
     table = present.freeze_hygiene(owners, date(2026, 10, 10))
     assert table["days left"].tolist() == ["10 days left", "1 day left", "lapses today", "lapsed 1 day ago",
                                            "not recorded"]
+
+
+def test_spend_without_a_property_lane_says_no_lane_ran(app: Any, make_db: Any) -> None:
+    db = make_db([
+        line("2026-10-05", probe="reject", reasons=["line_cap"], model_call_allowed=False, lane="not_started"),
+        line("2026-10-06", lane="not_started", results={}),
+    ])
+    at = app(db, "views/spend.py")
+    assert not at.exception
+    assert any(info.value.startswith("No property lane ran in range") for info in at.info)
+    titles = [json.loads(chart.proto.spec).get("layer", [{}])[0].get("encoding", {}).get("y", {}).get("title")
+              for chart in at.get("vega_lite_chart")]
+    assert "units on unresolved lanes" not in titles
+    for chart in at.get("vega_lite_chart"):  # every count axis ticks whole numbers
+        spec = json.loads(chart.proto.spec)
+        for layer in spec.get("layer", [spec]):
+            axis = layer.get("encoding", {}).get("y", {}).get("axis") or {}
+            if layer["encoding"]["y"].get("title") in ("attempts", "units spent", "armed calls"):
+                assert axis.get("tickMinStep") == 1 and axis.get("format") == "d", layer["encoding"]["y"]
+
+
+def test_guidance_and_hints_carry_the_users_own_database(app: Any, tmp_path: Path) -> None:
+    missing = tmp_path / "nope.duckdb"
+    at = app(missing)
+    assert not at.exception
+    assert f"lanelog ingest --db {missing} lane-log.jsonl" in at.code[0].value
+    assert f"lanelog demo --db {missing}" in at.code[0].value
