@@ -69,6 +69,12 @@ def chart_height(legend_rows: int) -> int:
     return PLOT_HEIGHT + AXIS_HEIGHT + LEGEND_ROW * (legend_rows + 1)
 # The freeze heatmap writes each cell's count up to this many weeks; wider, a cell is too narrow.
 HEATMAP_COUNTS_UP_TO = 26
+# Half the main column draws this many weeks as readable bars; a longer range puts each
+# weekly chart across the whole column (ui.chart_columns).
+HALF_WIDTH_WEEKS = 16
+# Patch rejects and armed calls stand side by side up to this many weeks; past it, stacked,
+# one bar a week, so a bar stays several pixels wide over a year or more.
+SIDE_BY_SIDE_WEEKS = 26
 # A ratio from a week with fewer patch rejects than this says nothing: it is not drawn.
 RATIO_MIN_REJECTS = 5
 
@@ -137,13 +143,19 @@ def rejects_vs_armed(weekly: pd.DataFrame, weeks: list[str] | None = None) -> al
     bars_data = frame.rename(columns={"patch_rejects": series[0], "calls_armed": series[1]}).melt(
         id_vars=["week"], value_vars=series, var_name="figure", value_name="count"
     )
+    bars_data["order"] = [series.index(name) for name in bars_data["figure"]]
+    side_by_side = len(all_weeks(set(frame["week"]), weeks)) <= SIDE_BY_SIDE_WEEKS
+    # A patch reject arms no call, so past SIDE_BY_SIDE_WEEKS the two stack into one bar of
+    # disjoint parts, each still read against the same attempts axis.
+    offset = {"xOffset": alt.XOffset("figure:N", sort=series)} if side_by_side else {}
     bars = (
         alt.Chart(bars_data)
         .mark_bar()
         .encode(
             x=_week_axis(frame, weeks),
-            xOffset=alt.XOffset("figure:N", sort=series),
-            y=alt.Y("count:Q", title="attempts", axis=count_axis()),
+            **offset,
+            y=alt.Y("count:Q", title="attempts", axis=count_axis(), stack=None if side_by_side else "zero"),
+            order=alt.Order("order:Q"),
             color=alt.Color("figure:N", scale=colours,
                             legend=alt.Legend(title=None, orient="bottom", columns=1, symbolType="square",
                                               labelLimit=260)),

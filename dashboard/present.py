@@ -246,8 +246,8 @@ def weeks_frame(report: dict[str, Any]) -> pd.DataFrame:
 
 # The overview's weekly figures, as two tables: the rejects, then the calls, spend and credit.
 WEEKLY_TABLES = (
-    ("attempts", "probe_rejects", "setup_rejects", "patch_rejects"),
-    ("calls_armed", "armed_per_reject", "units", "credit_bugs", "quarantined"),
+    ("attempts", "probe_rejects", "setup_rejects", "patch_rejects", "quarantined"),
+    ("calls_armed", "armed_per_reject", "units", "credit_bugs"),
 )
 
 

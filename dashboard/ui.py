@@ -93,6 +93,15 @@ def current_filters() -> Filters:
     return st.session_state.get(FILTERS_KEY, Filters())
 
 
+def chart_columns() -> list[Any]:
+    """Two columns for a pair of weekly charts, or the whole main column for each when the
+    range holds more weeks than half of it draws as readable bars."""
+    weeks = axis_weeks()
+    if weeks is not None and len(weeks) > charts.HALF_WIDTH_WEEKS:
+        return [st.container(), st.container()]
+    return list(st.columns(2))
+
+
 def axis_weeks() -> list[str] | None:
     """The weeks every weekly chart of a page draws: each Monday of the selected range, clipped
     to the weeks that hold attempts (None before the sidebar has read any)."""

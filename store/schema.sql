@@ -165,17 +165,6 @@ CREATE OR REPLACE MACRO lane_ts_text(s) AS CASE
 CREATE OR REPLACE MACRO lane_ts_epoch(x) AS CASE
     WHEN x >= 0 AND x < 7258118400 THEN timezone('UTC', to_timestamp(x)) END;
 
--- Whether a `ts` value that gives no usable time is a real date outside the supported
--- range (rather than no date at all): a text of the date shape that DuckDB reads as a
--- time, or epoch seconds outside the range.  Data health says with it which undated
--- attempts are out of range; ingest does not use it.
-CREATE OR REPLACE MACRO lane_ts_out_of_range(ts_text, ts_number) AS CASE
-    WHEN ts_text IS NOT NULL
-        THEN coalesce(lane_ts_text(ts_text) IS NULL AND regexp_full_match(ts_text, '\d{4}-\d{2}-\d{2}([Tt ].*)?')
-                      AND TRY_CAST(upper(ts_text) AS TIMESTAMPTZ) IS NOT NULL, false)
-    WHEN ts_number IS NOT NULL THEN ts_number < 0 OR ts_number >= 7258118400
-    ELSE false END;
-
 -- ts of an attempt: pass json_str(ts) and json_num(ts); NULL means undated.
 CREATE OR REPLACE MACRO lane_ts(ts_text, ts_number) AS
     coalesce(lane_ts_text(ts_text), lane_ts_epoch(ts_number));

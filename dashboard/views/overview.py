@@ -35,7 +35,7 @@ st.caption("Every attempt in range, by the producer that wrote its line: probe r
            "and neither (passed the probe without an armed call).")
 ui.table(present.producers_table(ui.figures("producers")["producers"]), key="producers_table")
 
-left, right = st.columns(2)
+left, right = ui.chart_columns()
 with left:
     st.subheader("Patch rejects and armed calls")
     st.altair_chart(charts.rejects_vs_armed(weekly, weeks=ui.axis_weeks()), key="rejects_vs_armed")

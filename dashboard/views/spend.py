@@ -16,7 +16,7 @@ measure = st.segmented_control(
 if f["spend_by_property"].empty:
     st.info("No armed calls in range: nothing was spent.")
 else:
-    left, right = st.columns(2)
+    left, right = ui.chart_columns()
     with left:
         st.subheader("By property")
         st.altair_chart(charts.stacked_weeks(f["spend_by_property"], measure, "property", MEASURES[measure],
@@ -27,7 +27,7 @@ else:
                                              weeks=weeks), key="by_repo")
 
 lanes_ran = int(f["unresolved_units"]["lanes_run"].sum())
-left, right = st.columns(2)
+left, right = ui.chart_columns()
 with left:
     st.subheader("Armed calls and calls the probe saved")
     st.caption(f"Patch rejects are calls the probe saved: not armed because the probe rejected the patch. "
