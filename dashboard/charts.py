@@ -207,7 +207,7 @@ def credit_bug_weeks(weekly: pd.DataFrame, weeks: list[str] | None = None) -> al
         text=alt.Text("credit_bugs:Q"),
         color=alt.Color("status:N", scale=alt.Scale(domain=[CLEAN, CREDIT_BUG], range=[NEUTRAL, ALERT]), legend=None),
     )
-    return alt.layer(bars, counts).properties(height=chart_height(legend_rows=2))
+    return alt.layer(bars, counts).properties(height=chart_height(legend_rows=0))
 
 
 def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,

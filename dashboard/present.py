@@ -154,7 +154,7 @@ REJECTED_WIDTHS = {"file": 150, "line": 60, "reason": 110, "text": 170}
 UNDATED_WIDTHS = {"file": 110, "line": 45, "attempt": 85, "repository": 90, "why": 90, "raw line": 70}
 
 
-def plural(count: int, noun: str, nouns: str | None = None) -> str:
+def plural(count: int | float | str, noun: str, nouns: str | None = None) -> str:
     """"1 attempt", "2 attempts": a count with its noun in the number it takes."""
     return f"{count} {noun if count == 1 else nouns or noun + 's'}"
 
@@ -167,10 +167,17 @@ def out_of_range_text(count: int) -> str:
             "is the usual cause; fix the producer that wrote them.")
 
 
+# Why a line was rejected, in words (the stored reason is ingest's code, see docs/ingest.md).
+REJECTED_WORDS = {"invalid_utf8": "not UTF-8", "invalid_json": "not JSON", "not_an_object": "not an object",
+                  "too_long": "too long"}
+
+
 def rejected_table(rejected: pd.DataFrame) -> pd.DataFrame:
-    """Rejected lines: file name, line number, why, and the readable text."""
+    """Rejected lines: file name, line number, why (in words), and the readable text."""
     return pd.DataFrame({"file": [PurePosixPath(str(path)).name for path in rejected["source"]],
-                         "line": rejected["line_no"], "reason": rejected["reason"], "text": rejected["text"]})
+                         "line": rejected["line_no"],
+                         "reason": [REJECTED_WORDS.get(reason, reason) for reason in rejected["reason"]],
+                         "text": rejected["text"]})
 
 
 def undated_table(undated: pd.DataFrame) -> pd.DataFrame:
@@ -230,10 +237,10 @@ def range_caption(report: dict[str, Any]) -> str:
     span = f"{dated[0]} to {dated[-1]}" if dated else "no dated weeks"
     undated = " plus undated attempts" if any(row["week"] is None for row in report["weeks"]) else ""
     return (
-        f"In range (weeks {span}{undated}): {totals['attempts']} attempts, "
-        f"{totals['probe_rejects']} probe rejects ({totals['patch_rejects']} patch, {totals['setup_rejects']} setup), "
-        f"{totals['calls_armed']} armed calls, "
-        f"{totals['credit_bugs']} credit bugs, {number(totals['units'])} units."
+        f"In range (weeks {span}{undated}): {plural(totals['attempts'], 'attempt')}, "
+        f"{plural(totals['probe_rejects'], 'probe reject')} ({totals['patch_rejects']} patch, "
+        f"{totals['setup_rejects']} setup), {plural(totals['calls_armed'], 'armed call')}, "
+        f"{plural(totals['credit_bugs'], 'credit bug')}, {plural(number(totals['units']), 'unit')}."
     )
 
 
