@@ -23,8 +23,9 @@ from bench.data import copy_db, make_log, multiply_db, restore_log
 from bench.generate import manifest_dict
 from bench.harness import REPO_ROOT, Case, Outcome, run_case
 from bench.history import history_cases, make_history
-from bench.smalllogs import make_short_log, make_small_logs, short_line_cases, small_log_cases
+from bench.install import install_cases
 from bench.repo import make_repo
+from bench.smalllogs import make_short_log, make_small_logs, short_line_cases, small_log_cases
 
 
 @dataclass(frozen=True)
@@ -47,8 +48,9 @@ FULL = Sizes(lines=1_000_000, append=1_000, report_attempts=10_000_000, files=5_
              warmup=1, reps=3, timeout=600, small_logs=(5_000, 50_000), short_lines=1_000_000)
 QUICK = Sizes(lines=20_000, append=1_000, report_attempts=200_000, files=200, commits=10,
               warmup=1, reps=2, timeout=300, small_logs=(200,), short_lines=20_000)
-# Groups `--only` can run on their own (they need nothing the others make).
-ALONE = ("small", "short", "history")
+# Groups `--only` can run on their own (they need nothing the others make).  The install
+# group reaches the package index, so the quick run (CI) leaves it out.
+ALONE = ("small", "short", "history", "install")
 
 
 def _arguments(argv: list[str]) -> argparse.Namespace:
@@ -124,6 +126,9 @@ def main(argv: list[str]) -> int:
             history = make_history(out / "history-repo", sizes.commits)
             data["history"] = history
             run(history_cases(history, out))
+        if "install" in args.only:
+            _log("install")
+            run(install_cases(out))
         return _finish(args, sizes, source, data, outcomes, started, results_path)
 
     _log(f"generating a {sizes.lines:,}-line lane log in {out} (seed {args.seed}; reused when unchanged)")
@@ -170,6 +175,10 @@ def main(argv: list[str]) -> int:
 
     _log("lake")
     run(lake.lake_cases(report_db, sizes.report_attempts, log.append, out, report_why_not))
+
+    if not args.quick:
+        _log("install")
+        run(install_cases(out))
 
     return _finish(args, sizes, source, data, outcomes, started, results_path)
 

@@ -18,12 +18,12 @@ import multiprocessing
 import random
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 GENERATOR_VERSION = 4
 
-START = datetime(2026, 4, 6, tzinfo=timezone.utc)  # a Monday
+START = datetime(2026, 4, 6, tzinfo=UTC)  # a Monday
 SPAN = timedelta(weeks=26)
 
 REPOS = ["billing-service", "orders-api", "export-worker", "ledger", "search-indexer"]

@@ -2,8 +2,8 @@
 
 Each measurement is its own child process, reaped with ``os.wait4`` so its
 ``ru_maxrss`` (the peak resident set of the child and of the children it
-waited for) belongs to that one run (see LAUNCHER for why a launcher starts it).  A "process" case is timed from spawn to
-exit, interpreter start included, as a user at a terminal would see it; an
+waited for) belongs to that one run (see LAUNCHER for why a launcher starts it).  A "process"
+case is timed from spawn to exit, interpreter start included, as a user at a terminal would see it; an
 "in-process" case is timed by the worker around the work itself (imports
 excluded) and reports its figures on its last stdout line.
 """

@@ -46,7 +46,8 @@ def history_cases(history: dict[str, object], out: Path) -> list[Case]:
     # What a replay needs from git at least: the commit list once, then per patch the
     # diff and the policy the base commit holds.
     replay_floor = (f"{git} log --no-merges --format='%H %P' {root}..main | "
-                    f"while read commit parent; do {git} diff --numstat --patch -U0 \"$parent\" \"$commit\" >/dev/null; "
+                    f"while read commit parent; do "
+                    f"{git} diff --numstat --patch -U3 \"$parent\" \"$commit\" >/dev/null; "
                     f"{git} cat-file -p \"$parent:lanes.yaml\" >/dev/null; done")
 
     def check_route(run: Run) -> list[str]:
@@ -70,7 +71,7 @@ def history_cases(history: dict[str, object], out: Path) -> list[Case]:
     return [
         Case("router.startup", "router", "route a one-file patch: `lanelog route`",
              lanelog_argv("route", "--repo", path, "--base", "main~1", "--head", "main", "--today", TODAY,
-                          "--log", str(route_log)),
+                          "--out", str(route_log)),
              "process", expect_exit=(0, 1), check=check_route, not_run=components.route_cli()),
         Case("router.startup.floor", "router", "floor: `python3 -c pass` + `git diff --numstat`",
              ["sh", "-c", startup_floor], "process"),

@@ -55,7 +55,7 @@ def lake_cases(db: Path | None, attempts: int, append: Path, out: Path, why_not:
         subprocess.run(lanelog_argv("export", "--db", str(db), "--lake", str(base_lake), "--quiet"),
                        check=True, timeout=3600, capture_output=True)
         copy_db(db, append_db)
-        done = subprocess.run(lanelog_argv("ingest", "--db", str(append_db), "--json", str(append)),
+        done = subprocess.run(lanelog_argv("ingest", "--db", str(append_db), "--format", "json", str(append)),
                               check=True, timeout=600, capture_output=True, text=True)
         expected["appended"] = json.loads(done.stdout.strip().splitlines()[-1])["attempts_added"]
 
@@ -86,11 +86,12 @@ def lake_cases(db: Path | None, attempts: int, append: Path, out: Path, why_not:
     not_run = why_not
     return [
         Case("lake.export.full", "lake", f"export {label}: `lanelog export --lake` into a new lake",
-             lanelog_argv("export", "--db", str(db), "--lake", str(full_lake), "--json", "--quiet"), "process",
+             lanelog_argv("export", "--db", str(db), "--lake", str(full_lake), "--format", "json", "--quiet"),
+             "process",
              before_each=clear_full, check=check_full, not_run=not_run),
         Case("lake.export.incremental", "lake",
              f"export {label} after a {append.stem.rsplit('-', 1)[-1]}-line append: incremental",
-             lanelog_argv("export", "--db", str(append_db), "--lake", str(inc_lake), "--json", "--quiet"),
+             lanelog_argv("export", "--db", str(append_db), "--lake", str(inc_lake), "--format", "json", "--quiet"),
              "process", before_all=prepare_incremental, before_each=restore_base, check=check_incremental,
              not_run=not_run),
         Case("lake.report.duckdb", "lake", f"report {label}: `lanelog report --lake` (DuckDB on Parquet)",

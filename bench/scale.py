@@ -52,8 +52,8 @@ def _incremental(db: Path, lake: Path, append: Path, out: Path) -> dict[str, obj
     shutil.rmtree(lake_copy, ignore_errors=True)
     shutil.copytree(lake, lake_copy)
     try:
-        _run("ingest", "--db", str(copy), "--json", str(append))
-        seconds, printed = _run("export", "--db", str(copy), "--lake", str(lake_copy), "--json", "--quiet")
+        _run("ingest", "--db", str(copy), "--format", "json", str(append))
+        seconds, printed = _run("export", "--db", str(copy), "--lake", str(lake_copy), "--format", "json", "--quiet")
         summary = json.loads(printed)
     finally:
         remove_db(copy)
@@ -66,7 +66,7 @@ def measure(out: Path, sizes: list[int], spark_master: str) -> list[dict[str, ob
     log = make_log(out, 7, 1_000_000, 1_000, workers=min(2, os.cpu_count() or 1))
     base = out / "scale-1M.duckdb"
     remove_db(base)
-    ingest_s, _ = _run("ingest", "--db", str(base), "--json", str(log.path))
+    ingest_s, _ = _run("ingest", "--db", str(base), "--format", "json", str(log.path))
     rows = []
     for attempts in sizes:
         label = size_label(attempts)

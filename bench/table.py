@@ -38,6 +38,7 @@ RATIOS: dict[str, tuple[str, str, str]] = {
     "lake.export.incremental": ("lake.export.incremental", "lake.export.full", "/ full export"),
     "lake.report.duckdb": ("lake.report.duckdb", "report.cli", "lake / db"),
     "lake.report.spark": ("lake.report.spark", "lake.report.duckdb", "spark / duckdb"),
+    "install.all": ("install.all", "install.bare", "full / bare"),
 }
 
 
@@ -77,6 +78,7 @@ TARGETS = [
     Target("dashboard.overview.cached", "median_s", operator.lt, 0.5, "< 0.5 s cached", "issue 5"),
 ]
 NO_TARGET = {"router.route": "none set (git is the floor)",
+             "install.bare": "none set (issue 27: a few MB)",
              "lake.report.spark": "equal JSON (speed reported)"}
 
 

@@ -119,8 +119,8 @@ def weekly_query(db: str) -> Result:
     """`queries.weekly` over the whole database: its first call in a fresh process."""
     import pandas  # noqa: F401  (the frame's library: an import, kept outside the timed span)
 
-    from lanelog.store import open_db
     from lanelog.queries import Filters, weekly
+    from lanelog.store import open_db
 
     con = open_db(Path(db), read_only=True)
     start = time.perf_counter()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 from datetime import date, timedelta
+from typing import Any
 
 import altair as alt
 import pandas as pd
@@ -38,7 +39,7 @@ CATEGORIES = [
 ]
 
 
-def week_label(week: object) -> str:
+def week_label(week: Any) -> str:
     """A week's label: its Monday as YYYY-MM-DD, or "undated" for the undated bucket."""
     if week is None or pd.isna(week):
         return "undated"
@@ -181,7 +182,7 @@ def rejects_vs_armed(weekly: pd.DataFrame, weeks: list[str] | None = None) -> al
         height=chart_height(legend_rows=3))
 
 
-def credit_bug_weeks(weekly: pd.DataFrame, weeks: list[str] | None = None) -> alt.LayerChart:
+def credit_bug_weeks(weekly: pd.DataFrame, weeks: list[str] | None = None) -> alt.LayerChart | alt.FacetChart:
     """Credit bugs per week; a week with any credit bug is drawn in the alert colour.
 
     No legend: a clean week is a bar of height zero, so a grey "no credit bug" entry would
@@ -250,7 +251,7 @@ def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
     )
 
 
-def freeze_heatmap(freezes: pd.DataFrame, weeks: list[str] | None = None) -> alt.LayerChart:
+def freeze_heatmap(freezes: pd.DataFrame, weeks: list[str] | None = None) -> alt.LayerChart | alt.FacetChart:
     """Attempts each freeze touched per week, each cell labelled with its count.
 
     A neutral blue scale that starts visibly above white (a freeze is not an alert,

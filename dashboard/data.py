@@ -3,13 +3,14 @@
 Each look runs the named `queries` functions; results are cached one query at a
 time by the filters, the file's on-disk signature and the session's refresh token.
 Only a cache miss opens the DuckDB file, read-only, and it is closed when the look
-ends, so `lanelog ingest` can take the file between two looks. While an ingest holds the file, the last figures are shown again
-with a quiet note, never an exception.
+ends, so `lanelog ingest` can take the file between two looks. While an ingest holds
+the file, the last figures are shown again with a quiet note, never an exception.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -17,11 +18,10 @@ from typing import Any
 
 import streamlit as st
 
-from lanelog import ingest, store
-from lanelog import queries
-from lanelog.store import replays
-from lanelog.errors import DashboardError, DatabaseLocked, LanelogError
+from lanelog import ingest, queries, store
+from lanelog.errors import DashboardError, DatabaseLocked
 from lanelog.queries import Filters
+from lanelog.store import replays
 
 # A look waits this long for an ingest to let go before showing the last figures.
 LOCK_WAIT_SECONDS = 0.5
@@ -123,7 +123,7 @@ def _cached_query(
 ) -> Any:
     # db, signature and token only key the cache; the leading underscore keeps the
     # connection out of the key.
-    function = STORED.get(name) or getattr(queries, name)
+    function: Callable[..., Any] = STORED.get(name) or getattr(queries, name)
     if name == "repos":
         return function(_connection.get())
     return function(_connection.get(), Filters(since=since, until=until, repo=repo))

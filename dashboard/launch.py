@@ -61,7 +61,7 @@ def check_host(host: str) -> str:
     except (OSError, UnicodeError, ValueError) as error:
         reason = getattr(error, "strerror", None) or str(error)
         raise DashboardError(f"--host {host!r} is not an address this machine can listen on: {reason}") from None
-    addresses = sorted({info[4][0] for info in found})
+    addresses = sorted({str(info[4][0]) for info in found})
     wildcards = [address for address in addresses if _is_unspecified(address)]
     if wildcards:
         raise DashboardError(f"{refusal} ({host!r} means {wildcards[0]})")

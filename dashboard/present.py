@@ -62,7 +62,7 @@ def split_reasons(reasons: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 def reason_table(reasons: pd.DataFrame) -> pd.DataFrame:
     """One row per reason in range: its kind, its count, and what it means, in the docs' words."""
     totals = reasons.assign(reason=reasons["reason"].fillna("(none recorded)")).groupby(
-        "reason", as_index=False)["attempts"].sum()
+        "reason", as_index=False).agg(attempts=("attempts", "sum"))
     totals["kind"] = [kind(reason) if reason in REASONS else "patch" for reason in totals["reason"]]
     totals["meaning"] = [REASONS.get(reason, "the line records no reason") for reason in totals["reason"]]
     ordered = totals.sort_values(["kind", "attempts", "reason"], ascending=[False, False, True])

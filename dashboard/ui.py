@@ -11,9 +11,8 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
-import streamlit as st
-
 import pandas as pd
+import streamlit as st
 
 from lanelog.dashboard import charts, data, present
 from lanelog.errors import DatabaseLocked, LanelogError

@@ -25,16 +25,17 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import duckdb
 import pyarrow as pa
 
-from lanelog.store.db import settings, transaction
+from lanelog.errors import StoreError
 from lanelog.ingest.identity import FINGERPRINT_BYTES, TAIL_BYTES, continues, digest
 from lanelog.ingest.lines import LINES_SCHEMA, Lines, split_lines
-from lanelog.ingest.load import BROKEN_LINE, STREAM, Handover, Outcome, duplicates_handover, run
+from lanelog.ingest.load import BROKEN_LINE, STREAM, Handover, Outcome, attempt_rows, duplicates_handover, statement
 from lanelog.ingest.logfile import LogStream, shown
+from lanelog.store.db import settings, transaction
 
 SMALL_LOG_BYTES = 1 << 20
 BATCH_LOGS = 2000
@@ -78,7 +79,7 @@ class SourceIndex:
     @classmethod
     def read(cls, con: duckdb.DuckDBPyConnection) -> SourceIndex:
         index = cls()
-        rows = run(con, "all_sources")
+        rows = statement("all_sources").rows(con)
         for fingerprint, length, source_id, bytes_read, tail, bytes_seen, seen, path in rows:
             stored = Stored(source_id, bytes_read, tail, bytes_seen, seen, path, fingerprint, length)
             index.by_fingerprint.setdefault(fingerprint, []).append(stored)
@@ -135,6 +136,13 @@ def classify(index: SourceIndex, log: LogStream) -> Small | str | None:
     return Small(name=log.name, data=data, lines=lines, head=head)
 
 
+def first_line(data: bytes) -> bytes:
+    """A small log's first line (to its newline; at most FINGERPRINT_BYTES): a log that
+    continues another (identity.continues) starts with it."""
+    end = data.find(b"\n", 0, FINGERPRINT_BYTES)
+    return data[:end + 1] if end >= 0 else data[:FINGERPRINT_BYTES]
+
+
 class Fallback(Exception):
     """The batch must not stay: it was rolled back, and its logs go the one-log way."""
 
@@ -155,18 +163,19 @@ def store_batch(con: duckdb.DuckDBPyConnection, batch: list[Small], *, leave_out
     """
     expected = sum(small.lines.count for small in batch)
     with transaction(con):
-        ids = [row[0] for row in run(con, "new_source_ids", {"n": len(batch)})]
+        ids = [row[0] for row in statement("new_source_ids").rows(con, n=len(batch))]
         tables = []
         for source_id, small in zip(ids, batch):
             table = small.lines.table
             column = pa.array([source_id] * table.num_rows, pa.int32())
             tables.append(pa.Table.from_arrays([column, *table.columns], schema=BATCH_SCHEMA))
         con.register("lane_lines", pa.concat_tables(tables))
-        statement = "insert_new_attempts_batch" if leave_out_stored else "insert_attempts_batch"
+        insert = "insert_new_attempts_batch" if leave_out_stored else "insert_attempts_batch"
         try:
+            attempt_rows(con)  # (after lane_lines: DuckDB binds a macro's tables when it is made)
             with settings(con, STREAM):
-                stored = run(con, statement, {"provisional": False})[0][0]
-        except duckdb.Error as exc:
+                stored = statement(insert).rows(con, provisional=False)[0][0]
+        except StoreError as exc:
             if leave_out_stored and BROKEN_LINE in str(exc):
                 raise Fallback from None  # (the failed statement rolled the transaction back)
             raise
@@ -181,16 +190,16 @@ def store_batch(con: duckdb.DuckDBPyConnection, batch: list[Small], *, leave_out
             if handover is Handover.STORED_IDS:
                 raise RepeatsStored
         # Every line is an attempt (classify): those not stored were left out as duplicates.
-        attempts = ({} if stored == expected else dict(run(con, "batch_stored", {"first_source": ids[0]})))
+        attempts = ({} if stored == expected else dict(statement("batch_stored").rows(con, first_source=ids[0])))
         outcomes = []
         for source_id, small in zip(ids, batch):
             count = small.lines.count
             added = count if stored == expected else attempts.get(source_id, 0)
             outcomes.append(Outcome(lines=count, attempts=added, duplicates=count - added))
-        now = datetime.now(timezone.utc).replace(tzinfo=None)
+        now = datetime.now(UTC).replace(tzinfo=None)
         con.register("lane_sources", _source_rows(ids, batch, outcomes, now))
         try:
-            run(con, "insert_sources")
+            statement("insert_sources").run(con)
         finally:
             con.unregister("lane_sources")
         for small in batch:

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -69,7 +70,7 @@ def group_lines() -> int:
     return GROUP_ROW_GROUPS * ROW_GROUP_LINES
 
 
-def read_pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[Piece]:
+def read_pieces(log: LogStream, position: int, first_line_no: int) -> Generator[Piece, None, None]:
     """The complete pieces from position on, then the provisional last line (maybe empty).
 
     Whether a complete piece is the last of its transaction is known only once
@@ -101,6 +102,8 @@ class Reader:
     (LogStream.holds reads past the file position).
     """
 
+    _done: bool  # the reading thread handed over its end or an error
+
     def __init__(self, log: LogStream, position: int, first_line_no: int) -> None:
         self._log = log
         self._start(position, first_line_no)
@@ -113,11 +116,11 @@ class Reader:
             raise StopIteration
         kind, value = self._queue.get()
         if kind is _PIECE:
-            return value
+            return cast(Piece, value)
         self._done = True
         if kind is _END:
             raise StopIteration
-        raise value
+        raise cast(BaseException, value)
 
     def restart(self, position: int, first_line_no: int) -> None:
         """Read from position on, line first_line_no there, dropping what was read ahead."""
@@ -143,7 +146,7 @@ class Reader:
         self._thread = threading.Thread(target=self._read, args=(pieces,), name="lanelog-read-ahead", daemon=True)
         self._thread.start()
 
-    def _read(self, pieces: Iterator[Piece]) -> None:
+    def _read(self, pieces: Generator[Piece, None, None]) -> None:
         try:
             for piece in pieces:
                 if not self._hand_over(_PIECE, piece):
@@ -240,12 +243,12 @@ def _pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[Piece
             size = max(size, min(2 * size, _full_size(log, position)))
         if last:
             rest = view[cut:got]
-            lines = (
+            provisional = (
                 split_lines(rest, base_offset=position, first_line_no=line_no, complete=False)
                 if rest
                 else None
             )
-            yield Piece(lines=lines, size=len(rest), complete=False, ends_group=True)
+            yield Piece(lines=provisional, size=len(rest), complete=False, ends_group=True)
             return
         carry = bytes(buffer[cut:got])
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from lanelog.ingest.load import run
+from lanelog.ingest.load import statement
 from lanelog.ingest.logfile import LogStream
 
 FINGERPRINT_BYTES = 4096
@@ -80,8 +80,8 @@ def _candidates(con: duckdb.DuckDBPyConnection, head: bytes) -> list[tuple]:
     """
     if not head:
         return []
-    lengths = [row[0] for row in run(con, "fingerprint_lengths", {"n": len(head)})]
+    lengths = [row[0] for row in statement("fingerprint_lengths").rows(con, n=len(head))]
     if not lengths:
         return []
     keys = [digest(head[:length]) for length in lengths]
-    return run(con, "fingerprint_candidates", {"keys": keys})
+    return statement("fingerprint_candidates").rows(con, keys=keys)

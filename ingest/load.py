@@ -21,14 +21,15 @@ from __future__ import annotations
 import enum
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cache
 
 import duckdb
 import pyarrow as pa
 
-from lanelog.store.db import settings
+from lanelog.errors import StoreError
 from lanelog.ingest.lines import LINES_SCHEMA, Lines, LongLine, arrow_table, bytes_array, int64_array, readable
+from lanelog.store.db import settings
 from lanelog.store.sqlfile import Query, load_resources
 
 # Verdicts of lines that are no attempt; "blank" lines are counted nowhere.
@@ -39,56 +40,25 @@ TOO_LONG = "too_long"
 
 @cache
 def statements() -> dict[str, Query]:
-    """The named statements of load.sql and identity.sql, and the two made of attempt_rows."""
-    named = load_resources("lanelog.ingest", "load.sql", "identity.sql")
-    rows = named["attempt_rows"]
-    body = rows.sql.rstrip(";")
-    named["insert_attempts"] = replace(rows, name="insert_attempts",
-                                       sql="INSERT INTO attempts BY NAME\n" + body)
-    named["stage_attempts"] = replace(rows, name="stage_attempts",
-                                      sql="CREATE OR REPLACE TEMP TABLE lane_staged AS\n" + body)
-    # The same rows for a batch of logs (ingest/batch.py): lane_lines carries each line's source_id.
-    batch = body.replace("CAST($source_id AS INTEGER) AS source_id", "source_id")
-    batch = batch.replace("SELECT line_no, byte_offset, line,", "SELECT source_id, line_no, byte_offset, line,")
-    if batch.count("SELECT source_id, line_no, byte_offset, line,") != 2 or "$source_id" in batch:
-        raise RuntimeError("load.sql's attempt_rows changed shape: ingest/batch.py needs its source_id")
-    named["insert_attempts_batch"] = replace(rows, name="insert_attempts_batch", params=("provisional",),
-                                             sql="INSERT INTO attempts BY NAME\n" + batch)
-    # The same two, leaving out the attempts whose attempt_id is stored (see store_stream).
-    named["insert_new_attempts"] = replace(rows, name="insert_new_attempts",
-                                           sql=_leaving_out_stored(body))
-    named["insert_new_attempts_batch"] = replace(named["insert_attempts_batch"], name="insert_new_attempts_batch",
-                                                 sql=_leaving_out_stored(batch))
-    return named
+    """The named statements of load.sql and identity.sql."""
+    return load_resources("lanelog.ingest", "load.sql", "identity.sql")
 
 
-# A line the INSERT leaving out stored ids could not parse though it was not
-# unsure (lines.Lines.unsure): a line broken in its middle.  Such a line fails
-# the statement, which is how store_stream knows that every other line it left
-# out is a duplicate.
+# What attempt_rows' fail_broken raises (load.sql): a line the INSERT leaving
+# out stored ids could not parse though it was not unsure (lines.Lines.unsure),
+# a line broken in its middle.  Such a line fails the statement, which is how
+# store_stream knows that every other line it left out is a duplicate.
 BROKEN_LINE = "lanelog: a line broken in its middle"
-_ONLY_PARSED = "    WHERE v IS NOT NULL\n"
-_PARSED_OR_FAIL = "    WHERE v IS NOT NULL OR CASE WHEN unsure THEN false ELSE error('" + BROKEN_LINE + "') END\n"
 
 
-def _leaving_out_stored(rows: str) -> str:
-    """An INSERT of attempt_rows (or its batch form) without the attempts whose
-    attempt_id a stored complete line has, failing on a line broken in its
-    middle.  DuckDB builds the anti-join's hash table of stored ids (the build
-    side STREAM keeps) before the first row is inserted, so the rows of this
-    statement are never among them; a NULL attempt_id matches nothing."""
-    if rows.count(_ONLY_PARSED) != 1:
-        raise RuntimeError("load.sql's attempt_rows changed shape: _leaving_out_stored needs its WHERE")
-    return ("INSERT INTO attempts BY NAME\n"
-            "SELECT rows.* FROM (\n" + rows.replace(_ONLY_PARSED, _PARSED_OR_FAIL) + "\n) AS rows\n"
-            "ANTI JOIN (SELECT attempt_id FROM attempts WHERE NOT provisional AND attempt_id IS NOT NULL) AS known\n"
-            "    ON rows.attempt_id = known.attempt_id")
+def attempt_rows(con: duckdb.DuckDBPyConnection) -> None:
+    """Install load.sql's lane_attempt_rows macro, which the statements storing lines read."""
+    statement("attempt_rows").run(con)
 
 
-def run(con: duckdb.DuckDBPyConnection, name: str, params: dict[str, object] | None = None) -> list:
-    """Execute one named statement, its parameters checked against its declaration, and fetch its rows."""
-    query = statements()[name]
-    return con.execute(query.sql, query.bind(params or {})).fetchall()
+def statement(name: str) -> Query:
+    """One named statement of load.sql or identity.sql; it runs itself (sqlfile.Query)."""
+    return statements()[name]
 
 
 @dataclass
@@ -183,12 +153,13 @@ def store_stream(
             failure.append(exc)
             raise
 
-    statement = "insert_new_attempts" if leave_out_stored else "insert_attempts"
+    insert = "insert_new_attempts" if leave_out_stored else "insert_attempts"
     con.register("lane_lines", pa.RecordBatchReader.from_batches(LINES_SCHEMA, batches()))
     try:
+        attempt_rows(con)  # (after lane_lines: DuckDB binds a macro's tables when it is made)
         with settings(con, STREAM):
-            stored = run(con, statement, {"source_id": source_id, "provisional": False})[0][0]
-    except (duckdb.Error, pa.ArrowException) as exc:
+            stored = statement(insert).rows(con, source_id=source_id, provisional=False)[0][0]
+    except (StoreError, pa.ArrowException) as exc:
         if not failure:  # (else the stream's own exception, below)
             if leave_out_stored and BROKEN_LINE in str(exc):
                 return Handover.CAREFUL
@@ -206,7 +177,7 @@ def store_stream(
     if stored < unsure.valid:
         invalid = set(unsure.invalid_utf8)
         candidates = [n for n in unsure.kept if n not in invalid]
-        found = {row[0] for row in run(con, "stored_among", {"source_id": source_id, "line_nos": candidates})}
+        found = {row[0] for row in statement("stored_among").rows(con, source_id=source_id, line_nos=candidates)}
         missing = [n for n in candidates if n not in found]
         unkept = unsure.valid - stored - len(missing)
         if unkept and not leave_out_stored:
@@ -237,9 +208,9 @@ def duplicates_handover(
     STORED_IDS when only ids stored before are repeated and leaving them out
     will settle it; CAREFUL otherwise."""
     rows = {"first_source": first_source, "last_source": last_source, "first_line": first_line}
-    if not run(con, "has_duplicates", rows)[0][0]:
+    if not statement("has_duplicates").rows(con, **rows)[0][0]:
         return None
-    if leave_out_stored or run(con, "repeats_own", rows)[0][0]:
+    if leave_out_stored or statement("repeats_own").rows(con, **rows)[0][0]:
         return Handover.CAREFUL
     return Handover.STORED_IDS
 
@@ -259,15 +230,16 @@ def store_lines(
     if lines.valid:
         con.register("lane_lines", lines.table)
         try:
+            attempt_rows(con)  # (after lane_lines: DuckDB binds a macro's tables when it is made)
             with settings(con, PARSE_ONCE):
-                run(con, "stage_attempts", {"source_id": source_id, "provisional": provisional})
+                statement("stage_attempts").run(con, source_id=source_id, provisional=provisional)
             if not provisional:
-                run(con, "displace_provisional", {"source_id": source_id})
-            stored = run(con, "insert_staged")[0][0]
-            unstaged = [row[0] for row in run(con, "unstaged")]
+                statement("displace_provisional").run(con, source_id=source_id)
+            stored = statement("insert_staged").rows(con)[0][0]
+            unstaged = [row[0] for row in statement("unstaged").rows(con)]
         finally:
             con.unregister("lane_lines")
-            con.execute("DROP TABLE IF EXISTS lane_staged")
+            statement("drop_staged").run(con)
         staged = lines.valid - len(unstaged)
     return _settle(
         con,
@@ -306,7 +278,7 @@ def _settle(
         texts.update({line.line_no: (line.offset, line.head, line.text()) for line in too_long})
         con.register("lane_rejected", _rejected_rows([(n, *texts[n], reason) for n, reason in rows]))
         try:
-            run(con, "insert_rejected", {"source_id": source_id})
+            statement("insert_rejected").run(con, source_id=source_id)
         finally:
             con.unregister("lane_rejected")
     outcome = Outcome(
@@ -330,7 +302,7 @@ def _verdicts(con: duckdb.DuckDBPyConnection, missing: dict[int, tuple[int, byte
     )
     con.register("lane_missing", table)
     try:
-        return dict(run(con, "verdicts"))
+        return dict(statement("verdicts").rows(con))
     finally:
         con.unregister("lane_missing")
 

@@ -1,9 +1,12 @@
 -- Statements that store runs of lines, inside the caller's transaction.
 
 -- name: attempt_rows
--- The attempts rows of lane_lines(line_no, byte_offset, line, suspect, unsure,
--- is_text): the texts of the lines that are valid UTF-8, without their
--- terminators (see lines.py); is_text is false for a line with no text.
+-- Installs the table macro lane_attempt_rows(fail_broken): the attempts rows of
+-- lane_lines(line_no, byte_offset, line, suspect, unsure, is_text), each
+-- statement below selecting its source_id and provisional around them; a
+-- batch's lane_lines (ingest/batch.py) has a source_id column first, and it
+-- is passed through.  line is the text of a line that is valid UTF-8, without
+-- its terminator (see lines.py); is_text is false for a line with no text.
 -- Every line that is a JSON object (RFC 8259) becomes an attempt, parsed once:
 -- one json_transform reads every field as minified JSON text (NULL when
 -- absent or null, which the macros of schema.sql type alike), and those
@@ -12,12 +15,18 @@
 -- "{" (after JSON whitespace) is no object, and try() turns a malformed one
 -- into NULL.  A suspect line (lines.lenient_suspects) is checked by RFC
 -- 8259 first: DuckDB alone would take NaN, Infinity and trailing commas (see
--- json_valid_rfc).  Duplicates are among these rows: the callers deal with
--- them.  Run it with the filter_pushdown optimizer off: pushed below the
--- parse, `v IS NOT NULL` would make DuckDB parse every line twice.
--- params: provisional, source_id
+-- json_valid_rfc).  With fail_broken, a line that is no attempt though it was
+-- not unsure (lines.Lines.unsure), a line broken in its middle, fails the
+-- statement with BROKEN_LINE's text (ingest/load.py); without it, the line is
+-- left out.  Duplicates are among these rows: the callers deal with them.
+-- Run it with the filter_pushdown optimizer off: pushed below the parse,
+-- `v IS NOT NULL` would make DuckDB parse every line twice.  (DuckDB expands a
+-- table macro into the statement that calls it: the plans are those of the
+-- statement written out whole.)
+-- params:
+CREATE OR REPLACE TEMP MACRO lane_attempt_rows(fail_broken) AS TABLE
 WITH parsed AS (
-    SELECT line_no, byte_offset, line, suspect, unsure,
+    SELECT * EXCLUDE (suspect, is_text),
            CASE WHEN NOT (starts_with(line, '{') OR regexp_matches(line, '^[ \t\r]+\{')) THEN NULL
                 WHEN suspect AND NOT json_valid_rfc(line) THEN NULL
                 ELSE try(json_transform(line, '{' ||
@@ -30,13 +39,14 @@ WITH parsed AS (
     FROM lane_lines
     WHERE is_text
 ), fields AS (
-    SELECT line_no, byte_offset, line,
+    SELECT * EXCLUDE (v, unsure),
            v.attempt_id AS j_attempt_id, v.ts AS j_ts, v.repo AS j_repo, v.head AS j_head, v.producer AS j_producer,
            v.probe AS j_probe, v.lane AS j_lane, v.model_call_allowed AS j_model_call_allowed, v.quarantine AS j_quarantine,
            v.merge_credit AS j_merge_credit, v.units AS j_units, v.budget_cap AS j_budget_cap, v.properties AS j_properties,
            v.reasons AS j_reasons, v.expired_freezes AS j_expired_freezes, v.results AS j_results
     FROM parsed
     WHERE v IS NOT NULL
+       OR (fail_broken AND CASE WHEN unsure THEN false ELSE error('lanelog: a line broken in its middle') END)
 ), typed AS (
     SELECT *,
            lane_ts(json_str(j_ts), json_num(j_ts)) AS ts,
@@ -46,11 +56,12 @@ WITH parsed AS (
     FROM fields
 )
 SELECT
-    CAST($source_id AS INTEGER) AS source_id,
-    line_no,
-    byte_offset,
+    -- line_no and byte_offset (and a batch's source_id): what lane_lines passes through.
+    * EXCLUDE (line, ts, probe, quarantined, has_credit,
+               j_attempt_id, j_ts, j_repo, j_head, j_producer, j_probe, j_lane, j_model_call_allowed,
+               j_quarantine, j_merge_credit, j_units, j_budget_cap, j_properties, j_reasons,
+               j_expired_freezes, j_results),
     line AS raw,
-    CAST($provisional AS BOOLEAN) AS provisional,
     nullif(json_str(j_attempt_id), '') AS attempt_id,
     ts,
     lane_week(ts) AS week,
@@ -97,7 +108,53 @@ SELECT
         CASE WHEN ord(j_expired_freezes) <> 91 THEN 'expired_freezes' END,
         CASE WHEN ord(j_results) <> 123 THEN 'results' END
     ], lambda name: name IS NOT NULL) AS type_anomalies
-FROM typed
+FROM typed;
+
+-- name: insert_attempts
+-- Store every attempt of one log's lane_lines (attempt_rows), duplicates included.
+-- params: provisional, source_id
+INSERT INTO attempts BY NAME
+SELECT CAST($source_id AS INTEGER) AS source_id, CAST($provisional AS BOOLEAN) AS provisional, *
+FROM lane_attempt_rows(false);
+
+-- name: stage_attempts
+-- Stage the attempts of one log's lane_lines (attempt_rows) in lane_staged, for insert_staged.
+-- params: provisional, source_id
+CREATE OR REPLACE TEMP TABLE lane_staged AS
+SELECT CAST($source_id AS INTEGER) AS source_id, CAST($provisional AS BOOLEAN) AS provisional, *
+FROM lane_attempt_rows(false);
+
+-- name: insert_attempts_batch
+-- Store every attempt of a batch of small logs (ingest/batch.py): lane_lines
+-- carries each line's source_id.
+-- params: provisional
+INSERT INTO attempts BY NAME
+SELECT CAST($provisional AS BOOLEAN) AS provisional, *
+FROM lane_attempt_rows(false);
+
+-- name: insert_new_attempts
+-- Store the attempts of one log's lane_lines but those whose attempt_id a
+-- stored complete line has (a log of re-sent lines), failing on a line broken
+-- in its middle (attempt_rows' fail_broken): that failure is how store_stream
+-- knows every other line left out is a duplicate.  DuckDB builds the
+-- anti-join's hash table of stored ids (the build side STREAM keeps) before
+-- the first row is inserted, so the rows of this statement are never among
+-- them; a NULL attempt_id matches nothing.
+-- params: provisional, source_id
+INSERT INTO attempts BY NAME
+SELECT CAST($source_id AS INTEGER) AS source_id, CAST($provisional AS BOOLEAN) AS provisional, rows.*
+FROM lane_attempt_rows(true) AS rows
+ANTI JOIN (SELECT attempt_id FROM attempts WHERE NOT provisional AND attempt_id IS NOT NULL) AS known
+    ON rows.attempt_id = known.attempt_id;
+
+-- name: insert_new_attempts_batch
+-- insert_new_attempts for a batch of small logs: lane_lines carries each line's source_id.
+-- params: provisional
+INSERT INTO attempts BY NAME
+SELECT CAST($provisional AS BOOLEAN) AS provisional, rows.*
+FROM lane_attempt_rows(true) AS rows
+ANTI JOIN (SELECT attempt_id FROM attempts WHERE NOT provisional AND attempt_id IS NOT NULL) AS known
+    ON rows.attempt_id = known.attempt_id;
 
 -- name: stored_among
 -- Which of the lines $line_nos of this source are stored as attempts.
@@ -180,6 +237,11 @@ WHERE attempt_id IS NULL OR line_no IN (
     ANTI JOIN (SELECT attempt_id FROM attempts WHERE attempt_id IS NOT NULL) AS a
         ON a.attempt_id = f.attempt_id
 );
+
+-- name: drop_staged
+-- Drop a run's lane_staged (stage_attempts) once its attempts are stored.
+-- params:
+DROP TABLE IF EXISTS lane_staged;
 
 -- name: unstaged
 -- The lines of lane_lines that attempt_rows did not make an attempt of.

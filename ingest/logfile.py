@@ -14,8 +14,8 @@ import os
 import re
 import stat
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, Iterator
 
 from lanelog.errors import IngestError
 
@@ -28,7 +28,7 @@ GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error)
 class LogStream:
     """An open log read by offset (gzip streams seek forward by decompressing)."""
 
-    def __init__(self, name: str, fileobj: BinaryIO, size: int | None) -> None:
+    def __init__(self, name: str, fileobj: io.BufferedIOBase, size: int | None) -> None:
         self.name = name  # the path it was opened by (undecodable bytes as surrogates)
         self.shown = shown(name)  # the name in messages and in sources.path
         self._file = fileobj
@@ -137,7 +137,7 @@ def _kind(mode: int) -> str:
 
 def bytes_log(name: str, data: bytes) -> LogStream:
     """An uploaded log held in memory; a name ending in .gz is read through gzip, as for files."""
-    fileobj: BinaryIO = io.BytesIO(data)
+    fileobj = io.BytesIO(data)
     if name.endswith(".gz"):
         return LogStream(name, gzip.GzipFile(fileobj=fileobj, mode="rb"), None)
     return LogStream(name, fileobj, len(data))

@@ -10,20 +10,20 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
 
+from lanelog.errors import IngestError, StoreError
 from lanelog.ingest import batch as batching
 from lanelog.ingest.batch import Fallback, RepeatsStored, Small, SourceIndex, classify, store_batch
 from lanelog.ingest.chunks import Piece, Reader
-from lanelog.store.db import capped_memory, transaction
 from lanelog.ingest.identity import TAIL_BYTES, Resume, digest, locate
 from lanelog.ingest.lines import Lines
-from lanelog.ingest.load import Handover, Outcome, run, store_lines, store_stream
+from lanelog.ingest.load import Handover, Outcome, statement, store_lines, store_stream
 from lanelog.ingest.logfile import LogStream, bytes_log, expand_paths, open_log, shown
-from lanelog.errors import IngestError
+from lanelog.store.db import capped_memory, read_only_name, transaction
 
 # Called with the bytes a committed transaction covered (0 when a log is done) and the
 # run's summary so far (its files and lines read), so a caller can show rates.
@@ -130,6 +130,7 @@ class _Batcher:
         self.index: SourceIndex | None = None
         self.batch: list[Small] = []
         self.heads: set[bytes] = set()
+        self.first_lines: set[bytes] = set()
         self.size = 0
         self.resent = False
 
@@ -138,6 +139,12 @@ class _Batcher:
         if self.index is None:
             self.index = SourceIndex.read(self.con)
         found = classify(self.index, log)
+        if isinstance(found, Small) and batching.first_line(found.data) in self.first_lines:
+            # It may continue a log of this batch (that log's lines, then more): store the
+            # batch, then settle this log against it as the one-log way would (identity.locate).
+            self.flush()
+            self.index = SourceIndex.read(self.con)
+            found = classify(self.index, log)
         if found == "unchanged":
             self.summary.files += 1
             return True
@@ -146,6 +153,7 @@ class _Batcher:
         self.summary.files += 1  # read and settled; its lines count once the batch is stored
         self.batch.append(found)
         self.heads.add(found.head)
+        self.first_lines.add(batching.first_line(found.data))
         self.size += len(found.data)
         if len(self.batch) >= batching.BATCH_LOGS or self.size >= batching.BATCH_BYTES:
             self.flush()
@@ -153,7 +161,7 @@ class _Batcher:
 
     def flush(self) -> None:
         """Store the batch held; on a Fallback, each of its logs goes the one-log way."""
-        batch, self.batch, self.heads, self.size = self.batch, [], set(), 0
+        batch, self.batch, self.heads, self.first_lines, self.size = self.batch, [], set(), set(), 0
         self.index = None  # sources change: read them again for the next batch
         if not batch:
             return
@@ -171,7 +179,7 @@ class _Batcher:
                 except IngestError as exc:
                     self.summary.errors.append(exc.message)
             return
-        except duckdb.Error as exc:
+        except StoreError as exc:
             self.summary.errors.append(f"{len(batch)} small logs from {shown(batch[0].name)}: the database could "
                                        f"not store them ({exc})")
             return
@@ -229,13 +237,9 @@ class _Source:
 
 
 def _require_writable(con: duckdb.DuckDBPyConnection) -> None:
-    rows = con.execute(
-        "SELECT database_name, readonly FROM duckdb_databases() WHERE database_name = current_database()"
-    ).fetchall()
-    if rows and rows[0][1]:
-        raise IngestError(
-            f"the database {rows[0][0]} is open read-only: ingest needs open_db(path) without read_only"
-        )
+    name = read_only_name(con)
+    if name is not None:
+        raise IngestError(f"the database {name} is open read-only: ingest needs open_db(path) without read_only")
 
 
 def _ingest_log(
@@ -247,7 +251,7 @@ def _ingest_log(
     """Ingest one log; a database failure is reported as this log's error."""
     try:
         _ingest_log_unguarded(con, log, summary, progress)
-    except duckdb.Error as exc:
+    except (StoreError, duckdb.Error) as exc:  # (duckdb's own: from register() and the like)
         raise IngestError(f"{log.shown}: the database could not store it ({exc})") from exc
 
 
@@ -284,17 +288,17 @@ def _ingest_log_unguarded(
         pieces.close()
     if piece.size or source.stale_provisional:
         with transaction(con):
-            _begin(con, source)
+            source_id = _begin(con, source)
             outcome = Outcome()
             if piece.lines is not None:
-                outcome = store_lines(con, source.source_id, piece.lines, provisional=True)
+                outcome = store_lines(con, source_id, piece.lines, provisional=True)
             if piece.lines is not None and piece.lines.too_long:
                 # Too long to hold (chunks.MAX_LINE_BYTES): pending, and read past again next run.
                 params = source.params(bytes_seen=source.position, seen=b"")
             else:
                 params = source.params(bytes_seen=source.position + piece.size, seen=piece.data())
             _still_the_same_log(source)
-            run(con, "update_source", params)
+            statement("update_source").run(con, **params)
         summary.add(outcome)
 
 
@@ -314,8 +318,8 @@ def _store_group(con: duckdb.DuckDBPyConnection, source: _Source, first: Piece, 
     while True:
         try:
             with transaction(con):
-                _begin(con, source)
-                outcome = store_stream(con, source.source_id, _group(source, first, pieces),
+                source_id = _begin(con, source)
+                outcome = store_stream(con, source_id, _group(source, first, pieces),
                                        leave_out_stored=leave_out)
                 if isinstance(outcome, Handover):
                     raise _RolledBack(outcome)
@@ -341,7 +345,7 @@ def _holds_stored(con: duckdb.DuckDBPyConnection, lines: Lines) -> bool:
     """Whether one of the first SAMPLE_LINES lines has an attempt_id stored from a complete line."""
     con.register("lane_sample", lines.head(SAMPLE_LINES))
     try:
-        return bool(run(con, "sample_stored")[0][0])
+        return bool(statement("sample_stored").rows(con)[0][0])
     finally:
         con.unregister("lane_sample")
 
@@ -356,8 +360,8 @@ def _store_carefully(con: duckdb.DuckDBPyConnection, source: _Source, runs: Iter
     with capped_memory(con, CAREFUL_MEMORY_LIMIT):
         for lines in runs:
             with transaction(con):
-                _begin(con, source)
-                stored = store_lines(con, source.source_id, lines, provisional=False)
+                source_id = _begin(con, source)
+                stored = store_lines(con, source_id, lines, provisional=False)
                 _end(con, source, stored)
             outcome.add(stored)
     return outcome
@@ -369,6 +373,7 @@ def _group(source: _Source, piece: Piece, pieces: Iterator[Piece]) -> Iterator[L
         if not piece.complete:  # read again, the group ends sooner: the file was cut short
             _still_the_same_log(source)
             raise IngestError(f"{source.log.shown}: shorter than when it was read; run ingest again")
+        assert piece.lines is not None  # only the provisional last piece can be empty
         source.position += piece.size
         source.lines_read += piece.lines.count
         source.tail = (source.tail + piece.data(TAIL_BYTES))[-TAIL_BYTES:]
@@ -378,21 +383,23 @@ def _group(source: _Source, piece: Piece, pieces: Iterator[Piece]) -> Iterator[L
         piece = next(pieces)
 
 
-def _begin(con: duckdb.DuckDBPyConnection, source: _Source) -> None:
+def _begin(con: duckdb.DuckDBPyConnection, source: _Source) -> int:
     """A transaction's first work: drop the attempt an earlier run stored from
-    a provisional last line (it is being read again), and give a new log its row."""
+    a provisional last line (it is being read again), and give a new log its row.
+    Returns the log's source id."""
     if source.stale_provisional:
-        run(con, "delete_provisional", {"source_id": source.source_id})
+        statement("delete_provisional").run(con, source_id=source.source_id)
         source.stale_provisional = False
     if source.source_id is None:
-        source.source_id = run(con, "new_source", {"path": source.log.shown, "now": _now()})[0][0]
+        source.source_id = int(statement("new_source").rows(con, path=source.log.shown, now=_now())[0][0])
+    return source.source_id
 
 
 def _end(con: duckdb.DuckDBPyConnection, source: _Source, outcome: Outcome) -> None:
     """A group's last work: the log's new read position, after its complete lines."""
     _still_the_same_log(source)
     source.duplicates += outcome.duplicates
-    run(con, "update_source", source.params(bytes_seen=source.position, seen=b""))
+    statement("update_source").run(con, **source.params(bytes_seen=source.position, seen=b""))
 
 
 def _still_the_same_log(source: _Source) -> None:
@@ -417,21 +424,18 @@ def _record_run(con: duckdb.DuckDBPyConnection, summary: IngestSummary, started:
     that found nothing new writes nothing, so it costs almost nothing."""
     if not (summary.lines_read or summary.errors):
         return
-    run(
+    statement("record_run").run(
         con,
-        "record_run",
-        {
-            "started_at": started,
-            "finished_at": _now(),
-            "files": summary.files,
-            "lines_read": summary.lines_read,
-            "attempts_added": summary.attempts_added,
-            "duplicates": summary.duplicates,
-            "rejected": summary.rejected,
-            "pending": summary.pending,
-        },
+        started_at=started,
+        finished_at=_now(),
+        files=summary.files,
+        lines_read=summary.lines_read,
+        attempts_added=summary.attempts_added,
+        duplicates=summary.duplicates,
+        rejected=summary.rejected,
+        pending=summary.pending,
     )
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    return datetime.now(UTC).replace(tzinfo=None)

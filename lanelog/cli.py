@@ -9,10 +9,12 @@ plain ``LanelogError`` becomes click's "Error: ..." output and exit code.
 from __future__ import annotations
 
 import importlib
+from typing import NoReturn
 
 import click
 
 from lanelog import __version__
+from lanelog.commands import extras
 from lanelog.errors import LanelogError
 
 COMMANDS: dict[str, str] = {
@@ -25,25 +27,30 @@ COMMANDS: dict[str, str] = {
     "export": "lanelog.commands.export:export",
     "replay": "lanelog.commands.replay:replay",
 }
+# What a command needs besides the core install (pyproject.toml's extras); an option that
+# needs more (`replay --db`, `--engine spark`, `demo --serve`) is caught by its ImportError.
+EXTRA_OF_COMMAND: dict[str, str] = {
+    "ingest": "db", "report": "db", "check": "db", "export": "db", "demo": "db", "dashboard": "dashboard",
+}
 
+# `lanelog --help` lists these without importing the commands (that would load DuckDB);
+# tests/test_cli_grammar.py checks each equals its command's first help line.
 SUMMARIES: dict[str, str] = {
     "route": "Bound an agent patch on a git checkout and append one lane-log line.",
     "ingest": "Load lane-log JSONL files into the DuckDB database, losing nothing.",
     "report": "Print the weekly figures: attempts, probe rejects, armed calls, credit bugs, units.",
     "check": "Alert on credit bugs (exit 1) and audit the decision table's other rules.",
-    "dashboard": "Serve the Streamlit dashboard on the DuckDB database (127.0.0.1 by default).",
-    "demo": "Make demo data with the real router on a throwaway repository, then ingest it.",
-    "export": "Write the database as a Hive-partitioned Parquet lake that DuckDB or Spark reads.",
-    "replay": "Route history again under a candidate policy and show which decisions flip.",
+    "dashboard": "Serve the dashboard on the lane-log database, locally and headless.",
+    "demo": "Make demo data honestly: the real `lanelog route` on a throwaway repository.",
+    "export": "Write the database as a Hive-partitioned Parquet lake, week by week.",
+    "replay": "Route history again under a candidate policy, writing no lane log.",
 }
 
 
-class CommandError(click.ClickException):
-    """A LanelogError as click prints it: "Error: <message>" on stderr, with its exit code."""
-
-    def __init__(self, error: LanelogError) -> None:
-        super().__init__(str(error))
-        self.exit_code = error.exit_code
+def fail(ctx: click.Context, error: LanelogError) -> NoReturn:
+    """A LanelogError as click prints an error: "Error: <message>" on stderr, then its exit code."""
+    click.echo(f"Error: {error}", err=True)
+    ctx.exit(error.exit_code)
 
 
 class LazyGroup(click.Group):
@@ -53,7 +60,13 @@ class LazyGroup(click.Group):
         try:
             return super().invoke(ctx)
         except LanelogError as error:
-            raise CommandError(error) from None
+            fail(ctx, error)
+        except ImportError as error:
+            # The one place a missing optional package becomes the pip line that installs it.
+            missing = extras.from_import_error(error, f"lanelog {ctx.invoked_subcommand or ''}".strip())
+            if missing is None:
+                raise
+            fail(ctx, missing)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(COMMANDS)
@@ -62,8 +75,12 @@ class LazyGroup(click.Group):
         target = COMMANDS.get(cmd_name)
         if target is None:
             return None
+        extra = EXTRA_OF_COMMAND.get(cmd_name)
+        if extra is not None:
+            extras.require(extra, f"lanelog {cmd_name}")
         module_name, attr = target.split(":")
-        return getattr(importlib.import_module(module_name), attr)
+        command: click.Command = getattr(importlib.import_module(module_name), attr)
+        return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         with formatter.section("Commands"):

@@ -24,6 +24,54 @@ class RouterError(LanelogError):
     """A checkout, policy, flaky list or runner command the router cannot use."""
 
 
+class NotARepo(RouterError):
+    """The folder is not a git checkout."""
+
+
+class GitError(RouterError):
+    """git failed, or answered in a shape the router does not read, where it did not expect it to."""
+
+
+class RefInvalid(RouterError):
+    """A ref the router refuses before git sees it: empty, option-like, or not a ref's shape."""
+
+
+class BaseFileInvalid(RouterError):
+    """A policy or flaky path that cannot be read from the base commit (a folder, a newline)."""
+
+
+class PolicyInvalid(RouterError):
+    """A policy file (lanes.yaml) that cannot be used; the message names file, line and key."""
+
+
+class FlakyInvalid(RouterError):
+    """A flaky list (flaky.yaml) that cannot be used; the message names file, line and key."""
+
+
+class YamlFileError(RouterError):
+    """A policy or flaky file that is not YAML the router reads (too large, aliases, too deep)."""
+
+
+class RepoNameInvalid(RouterError):
+    """The line's ``repo`` would not be UTF-8 text (a folder name or --repo-name)."""
+
+
+class RunnerCommandError(RouterError):
+    """A ``--run`` command that cannot be split into an argv."""
+
+
+class PlanError(RouterError):
+    """The decision table was given inputs it cannot judge (an unknown reason, no facts and no reason)."""
+
+
+class ReplayError(RouterError):
+    """A replay that cannot start: an unusable policy file, a bad range, a lane log it cannot read."""
+
+
+class RecordedLineInvalid(RouterError):
+    """A lane-log line whose recorded decision cannot be replayed; the message names the field."""
+
+
 class IngestError(LanelogError):
     """A lane-log file or database that ingest cannot use."""
 
@@ -46,3 +94,19 @@ class DashboardError(LanelogError):
 
 class DemoError(LanelogError):
     """A demo that cannot run, or would overwrite data it did not make."""
+
+
+class MissingExtra(LanelogError):
+    """A command needs an optional part of lanelog that is not installed (`pip install 'lanelog[EXTRA]'`)."""
+
+class StoreError(LanelogError):
+    """A statement the database refused; the message names its .sql file, line and block."""
+
+    def __init__(self, message: str, *, origin: str = "", query: str = "") -> None:
+        super().__init__(message)
+        self.origin = origin
+        self.query = query
+
+
+class NotADatabase(IngestError):
+    """A --db path that is not a lanelog database: the message names what it is and what to run."""

@@ -1,6 +1,6 @@
 """The weekly figures and every view's data, from the SQL in ``queries/*.sql``.
 
-Each public function takes an open DuckDB connection (made by ``ingest``) and a
+Each public function takes an open DuckDB connection (opened by ``lanelog.store``) and a
 ``Filters``.  Functions named in the interface contract return pandas DataFrames;
 ``report`` and ``check`` return plain JSON-ready dicts and never import pandas, so
 the CLI stays fast.  Weeks are Mondays (UTC); ``week`` is NaT/None for the undated
@@ -16,7 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from lanelog.errors import QueryError
-from lanelog.queries.figures import FIGURES, LABELS, Comparison, compare_latest, label
+from lanelog.queries.figures import FIGURES as FIGURES  # the package's interface: re-exported
+from lanelog.queries.figures import LABELS as LABELS
+from lanelog.queries.figures import Comparison as Comparison
+from lanelog.queries.figures import compare_latest as compare_latest
+from lanelog.queries.figures import label as label
 from lanelog.reasons import SETUP_REASONS
 from lanelog.store.sqlfile import Query, load_folder
 
@@ -84,14 +88,19 @@ def _scope(name: str, filters: Filters | None) -> dict[str, Any]:
     return {**values, **{key: value for key, value in CONSTANTS.items() if key in params}}
 
 
+def _install_macros(con: duckdb.DuckDBPyConnection, query: Query) -> None:
+    """The temporary macros a query reads: scope.sql's in_scope always, undated_why where used."""
+    QUERIES["scope"].run(con)
+    if "undated_why(" in query.sql:  # Data health's words for an undated attempt
+        QUERIES["undated_why"].run(con)
+
+
 def execute(con: duckdb.DuckDBPyConnection, name: str, **values: Any) -> duckdb.DuckDBPyConnection:
     """Run the named query with its parameters bound; the result is pending on ``con``."""
     query = _query(name)
-    bound = query.bind(values)
-    con.execute(QUERIES["scope"].sql)
-    if "undated_why(" in query.sql:  # Data health's words for an undated attempt
-        con.execute(QUERIES["undated_why"].sql)
-    return con.execute(query.sql, bound)
+    query.bind(values)  # (refused before scope.sql's macro is installed)
+    _install_macros(con, query)
+    return query.execute(con, **values)
 
 
 @runtime_checkable
@@ -106,14 +115,16 @@ def records(con: duckdb.DuckDBPyConnection | RowSource, name: str, filters: Filt
     """The named query's rows as dicts, without pandas (on DuckDB, or on another RowSource)."""
     if isinstance(con, RowSource):
         return con.query_rows(name, _query(name).bind({**_scope(name, filters), **values}))
-    result = execute(con, name, **_scope(name, filters), **values)
-    columns = [column[0] for column in result.description]
-    return [dict(zip(columns, row)) for row in result.fetchall()]
+    query = _query(name)
+    _install_macros(con, query)
+    return query.records(con, **_scope(name, filters), **values)
 
 
 def _frame(con: duckdb.DuckDBPyConnection, name: str, filters: Filters | None,
            **values: Any) -> pd.DataFrame:
-    return execute(con, name, **_scope(name, filters), **values).df()
+    query = _query(name)
+    _install_macros(con, query)
+    return query.frame(con, **_scope(name, filters), **values)
 
 
 def weekly(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> pd.DataFrame:

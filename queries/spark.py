@@ -93,7 +93,8 @@ def spark_sql(name: str) -> str:
         return node
 
     tree = tree.transform(inline_scope).transform(constants).transform(_with_total_row).transform(spark_words)
-    return tree.sql(dialect="spark")
+    text: str = tree.sql(dialect="spark")
+    return text
 
 
 def _with_total_row(node: Any) -> Any:
@@ -145,7 +146,8 @@ def _scope_select(*arguments: Any) -> Any:
 
     def substitute(node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Column) and not node.table and node.name in given:
-            return given[node.name].copy()
+            value: exp.Expression = given[node.name].copy()
+            return value
         return node
 
     return body.transform(substitute)

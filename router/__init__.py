@@ -4,7 +4,8 @@ It knows git, the policy files and the seed's decision table.  It never
 imports ingest, queries or dashboard (tests/test_layering.py checks it).
 """
 
-from lanelog.router.decide import LANES, REASONS, PatchFacts, Plan, Problem, lane_for, route
+from lanelog.reasons import REASONS
+from lanelog.router.decide import LANES, PatchFacts, Plan, Problem, lane_for, route
 from lanelog.router.flaky import FreezeRow, freeze_expiry, parse_flaky
 from lanelog.router.lane import LaneRunner
 from lanelog.router.lane_log import PRODUCER, SCHEMA, append_line, dumps

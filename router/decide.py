@@ -12,9 +12,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
+from lanelog.errors import PlanError
 from lanelog.reasons import REASONS
 from lanelog.router.policy import SEED_POLICY, Policy
-
 
 # The property lane's outcomes (the last two rows of the seed's table).
 TOKENS = ("hold", "fail")
@@ -34,6 +34,8 @@ class PatchFacts:
     line_counts: dict[str, int | None] = field(default_factory=dict)
     # The diff touches the policy or the flaky list the patch is judged by.
     policy_touched: bool = False
+    # The policy the patch touches is not in the base commit: the patch adopts lanelog.
+    policy_adopted: bool = False
     # Renamed paths (new path: old path), when the diff detected renames.
     renamed: dict[str, str] = field(default_factory=dict)
     # The assertion evidence: matching lines added, removed matching lines that come
@@ -53,7 +55,7 @@ class Problem:
 
     def __post_init__(self) -> None:
         if self.reason not in REASONS:
-            raise ValueError(f"unknown reject reason {self.reason!r}")
+            raise PlanError(f"unknown reject reason {self.reason!r}")
 
 
 @dataclass
@@ -101,16 +103,21 @@ def route(
             test_id for test_id in _unique(facts.flaky_ids)
             if test_id in freeze_expiry and today > freeze_expiry[test_id]
         ]
-        if facts.policy_touched:
+        if facts.policy_adopted:
+            _add(plan, "policy_changed", "the patch adds the first policy, which no base commit "
+                 "holds yet: merge the policy first in its own pull request, then route patches "
+                 "against a base that holds it")
+        elif facts.policy_touched:
             _add(plan, "policy_changed", REASONS["policy_changed"])
     selected: list[str] = []
     if facts is not None and policy is not None:
         selected = _judge_diff(plan, facts, policy)
     if facts is None or policy is None:
         if not plan.reasons:
-            raise ValueError("route() without facts or policy needs a problem saying why")
+            raise PlanError("route() without facts or policy needs a problem saying why")
     if plan.reasons:
         return plan
+    assert facts is not None and policy is not None  # without either, the plan has a reason (above)
     plan.probe = "pass"
     plan.properties = selected
     plan.units = sum(policy.properties[prop].units for prop in selected)

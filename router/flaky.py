@@ -16,16 +16,13 @@ from typing import Any
 
 import pathspec
 
-from lanelog.errors import RouterError
+from lanelog.errors import FlakyInvalid, YamlFileError
 from lanelog.router.paths import printable
-from lanelog.router.yamlfile import YamlFile, YamlFileError
+from lanelog.router.yamlfile import YamlFile
 
 ROW_KEYS = ("id", "expires", "owner", "reason")
 SCOPE_KEYS = ("paths", "properties")
 
-
-class FlakyInvalid(RouterError):
-    """A flaky list that cannot be used; the message names the file and row."""
 
 
 @dataclass(frozen=True)
@@ -38,7 +35,7 @@ class FreezeRow:
     reason: str
     paths: tuple[str, ...] = ()
     properties: tuple[str, ...] = ()
-    _spec: pathspec.PathSpec | None = field(default=None, compare=False, repr=False)
+    _spec: pathspec.GitIgnoreSpec | None = field(default=None, compare=False, repr=False)
 
     def is_live(self, today: date) -> bool:
         return today <= self.expires

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from lanelog.errors import RouterError
-from lanelog.router.paths import path_bytes, path_text
+from lanelog.errors import BaseFileInvalid, GitError, NotARepo, RefInvalid
+from lanelog.router.paths import path_bytes, path_text, printable
 
 # Settings that must not change what the probe sees (colour, external diff
 # drivers, text conversion, a relative diff) are switched off on the command line.
@@ -29,15 +29,24 @@ RENAME_FLAGS = {"detect": ("-M50%", "-l1000"), "split": ("--no-renames",)}
 # patch names its files (read for the assertion evidence).
 PINNED_CONFIG = ("-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false", "-c", "core.quotePath=true")
 GIT_LOCATION_VARS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR")
+# git's default context, pinned (a user's diff.context must not change the count).  The
+# numstat of one run is computed with the patch's context, and at -U0 git trims the
+# files' common tail before diffing (xdiff-interface.c, trim_common_tail), which changes
+# which frequent lines its heuristics discard: the counts can then exceed `git diff
+# --numstat`'s, the count the design note sums.  Any context above 0 gives numstat's.
+CONTEXT = "-U3"
 # Far beyond any diff a cap could pass; only a hung git gets near it.
 GIT_TIMEOUT = 300.0
+# Far longer than any ref or revision expression a person or CI writes.
+MAX_REF = 1024
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 HUNK = re.compile(rb"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 
 
 @dataclass(frozen=True)
 class Diff:
     """Lines added plus deleted per path (None: a binary file), in git's order,
-    the paths renamed (new path: old path), and the ``-U0`` patch the changed
+    the paths renamed (new path: old path), and the patch the changed
     lines are read from."""
 
     line_counts: dict[str, int | None]
@@ -62,12 +71,6 @@ class Diff:
         return list(out)
 
 
-class GitError(RouterError):
-    """git failed where the router did not expect it to."""
-
-
-class NotARepo(RouterError):
-    """The folder is not a git checkout."""
 
 
 def _env() -> dict[str, str]:
@@ -80,9 +83,17 @@ def _env() -> dict[str, str]:
 
 
 def check_ref(ref: str) -> str:
-    """Refuse a ref that git could read as an option."""
-    if not ref or ref.startswith("-") or "\0" in ref or "\n" in ref:
-        raise ValueError(f"refused ref {ref!r}: a ref must not be empty or start with '-'")
+    """Refuse a ref that git could read as an option, or that is no ref's shape.
+
+    Checked before git runs: a control character has no place in a ref name,
+    and a ref longer than MAX_REF could only fail later, as an argument list
+    the system refuses (OSError), instead of here with its name.
+    """
+    if not ref or ref.startswith("-") or len(ref) > MAX_REF or CONTROL.search(ref):
+        shown = printable(ref[:80]) + ("…" if len(ref) > 80 else "")
+        raise RefInvalid(f"refused ref {shown!r}: a ref must not be empty or start with '-', "
+                         f"nor hold control characters or more than {MAX_REF} characters "
+                         f"(this one has {len(ref)})")
     return ref
 
 
@@ -125,8 +136,8 @@ class Checkout:
         return done.stdout.decode().strip() if done.returncode == 0 else None
 
     def diff(self, start: str, head: str, renames: str = "detect") -> Diff:
-        """The diff ``start..head``: lines per path and the ``-U0`` patch, in one git run."""
-        out = self.git("diff", "--numstat", "--patch", "-U0", "-z", *DIFF_FLAGS, *RENAME_FLAGS[renames],
+        """The diff ``start..head``: lines per path (``git diff --numstat``) and the patch, in one git run."""
+        out = self.git("diff", "--numstat", "--patch", CONTEXT, "-z", *DIFF_FLAGS, *RENAME_FLAGS[renames],
                        start, head, "--").stdout
         # -z ends each numstat record with NUL and the whole stat with one more.  A
         # rename's record is "added<TAB>deleted<TAB>" followed by the old and the new
@@ -148,7 +159,7 @@ class Checkout:
         """The content of each path at ``commit`` (None when absent), in one git call."""
         for path in paths:
             if "\n" in path:
-                raise ValueError(f"refused path {path!r}: a path must not hold a newline")
+                raise BaseFileInvalid(f"refused path {path!r}: a path must not hold a newline")
         request = b"".join(f"{commit}:".encode() + path_bytes(path) + b"\n" for path in paths)
         out = self.git("cat-file", "--batch", stdin=request).stdout
         found: dict[str, bytes | None] = {}
@@ -162,7 +173,7 @@ class Checkout:
                 continue
             size = int(header[2])
             if header[1] != b"blob":
-                raise ValueError(f"{path} at the base commit is a {header[1].decode()}, "
+                raise BaseFileInvalid(f"{path} at the base commit is a {header[1].decode()}, "
                                  "not a file")
             found[path] = out[position:position + size]
             position += size + 1
@@ -215,12 +226,12 @@ def _split_stat(out: bytes) -> tuple[list[bytes], bytes]:
 
 
 def removed_from_patch(patch: bytes) -> Iterator[str]:
-    """Removed lines of a ``-U0`` patch."""
+    """Removed lines of a patch."""
     return (text for _path, sign, text in changed_from_patch(patch) if sign == "-")
 
 
 def changed_from_patch(patch: bytes) -> Iterator[tuple[str, str, str]]:
-    """(file, "-" or "+", text) of the removed and added lines of a ``-U0`` patch, counted by hunk header.
+    """(file, "-" or "+", text) of the removed and added lines of a patch, counted by hunk header.
 
     Counting by the header's line numbers, rather than by a leading ``-``,
     keeps a removed line that itself starts with ``--`` from being taken for
@@ -259,13 +270,43 @@ def changed_from_patch(patch: bytes) -> Iterator[tuple[str, str, str]]:
 
 
 def _patch_name(raw: bytes) -> str:
-    """A file header's path as shown ("" for /dev/null), without its a/ or b/ prefix."""
-    text = raw.decode("utf-8", "backslashreplace").rstrip("\t")
-    if text == "/dev/null":
+    """A file header's path ("" for /dev/null), without its a/ or b/ prefix.
+
+    A name git quoted (core.quotePath: control characters, non-ASCII bytes) is
+    unquoted to its bytes, so it is the same path text the numstat gives and the
+    policy's path patterns (assertion_paths) see the real name.
+    """
+    raw = raw.rstrip(b"\t")
+    if raw == b"/dev/null":
         return ""
-    if text.startswith('"') and text.endswith('"'):
-        text = text[1:-1]
-    return text[2:] if text[:2] in ("a/", "b/") else text
+    if len(raw) >= 2 and raw.startswith(b'"') and raw.endswith(b'"'):
+        raw = _unquote(raw[1:-1])
+    return path_text(raw[2:] if raw[:2] in (b"a/", b"b/") else raw)
+
+
+C_ESCAPES = {ord("a"): 7, ord("b"): 8, ord("t"): 9, ord("n"): 10, ord("v"): 11, ord("f"): 12,
+             ord("r"): 13, ord('"'): 34, ord("\\"): 92}
+
+
+def _unquote(quoted: bytes) -> bytes:
+    """The bytes of a name git wrote C-quoted (\\ooo octal and \\n-style escapes)."""
+    out = bytearray()
+    index = 0
+    while index < len(quoted):
+        byte = quoted[index]
+        if byte != 92 or index + 1 >= len(quoted):
+            out.append(byte)
+            index += 1
+            continue
+        nxt = quoted[index + 1]
+        octal = quoted[index + 1:index + 4]
+        if len(octal) == 3 and all(48 <= digit <= 55 for digit in octal):
+            out.append(int(octal, 8) & 0xFF)
+            index += 4
+        else:
+            out.append(C_ESCAPES.get(nxt, nxt))
+            index += 2
+    return bytes(out)
 
 
 def _run(argv: list[str], stdin: bytes | None = None, stdout: BinaryIO | int | None = None,

@@ -13,12 +13,13 @@ import selectors
 import shlex
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lanelog.errors import RouterError
+from lanelog.errors import RunnerCommandError
 
 TOKEN_SOURCES = ("stdout", "exit")
 DEFAULT_TIMEOUT = 600.0
@@ -26,9 +27,6 @@ DEFAULT_TIMEOUT = 600.0
 MAX_TAIL = 64 * 1024
 REAP_TIMEOUT = 5.0
 
-
-class RunnerCommandError(RouterError):
-    """A ``--run`` command that cannot be split into an argv."""
 
 
 @dataclass(frozen=True)
@@ -85,8 +83,10 @@ def run_lane(runner: LaneRunner, properties: Sequence[str], quarantine: Sequence
     return results
 
 
-def run_property(runner: LaneRunner, prop: str, context: LaneContext) -> tuple[str, str]:
-    """One run; returns the token and, when unresolved, why."""
+def run_property(runner: LaneRunner, prop: str, context: LaneContext,
+                 relay: Callable[[bytes], None] | None = None) -> tuple[str, str]:
+    """One run; returns the token and, when unresolved, why.  Its stderr goes to ``relay``
+    (route's own stderr by default)."""
     env = dict(os.environ)
     env.update(
         LANELOG_PROPERTY=prop,
@@ -97,45 +97,76 @@ def run_property(runner: LaneRunner, prop: str, context: LaneContext) -> tuple[s
     )
     argv = runner.argv_for(prop)
     try:
-        # A session of its own, so a timeout ends the runner's children too.
+        # A session of its own, so a timeout ends the runner's children too; pipes of
+        # its own (relayed), so nothing it leaves running holds route's stdout or stderr.
         proc = subprocess.Popen(argv, cwd=context.cwd, env=env, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, start_new_session=True)
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                start_new_session=True)
     except OSError as exc:
         return "unresolved", f"cannot start {argv[0]!r}: {exc.strerror or exc}"
     deadline = time.monotonic() + runner.timeout
     try:
-        stdout = _read_until(proc, deadline)
+        stdout = _read_until(proc, deadline, relay or to_stderr)
         proc.wait(timeout=max(deadline - time.monotonic(), 0))
     except subprocess.TimeoutExpired:
         _stop(proc)
         return "unresolved", f"timed out after {runner.timeout:g} s"
     finally:
-        assert proc.stdout is not None
+        assert proc.stdout is not None and proc.stderr is not None
         proc.stdout.close()
+        proc.stderr.close()
     return read_token(runner.token_from, proc.returncode, stdout)
 
 
-def _read_until(proc: subprocess.Popen[bytes], deadline: float) -> bytes:
-    """The tail of the run's stdout up to its end; TimeoutExpired at the deadline.
+def to_stderr(chunk: bytes) -> None:
+    """Relay a runner's stderr to route's own, as it comes."""
+    stream = sys.stderr
+    try:
+        stream.flush()
+        buffer = getattr(stream, "buffer", None)
+        if buffer is not None:
+            buffer.write(chunk)
+            buffer.flush()
+        else:
+            stream.write(chunk.decode("utf-8", "replace"))
+            stream.flush()
+    except OSError:
+        pass  # route's stderr is gone: the runner's chatter has nowhere to go, the run goes on
 
-    The pipe is read against the deadline rather than to its end: a child
-    that leaves the runner's session (setsid) and keeps stdout open would
-    otherwise hold the router for the child's whole life.  Only the tail is
-    kept, which holds the last line, the only one read.
+
+def _read_until(proc: subprocess.Popen[bytes], deadline: float,
+                relay: Callable[[bytes], None]) -> bytes:
+    """The tail of the run's stdout up to its end, its stderr relayed; TimeoutExpired at the deadline.
+
+    The pipes are read against the deadline rather than to their end: a child
+    that leaves the runner's session (setsid) and keeps a pipe open would
+    otherwise hold the router for the child's whole life.  The pipes are the
+    runner's own, so once route closes them such a child holds nothing of
+    route's.  Only the tail of stdout is kept, which holds the last line, the
+    only one read.
     """
-    assert proc.stdout is not None
-    fd = proc.stdout.fileno()
+    assert proc.stdout is not None and proc.stderr is not None
+    out_fd = proc.stdout.fileno()
     tail = b""
     with selectors.DefaultSelector() as selector:
-        selector.register(fd, selectors.EVENT_READ)
-        while True:
+        selector.register(out_fd, selectors.EVENT_READ)
+        selector.register(proc.stderr.fileno(), selectors.EVENT_READ)
+        while selector.get_map():
             left = deadline - time.monotonic()
-            if left <= 0 or not selector.select(left):
+            if left <= 0:
                 raise subprocess.TimeoutExpired(proc.args, 0)
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                return tail
-            tail = (tail + chunk)[-MAX_TAIL:]
+            ready = selector.select(left)
+            if not ready:
+                raise subprocess.TimeoutExpired(proc.args, 0)
+            for key, _ in ready:
+                chunk = os.read(key.fd, 65536)
+                if not chunk:
+                    selector.unregister(key.fd)
+                elif key.fd == out_fd:
+                    tail = (tail + chunk)[-MAX_TAIL:]
+                else:
+                    relay(chunk)
+    return tail
 
 
 def read_token(token_from: str, returncode: int, stdout: bytes) -> tuple[str, str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +75,7 @@ def build_line(*, ts: datetime, attempt_id: str, repo: str, base: str | None,
 
 def rfc3339(moment: datetime) -> str:
     """``2026-10-08T12:00:00Z``: UTC, whole seconds."""
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def dumps(line: Mapping[str, Any]) -> str:

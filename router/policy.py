@@ -20,9 +20,9 @@ from typing import Any, Protocol
 import pathspec
 import re2
 
-from lanelog.errors import RouterError
+from lanelog.errors import PolicyInvalid, YamlFileError
 from lanelog.router.paths import printable
-from lanelog.router.yamlfile import YamlFile, YamlFileError
+from lanelog.router.yamlfile import YamlFile
 
 DEFAULTS: dict[str, Any] = {
     "line_cap": 400,
@@ -35,6 +35,8 @@ DEFAULTS: dict[str, Any] = {
     "assertion_rule": "strict",
     # As `git diff --numstat` counts by default: a pure move changes 0 lines.
     "renames": "detect",
+    # Where a removed matching line counts for assertion_removed; None: every file (the seed's rule).
+    "assertion_paths": None,
 }
 # strict: any removed matching line fires.  net: fires when the diff removes more
 # matching lines than it adds.  moved_ok: a removed matching line is excused by an
@@ -63,9 +65,6 @@ class Pattern(Protocol):
     def search(self, text: str) -> object: ...
 
 
-class PolicyInvalid(RouterError):
-    """A policy that cannot be used; the message names the file, key and line."""
-
 
 @dataclass(frozen=True)
 class Property:
@@ -80,7 +79,7 @@ class MapRow:
     """One ``map`` entry: a path pattern and the property ids it selects."""
 
     pattern: str
-    spec: pathspec.PathSpec
+    spec: pathspec.GitIgnoreSpec
     properties: tuple[str, ...]
 
 
@@ -90,9 +89,9 @@ class Policy:
 
     line_cap: int
     budget_cap: int
-    exclude: pathspec.PathSpec
-    fixture_paths: pathspec.PathSpec
-    test_paths: pathspec.PathSpec
+    exclude: pathspec.GitIgnoreSpec
+    fixture_paths: pathspec.GitIgnoreSpec
+    test_paths: pathspec.GitIgnoreSpec
     assertion_patterns: tuple[Pattern, ...]
     properties: Mapping[str, Property]
     map: tuple[MapRow, ...] = field(default=())
@@ -102,6 +101,8 @@ class Policy:
     # line instead of one per pattern (the binding's cost is per call).
     # None when there is nothing to join or the join is too large for RE2.
     assertion_any: Pattern | None = None
+    # The files whose removed (and, for `net`, added) matching lines count; None: every file.
+    assertion_paths: pathspec.GitIgnoreSpec | None = None
 
     # Patterns see a path as the line shows it (paths.printable): they are
     # UTF-8 text, and pathspec may match on RE2, which takes nothing else.
@@ -118,6 +119,10 @@ class Policy:
         """The ids every matching map row selects, in map order."""
         shown = printable(path)
         return [prop for row in self.map if row.spec.match_file(shown) for prop in row.properties]
+
+    def counts_assertions_in(self, path: str) -> bool:
+        """Whether matching lines of ``path`` count for assertion_removed (assertion_paths)."""
+        return self.assertion_paths is None or self.assertion_paths.match_file(printable(path))
 
     def is_assertion(self, line: str) -> bool:
         if self.assertion_any is not None:
@@ -165,13 +170,15 @@ def _build(data: dict[str, Any], doc: YamlFile) -> Policy:
         assertion_any=_any_of(assertion_patterns),
         assertion_rule=_choice(value["assertion_rule"], "assertion_rule", ASSERTION_RULES, doc),
         renames=_choice(value["renames"], "renames", RENAME_SETTINGS, doc),
+        assertion_paths=(None if value["assertion_paths"] is None
+                         else _patterns(value["assertion_paths"], ("assertion_paths",), doc)),
     )
 
 
 def _choice(value: Any, key: str, allowed: tuple[str, ...], doc: YamlFile) -> str:
     if value not in allowed:
         raise PolicyInvalid(f"{doc.where((key,))}: must be one of {', '.join(allowed)}, not {value!r}")
-    return value
+    return str(value)
 
 
 def _count(value: Any, key: tuple[str, ...], doc: YamlFile) -> int:
@@ -190,7 +197,7 @@ def _strings(value: Any, key: tuple[str, ...], doc: YamlFile) -> list[str]:
     return value
 
 
-def _patterns(value: Any, key: tuple[str, ...], doc: YamlFile) -> pathspec.PathSpec:
+def _patterns(value: Any, key: tuple[str, ...], doc: YamlFile) -> pathspec.GitIgnoreSpec:
     lines = _strings(value, key, doc)
     for index, line in enumerate(lines):
         _pattern(line, key + (index,), doc)
@@ -201,7 +208,7 @@ def _patterns(value: Any, key: tuple[str, ...], doc: YamlFile) -> pathspec.PathS
                             f"({_re2_problem(exc)})") from None
 
 
-def _pattern(line: str, key: tuple[str | int, ...], doc: YamlFile) -> pathspec.PathSpec:
+def _pattern(line: str, key: tuple[str | int, ...], doc: YamlFile) -> pathspec.GitIgnoreSpec:
     try:
         return pathspec.GitIgnoreSpec.from_lines([line], backend=PATH_BACKEND)
     except (ValueError, re.error, re2.error) as exc:
@@ -227,9 +234,10 @@ def _any_of(patterns: tuple[Pattern, ...]) -> Pattern | None:
     # A group keeps each pattern's inline flags, such as (?i), to itself.
     text = "|".join(f"(?:{pattern.pattern})" for pattern in patterns)
     try:
-        return re2.compile(text, _re2_options())
+        combined: Pattern = re2.compile(text, _re2_options())
     except re2.error:
         return None  # each pattern compiled alone: search them one by one
+    return combined
 
 
 def _re2_problem(exc: re2.error) -> str:

@@ -7,25 +7,25 @@ do: every failure becomes a reject with a reason, so every call leaves a line.
 from __future__ import annotations
 
 import functools
-
 import os
+import stat
 import tempfile
 import uuid
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from lanelog.errors import RouterError
+from lanelog.errors import FlakyInvalid, NotARepo, PolicyInvalid, RepoNameInvalid
 from lanelog.router.decide import PatchFacts, Plan, Problem, lane_for, route
-from lanelog.router.flaky import FlakyInvalid, FreezeRow, freeze_expiry, parse_flaky
-from lanelog.router.gitfacts import Checkout, Diff, NotARepo, check_ref
+from lanelog.router.flaky import FreezeRow, freeze_expiry, parse_flaky
+from lanelog.router.gitfacts import Checkout, Diff, check_ref
 from lanelog.router.lane import LaneContext, LaneRunner, run_lane
 from lanelog.router.lane_log import build_line
 from lanelog.router.paths import printable
-from lanelog.router.policy import Policy, PolicyInvalid, parse_policy
+from lanelog.router.policy import Policy, parse_policy
 
 POLICY_FILE = "lanes.yaml"
 FLAKY_FILE = "flaky.yaml"
@@ -44,7 +44,7 @@ class RouteOptions:
     today: date | None = None
     repo_name: str | None = None
     runner: LaneRunner | None = None
-    now: Callable[[], datetime] = field(default=lambda: datetime.now(timezone.utc))
+    now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
     # A policy or flaky list already read (replay's candidate): used as it is, never
     # read from the base commit, so a patch touching it is not policy_changed.
     policy_data: tuple[Path, bytes] | None = None
@@ -59,16 +59,13 @@ class RouteOptions:
             check_repo_name(self.repo_name)
 
 
-class RepoNameInvalid(RouterError):
-    """The checkout folder's name cannot be the line's ``repo`` (not UTF-8 text)."""
 
-
-def check_repo_name(name: str) -> str:
+def check_repo_name(name: str, what: str = "", hint: str = "") -> str:
     """Refuse a repo name that is not UTF-8 text (undecodable bytes held as surrogates)."""
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:
-        raise ValueError(f"{printable(name)} is not UTF-8 text") from None
+        raise RepoNameInvalid(f"{what + ' ' if what else ''}{printable(name)} is not UTF-8 text{hint}") from None
     return name
 
 
@@ -80,11 +77,7 @@ def _repo_name(options: RouteOptions, folder: Path) -> str:
     """
     if options.repo_name is not None:
         return options.repo_name
-    try:
-        return check_repo_name(folder.name)
-    except ValueError:
-        raise RepoNameInvalid(f"the checkout folder's name {printable(folder.name)} is not "
-                              "UTF-8 text: name the repo with --repo-name") from None
+    return check_repo_name(folder.name, "the checkout folder's name", ": name the repo with --repo-name")
 
 
 @dataclass
@@ -109,11 +102,11 @@ def run_route(options: RouteOptions, notify: Callable[[str], None] = lambda _: N
     have to come from a folder name that is not UTF-8 text.
     """
     now = options.now()
-    today = options.today or now.astimezone(timezone.utc).date()
+    today = options.today or now.astimezone(UTC).date()
     # The job clock: --today moves the date (a replayed or simulated day)
     # and keeps the time of day, so lines stay in order within a day.
-    ts = datetime.combine(today, now.astimezone(timezone.utc).time().replace(microsecond=0),
-                          tzinfo=timezone.utc)
+    ts = datetime.combine(today, now.astimezone(UTC).time().replace(microsecond=0),
+                          tzinfo=UTC)
     attempt_id = uuid.uuid4().hex
     # A stand-in until the probe knows the checkout: only a failure before
     # that (internal_error) leaves it in the line.
@@ -135,6 +128,54 @@ def run_route(options: RouteOptions, notify: Callable[[str], None] = lambda _: N
     return build_line(ts=ts, attempt_id=attempt_id, repo=attempt.repo, base=attempt.base,
                       head=attempt.head, plan=plan, files=attempt.files, policy=attempt.policy,
                       lane=lane, results=results, freezes=attempt.freezes)
+
+
+# A policy file is hand-written; past this size it is not one (the YAML reader refuses it too).
+MAX_SHADOW_BYTES = 1024 * 1024
+
+
+def shadow_decision(options: RouteOptions, path: Path, day: date) -> dict[str, Any]:
+    """The same patch decided under a second policy, read as it is from disk: the line's ``shadow``.
+
+    No lane runs for it and nothing of the live decision changes; a shadow policy that is
+    missing or unusable gives a shadow reject with its reason, never an error.
+    """
+    import hashlib  # only a route with --shadow needs it (see Checkout.fixture_hash)
+
+    target = Path(os.path.abspath(path))
+    data = _regular_file(target, MAX_SHADOW_BYTES)
+    if data is None:
+        plan = route(None, day, {}, None, problems=[Problem(
+            "policy_missing", f"no {printable(str(target))} (a regular file of at most "
+            f"{MAX_SHADOW_BYTES} bytes): the shadow fails closed without a policy")])
+        line = {"probe": plan.probe, "reasons": plan.reasons, "units": plan.units,
+                "model_call_allowed": plan.model_call_allowed, "lines_changed": None, "message": plan.message}
+    else:
+        line = run_route(replace(options, policy_data=(target, data), runner=None, today=day))
+    digest = hashlib.sha256(data).hexdigest() if data is not None else None
+    return {"policy": printable(str(target)), "policy_sha256": digest,
+            "probe": line["probe"], "reasons": line["reasons"], "units": line["units"],
+            "model_call_allowed": line["model_call_allowed"], "lines_changed": line["lines_changed"],
+            "message": line["message"]}
+
+
+def _regular_file(path: Path, limit: int) -> bytes | None:
+    """A regular file's bytes, or None (absent, a FIFO or device, larger than ``limit``).
+
+    Opened without blocking and checked on the descriptor, so a FIFO swapped in for the
+    file cannot hang the job.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        os.set_blocking(fd, True)
+        data = handle.read(limit + 1)
+    return data if len(data) <= limit else None
 
 
 def exit_code(line: dict[str, Any], require_hold: bool = False) -> int:
@@ -171,11 +212,12 @@ def _probe(options: RouteOptions, today: date, attempt: _Attempt) -> Plan:
                                else _locate(options.policy, POLICY_FILE, checkout))
     flaky_path: str | Path = (options.flaky_data[0] if options.flaky_data
                               else _locate(options.flaky, FLAKY_FILE, checkout))
-    given = {given[0]: given[1] for given in (options.policy_data, options.flaky_data) if given}
+    given: dict[str | Path, bytes | None] = {
+        given[0]: given[1] for given in (options.policy_data, options.flaky_data) if given}
     sources = _read_sources(checkout, attempt.base, [path for path in (policy_path, flaky_path)
                                                      if path not in given])
     sources.update(given)
-    attempt.policy = _load_policy(policy_path, sources, problems)
+    attempt.policy = _load_policy(policy_path, sources, problems, attempt.base)
     rows = _load_flaky(flaky_path, sources, problems)
     if attempt.start is None or attempt.head is None:
         return route(None, today, freeze_expiry(rows), attempt.policy, problems=problems)
@@ -199,6 +241,8 @@ def _probe(options: RouteOptions, today: date, attempt: _Attempt) -> Plan:
         flaky_ids=[test_id for test_id in wanted if test_id not in out_of_scope],
         line_counts=counts,
         policy_touched=bool(in_repo & set(attempt.files)),
+        policy_adopted=isinstance(policy_path, str) and policy_path in attempt.files
+        and sources.get(policy_path) is None,
         renamed=diff.renamed,
         assertion_additions=evidence.added,
         assertion_restored=evidence.restored,
@@ -220,8 +264,10 @@ class AssertionEvidence:
 def assertion_evidence(diff: Diff, policy: Policy) -> AssertionEvidence:
     """Read the whole diff's removed and added lines once, for every assertion rule.
 
-    A removed matching line is restored by an added line (any file, matching or not)
-    with the same text after str.strip(); each added line restores at most one.
+    Only files the policy's assertion_paths match (every file by default) give removed
+    and added matching lines.  A removed matching line is restored by an added line
+    (any file, matching or not) with the same text after str.strip(); each added line
+    restores at most one.
     """
     evidence = AssertionEvidence()
     removed: list[str] = []
@@ -230,8 +276,8 @@ def assertion_evidence(diff: Diff, policy: Policy) -> AssertionEvidence:
     for path, sign, text in diff.changed_lines():
         if sign == "+":
             added_texts[text.strip()] += 1
-            evidence.added += policy.is_assertion(text)
-        elif policy.is_assertion(text):
+            evidence.added += policy.counts_assertions_in(path) and policy.is_assertion(text)
+        elif policy.counts_assertions_in(path) and policy.is_assertion(text):
             removed.append(text.strip())
             files.setdefault(path, None)
     evidence.removed = len(removed)
@@ -286,10 +332,19 @@ def _parsed_flaky(text: str, name: str) -> tuple[FreezeRow, ...]:
 
 
 def _load_policy(path: str | Path, sources: dict[str | Path, bytes | None],
-                 problems: list[Problem]) -> Policy | None:
+                 problems: list[Problem], base: str | None = None) -> Policy | None:
     if path not in sources:
         return None  # no base commit to read it from; base_missing says so
     data = sources[path]
+    if data is None and isinstance(path, str):
+        # A path inside the checkout is never read from disk: say so, or a user who
+        # sees the file in front of them cannot tell why it is "missing".
+        problems.append(Problem("policy_missing", f"{path} is not in the base commit "
+                                f"{(base or '?')[:12]}; the router reads the policy from the base "
+                                "commit, never from the checkout's files, so a patch cannot change "
+                                "its own rules: merge the policy first in its own pull request, or "
+                                "pass --policy a file outside the checkout"))
+        return None
     if data is None:
         problems.append(Problem("policy_missing", f"no {_label(path)}: the router fails "
                                 "closed without a policy"))
@@ -338,4 +393,4 @@ def _lane(runner: LaneRunner, plan: Plan, attempt: _Attempt, attempt_id: str,
             return run_lane(runner, plan.properties, plan.quarantine, context, notify)
     except Exception as exc:  # the probe stands; only the lane is left without a result
         notify(f"the property lane could not run: {type(exc).__name__}: {exc}")
-        return {prop: "unresolved" for prop in to_run}
+        return dict.fromkeys(to_run, "unresolved")

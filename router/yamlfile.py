@@ -16,15 +16,12 @@ from typing import Any
 
 import yaml
 
-from lanelog.errors import RouterError
+from lanelog.errors import YamlFileError
 
 Key = tuple[str | int, ...]
 
 MAX_BYTES = 1_000_000
 
-
-class YamlFileError(RouterError):
-    """A file that is not usable YAML; the message names the file and line."""
 
 
 class _NoAliases(Exception):
@@ -38,8 +35,8 @@ class _NoAliases(Exception):
 class _Loader(yaml.SafeLoader):
     """The safe loader, refusing an anchor or alias before it is composed."""
 
-    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node | None:
-        event = self.peek_event()
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        event = self.peek_event()  # type: ignore[no-untyped-call]  # types-PyYAML leaves Parser.peek_event bare
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
             raise _NoAliases(event.start_mark)
         return super().compose_node(parent, index)

@@ -1,9 +1,17 @@
-"""Opening the lanelog DuckDB database: the schema, its version and the file lock.
+"""Opening the lanelog DuckDB database: what the file is, the schema, its version and the file lock.
 
 DuckDB lets one read-write process or many read-only processes hold a
 database file, and a held lock keeps everyone else out.  open_db waits and
 retries while another process holds it, so a dashboard reading and an ingest
 writing take turns instead of failing.
+
+open_db opens only a DuckDB file (told by its header, never by its name) or a
+path where nothing is yet, and writes only into a lanelog database or one that
+holds no object at all: DuckDB itself opens a lane log or a CSV file as a
+throwaway in-memory database, where a write would report success and store
+nothing.  Every precondition of a write (the file and its folder writable, for
+the WAL beside it; the lock; the schema, upgraded from an earlier version) is
+checked when the database is opened, before the caller's work starts.
 """
 
 from __future__ import annotations
@@ -11,17 +19,22 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from functools import cache
 from importlib import resources
 from pathlib import Path
 
 import duckdb
 
 from lanelog import __version__
-from lanelog.errors import DatabaseLocked, IngestError, SchemaMismatch
+from lanelog.errors import DatabaseLocked, IngestError, NotADatabase, SchemaMismatch, StoreError
+from lanelog.store import sniff
+from lanelog.store.sqlfile import Query, load_resources
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+# The oldest version store/upgrade.sql brings up to SCHEMA_VERSION.
+OLDEST_UPGRADABLE = 2
 DEFAULT_DB_NAME = "lanelog.duckdb"
 
 _FIRST_RETRY_S = 0.02
@@ -30,6 +43,12 @@ _HOLDER = re.compile(r"Conflicting lock is held in (?P<program>.*?) \(PID (?P<pi
 _SIZE = re.compile(r"([\d.]+)\s*([KMGT]i?B|B|bytes)")
 _UNITS = {"B": 1, "bytes": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
           "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
+
+
+@cache
+def statements() -> dict[str, Query]:
+    """The blocks of store/db.sql, schema.sql and upgrade.sql by name."""
+    return load_resources("lanelog.store", "db.sql", "schema.sql", "upgrade.sql")
 
 
 def default_db_path() -> Path:
@@ -55,24 +74,51 @@ def open_db(
 ) -> duckdb.DuckDBPyConnection:
     """Open the database at path, waiting up to `wait` seconds for another process's lock.
 
-    Read-write creates the file and its schema when missing.  Raises
-    IngestError when read_only and there is no file, DatabaseLocked when the
-    lock is still held after `wait` seconds, SchemaMismatch when the file was
-    made by another schema version (or is not a lanelog database).
+    Read-write creates the file and its schema when missing, and brings a
+    database of an earlier schema version up to this one.  Raises IngestError
+    when read_only and there is no file, or the file or its folder cannot be
+    written (read-write); NotADatabase when the path is no DuckDB file (a lane
+    log, CSV, Parquet, ...); SchemaMismatch when the file is another DuckDB
+    database, or of a schema version this lanelog cannot use (read-only: an
+    earlier one it would upgrade); DatabaseLocked when the lock is still held
+    after `wait` seconds.
     """
     path = Path(path)
+    found = sniff.what_is(path)
+    if found is not None:
+        raise NotADatabase(f"cannot open the database {path}: {found}")
     if read_only and not path.exists():
-        raise IngestError(f"no database at {path}: run `lanelog ingest ...` or `lanelog demo`")
+        raise IngestError(
+            f"no database at {path}: make one with `lanelog ingest LANE_LOG --db {path}` "
+            f"(or try lanelog with `lanelog demo --db {path}`)"
+        )
+    if not read_only:
+        _check_writable(path)
     con = _connect_waiting(path, read_only=read_only, wait=wait)
     try:
         _prepare(con)
-        if not read_only and not has_tables(con):
-            _create_schema(con)
-        _check_version(con, path)
+        _check_file_backed(con, path)
+        _bring_up_to_date(con, path, read_only=read_only)
     except BaseException:
         con.close()
         raise
     return con
+
+
+def _check_writable(path: Path) -> None:
+    """Refuse a write that could only fail at its first COMMIT: DuckDB writes the
+    file and a write-ahead log beside it (path.wal), so both the file and its
+    folder must be writable."""
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise IngestError(f"cannot write the database {path}: the file is read-only (check its permissions)")
+    if not folder.is_dir():
+        raise IngestError(f"cannot make the database {path}: its folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise IngestError(
+            f"cannot write the database {path}: its folder {folder} is not writable, and DuckDB "
+            f"writes its log {path.name}.wal there; move the database to a writable folder"
+        )
 
 
 def _connect_waiting(path: Path, *, read_only: bool, wait: float) -> duckdb.DuckDBPyConnection:
@@ -108,72 +154,119 @@ def _locked_message(path: Path, wait: float, message: str) -> str:
 
 
 def _prepare(con: duckdb.DuckDBPyConnection) -> None:
-    # Every timestamp lanelog shows or compares is UTC, whatever the machine's zone.
-    con.execute("SET TimeZone = 'UTC'")
-    # No vacuum at checkpoints.  Ingest stores a transaction's rows on both
-    # cores, and each core's share ends in a part-filled row group; a vacuum
-    # would merge those by rewriting the whole table (as long as the ingest
-    # took) at some later checkpoint.  lanelog deletes rows only when a
-    # provisional last line is read again, so there is nothing else to reclaim.
-    con.execute("SET max_vacuum_tasks = 0")
+    statements()["prepare"].run(con)
+
+
+def _check_file_backed(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """Refuse a connection DuckDB made in memory for a file it read otherwise (the sniff's twin)."""
+    rows = statements()["this_database"].rows(con)
+    if not rows or rows[0][1] is None:
+        raise NotADatabase(f"cannot open the database {path}: DuckDB read it as something other than "
+                           "a database file; point --db at a lanelog database")
+
+
+def read_only_name(con: duckdb.DuckDBPyConnection) -> str | None:
+    """The name of the connection's database when it was opened read-only, else None."""
+    rows = statements()["this_database"].rows(con)
+    return rows[0][0] if rows and rows[0][2] else None
 
 
 def has_tables(con: duckdb.DuckDBPyConnection, name: str | None = None) -> bool:
     """Whether the database holds any table, or the table `name`."""
-    # fetchall, not fetchone: DuckDB refuses register() while a result is unfinished.
-    rows = con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
-        "AND ($name IS NULL OR table_name = $name)", {"name": name}
-    ).fetchall()
-    return bool(rows[0][0])
+    # rows() fetches everything: DuckDB refuses register() while a result is unfinished.
+    return bool(statements()["has_table"].rows(con, name=name)[0][0])
+
+
+def _bring_up_to_date(con: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool) -> None:
+    """Make a new database's schema, upgrade an older one (read-write), or refuse the file."""
+    version = _schema_version(con)
+    if version is None:
+        objects = statements()["objects"].rows(con)
+        if objects or read_only:
+            if not objects:
+                raise SchemaMismatch(f"{path} is an empty DuckDB database, not yet a lanelog one: "
+                                     f"`lanelog ingest LANE_LOG --db {path}` fills it")
+            raise SchemaMismatch(
+                f"{path} is not a lanelog database (it has no lanelog_meta table); "
+                "point --db (or LANELOG_DB) at another file"
+            )
+        _create_schema(con)
+        return
+    found = int(version) if version.isdigit() else None
+    if found == SCHEMA_VERSION:
+        return
+    if found is not None and OLDEST_UPGRADABLE <= found < SCHEMA_VERSION:
+        if read_only:
+            raise SchemaMismatch(
+                f"{path} was made with lanelog schema version {found}, and this lanelog uses version "
+                f"{SCHEMA_VERSION}: run `lanelog ingest LANE_LOG --db {path}` once (with any of your logs; "
+                "a log read before adds nothing) to upgrade it in place, keeping every row"
+            )
+        _upgrade(con, found)
+        return
+    raise SchemaMismatch(
+        f"{path} was made with lanelog schema version {version}, and this lanelog "
+        f"uses version {SCHEMA_VERSION}: move the file aside and ingest the logs again "
+        "into a new database (the logs themselves are the source of truth)"
+    )
+
+
+def _schema_version(con: duckdb.DuckDBPyConnection) -> str | None:
+    """The version lanelog_meta records; None when the database has no lanelog_meta."""
+    if not has_tables(con, "lanelog_meta"):
+        return None
+    rows = statements()["schema_version"].rows(con)
+    return rows[0][0] if rows else "none"
 
 
 def _create_schema(con: duckdb.DuckDBPyConnection) -> None:
     with transaction(con):
-        con.execute(schema_sql())
-        con.execute(
-            "INSERT INTO lanelog_meta VALUES ('schema_version', $v), ('created_by', $by)",
-            {"v": str(SCHEMA_VERSION), "by": f"lanelog {__version__}"},
-        )
+        statements()["create_schema"].run(con)
+        statements()["record_schema"].run(con, version=str(SCHEMA_VERSION), by=f"lanelog {__version__}")
 
 
-def _check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
-    try:
-        rows = con.execute(
-            "SELECT value FROM lanelog_meta WHERE key = 'schema_version'"
-        ).fetchall()
-    except duckdb.CatalogException as exc:
-        raise SchemaMismatch(
-            f"{path} is not a lanelog database (it has no lanelog_meta table); "
-            "point --db (or LANELOG_DB) at another file"
-        ) from exc
-    found = rows[0][0] if rows else "none"
-    if found != str(SCHEMA_VERSION):
-        raise SchemaMismatch(
-            f"{path} was made with lanelog schema version {found}, and this lanelog "
-            f"uses version {SCHEMA_VERSION}: move the file aside and ingest the logs again "
-            "into a new database (the logs themselves are the source of truth)"
-        )
+def _upgrade(con: duckdb.DuckDBPyConnection, found: int) -> None:
+    """Run store/upgrade.sql's steps from version `found` to SCHEMA_VERSION in one transaction."""
+    with transaction(con):
+        for version in range(found + 1, SCHEMA_VERSION + 1):
+            statements()[f"upgrade_to_{version}"].run(con)
+        statements()["record_upgrade"].run(con, version=str(SCHEMA_VERSION), by=f"lanelog {__version__}")
+
+
+def put_meta(con: duckdb.DuckDBPyConnection, key: str, value: str) -> None:
+    """Record a lanelog_meta value."""
+    statements()["put_meta"].run(con, key=key, value=value)
+
+
+def read_meta(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """Every lanelog_meta value by key."""
+    return dict(statements()["read_meta"].rows(con))
+
+
+def stored_logs(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
+    """(fingerprint, path) of each stored log, in the order they were stored."""
+    return [(fingerprint, path) for fingerprint, path in statements()["stored_logs"].rows(con)]
 
 
 @contextmanager
 def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
     """Commit what the block did, or roll it all back when it raises."""
-    con.execute("BEGIN TRANSACTION")
+    statements()["begin"].run(con)
     try:
         yield
     except BaseException:
         roll_back(con)
         raise
-    con.execute("COMMIT")
+    statements()["commit"].run(con)
 
 
 def roll_back(con: duckdb.DuckDBPyConnection) -> None:
     """Roll back the open transaction; settings() may have rolled it back already."""
     try:
-        con.execute("ROLLBACK")
-    except duckdb.TransactionException as exc:
-        if "no transaction is active" not in str(exc):
+        statements()["rollback"].run(con)
+    except StoreError as exc:
+        if not (isinstance(exc.__cause__, duckdb.TransactionException)
+                and "no transaction is active" in str(exc)):
             raise
 
 
@@ -184,7 +277,7 @@ def capped_memory(con: duckdb.DuckDBPyConnection, limit: str) -> Iterator[None]:
     By default DuckDB may use most of the machine's memory, much of it as a
     cache of the file's blocks; a bulk ingest keeps its footprint bounded.
     """
-    before = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+    before = statements()["current_setting"].rows(con, name="memory_limit")[0][0]
     if _size_bytes(before) <= _size_bytes(limit):
         yield
         return
@@ -193,33 +286,33 @@ def capped_memory(con: duckdb.DuckDBPyConnection, limit: str) -> Iterator[None]:
 
 
 @contextmanager
-def settings(con: duckdb.DuckDBPyConnection, values: dict[str, object]) -> Iterator[None]:
+def settings(con: duckdb.DuckDBPyConnection, values: Mapping[str, object]) -> Iterator[None]:
     """Run a block under DuckDB settings, then put back the values they had.
-    The names are the caller's own constants, never user input.
+    The names are the caller's own constants, each with its set_NAME block in db.sql.
 
     A statement that fails inside a transaction aborts it, and DuckDB runs no
     SET until it is rolled back: then the transaction is rolled back here (none
     of it could commit), the values put back, and the block's error raised.
     """
-    before = {
-        name: con.execute("SELECT current_setting($name)", {"name": name}).fetchall()[0][0] for name in values
-    }
+    before = {name: statements()["current_setting"].rows(con, name=name)[0][0] for name in values}
     try:
         _set(con, values)
         yield
     except BaseException:
         try:
             _set(con, before)
-        except duckdb.TransactionException:
+        except StoreError as failed:
+            if not isinstance(failed.__cause__, duckdb.TransactionException):
+                raise
             roll_back(con)
             _set(con, before)
         raise
     _set(con, before)
 
 
-def _set(con: duckdb.DuckDBPyConnection, values: dict[str, object]) -> None:
+def _set(con: duckdb.DuckDBPyConnection, values: Mapping[str, object]) -> None:
     for name, value in values.items():
-        con.execute(f"SET {name} = $value", {"value": value})
+        statements()[f"set_{name}"].run(con, value=value)
 
 
 def _size_bytes(text: str) -> float:

@@ -18,9 +18,9 @@ from typing import Any
 import duckdb
 
 from lanelog import __version__
+from lanelog.errors import IngestError, StoreError
 from lanelog.store.db import SCHEMA_VERSION, open_memory
 from lanelog.store.lakefs import DATA_FILE, LAKE_SCHEMA_VERSION, LakeFolder, partition_value
-from lanelog.errors import IngestError
 from lanelog.store.sqlfile import load_resources
 
 QUERIES = load_resources("lanelog.store", "export.sql")
@@ -66,7 +66,7 @@ def export_lake(con: duckdb.DuckDBPyConnection, target: str | os.PathLike[str],
             _export_weeks(con, lake, state, summary, say)
             _export_table(con, lake, state, "rejected_lines", "lake_rejected_digest", "lake_rejected_lines",
                           summary, say)
-        except duckdb.Error as error:
+        except (StoreError, duckdb.Error) as error:  # (a Parquet writer reading DuckDB's stream: untranslated)
             raise IngestError(f"cannot export to the lake at {lake.name}: {error}") from None
     return summary
 
@@ -83,16 +83,12 @@ def _new_state() -> dict[str, Any]:
 
 
 def _rows(con: duckdb.DuckDBPyConnection, name: str, **values: Any) -> list[dict[str, Any]]:
-    query = QUERIES[name]
-    result = con.execute(query.sql, query.bind(values))
-    columns = [column[0] for column in result.description]
-    return [dict(zip(columns, row)) for row in result.fetchall()]
+    return QUERIES[name].records(con, **values)
 
 
 def _write(con: duckdb.DuckDBPyConnection, lake: LakeFolder, parts: tuple[str, ...], name: str,
            **values: Any) -> int:
-    query = QUERIES[name]
-    reader = con.sql(query.sql, params=query.bind(values)).to_arrow_reader(_BATCH_ROWS)
+    reader = QUERIES[name].arrow(con, _BATCH_ROWS, **values)
     return lake.write_parquet(parts, reader.schema, reader)
 
 
@@ -144,10 +140,9 @@ def lake_schemas() -> dict[str, Any]:
     con = open_memory()
     try:
         return {
-            table: con.sql(QUERIES[name].sql, params=QUERIES[name].bind(values)).to_arrow_reader().schema
-            for table, name, values in (("attempts", "lake_attempts_of_week", {"week": None}),
-                                        ("rejected_lines", "lake_rejected_lines", {}),
-                                        ("sources", "lake_sources", {}))
+            "attempts": QUERIES["lake_attempts_of_week"].arrow(con, week=None).schema,
+            "rejected_lines": QUERIES["lake_rejected_lines"].arrow(con).schema,
+            "sources": QUERIES["lake_sources"].arrow(con).schema,
         }
     finally:
         con.close()

@@ -12,7 +12,7 @@ import os
 
 import duckdb
 
-from lanelog.errors import IngestError
+from lanelog.errors import IngestError, StoreError
 from lanelog.store.db import open_memory
 from lanelog.store.lakefs import TABLES, LakeFolder
 from lanelog.store.sqlfile import load_resources
@@ -35,9 +35,9 @@ def open_lake(target: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
             files = lake.data_files(table)
             if not files:
                 continue
-            con.execute(QUERIES[f"lake_{table}_files"].sql, {"files": files})
-            con.execute(QUERIES[f"lake_{table}_view"].sql)
-    except duckdb.Error as error:
+            QUERIES[f"lake_{table}_files"].run(con, files=files)
+            QUERIES[f"lake_{table}_view"].run(con)
+    except StoreError as error:
         con.close()
         raise IngestError(f"cannot read the lake at {lake.name}: {error}") from None
     except BaseException:

@@ -1,11 +1,15 @@
--- The lanelog DuckDB schema.  Its version is SCHEMA_VERSION in store/db.py:
--- bump it with any change to what is stored or what a macro means, so an
--- older database gives a clear error.  (A database keeps the macros and
+-- The lanelog DuckDB schema, complete.  Its version is SCHEMA_VERSION in store/db.py:
+-- bump it with any change to what is stored or what a macro means, and add the
+-- block that brings a database of the version before up to it (store/upgrade.sql),
+-- so an older database is upgraded, never misread.  (A database keeps the macros and
 -- column compression it was made with; a faster body of the same meaning,
 -- or another compression, needs no bump.)
 -- store/ owns this file; ingest/ writes these tables, queries/ reads these tables and macros and nothing else.
 -- Timestamps are UTC.  A NULL week is the "undated" bucket.
 
+-- name: create_schema
+-- Every table, sequence and macro of a new lanelog database (version SCHEMA_VERSION).
+-- params:
 CREATE TABLE IF NOT EXISTS lanelog_meta (
     key VARCHAR PRIMARY KEY,
     value VARCHAR NOT NULL
@@ -188,3 +192,35 @@ CREATE OR REPLACE MACRO json_valid_rfc(t) AS CASE
 
 -- Week = the Monday of the ISO week of a UTC timestamp; NULL stays NULL (undated).
 CREATE OR REPLACE MACRO lane_week(ts) AS CAST(date_trunc('week', ts) AS DATE);
+
+-- Stored replays (`lanelog replay --db`): one row per replay, one row per replayed
+-- patch, written in one transaction.  The lake export leaves them out (they are an
+-- analysis of a checkout's history, not lane-log data).
+CREATE TABLE IF NOT EXISTS replays (
+    replay_id INTEGER PRIMARY KEY,
+    made TIMESTAMP NOT NULL,          -- when the replay was stored (UTC)
+    checkout VARCHAR NOT NULL,        -- the checkout replayed, as given
+    candidate VARCHAR NOT NULL,       -- the candidate policy file
+    baseline VARCHAR NOT NULL,        -- the baseline: a file, or how it was chosen
+    source VARCHAR NOT NULL,          -- the commit range, or the lane logs
+    patches INTEGER NOT NULL,
+    skipped INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS replay_patches (
+    replay_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL,             -- replay order (history order for a commit range)
+    base VARCHAR NOT NULL,
+    head VARCHAR NOT NULL,
+    day DATE NOT NULL,                -- the day the patch was routed on (its "today")
+    week DATE NOT NULL,               -- Monday (UTC) of that day
+    subject VARCHAR,
+    baseline_probe VARCHAR NOT NULL,
+    baseline_reasons VARCHAR[] NOT NULL,
+    baseline_units DOUBLE NOT NULL,
+    baseline_armed BOOLEAN NOT NULL,
+    candidate_probe VARCHAR NOT NULL,
+    candidate_reasons VARCHAR[] NOT NULL,
+    candidate_units DOUBLE NOT NULL,
+    candidate_armed BOOLEAN NOT NULL,
+    PRIMARY KEY (replay_id, seq)
+);

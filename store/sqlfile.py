@@ -1,7 +1,7 @@
-"""The one loader for lanelog's ``.sql`` files: named, documented, checked statements.
+"""The one loader and runner for lanelog's ``.sql`` files: named, documented, checked statements.
 
-Used by ``lanelog.queries`` (``queries/*.sql``) and ``lanelog.ingest``
-(``load.sql``, ``identity.sql``).
+Used by ``lanelog.queries`` (``queries/*.sql``), ``lanelog.ingest``
+(``load.sql``, ``identity.sql``) and the store itself (``store/*.sql``).
 
 A file holds one or more blocks, each shaped like this::
 
@@ -16,18 +16,29 @@ parameters must be exactly the ``$name`` placeholders in the SQL (string
 literals and comments aside), so a typo fails on import, not on a Monday
 morning.  At call time the values given must be exactly the declared ones.
 Values are always bound by DuckDB; nothing is ever formatted into the SQL.
+
+A Query runs itself (``run``, ``rows``, ``records``, ``arrow``, ``frame``,
+``run_many``): every value goes through ``bind``, and a database error comes
+out as a ``StoreError`` naming the file and block (``Query.origin``).  This
+module imports no database library: the connection passed in brings its own.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lanelog.errors import QueryError
+from lanelog.errors import QueryError, StoreError
+
+if TYPE_CHECKING:
+    import duckdb
+    import pandas as pd
+    import pyarrow as pa
 
 NAME_LINE = re.compile(r"^--\s*name:\s*(?P<name>\S*)\s*$")
 PARAMS_LINE = re.compile(r"^--\s*params:(?P<params>.*)$")
@@ -57,6 +68,74 @@ class Query:
                 f"missing {missing}, unknown {unknown}"
             )
         return {name: values[name] for name in self.params}
+
+    # The runner.  A block without parameters runs as written (it may hold several
+    # statements, as schema.sql does); one with parameters is prepared and bound.
+
+    def execute(self, con: duckdb.DuckDBPyConnection, **values: Any) -> duckdb.DuckDBPyConnection:
+        """Run the statement with its values bound; its result is pending on the connection."""
+        bound = self.bind(values)
+        with self.translated():
+            return con.execute(self.sql, bound) if self.params else con.execute(self.sql)
+
+    def run(self, con: duckdb.DuckDBPyConnection, **values: Any) -> None:
+        """Run a statement whose result is not wanted."""
+        self.execute(con, **values)
+
+    def rows(self, con: duckdb.DuckDBPyConnection, **values: Any) -> list[tuple[Any, ...]]:
+        """The statement's rows as tuples."""
+        with self.translated():
+            return self.execute(con, **values).fetchall()
+
+    def records(self, con: duckdb.DuckDBPyConnection, **values: Any) -> list[dict[str, Any]]:
+        """The statement's rows as dicts by column name (none for a statement without result)."""
+        with self.translated():
+            result = self.execute(con, **values)
+            if result.description is None:
+                return []
+            names = [column[0] for column in result.description]
+            return [dict(zip(names, row)) for row in result.fetchall()]
+
+    def arrow(self, con: duckdb.DuckDBPyConnection, batch_rows: int = 1_000_000,
+              **values: Any) -> pa.RecordBatchReader:
+        """The statement's rows as an Arrow stream of batches of up to `batch_rows` rows."""
+        bound = self.bind(values)
+        with self.translated():
+            return con.sql(self.sql, params=bound or None).to_arrow_reader(batch_rows)
+
+    def frame(self, con: duckdb.DuckDBPyConnection, **values: Any) -> pd.DataFrame:
+        """The statement's rows as a pandas DataFrame (DuckDB imports pandas only here)."""
+        with self.translated():
+            return self.execute(con, **values).df()
+
+    def run_many(self, con: duckdb.DuckDBPyConnection, rows: Iterable[Mapping[str, Any]]) -> None:
+        """Run the statement once per row of values; no rows, no work."""
+        bound = [self.bind(row) for row in rows]
+        if not bound:
+            return
+        with self.translated():
+            con.executemany(self.sql, bound)
+
+    @contextmanager
+    def translated(self) -> Iterator[None]:
+        """Turn a database error raised inside the block into a StoreError naming this block."""
+        try:
+            yield
+        except StoreError:
+            raise
+        except Exception as exc:
+            if not _is_database_error(exc):
+                raise
+            raise StoreError(f"{self.origin} ({self.name}): {exc}", origin=self.origin,
+                             query=self.name) from exc
+
+
+def _is_database_error(exc: BaseException) -> bool:
+    """Whether exc is DuckDB's; duckdb is loaded already when a connection raised it."""
+    import sys
+
+    duckdb = sys.modules.get("duckdb")
+    return duckdb is not None and isinstance(exc, duckdb.Error)
 
 
 def _placeholders(sql: str, origin: str) -> set[str]:

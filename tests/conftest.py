@@ -11,11 +11,11 @@ import pytest
 
 @pytest.fixture(scope="session")
 def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """`lanelog demo` run once per session: its database, its kept logs and its --json summary."""
+    """`lanelog demo` run once per session: its database, its kept logs and its JSON summary."""
     root = tmp_path_factory.mktemp("demo")
     done = subprocess.run(
         [sys.executable, "-m", "lanelog", "demo", "--db", str(root / "demo.duckdb"), "--weeks", "4",
-         "--logs", str(root / "logs"), "--json"],
+         "--out", str(root / "logs"), "--format", "json"],
         capture_output=True, text=True, check=True,
     )
     (root / "summary.json").write_text(done.stdout)

@@ -30,11 +30,13 @@ EXPECTED_ROWS = [
 ]
 WITH_RATIO = {"ingest.lanelog", "ingest.seed", "ingest.pandas", "small.200.lanelog", "small.200.unchanged",
               "short.lanelog", "incremental.unchanged",
-              "incremental.append", "incremental.append_series", "incremental.resent", "dashboard.overview.cached", "router.route",
+              "incremental.append", "incremental.append_series", "incremental.resent", "dashboard.overview.cached",
+              "router.route",
               "router.startup", "replay.commits",
               "lake.export.incremental", "lake.report.duckdb", "lake.report.spark"}
 WITH_TARGET = {"ingest.lanelog", "ingest.seed", "short.lanelog", "incremental.unchanged", "incremental.append",
-               "incremental.append_series", "incremental.resent", "report.cli", "report.weekly", "dashboard.overview.cold", "dashboard.overview.cached",
+               "incremental.append_series", "incremental.resent", "report.cli", "report.weekly",
+               "dashboard.overview.cold", "dashboard.overview.cached",
                "router.startup", "replay.commits"}
 
 

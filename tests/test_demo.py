@@ -123,6 +123,7 @@ def test_the_set_up_command_twice_keeps_what_the_user_ingested_in_between(tmp_pa
     assert (f"Error: {db} was made by the demo, but holds 1 log(s) the demo did not write ({own}), "
             "so it is not rebuilt; keep it and make the demo elsewhere with `lanelog demo --db OTHER.duckdb`"
             in again.stderr)
+    assert f"`lanelog demo --db {db} --replace`" in again.stderr  # the hint carries the user's --db
     assert db.read_bytes() == before
     report = subprocess.run(
         [sys.executable, "-m", "lanelog", "report", "--db", str(db), "--repo", "mine", "--format", "json"],

@@ -92,5 +92,5 @@ def test_readme_is_a_first_five_minutes_page() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert len(readme.encode("utf-8")) <= 14 * 1024
     commands = [line for line in readme.splitlines() if line.startswith("python3 -m pip install")]
-    assert commands == ["python3 -m pip install -e . && lanelog demo --serve",
+    assert commands == ["python3 -m pip install -e '.[dashboard]' && lanelog demo --serve",
                         "python3 -m pip install -e '.[test]' && python3 -m pytest"]

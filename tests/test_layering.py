@@ -8,6 +8,7 @@ headless layer in a fresh interpreter and looks at ``sys.modules``.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 import tempfile
@@ -199,3 +200,42 @@ def test_the_route_command_loads_no_database_or_page_code() -> None:
                                       "lanelog.store", "lanelog.ingest", "lanelog.queries", "lanelog.dashboard"]
                     if name in loaded)
     assert leaked == []
+
+
+# A string that starts like a SQL statement (upper-case keyword, then a space or a line break).
+_SQL_START = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|WITH|SET|BEGIN|COMMIT|ROLLBACK|PRAGMA|"
+                        r"ALTER|ATTACH|DETACH|EXPLAIN|COPY|INSTALL|LOAD|CHECKPOINT)\s")
+# Calls that hand SQL text to DuckDB; only the store's query runner (store/) makes them.
+_SQL_CALLS = {"execute", "executemany"}
+
+
+def _sql_in(source: bytes | str) -> list[str]:
+    """String constants that are SQL statements, and DuckDB execute calls, outside docstrings."""
+    tree = ast.parse(source)
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr)
+                  and isinstance(node.body[0].value, ast.Constant)}
+    found = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+                and _SQL_START.match(node.value)):
+            found.append(f"line {node.lineno}: {node.value[:40]!r}")
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _SQL_CALLS
+              and not (isinstance(node.func.value, ast.Name) and node.func.value.id in {"query", "self"})):
+            found.append(f"line {node.lineno}: .{node.func.attr}(...) outside the store's runner")
+    return found
+
+
+@pytest.mark.parametrize("path", [path for path in _sources() if path.relative_to(ROOT).parts[0] != "store"],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_sql_text_outside_the_store(path: Path) -> None:
+    """SQL lives in .sql files read by lanelog.store.sqlfile, and runs through Query's runner."""
+    assert _sql_in(path.read_bytes()) == []
+
+
+def test_the_sql_check_catches_inline_sql() -> None:
+    source = ('"""SELECT in a docstring is prose."""\n'
+              'def f(con):\n    con.execute("INSERT INTO t VALUES (1)")\n    return query.execute(con)\n')
+    assert _sql_in(source) == ["line 3: .execute(...) outside the store's runner",
+                               "line 3: 'INSERT INTO t VALUES (1)'"]

@@ -11,7 +11,7 @@ weeks = ui.axis_weeks()
 
 MEASURES = {"units": "units spent", "calls_armed": "armed calls"}
 measure = st.segmented_control(
-    "Measure", list(MEASURES), default="units", key="spend_measure", format_func=MEASURES.get,
+    "Measure", list(MEASURES), default="units", key="spend_measure", format_func=MEASURES.__getitem__,
 ) or "units"
 if f["spend_by_property"].empty:
     st.info("No armed calls in range: nothing was spent.")

@@ -30,7 +30,7 @@ for column, (measure, words) in zip(columns, present.REPLAY_MEASURES.items()):
 
 measure = st.segmented_control(
     "Measure", list(present.REPLAY_MEASURES), default="rejects", key="whatif_measure",
-    format_func=present.REPLAY_MEASURES.get,
+    format_func=present.REPLAY_MEASURES.__getitem__,
 ) or "rejects"
 st.subheader(f"{present.REPLAY_MEASURES[measure]} per week: baseline and candidate")
 st.altair_chart(charts.replay_weeks(weeks, measure, present.REPLAY_MEASURES[measure].lower()), key="replay_weeks")

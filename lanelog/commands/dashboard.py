@@ -6,15 +6,14 @@ from pathlib import Path
 
 import click
 
-from lanelog.commands.options import db_option
+from lanelog.commands.options import db_option, host_option, lake_option, port_option
 
 
 @click.command()
 @db_option("DuckDB file to read [default: $LANELOG_DB, else ./lanelog.duckdb].")
-@click.option("--lake", metavar="DIR",
-              help="Read the Parquet lake made by `lanelog export` instead of the database (read-only).")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (one interface).")
-@click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True, help="Port to listen on.")
+@lake_option("Read the Parquet lake made by `lanelog export` instead of the database (read-only).")
+@host_option()
+@port_option()
 def dashboard(db: Path | None, lake: str | None, host: str, port: int) -> None:
     """Serve the dashboard on the lane-log database, locally and headless.
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from lanelog.commands.options import db_option
+from lanelog.commands.extras import require
+from lanelog.commands.options import db_option, deprecated_alias, format_option, host_option, port_option
 
 
 @click.command()
@@ -15,19 +16,21 @@ from lanelog.commands.options import db_option
 @click.option("--weeks", type=click.IntRange(1, 52), default=8, show_default=True, help="Weeks to simulate.")
 @click.option("--replace", is_flag=True, help="Rebuild the database if it already exists.")
 @click.option(
-    "--logs",
+    "--out",
     "log_dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
+    metavar="DIR",
     help="Keep the demo's lane logs in this folder (default: thrown away; the database keeps every line).",
 )
+@deprecated_alias("--logs", "--out DIR", "log_dir", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--serve", is_flag=True, help="Then serve the dashboard on the new database.")
-@click.option("--host", default="127.0.0.1", show_default=True, help="With --serve: address to bind.")
-@click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True, help="With --serve: port.")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+@host_option("With --serve: address to bind.")
+@port_option("With --serve: port.")
+@format_option(["text", "json"], help="Print the summary as text, or as one JSON object.")
 def demo(
     db: Path | None, weeks: int, replace: bool, log_dir: Path | None,
-    serve: bool, host: str, port: int, as_json: bool,
+    serve: bool, host: str, port: int, fmt: str,
 ) -> None:
     """Make demo data honestly: the real `lanelog route` on a throwaway repository.
 
@@ -43,16 +46,17 @@ def demo(
         lanelog demo --serve
         lanelog demo --db /tmp/demo.duckdb --weeks 4 --replace
     """
-    from lanelog.store import default_db_path
     from lanelog.demo import run_demo
+    from lanelog.store import default_db_path
 
     target = db if db is not None else default_db_path()
     if serve:
+        require("dashboard", "lanelog demo --serve")
         from lanelog.dashboard.launch import check_port_free
 
         check_port_free(host, port)  # refuse a bad --host or a busy port before building anything
     summary = run_demo(target, weeks=weeks, replace=replace, log_dir=log_dir)
-    if as_json:
+    if fmt == "json":
         click.echo(json.dumps(summary.as_dict(), sort_keys=True))
     else:
         click.echo(

@@ -11,20 +11,24 @@ from typing import Any
 import click
 
 from lanelog import store
-from lanelog.commands.options import db_option, wait_option
-
-LAKE_HELP = ("Read the Parquet lake made by `lanelog export` (a folder, or an fsspec URL) "
-             "instead of the database.")
+from lanelog.commands.extras import require
+from lanelog.commands.options import (
+    db_option,
+    engine_option,
+    format_option,
+    lake_option,
+    spark_master_option,
+    wait_option,
+)
 
 
 @click.command()
-@click.option("--lake", required=True, metavar="DIR",
-              help="Lake folder (created when missing), or an fsspec URL such as s3://bucket/lanelog.")
+@lake_option("Lake folder (created when missing), or an fsspec URL such as s3://bucket/lanelog.", required=True)
 @db_option("DuckDB file to export [default: $LANELOG_DB, else ./lanelog.duckdb].")
 @wait_option()
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+@format_option(["text", "json"], help="Print the summary as a line of text, or as one JSON object.")
 @click.option("--quiet", is_flag=True, help="Do not list each week written on stderr.")
-def export(lake: str, db: Path | None, wait: float, as_json: bool, quiet: bool) -> None:
+def export(lake: str, db: Path | None, wait: float, fmt: str, quiet: bool) -> None:
     """Write the database as a Hive-partitioned Parquet lake, week by week.
 
     Only the weeks that changed since the last export are rewritten; each week
@@ -43,7 +47,7 @@ def export(lake: str, db: Path | None, wait: float, as_json: bool, quiet: bool) 
         summary = store.export_lake(con, lake, progress=progress)
     finally:
         con.close()
-    if as_json:
+    if fmt == "json":
         click.echo(json.dumps(summary.as_dict()))
         return
     click.echo(f"{len(summary.weeks_written)} week(s) written ({summary.attempts_written} attempts), "
@@ -53,13 +57,7 @@ def export(lake: str, db: Path | None, wait: float, as_json: bool, quiet: bool) 
 
 def lake_options(command: Any) -> Any:
     """`--lake`, `--engine` and `--spark-master`: where `report` and `check` read, and with what."""
-    options = [
-        click.option("--lake", metavar="DIR", help=LAKE_HELP),
-        click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb", show_default=True,
-                     help="Engine for the figures; spark reads a --lake with PySpark."),
-        click.option("--spark-master", metavar="URL",
-                     help="Spark master for --engine spark [default: spark-submit's, else local[*]]."),
-    ]
+    options = [lake_option(), engine_option(), spark_master_option()]
     for option in reversed(options):
         command = option(command)
     return command
@@ -79,6 +77,7 @@ def check_sources(db: Path | None, logs: tuple[Path, ...], lake: str | None, eng
 @contextmanager
 def spark_lake(lake: str, master: str | None) -> Iterator[Any]:
     """The lake on a Spark session that lives as long as the block (one already running is kept)."""
+    require("spark", "--engine spark")
     from lanelog.queries.spark import SparkLake, running_session, start_session
 
     files = store.lake_files(lake)

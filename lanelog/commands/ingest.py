@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from lanelog.ingest import IngestSummary, ingest_paths
-from lanelog.store import default_db_path, open_db
-from lanelog.ingest.logfile import expand_paths
-from lanelog.commands.options import db_option, wait_option
+if TYPE_CHECKING:
+    from click._termui_impl import ProgressBar  # the type click.progressbar returns
+
+from lanelog.commands.options import db_option, format_option, wait_option
 from lanelog.errors import IngestError
+from lanelog.ingest import IngestSummary, ingest_paths
+from lanelog.ingest.logfile import expand_paths
+from lanelog.store import default_db_path, open_db
 
 _BAR_AFTER_S = 2.0
 
@@ -25,7 +30,7 @@ class _LateBar:
         self._total = total
         self._done = 0
         self._start = time.monotonic()
-        self._bar: click.progressbar | None = None  # type: ignore[type-arg]
+        self._bar: ProgressBar[str] | None = None
 
     def __call__(self, advance: int, summary: IngestSummary) -> None:
         self._done += advance
@@ -56,12 +61,27 @@ def _total_bytes(paths: list[Path]) -> int:
     return sum(p.stat().st_size for p in expand_paths(paths) if isinstance(p, Path))
 
 
+def _check_some_input_exists(paths: list[Path]) -> None:
+    """Refuse a run in which no path names anything, before a database is opened or made.
+
+    A mistyped path must not leave a new, empty database behind for `report` and
+    `check` to read as "0 attempts".  With one path that exists, the run goes on and
+    names the others as errors.
+    """
+    if any(os.path.lexists(path) for path in paths):
+        return
+    if len(paths) == 1:
+        raise IngestError(f"{paths[0]}: no such file or folder")
+    listed = "".join(f"\n  {path}: no such file or folder" for path in paths)
+    raise IngestError(f"{len(paths)} files could not be read:{listed}")
+
+
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @db_option()
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+@format_option(["text", "json"], help="Print the summary as a line of text, or as one JSON object.")
 @wait_option()
-def ingest(paths: tuple[Path, ...], db: Path | None, as_json: bool, wait: float) -> None:
+def ingest(paths: tuple[Path, ...], db: Path | None, fmt: str, wait: float) -> None:
     """Load lane-log JSONL files into the DuckDB database, losing nothing.
 
     PATHS are lane-log files, or folders searched for *.jsonl and *.jsonl.gz.
@@ -75,9 +95,10 @@ def ingest(paths: tuple[Path, ...], db: Path | None, as_json: bool, wait: float)
     \b
     Example:
         lanelog ingest lane-log.jsonl
-        lanelog ingest --json --db /tmp/lanes.duckdb logs/
+        lanelog ingest --format json --db /tmp/lanes.duckdb logs/
     """
     path_list = list(paths)
+    _check_some_input_exists(path_list)  # before the database is opened, or made
     bar = _LateBar(_total_bytes(path_list)) if sys.stderr.isatty() else None
     con = open_db(db or default_db_path(), wait=wait)
     try:
@@ -86,7 +107,7 @@ def ingest(paths: tuple[Path, ...], db: Path | None, as_json: bool, wait: float)
         if bar is not None:
             bar.close()
         con.close()
-    click.echo(json.dumps(summary.as_dict()) if as_json else summary.line())
+    click.echo(json.dumps(summary.as_dict()) if fmt == "json" else summary.line())
     if len(summary.errors) == 1:
         raise IngestError(summary.errors[0])
     if summary.errors:

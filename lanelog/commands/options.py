@@ -1,24 +1,109 @@
-"""The options several commands share, defined once."""
+"""The options several commands share, defined once, and the one way to rename a flag.
+
+One grammar across commands: inputs are positional (`LOG`, `PATHS`); `--db FILE`
+is the database and `--lake DIR` the lake, read or written; `--out` names the file
+or folder a command writes besides them; `--format` picks how data is printed.
+A renamed flag keeps its old spelling for one release as a hidden alias that
+prints a note on stderr (``deprecated_alias``).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 DB_HELP = "DuckDB file [default: $LANELOG_DB, else ./lanelog.duckdb]."
+WAIT_HELP = "Seconds to wait while another process holds the database."
+LAKE_HELP = ("Read the Parquet lake made by `lanelog export` (a folder, or an fsspec URL) "
+             "instead of the database.")
+
+Decorator = Callable[[Any], Any]
 
 
-def db_option(help: str = DB_HELP) -> Callable[[Any], Any]:
+def db_option(help: str = DB_HELP) -> Decorator:
     """``--db FILE``: the lane-log database; None means the default path."""
     return click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None,
                         metavar="FILE", help=help)
 
 
-def wait_option() -> Callable[[Any], Any]:
+def wait_option(help: str = WAIT_HELP) -> Decorator:
     """``--wait SECONDS``: how long to wait while another process holds the database."""
     return click.option("--wait", type=click.FloatRange(min=0), default=60.0, show_default=True,
-                        metavar="SECONDS",
-                        help="Seconds to wait while another process holds the database.")
+                        metavar="SECONDS", help=help)
+
+
+def lake_option(help: str = LAKE_HELP, required: bool = False) -> Decorator:
+    """``--lake DIR``: the Parquet lake (a folder, or an fsspec URL), kept as text."""
+    return click.option("--lake", metavar="DIR", required=required, help=help)
+
+
+def engine_option() -> Decorator:
+    """``--engine duckdb|spark``: what computes the figures."""
+    return click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb", show_default=True,
+                        help="Engine for the figures; spark reads a --lake with PySpark.")
+
+
+def spark_master_option() -> Decorator:
+    """``--spark-master URL``: the Spark master for ``--engine spark``."""
+    return click.option("--spark-master", metavar="URL",
+                        help="Spark master for --engine spark [default: spark-submit's, else local[*]].")
+
+
+def deprecated_alias(old: str, new: str, dest: str, *, value: Any = None, **attrs: Any) -> Decorator:
+    """A hidden old spelling `old` of `new`, kept one release: it fills the parameter `dest`.
+
+    Given, it prints a note on stderr; `value` is what a flag alias stands for (``--json`` ->
+    ``"json"``).  A repeatable alias adds to `dest`; otherwise naming both spellings with
+    different values is a usage error.
+    """
+    key = "deprecated_" + old.lstrip("-").replace("-", "_")
+
+    def decorate(command: Callable[..., Any]) -> Any:
+        @functools.wraps(command)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            given = kwargs.pop(key)
+            if given is None or given is False or given == ():
+                return command(*args, **kwargs)
+            click.echo(f"warning: {old} is deprecated and goes in the next release; use {new}", err=True)
+            chosen = value if value is not None else given
+            if attrs.get("multiple"):
+                kwargs[dest] = (*kwargs[dest], *chosen)
+            else:
+                source = click.get_current_context().get_parameter_source(dest)
+                if source is ParameterSource.COMMANDLINE and kwargs[dest] != chosen:
+                    raise click.UsageError(f"{new.split()[0]} and the deprecated {old} disagree")
+                kwargs[dest] = chosen
+            return command(*args, **kwargs)
+
+        return click.option(old, key, hidden=True, **attrs)(run)
+
+    return decorate
+
+
+def format_option(choices: Sequence[str], help: str = "Output form; json is a stable contract.") -> Decorator:
+    """``--format``: how a command prints its data (the first choice is the default).
+
+    The old ``--json`` flag stays one release as a deprecated alias of ``--format json``.
+    """
+    def decorate(command: Callable[..., Any]) -> Any:
+        command = deprecated_alias("--json", "--format json", "fmt", value="json", is_flag=True)(command)
+        return click.option("--format", "fmt", type=click.Choice(list(choices)), default=choices[0],
+                            show_default=True, help=help)(command)
+
+    return decorate
+
+
+def host_option(help: str = "Address to bind (one interface).") -> Decorator:
+    """``--host ADDRESS``: where the dashboard listens, 127.0.0.1 unless asked."""
+    return click.option("--host", default="127.0.0.1", show_default=True, metavar="ADDRESS", help=help)
+
+
+def port_option(help: str = "Port to listen on.") -> Decorator:
+    """``--port PORT``: the dashboard's port."""
+    return click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True,
+                        metavar="PORT", help=help)

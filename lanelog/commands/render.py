@@ -139,9 +139,9 @@ def markdown(report: dict[str, Any], credit_bugs: list[dict[str, Any]],
     header = [HEADINGS[key] for key in HEADINGS]
     out = ["# Weekly spend review", "", _scope_line(filters), "", "## Figures", "",
            "| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
-    for row in _rows(report):
-        row[0] = f"**{row[0]}**" if row[0] == "total" else row[0]
-        out.append("| " + " | ".join(row) + " |")
+    for cells in _rows(report):
+        cells[0] = f"**{cells[0]}**" if cells[0] == "total" else cells[0]
+        out.append("| " + " | ".join(cells) + " |")
     out += ["", f"Rejected lines (not JSON objects, {REJECTED_SCOPE}): {report['rejected_lines']}.",
             "", "## Week over week", "", *_week_over_week(report["weeks"]),
             "", "## Patch rejects and armed calls", "", *_gate_lines(report["totals"], reasons),

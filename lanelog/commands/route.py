@@ -2,28 +2,30 @@
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 import click
 
-from lanelog.errors import LanelogError
+from lanelog.commands.options import deprecated_alias
+from lanelog.errors import LanelogError, RefInvalid, RepoNameInvalid, RunnerCommandError
 from lanelog.router import LaneRunner, RouteOptions, append_line, dumps, exit_code, run_route
 from lanelog.router.gitfacts import check_ref
-from lanelog.router.lane import DEFAULT_TIMEOUT, TOKEN_SOURCES, RunnerCommandError
-from lanelog.router.run import check_repo_name
+from lanelog.router.lane import DEFAULT_TIMEOUT, TOKEN_SOURCES
+from lanelog.router.run import check_repo_name, shadow_decision
 
 
 def _ref(ctx: click.Context, param: click.Parameter, value: str) -> str:
     try:
         return check_ref(value)
-    except ValueError as exc:
+    except RefInvalid as exc:
         raise click.BadParameter(str(exc)) from None
 
 
 def _repo_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     try:
         return check_repo_name(value) if value is not None else None
-    except ValueError as exc:
+    except RepoNameInvalid as exc:
         raise click.BadParameter(str(exc)) from None
 
 
@@ -61,9 +63,10 @@ def _required_tests(path: Path | None) -> list[str] | None:
               metavar="YYYY-MM-DD",
               help="The job clock's date, YYYY-MM-DD [default: today in UTC]. "
                    "The line's ts takes this date.")
-@click.option("--log", "log_path", type=click.Path(path_type=Path, dir_okay=False),
-              envvar="LANELOG_LOG", default=Path("lane-log.jsonl"), show_default=True,
-              help="The lane log to append to (env LANELOG_LOG).")
+@click.option("--out", "log_path", type=click.Path(path_type=Path, dir_okay=False),
+              envvar="LANELOG_LOG", default=Path("lane-log.jsonl"), show_default=True, metavar="FILE",
+              help="The lane log to append the line to (env LANELOG_LOG).")
+@deprecated_alias("--log", "--out FILE", "log_path", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--repo-name", default=None, metavar="NAME", callback=_repo_name,
               help="The repo field of the line [default: the checkout's folder name].")
 @click.option("--run", "run_command", default=None, metavar="CMD",
@@ -78,10 +81,14 @@ def _required_tests(path: Path | None) -> list[str] | None:
               help="A run that takes longer is stopped and is unresolved.")
 @click.option("--require-hold", is_flag=True,
               help="Exit 3 when the probe passes but the lane is not hold (needs --run).")
+@click.option("--shadow", type=click.Path(path_type=Path, dir_okay=False), default=None, metavar="FILE",
+              help="Also decide the patch under this policy, read as it is from disk, and add the "
+                   "decision to the line as shadow (no lane runs for it; the live decision, the exit "
+                   "code and the lane are unchanged).")
 def route(repo: Path, base: str, head: str, policy: Path | None, flaky: Path | None,
           required_tests: Path | None, today, log_path: Path, repo_name: str | None,
           run_command: str | None, token_from: str, property_timeout: float,
-          require_hold: bool) -> None:
+          require_hold: bool, shadow: Path | None) -> None:
     """Bound an agent patch on a git checkout and append one lane-log line.
 
     Prints the line (one JSON object) on stdout and appends it to the log.
@@ -109,12 +116,14 @@ def route(repo: Path, base: str, head: str, policy: Path | None, flaky: Path | N
         repo_name=repo_name, runner=runner,
     )
     line = run_route(options, notify=lambda note: click.echo(f"lanelog route: {note}", err=True))
+    if shadow is not None:
+        line["shadow"] = shadow_decision(options, shadow, date.fromisoformat(line["ts"][:10]))
     text = dumps(line)
     try:
         append_line(log_path, line)
     except OSError as exc:
         click.echo(text)
-        raise LanelogError(f"cannot append to the lane log {log_path}: {exc.strerror or exc}")
+        raise LanelogError(f"cannot append to the lane log {log_path}: {exc.strerror or exc}") from None
     click.echo(text)
     if line["reasons"]:
         click.echo(f"lanelog route: probe reject: {line['message']}", err=True)

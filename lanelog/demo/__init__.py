@@ -24,8 +24,6 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
 from lanelog.demo.agent import Patch
 from lanelog.demo.promoter import promotion_lines
 from lanelog.demo.scenario import START, build_repos, human_changes, week_patches
@@ -87,7 +85,7 @@ def route(patch: Patch, day: date, log: Path) -> dict[str, Any]:
         "--base", patch.base,
         "--head", patch.head,
         "--today", day.isoformat(),
-        "--log", str(log),
+        "--out", str(log),
         "--repo-name", patch.repo.name,
         "--run", RUNNER,
         "--property-timeout", "30",
@@ -148,9 +146,9 @@ def run_demo(db: Path, weeks: int = 8, replace: bool = False, log_dir: Path | No
         con = store.open_db(db)
         try:
             result = ingest.ingest_paths(con, logs)
-            con.execute("INSERT OR REPLACE INTO lanelog_meta VALUES ('made_by', ?)", [MADE_BY])
-            fingerprints = sorted(row[0] for row in con.execute("SELECT fingerprint FROM sources").fetchall())
-            con.execute("INSERT OR REPLACE INTO lanelog_meta VALUES ('demo_logs', ?)", [json.dumps(fingerprints)])
+            store.put_meta(con, "made_by", MADE_BY)
+            fingerprints = sorted(fingerprint for fingerprint, _ in store.stored_logs(con))
+            store.put_meta(con, "demo_logs", json.dumps(fingerprints))
         finally:
             con.close()
     summary.db = db
@@ -165,18 +163,17 @@ def _check_demo_may_rebuild(db: Path) -> None:
     The demo rebuilds its own database, so its set-up command can run twice; but a
     database the demo made and a user then ingested into holds their lines too.
     """
-    from lanelog import ingest, store
+    from lanelog import store
     how = (f"keep it and make the demo elsewhere with `lanelog demo --db OTHER.duckdb`, look at it "
            f"with `lanelog dashboard --db {shlex.quote(str(db))}`, or discard it with "
            f"`lanelog demo --db {shlex.quote(str(db))} --replace`")
     try:
         con = store.open_db(db, read_only=True, wait=5.0)
-    except (LanelogError, duckdb.Error):
+    except LanelogError:
         raise DemoError(f"{db} already exists and is not a database the demo made; {how}") from None
     try:
-        meta = dict(con.execute(
-            "SELECT key, value FROM lanelog_meta WHERE key IN ('made_by', 'demo_logs')").fetchall())
-        logs = con.execute("SELECT fingerprint, path FROM sources ORDER BY source_id").fetchall()
+        meta = store.read_meta(con)
+        logs = store.stored_logs(con)
     finally:
         con.close()
     if meta.get("made_by") != MADE_BY:

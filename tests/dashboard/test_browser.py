@@ -5,22 +5,22 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
-from datetime import date, timedelta
 from collections.abc import Iterator
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
-from tests.dashboard.dashboard_support import line
-import re
 
 from lanelog.dashboard.present import METRICS, alert_text
 from lanelog.queries import FIGURES, compare_latest
+from tests.dashboard.dashboard_support import line
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
@@ -69,10 +69,11 @@ def serving(db: Path, cwd: Path | None = None) -> Iterator[str]:
             with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
                 if reply.status == 200:
                     break
-        except OSError:
+        except OSError as error:
             if server.poll() is not None or time.monotonic() > deadline:
                 server.kill()
-                raise AssertionError(f"dashboard did not start: {server.stdout.read() if server.stdout else ''}")
+                raise AssertionError(
+                    f"dashboard did not start: {server.stdout.read() if server.stdout else ''}") from error
             time.sleep(0.2)
     try:
         yield url

@@ -15,12 +15,11 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 import pytest
-from tests.dashboard.dashboard_support import PAGES, line
 
-from lanelog import store
-from lanelog import queries
+from lanelog import queries, store
 from lanelog.dashboard import charts
 from lanelog.reasons import REASONS
+from tests.dashboard.dashboard_support import PAGES, line
 
 METRIC_KEYS = {
     "Attempts": "attempts",
@@ -560,7 +559,8 @@ def test_one_legend_names_every_series_of_the_rejects_chart(app: Any, demo_db: P
     legend_scale = bars["encoding"]["color"]["scale"]
     assert legend_scale["domain"] == ["patch rejects", "armed calls", "armed calls per patch reject"]
     assert dict(zip(legend_scale["domain"], legend_scale["range"]))["armed calls per patch reject"] == charts.RATIO
-    assert line_layer["encoding"]["color"]["scale"] == legend_scale and line_layer["encoding"]["color"]["legend"] is None
+    assert line_layer["encoding"]["color"]["scale"] == legend_scale
+    assert line_layer["encoding"]["color"]["legend"] is None
 
 
 WHAT_IF = "views/whatif.py"
@@ -586,7 +586,8 @@ def test_the_what_if_page_draws_the_stored_replay(app: Any, replay_run: tuple[Pa
             assert drawn[week["week"], side] == week[side]["probe_rejects"]
     [flips] = [frame.value for frame in at.dataframe if "probe" in frame.value.columns]
     assert flips["subject"].tolist() == ["Fix a typo in an assert message", "Reword an assert message"]
-    assert flips["probe"].tolist() == ["reject → pass"] * 2 and flips["reasons"].tolist() == ["assertion_removed"] * 2
+    assert flips["probe"].tolist() == ["reject → pass"] * 2
+    assert flips["reasons"].tolist() == ["assertion_removed"] * 2
     detail = dict(at.dataframe[-1].value.itertuples(index=False))  # the selected flip, whole
     assert detail["baseline"] == "reject (assertion_removed)" and detail["candidate"] == "pass"
     assert detail["commit"] == result["flips"][0]["head"]

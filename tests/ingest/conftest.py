@@ -9,6 +9,8 @@ import duckdb
 import pytest
 
 from lanelog import store
+
+
 @pytest.fixture
 def con() -> Iterator[duckdb.DuckDBPyConnection]:
     connection = store.open_memory()

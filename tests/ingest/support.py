@@ -13,6 +13,7 @@ from typing import Any
 import duckdb
 
 from lanelog import ingest
+
 # Another process holding the database: argv = path, seconds, rw|ro.
 HOLDER = """
 import sys, time, duckdb

@@ -1,4 +1,4 @@
-"""`lanelog ingest`: the summary, --json, exit codes and the exact error texts."""
+"""`lanelog ingest`: the summary, --format json, exit codes and the exact error texts."""
 
 from __future__ import annotations
 
@@ -35,21 +35,34 @@ def test_summary_line(logs: Path, tmp_path: Path) -> None:
 
 def test_json_summary_and_the_env_database(logs: Path, tmp_path: Path) -> None:
     db = tmp_path / "env.duckdb"
-    result = run("--json", str(logs), env={"LANELOG_DB": str(db)})
+    result = run("--format", "json", str(logs), env={"LANELOG_DB": str(db)})
     assert result.exit_code == 0
     assert json.loads(result.stdout) == {
         "files": 2, "lines_read": 5, "attempts_added": 2, "duplicates": 1, "rejected": 1, "pending": 1
     }
-    again = run("--json", str(logs), env={"LANELOG_DB": str(db)})
+    again = run("--format", "json", str(logs), env={"LANELOG_DB": str(db)})
     assert json.loads(again.stdout) == {
         "files": 2, "lines_read": 0, "attempts_added": 0, "duplicates": 0, "rejected": 0, "pending": 0
     }
 
 
+def test_the_old_json_flag_prints_the_same_object_for_one_release_with_a_note(logs: Path, tmp_path: Path) -> None:
+    old = run("--json", "--db", str(tmp_path / "old.duckdb"), str(logs))
+    new = run("--format", "json", "--db", str(tmp_path / "new.duckdb"), str(logs))
+    assert old.exit_code == new.exit_code == 0
+    assert json.loads(old.stdout) == json.loads(new.stdout)
+    assert old.stderr == "warning: --json is deprecated and goes in the next release; use --format json\n"
+    assert new.stderr == ""
+    clash = run("--json", "--format", "text", "--db", str(tmp_path / "clash.duckdb"), str(logs))
+    assert clash.exit_code == 2
+    assert "Error: --format and the deprecated --json disagree" in clash.stderr
+    assert not (tmp_path / "clash.duckdb").exists()
+
+
 def test_an_unreadable_file_exits_2_and_the_others_are_ingested(logs: Path, tmp_path: Path) -> None:
     missing = logs / "missing.jsonl"
     db = tmp_path / "db.duckdb"
-    result = run("--json", "--db", str(db), str(missing), str(logs / "a.jsonl"))
+    result = run("--format", "json", "--db", str(db), str(missing), str(logs / "a.jsonl"))
     assert result.exit_code == 2
     assert json.loads(result.stdout)["attempts_added"] == 1
     assert result.stderr == f"Error: {missing}: no such file or folder\n"
@@ -124,7 +137,7 @@ def test_the_progress_bar_appears_only_once_a_run_is_long(monkeypatch, capsys) -
 
 
 def test_progress_reports_files_and_lines_as_a_run_goes(tmp_path: Path) -> None:
-    from lanelog import ingest, store
+    from lanelog import store
     from lanelog.commands.ingest import rate_text
 
     folder = tmp_path / "artifacts"

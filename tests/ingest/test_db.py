@@ -12,11 +12,10 @@ import duckdb
 import pyarrow as pa
 import pytest
 
+from lanelog.errors import DatabaseLocked, IngestError, SchemaMismatch
 from lanelog.ingest import ingest_paths
 from lanelog.store import SCHEMA_VERSION, default_db_path, open_db
-from lanelog.errors import DatabaseLocked, IngestError, SchemaMismatch
 from tests.ingest.support import HOLDER
-
 
 
 @pytest.fixture
@@ -59,7 +58,9 @@ def test_a_new_database_gets_the_schema_and_its_version(db: Path) -> None:
         (str(SCHEMA_VERSION),)
     ]
     tables = {name for (name,) in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
-    assert tables == {"lanelog_meta", "sources", "attempts", "rejected_lines", "ingest_runs"}
+    # Version 3: the stored replays' tables are part of the schema, not made on first write.
+    assert tables == {"lanelog_meta", "sources", "attempts", "rejected_lines", "ingest_runs",
+                      "replays", "replay_patches"}
     # The macros are stored with the schema, so readers have them too.
     assert con.execute("SELECT py_truthy('\"0\"'), lane_week(TIMESTAMP '2026-10-11 23:59')").fetchall() == [
         (True, date(2026, 10, 5))
@@ -73,8 +74,10 @@ def test_read_only_needs_an_existing_database(tmp_path: Path) -> None:
     missing = tmp_path / "none.duckdb"
     with pytest.raises(IngestError) as caught:
         open_db(missing, read_only=True)
+    # The hint carries the path the user gave, so following it makes that database.
     assert caught.value.message == (
-        f"no database at {missing}: run `lanelog ingest ...` or `lanelog demo`"
+        f"no database at {missing}: make one with `lanelog ingest LANE_LOG --db {missing}` "
+        f"(or try lanelog with `lanelog demo --db {missing}`)"
     )
     assert not missing.exists()
 

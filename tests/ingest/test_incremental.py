@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-import lanelog.ingest.chunks
 from lanelog import ingest, store
 from lanelog.ingest import ingest_paths
 from tests.ingest.support import attempts, counts, line, stored

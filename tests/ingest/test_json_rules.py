@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -244,7 +244,7 @@ def test_week_does_not_depend_on_the_session_time_zone(con) -> None:
 def test_week_is_the_monday_of_the_iso_week_in_utc(moment: datetime, offset_minutes: int) -> None:
     zone = timezone(timedelta(minutes=offset_minutes))
     local = moment.replace(microsecond=0, tzinfo=zone)
-    utc = local.astimezone(timezone.utc).replace(tzinfo=None)
+    utc = local.astimezone(UTC).replace(tzinfo=None)
     got = _MACROS.execute(
         "SELECT lane_ts(?, NULL) AS t, lane_week(t)", [local.isoformat()]
     ).fetchall()

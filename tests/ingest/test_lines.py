@@ -211,7 +211,7 @@ def test_wrong_typed_fields_keep_the_row_and_are_flagged(con) -> None:
 def test_null_is_never_a_type_anomaly(con) -> None:
     fields = ["attempt_id", "ts", "repo", "head", "probe", "model_call_allowed", "merge_credit",
               "units", "quarantine", "properties", "reasons", "results", "lane"]
-    ingest_bytes(con, "lane.jsonl", line(**{name: None for name in fields}))
+    ingest_bytes(con, "lane.jsonl", line(**dict.fromkeys(fields)))
     assert attempts(con, "type_anomalies, merge_credit") == [([], None)]
 
 

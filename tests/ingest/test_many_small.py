@@ -157,6 +157,30 @@ def test_a_copy_of_a_small_log_in_the_same_folder_is_the_same_log(tmp_path: Path
     con.close()
 
 
+
+def test_a_small_log_that_continues_another_of_its_batch_is_that_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 28, class 8: b.jsonl holds a.jsonl's line (no attempt_id) and one more.  Ingested in
+    two runs, b continues a (docs/ingest.md); in one batch it must too, not store that line twice."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    first = line(ts="2026-10-05T09:00:00Z", probe="pass")
+    (folder / "a.jsonl").write_bytes(first)
+    (folder / "b.jsonl").write_bytes(first + line(ts="2026-10-05T10:00:00Z", probe="reject"))
+    two_runs = store.open_db(tmp_path / "two-runs.duckdb")
+    ingest.ingest_paths(two_runs, [folder / "a.jsonl"])
+    ingest.ingest_paths(two_runs, [folder / "b.jsonl"])
+    con = store.open_db(tmp_path / "lanelog.duckdb")
+    summary = ingest.ingest_paths(con, [folder])
+    assert (summary.files, summary.attempts_added, summary.duplicates) == (2, 2, 0)
+    assert stored(con) == stored(two_runs)
+    assert con.execute("SELECT count(*) FROM attempts").fetchall() == [(2,)]
+    one_log, _ = one_log_way([folder], monkeypatch)
+    assert stored(con) == stored(one_log)
+    for each in (con, two_runs, one_log):
+        each.close()
+
 CHILD = """
 import sys
 import lanelog.ingest.batch

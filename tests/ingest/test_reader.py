@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
-from lanelog.errors import IngestError
 import lanelog.ingest.chunks as chunks
+from lanelog.errors import IngestError
 from lanelog.ingest.chunks import Reader
 from lanelog.ingest.logfile import LogStream, bytes_log
 from tests.ingest.support import line

@@ -13,14 +13,14 @@ import duckdb
 import pyarrow as pa
 import pytest
 
-from lanelog import ingest, store
 import lanelog.ingest.batch
 import lanelog.ingest.chunks
 import lanelog.ingest.load
+from lanelog import ingest, store
 from lanelog.ingest import ingest_paths
-from lanelog.store.db import roll_back, settings
 from lanelog.ingest.lines import LINES_SCHEMA, split_lines
 from lanelog.ingest.load import Handover, Outcome, store_lines, store_stream
+from lanelog.store.db import roll_back, settings
 from tests.ingest.support import counts, line, rejected, stored
 
 
@@ -164,7 +164,8 @@ def ingest_both_ways(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, logs: list
                 return Handover.CAREFUL
         monkeypatch.setattr("lanelog.ingest.run.store_stream", streamed)
         monkeypatch.setattr("lanelog.ingest.run.store_lines",
-                            lambda *a, **k: (way == "usual" and used.append("careful")) or real_lines(*a, **k))
+                            lambda *a, _way=way, **k: (_way == "usual" and used.append("careful"))
+                            or real_lines(*a, **k))
         con = store.open_db(folder / "t.duckdb")
         try:
             runs = []
@@ -228,6 +229,7 @@ def test_leaving_stored_ids_out_holds_the_stored_ids_not_the_lines(
     query = lanelog.ingest.load.statements()[statement]
     params = query.bind({name: value for name, value in {"source_id": 1, "provisional": False}.items()
                          if name in query.params})
+    lanelog.ingest.load.attempt_rows(con)  # the macro the statement reads (load.sql)
     with settings(con, lanelog.ingest.load.STREAM):
         plan = json.loads(con.execute("EXPLAIN (FORMAT json) " + query.sql, params).fetchall()[0][1])
     assert [_build_sides(node) for node in plan] == [[("ANTI", {"stream"}, {"attempts"})]]
@@ -245,7 +247,8 @@ def test_re_sent_lines_that_need_more_are_stored_as_the_careful_way_would(
         logs.append(("resent.jsonl", resent_log(old) + line(attempt_id="twice") + line(attempt_id="twice")))
     elif shape == "provisional-elsewhere":
         logs.append(("writing.jsonl", line(attempt_id="w1") + b'{"attempt_id": "X", "probe": "pass"}'))
-        logs.append(("resent.jsonl", resent_log(old[:30]) + line(attempt_id="X", probe="reject") + resent_log(old[30:])))
+        logs.append(("resent.jsonl",
+                     resent_log(old[:30]) + line(attempt_id="X", probe="reject") + resent_log(old[30:])))
     else:  # a log of new lines joined to old ones: only its later groups find stored ids
         logs.append(("joined.jsonl", b"".join(line(attempt_id=f"n{n}") for n in range(40)) + resent_log(old)))
     runs, used = ingest_both_ways(tmp_path, monkeypatch, logs)

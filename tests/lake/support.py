@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
-START = datetime(2026, 3, 2, tzinfo=timezone.utc)  # a Monday
+START = datetime(2026, 3, 2, tzinfo=UTC)  # a Monday
 REPOS = ["billing", "orders", "ledger"]
 PROPERTIES = ["prop_round_trip", "prop_idempotent_put", "prop_balanced_post"]
 FREEZES = ["test_export_race", "test_clock_skew"]

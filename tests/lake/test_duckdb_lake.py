@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from lanelog import store, queries
+from lanelog import queries, store
 from lanelog.cli import cli
 from lanelog.queries import Filters
 

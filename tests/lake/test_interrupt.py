@@ -13,7 +13,7 @@ import duckdb
 import pyarrow.parquet as pq
 from click.testing import CliRunner
 
-from lanelog import store, queries
+from lanelog import queries, store
 from lanelog.cli import cli
 from lanelog.store.lakefs import UNDATED
 from tests.lake.conftest import make_db

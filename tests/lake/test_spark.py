@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from lanelog import store, queries
+from lanelog import queries, store
 from lanelog.cli import cli
 from lanelog.errors import QueryError
 from lanelog.queries import Filters

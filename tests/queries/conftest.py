@@ -16,7 +16,6 @@ import pytest
 
 from lanelog.store.db import schema_sql
 
-
 COLUMNS = (
     "source_id", "line_no", "byte_offset", "raw", "provisional", "attempt_id", "ts", "week",
     "repo", "head", "producer", "probe", "lane", "is_reject", "armed", "quarantined",

@@ -270,7 +270,7 @@ def test_rules_kept_give_no_warning(tmp_path: Path, fields: dict[str, Any]) -> N
 
 
 def test_check_json_lines_keep_stdout_parseable() -> None:
-    result = run("check", REVIEW, "--json")
+    result = run("check", REVIEW, "--format", "json")
     assert result.exit_code == 1
     [bug] = [json.loads(line) for line in result.stdout.splitlines()]
     assert bug == {
@@ -280,6 +280,14 @@ def test_check_json_lines_keep_stdout_parseable() -> None:
         "line_no": 5, "raw": REVIEW.read_text().splitlines()[4],
     }
     assert "1 credit bug(s) in range" in result.stderr
+
+
+def test_check_old_json_flag_prints_the_same_lines_for_one_release_with_a_note() -> None:
+    new, old = run("check", REVIEW, "--format", "json"), run("check", REVIEW, "--json")
+    assert old.exit_code == new.exit_code == 1
+    assert old.stdout == new.stdout
+    assert old.stderr == ("warning: --json is deprecated and goes in the next release; use --format json\n"
+                          + new.stderr)
 
 
 def test_check_repo_filter(tmp_path: Path) -> None:
@@ -307,8 +315,10 @@ def test_a_missing_database_exits_2(tmp_path: Path, command: str) -> None:
     missing = tmp_path / "none.duckdb"
     result = run(command, "--db", missing)
     assert result.exit_code == 2
+    # The hint names the user's own --db (issue 29), so following it makes that database.
     assert result.stderr.strip() == (
-        f"Error: no database at {missing}: run `lanelog ingest ...` or `lanelog demo`")
+        f"Error: no database at {missing}: make one with `lanelog ingest LANE_LOG --db {missing}` "
+        f"(or try lanelog with `lanelog demo --db {missing}`)")
     assert not missing.exists()
 
 
@@ -329,7 +339,7 @@ def test_db_and_logs_together_exit_2(tmp_path: Path, command: str) -> None:
 
 
 def test_the_installed_command_exits_1_on_a_credit_bug() -> None:
-    done = subprocess.run([sys.executable, "-m", "lanelog", "check", str(REVIEW), "--json"],
+    done = subprocess.run([sys.executable, "-m", "lanelog", "check", str(REVIEW), "--format", "json"],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 1
     assert [json.loads(line)["kind"] for line in done.stdout.splitlines()] == ["credit_bug"]
@@ -419,7 +429,7 @@ def test_report_json_never_imports_pandas(tmp_path: Path) -> None:
         "import sys\n"
         "from click.testing import CliRunner\n"
         "from lanelog.cli import cli\n"
-        "for args in (['report', '--format', 'json'], ['check', '--json']):\n"
+        "for args in (['report', '--format', 'json'], ['check', '--format', 'json']):\n"
         "    result = CliRunner().invoke(cli, args + ['--db', sys.argv[1]])\n"
         "    assert result.exit_code in (0, 1), result.output\n"
         "print('pandas' in sys.modules)\n"
@@ -431,8 +441,8 @@ def test_report_json_never_imports_pandas(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("command", ["report", "check"])
 def test_repo_name_filters_and_the_old_repo_flag_still_works_with_a_note(command: str) -> None:
-    filtered = run(command, REVIEW, "--repo-name", "api", *(["--json"] if command == "check" else []))
-    old = run(command, REVIEW, "--repo", "api", *(["--json"] if command == "check" else []))
+    filtered = run(command, REVIEW, "--repo-name", "api", *(["--format", "json"] if command == "check" else []))
+    old = run(command, REVIEW, "--repo", "api", *(["--format", "json"] if command == "check" else []))
     assert old.stdout == filtered.stdout
     assert "warning: --repo is deprecated here" in old.stderr and "deprecated" not in filtered.stderr
     both = run(command, REVIEW, "--repo-name", "api", "--repo", "svc")

@@ -6,7 +6,8 @@ import pytest
 
 from lanelog import queries
 from lanelog.errors import QueryError
-from lanelog.store.sqlfile import load_folder as load, parse
+from lanelog.store.sqlfile import load_folder as load
+from lanelog.store.sqlfile import parse
 
 GOOD = """-- A file comment.
 

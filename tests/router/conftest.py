@@ -163,7 +163,7 @@ def route(log_file: Path):
              base: str | None = "main") -> Routed:
         before = len(read_log(log_file))
         root = repo.root if isinstance(repo, Repo) else repo
-        argv = ["--repo", str(root), "--log", str(log_file)]
+        argv = ["--repo", str(root), "--out", str(log_file)]
         argv += ["--base", base] if base is not None else []
         argv += ["--today", today] if today is not None else []
         result = CliRunner().invoke(route_command, [*argv, *args], catch_exceptions=False)

@@ -5,14 +5,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from tests.router.conftest import LANES_YAML
 
-POLICY = LANES_YAML.replace('  "src/db/*.py": [prop_round_trip]\n', '  "src/db/*.py": [prop_round_trip]\n  "tests/": [prop_round_trip]\n')
+POLICY = LANES_YAML.replace('  "src/db/*.py": [prop_round_trip]\n',
+                           '  "src/db/*.py": [prop_round_trip]\n  "tests/": [prop_round_trip]\n')
 TESTS = "".join(f"def test_{n}():\n    assert put({n}, {n}) == {n}, \"put {n}\"\n\n" for n in range(4))
 
 
@@ -87,9 +88,9 @@ def test_replay_equals_routing_each_commit_alone(history, tmp_path):
     for commit in steps:
         parent = repo.git("rev-parse", f"{commit}^").strip()
         seconds = int(repo.git("show", "-s", "--format=%ct", commit).strip())
-        day = datetime.fromtimestamp(seconds, timezone.utc).date().isoformat()
+        day = datetime.fromtimestamp(seconds, UTC).date().isoformat()
         lanelog("route", "--repo", str(repo.root), "--base", parent, "--head", commit, "--today", day,
-                "--policy", str(candidate), "--log", str(log))
+                "--policy", str(candidate), "--out", str(log))
     for line in map(json.loads, log.read_text().splitlines()):
         expected_rejects += line["probe"] == "reject"
         expected_armed += line["model_call_allowed"]
@@ -104,10 +105,10 @@ def test_replaying_a_lane_log_compares_with_the_recorded_decisions(history, tmp_
     repo, base, steps, candidate = history
     log = tmp_path / "lane-log.jsonl"
     for commit in steps:
-        lanelog("route", "--repo", str(repo.root), "--base", f"{commit}^", "--head", commit, "--log", str(log))
+        lanelog("route", "--repo", str(repo.root), "--base", f"{commit}^", "--head", commit, "--out", str(log))
     with log.open("a") as handle:
         handle.write('{"base": "0000000000000000000000000000000000000000", "head": "main", "ts": "2026-10-05"}\n')
-    done = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate), "--log", str(log),
+    done = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate), str(log),
                    "--format", "json")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
@@ -115,6 +116,22 @@ def test_replaying_a_lane_log_compares_with_the_recorded_decisions(history, tmp_
     assert result["skipped"] == [{"line": f"{log}:6", "base": "0" * 40, "head": "main",
                                   "reason": "its base or head is not a commit of this repository"}]
     assert [flip["subject"] for flip in result["flips"]] == ["Fix a typo in an assert message"]
+
+
+def test_the_old_log_flag_replays_the_same_lines_for_one_release_with_a_note(history, tmp_path):
+    repo, base, steps, candidate = history
+    log = tmp_path / "lane-log.jsonl"
+    for commit in steps[:2]:
+        lanelog("route", "--repo", str(repo.root), "--base", f"{commit}^", "--head", commit, "--out", str(log))
+    positional = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate), str(log),
+                         "--format", "json")
+    old = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate), "--log", str(log), "--json")
+    assert positional.returncode == old.returncode == 0, old.stderr
+    assert json.loads(old.stdout) == json.loads(positional.stdout)
+    assert json.loads(old.stdout)["patches"] == 2
+    assert "warning: --log is deprecated and goes in the next release; use LOG arguments" in old.stderr
+    assert "warning: --json is deprecated and goes in the next release; use --format json" in old.stderr
+    assert positional.stderr == ""
 
 
 def test_a_root_commit_in_the_range_is_skipped_with_the_reason(history):
@@ -160,7 +177,7 @@ def test_a_replay_stored_with_db_holds_each_patch_and_leaves_the_lane_log_data_a
 
     repo, base, steps, candidate = history
     log = tmp_path / "lane-log.jsonl"
-    lanelog("route", "--repo", str(repo.root), "--base", f"{steps[0]}^", "--head", steps[0], "--log", str(log))
+    lanelog("route", "--repo", str(repo.root), "--base", f"{steps[0]}^", "--head", steps[0], "--out", str(log))
     db = tmp_path / "lanelog.duckdb"
     assert lanelog("ingest", "--db", str(db), str(log)).returncode == 0
     before = json.loads(lanelog("report", "--db", str(db), "--format", "json").stdout)
@@ -205,3 +222,36 @@ def test_a_replay_with_db_on_a_file_that_is_no_lanelog_database_stores_nothing(h
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert str(db) in done.stderr
     assert db.read_bytes() == b"not a database"
+
+
+def test_a_replay_of_no_patches_with_db_stores_an_empty_replay(history, tmp_path):
+    """Issue 28, class 7: `--commits HEAD..HEAD --db` (no patches) raised from executemany."""
+    repo, _base, _steps, candidate = history
+    db = tmp_path / "lanelog.duckdb"
+    done = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate),
+                   "--commits", "HEAD..HEAD", "--db", str(db), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert (result["patches"], result["replay_id"]) == (0, 1)
+    from lanelog.store import open_db
+    from lanelog.store.replays import latest
+    con = open_db(db, read_only=True)
+    try:
+        stored = latest(con)
+    finally:
+        con.close()
+    assert stored is not None and stored["replay"]["patches"] == 0 and stored["weeks"] == []
+
+
+def test_a_replay_with_db_on_a_lane_log_names_it_before_replaying(history, tmp_path):
+    """Issue 28, class 1: DuckDB opened a .jsonl path as a throwaway in-memory database,
+    and `replay --db` said "stored as replay 1"."""
+    repo, base, _steps, candidate = history
+    log = tmp_path / "lane-log.jsonl"
+    log.write_text('{"attempt_id": "a1", "probe": "pass"}\n')
+    done = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate),
+                   "--commits", f"{base}..main", "--db", str(log))
+    assert done.returncode == 2
+    assert done.stdout == "" and "stored as replay" not in done.stderr
+    assert f"cannot open the database {log}: it is a lane log (JSON lines), not a database" in done.stderr
+    assert log.read_text() == '{"attempt_id": "a1", "probe": "pass"}\n'

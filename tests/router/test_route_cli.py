@@ -60,18 +60,39 @@ def test_real_process_defaults_origin_main_cwd_log_and_folder_name(make_repo, cl
     assert json.loads(logged) == line and logged.count("\n") == 1
 
 
-def test_log_flag_beats_env_which_beats_default(make_repo, cli, tmp_path):
+def test_out_flag_beats_env_which_beats_default(make_repo, cli, tmp_path):
     repo = make_repo()
     repo.write({"docs/a.md": "unmapped\n"}).commit()
     env = {**os.environ, "LANELOG_LOG": str(tmp_path / "from-env.jsonl")}
     common = ["--repo", str(repo.root), "--base", "main", "--repo-name", "svc/orders"]
     first = cli(*common, cwd=tmp_path, env=env)
-    second = cli(*common, "--log", str(tmp_path / "from-flag.jsonl"), cwd=tmp_path, env=env)
+    second = cli(*common, "--out", str(tmp_path / "from-flag.jsonl"), cwd=tmp_path, env=env)
     assert first.returncode == second.returncode == 1
     assert json.loads((tmp_path / "from-env.jsonl").read_text())["repo"] == "svc/orders"
     assert json.loads((tmp_path / "from-flag.jsonl").read_text())["reasons"] == ["no_properties"]
     assert not (tmp_path / "lane-log.jsonl").exists()
     assert "lanelog route: probe reject: no_properties:" in first.stderr
+
+
+def test_the_old_log_flag_still_appends_for_one_release_with_a_note(make_repo, cli, tmp_path):
+    repo = make_repo()
+    repo.write(NARROW).commit()
+    log = tmp_path / "old-flag.jsonl"
+    done = cli("--repo", str(repo.root), "--base", "main", "--log", str(log), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(log.read_text(encoding="utf-8")) == json.loads(done.stdout)
+    assert "warning: --log is deprecated and goes in the next release; use --out FILE" in done.stderr
+    assert not (tmp_path / "lane-log.jsonl").exists()
+
+
+def test_out_and_the_old_log_flag_naming_two_files_is_a_usage_error(make_repo, cli, tmp_path):
+    repo = make_repo()
+    repo.write(NARROW).commit()
+    done = cli("--repo", str(repo.root), "--base", "main", "--out", str(tmp_path / "a.jsonl"),
+               "--log", str(tmp_path / "b.jsonl"), cwd=tmp_path)
+    assert done.returncode == 2
+    assert "Error: --out and the deprecated --log disagree" in done.stderr
+    assert not (tmp_path / "a.jsonl").exists() and not (tmp_path / "b.jsonl").exists()
 
 
 def test_twenty_concurrent_processes_append_twenty_whole_lines(make_repo, tmp_path):
@@ -81,7 +102,7 @@ def test_twenty_concurrent_processes_append_twenty_whole_lines(make_repo, tmp_pa
     procs = [
         subprocess.Popen(
             [sys.executable, "-m", "lanelog", "route", "--repo", str(repo.root), "--base", "main",
-             "--today", "2026-10-08", "--log", str(log), "--repo-name", f"job{index}"],
+             "--today", "2026-10-08", "--out", str(log), "--repo-name", f"job{index}"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         for index in range(20)
     ]
@@ -101,7 +122,7 @@ def test_log_that_cannot_be_written_is_an_error_and_the_line_is_still_printed(ma
     not_a_folder = tmp_path / "a-file"
     not_a_folder.write_text("", encoding="utf-8")
     log = not_a_folder / "lane-log.jsonl"
-    done = cli("--repo", str(repo.root), "--base", "main", "--log", str(log))
+    done = cli("--repo", str(repo.root), "--base", "main", "--out", str(log))
     assert done.returncode == 2
     assert done.stderr.startswith(f"Error: cannot append to the lane log {log}: ")
     assert json.loads(done.stdout)["probe"] == "pass"

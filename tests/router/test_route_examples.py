@@ -58,3 +58,46 @@ def test_workflow_route_step_runs_as_written(make_repo, tmp_path):
     assert line["probe"] == "pass"
     # The job clock is the real date here: the example row is live or expired, never lost.
     assert line["quarantine"] + line["expired_freezes"] == ["test_export_race"]
+
+
+REVIEW = EXAMPLES / "github-actions" / "policy-review.yml"
+
+
+def test_policy_review_runs_on_policy_changes_only_and_can_comment():
+    workflow = yaml.safe_load(REVIEW.read_text(encoding="utf-8"))
+    # PyYAML reads the key `on` as True.
+    assert workflow[True]["pull_request"]["paths"] == ["lanes.yaml", "flaky.yaml"]
+    assert workflow["permissions"] == {"contents": "read", "pull-requests": "write"}
+
+
+def test_policy_review_replay_steps_run_as_written(make_repo, tmp_path):
+    """A base branch with three patches, a pull request that judges assertions by their net
+    change: the steps write both policies and a markdown review of what flips."""
+    repo = make_repo()
+    repo.git("checkout", "-q", "main")
+    repo.write({"api.py": "def handle(payload):\n    assert payload is not None\n    return payload\n"}).commit(
+        "Rewrite the payload assert")
+    repo.write({"api.py": "def handle(payload):\n    return payload\n"}).commit("Drop the payload assert")
+    repo.write({"api.py": "def handle(payload):\n    return payload or None\n"}).commit("Return None for empty")
+    origin = tmp_path / "origin.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(repo.root), str(origin)], check=True)
+    repo.git("remote", "add", "origin", str(origin))
+    repo.git("fetch", "-q", "origin")
+    repo.git("checkout", "-q", "-B", "loosen", "main")
+    policy = (repo.root / "lanes.yaml").read_text(encoding="utf-8")
+    repo.write({"lanes.yaml": policy + "assertion_rule: net\n"}).commit("Judge assertions by net change")
+    steps = yaml.safe_load(REVIEW.read_text(encoding="utf-8"))["jobs"]["replay"]["steps"]
+    temp = tmp_path / "runner-temp"
+    temp.mkdir()
+    env = {**os.environ, "BASE_REF": "main", "MERGED": "300", "RUNNER_TEMP": str(temp)}
+    for name in ("Both policies, as files", "Replay the last merged pull requests"):
+        script = next(step["run"] for step in steps if step.get("name") == name)
+        done = subprocess.run(["bash", "-e", "-c", script], cwd=repo.root, env=env,
+                              capture_output=True, text=True, check=False, timeout=120)
+        assert done.returncode == 0, done.stderr
+    review = (temp / "policy-review.md").read_text(encoding="utf-8")
+    assert review.startswith("# Policy replay")
+    # By hand: the rewritten assert removes one matching line and adds one: strict rejects,
+    # net passes (a flip); the dropped assert rejects under both; the last passes under both.
+    assert "| probe rejects | 2 | 1 |" in review
+    assert "## Flips (1)" in review and "| reject assertion\\_removed | pass  | Rewrite the payload assert |" in review

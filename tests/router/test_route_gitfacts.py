@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from lanelog.errors import RefInvalid
 from lanelog.router.gitfacts import Checkout, check_ref, removed_from_patch
 
 
@@ -52,7 +53,7 @@ def test_read_files_from_a_commit(make_repo):
 
 @pytest.mark.parametrize("ref", ["-x", "--output=/tmp/x", "", "a\nb"])
 def test_refs_that_git_could_read_as_options_are_refused(ref):
-    with pytest.raises(ValueError, match="refused ref"):
+    with pytest.raises(RefInvalid, match="refused ref"):
         check_ref(ref)
 
 
@@ -60,5 +61,5 @@ def test_resolve_does_not_take_a_ref_for_an_option(make_repo):
     checkout = Checkout.open(make_repo().root)
     assert checkout.resolve("main") is not None
     assert checkout.resolve("no-such-ref") is None
-    with pytest.raises(ValueError):
+    with pytest.raises(RefInvalid):
         checkout.resolve("--all")

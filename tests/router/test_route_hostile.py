@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 import lanelog.router.gitfacts
-
 from tests.router.conftest import LANES_YAML
 
 PATTERNS = "assertion_patterns: ['\\bassert', '\\bexpect\\(', '\\bprop_']"
@@ -84,7 +83,7 @@ def test_a_repo_name_that_is_not_utf8_is_a_usage_error(make_repo, cli, tmp_path)
     repo = make_repo()
     repo.write(STORE).commit()
     log = tmp_path / "lane-log.jsonl"
-    done = cli("--repo", str(repo.root), "--base", "main", "--log", str(log),
+    done = cli("--repo", str(repo.root), "--base", "main", "--out", str(log),
                "--repo-name", os.fsdecode(b"svc/caf\xe9"))
     assert done.returncode == 2
     assert done.stderr.endswith(
@@ -97,7 +96,7 @@ def test_a_checkout_folder_that_is_not_utf8_needs_a_repo_name(make_repo, cli, tm
     repo = make_repo(folder=b"caf\xe9")
     repo.write(STORE).commit()
     log = tmp_path / "lane-log.jsonl"
-    common = ["--repo", str(repo.root), "--base", "main", "--log", str(log)]
+    common = ["--repo", str(repo.root), "--base", "main", "--out", str(log)]
     refused = cli(*common)
     assert refused.returncode == 2
     assert refused.stderr == ("Error: the checkout folder's name caf\\xe9 is not UTF-8 text: "
@@ -114,7 +113,7 @@ def test_only_the_checkout_folder_name_matters(make_repo, cli, tmp_path):
     inner = repo.root / os.fsdecode(b"docs-\xff")
     inner.mkdir()
     repo.write(STORE).commit()
-    done = cli("--base", "main", "--log", str(tmp_path / "lane-log.jsonl"), cwd=inner)
+    done = cli("--base", "main", "--out", str(tmp_path / "lane-log.jsonl"), cwd=inner)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["repo"] == repo.root.name
 
@@ -139,7 +138,7 @@ def test_a_backtracking_pattern_on_a_long_removed_line_does_not_hang(make_repo, 
     repo.write({**STORE, "notes.txt": "kept\n"}).commit()
     log = tmp_path / "lane-log.jsonl"
     # Backtracking takes far longer than this bound; a linear scan takes milliseconds.
-    done = cli("--repo", str(repo.root), "--base", "main", "--log", str(log), timeout=60)
+    done = cli("--repo", str(repo.root), "--base", "main", "--out", str(log), timeout=60)
     assert done.returncode == 1, done.stderr
     line = json.loads(done.stdout)
     assert line["reasons"] == ["assertion_removed"]
@@ -198,7 +197,7 @@ def test_an_alias_bomb_is_refused_before_it_expands(make_repo, cli, tmp_path, na
     repo = make_repo({name: text})
     repo.write(STORE).commit()
     log = tmp_path / "lane-log.jsonl"
-    done = cli("--repo", str(repo.root), "--base", "main", "--log", str(log), timeout=60,
+    done = cli("--repo", str(repo.root), "--base", "main", "--out", str(log), timeout=60,
                preexec_fn=_limited_memory)
     assert done.returncode == 1, done.stderr
     line = json.loads(done.stdout)
@@ -253,7 +252,7 @@ def test_the_timeout_bounds_a_run_whose_child_leaves_the_session(make_repo, cli,
     log = tmp_path / "lane-log.jsonl"
     try:
         # The escaped child lives for an hour: only a bounded run returns before this.
-        done = cli("--repo", str(repo.root), "--base", "main", "--log", str(log),
+        done = cli("--repo", str(repo.root), "--base", "main", "--out", str(log),
                    "--run", py_cmd(code), "--property-timeout", "0.5", timeout=60)
     finally:
         _kill_escaped(pidfile)

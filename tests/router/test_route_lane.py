@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -175,3 +179,33 @@ def test_read_token_and_lane_for_directly():
     assert read_token("exit", 3, b"")[0] == "unresolved"
     assert lane_for({}) == "unresolved"
     assert lane_for({"a": "hold", "b": "unresolved", "c": "fail"}) == "fail"
+
+
+def test_a_child_the_runner_leaves_behind_cannot_hold_routes_own_pipes(patched, tmp_path):
+    """The runner gets pipes of its own, relayed by route: a child it starts in a new
+    session (setsid) and leaves running holds only those, never route's stdout or stderr."""
+    repo = patched()
+    pid_file = tmp_path / "leftover.pid"
+    runner = (f"sh -c 'setsid sleep 25 & echo $! > {pid_file}; "
+              "echo checking the property >&2; echo hold'")
+    proc = subprocess.Popen([sys.executable, "-m", "lanelog", "route", "--repo", str(repo.root),
+                             "--base", "main", "--today", "2026-10-08", "--out", str(tmp_path / "log.jsonl"),
+                             "--run", runner, "--property-timeout", "3"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        # The leftover sleep lives 25 s: reaching the end of both pipes well before that
+        # means nothing but route held them.
+        stdout, stderr = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+        proc.wait()
+        if pid_file.exists():
+            try:
+                os.kill(int(pid_file.read_text()), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    assert proc.returncode == 0, stderr
+    # The runner's pipes stay open while its child lives: the run is bounded by the timeout.
+    assert json.loads(stdout)["results"] == {"prop_reject_empty": "unresolved"}
+    assert "prop_reject_empty: unresolved (timed out after 3 s)" in stderr
+    assert "checking the property" in stderr  # the runner's stderr is relayed, not lost

@@ -196,3 +196,37 @@ def test_flaky_list_outside_the_checkout(make_repo, route, tmp_path: Path):
     outside.write_text(FLAKY.replace("test_export_race", "test_clock"), encoding="utf-8")
     line = route(repo, "--flaky", str(outside)).line
     assert line["quarantine"] == ["test_clock"]
+
+
+def test_a_policy_path_inside_the_checkout_missing_from_the_base_says_where_it_was_read(make_repo, route):
+    repo = make_repo(omit=("lanes.yaml",))
+    base = repo.git("rev-parse", "main").strip()
+    # The file is on disk in the checkout, but not in the base commit.
+    (repo.root / "lanes.yaml").write_text(GOOD, encoding="utf-8")
+    repo.write({"store.py": "def put(key, body):\n    return dict(body)\n"})
+    repo.git("add", "store.py")
+    repo.git("commit", "-q", "-m", "narrow")
+    line = route(repo, "--policy", str(repo.root / "lanes.yaml")).line
+    assert line["reasons"] == ["policy_missing"]
+    assert line["message"].startswith(
+        f"policy_missing: lanes.yaml is not in the base commit {base[:12]}; the router reads the "
+        "policy from the base commit")
+    assert "merge the policy first in its own pull request" in line["message"]
+
+
+def test_the_first_policy_is_told_to_be_merged_on_its_own(make_repo, route):
+    """The README's order, done wrong: the policy and a patch in one pull request."""
+    repo = make_repo(omit=("lanes.yaml",))
+    repo.write({"lanes.yaml": GOOD, "store.py": "def put(key, body):\n    return dict(body)\n"}).commit()
+    line = route(repo).line
+    assert line["reasons"] == ["policy_missing", "policy_changed"]
+    assert ("policy_changed: the patch adds the first policy, which no base commit holds yet: "
+            "merge the policy first in its own pull request") in line["message"]
+    assert "reviewed human pull request" not in line["message"]
+    # Done right: the policy merged first, the patch routed against a base that holds it.
+    repo.git("checkout", "-q", "main")
+    repo.write({"lanes.yaml": GOOD}).commit("lanelog policy")
+    repo.git("checkout", "-q", "-b", "patch-2")
+    repo.write({"store.py": "def put(key, body):\n    return dict(body)\n"}).commit()
+    line = route(repo).line
+    assert line["probe"] == "pass"

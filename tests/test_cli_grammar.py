@@ -1,0 +1,145 @@
+"""One CLI grammar: shared options look the same everywhere, data is printed with --format,
+old spellings are hidden aliases, the group's summaries are the commands' own, the extras
+match pyproject.toml, and docs/cli.md is what --help says."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+import sys
+import tomllib
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from lanelog.cli import COMMANDS, EXTRA_OF_COMMAND, SUMMARIES, cli
+from lanelog.commands import docs, extras
+
+ROOT = Path(__file__).resolve().parents[1]
+PRINTS_DATA = ["ingest", "export", "demo", "check", "report", "replay"]
+# The metavar each shared option shows wherever it appears.
+SHARED = {"--db": "FILE", "--wait": "SECONDS", "--lake": "DIR", "--spark-master": "URL", "--host": "ADDRESS",
+          "--port": "PORT"}
+# Distribution name in pyproject.toml -> the import name it brings.
+IMPORT_NAME = {"Pillow": "PIL", "PyYAML": "yaml", "google-re2": "re2"}
+
+
+def command(name: str) -> click.Command:
+    found = cli.get_command(click.Context(cli), name)
+    assert found is not None
+    return found
+
+
+def help_of(name: str) -> str:
+    result = CliRunner().invoke(cli, [name, "--help"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_each_summary_is_the_commands_first_help_line() -> None:
+    assert set(SUMMARIES) == set(COMMANDS)
+    for name in COMMANDS:
+        first = inspect.cleandoc(command(name).help or "").splitlines()[0]
+        assert SUMMARIES[name] == first, name
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_shared_options_show_one_metavar(name: str) -> None:
+    for param in command(name).params:
+        for flag in set(param.opts) & set(SHARED):
+            if SHARED[flag] is not None:
+                assert param.metavar == SHARED[flag], (name, flag)
+    text = help_of(name)
+    for vague in ("FLOAT RANGE", "DIRECTORY", "PATH ", "TEXT"):
+        assert vague not in text, (name, vague)
+
+
+@pytest.mark.parametrize("name", PRINTS_DATA)
+def test_every_command_that_prints_data_takes_format_and_hides_the_old_json_flag(name: str) -> None:
+    flags = {opt: param for param in command(name).params for opt in param.opts}
+    assert "json" in flags["--format"].type.choices  # type: ignore[attr-defined]
+    assert flags["--json"].hidden
+    assert "--json" not in help_of(name)
+
+
+@pytest.mark.parametrize(("name", "old"), [("route", "--log"), ("replay", "--log"), ("demo", "--logs")])
+def test_renamed_flags_are_hidden_aliases(name: str, old: str) -> None:
+    flags = {opt: param for param in command(name).params for opt in param.opts}
+    assert flags[old].hidden
+    assert not re.search(rf"{old}\b", help_of(name))
+
+
+def test_demo_out_and_the_old_logs_flag_naming_two_folders_is_a_usage_error(tmp_path: Path) -> None:
+    db = tmp_path / "demo.duckdb"
+    result = CliRunner().invoke(cli, ["demo", "--db", str(db), "--out", str(tmp_path / "a"),
+                                      "--logs", str(tmp_path / "b")])
+    assert result.exit_code == 2
+    assert "Error: --out and the deprecated --logs disagree" in result.stderr
+    assert "warning: --logs is deprecated and goes in the next release; use --out DIR" in result.stderr
+    assert not db.exists()
+
+
+def test_the_extras_table_is_pyprojects() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = project["optional-dependencies"]
+
+    def imports(extra: str) -> set[str]:
+        names: set[str] = set()
+        for requirement in declared[extra]:
+            dist = re.split(r"[<>=!\[;]", requirement)[0].strip()
+            if dist == "lanelog":
+                for inner in requirement[len("lanelog["):-1].split(","):
+                    names |= imports(inner)
+            else:
+                names.add(IMPORT_NAME.get(dist, dist))
+        return names
+
+    assert {extra: set(modules) for extra, modules in extras.EXTRAS.items()} == {
+        extra: imports(extra) for extra in extras.EXTRAS}
+    assert imports("all") == set().union(*map(set, extras.EXTRAS.values()))
+    assert set(EXTRA_OF_COMMAND.values()) <= set(extras.EXTRAS)
+
+
+def test_every_third_party_import_is_declared() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    core = {IMPORT_NAME.get(name, name) for name in (re.split(r"[<>=!\[;]", r)[0] for r in project["dependencies"])}
+    # store/lakefs.py imports fsspec only for a lake URL and names what to install itself.
+    optional = {"fsspec"}
+    known = core | set().union(*map(set, extras.EXTRAS.values())) | optional | {"lanelog"}
+    undeclared = []
+    for folder in ("lanelog", "router", "store", "ingest", "queries", "dashboard"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_bytes())):
+                names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                         else [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
+                         else [])
+                for name in names:
+                    root = name.split(".")[0]
+                    if root not in sys.stdlib_module_names and root not in known:
+                        undeclared.append(f"{path.relative_to(ROOT)}: {root}")
+    assert undeclared == []
+
+
+def test_a_missing_optional_module_names_its_extra() -> None:
+    error = extras.from_import_error(ModuleNotFoundError("No module named 'duckdb'", name="duckdb"),
+                                     "lanelog ingest")
+    assert error is not None and error.exit_code == 2
+    assert str(error) == ("lanelog ingest needs the db extra (duckdb is not installed): "
+                          "pip install 'lanelog[db]'")
+    spark = extras.from_import_error(ModuleNotFoundError(name="pyspark.sql"), "lanelog report")
+    assert spark is not None and str(spark).endswith("pip install 'lanelog[spark]'")
+    assert extras.from_import_error(ModuleNotFoundError(name="no_such_module"), "lanelog route") is None
+
+
+def test_docs_cli_md_is_the_generated_help() -> None:
+    page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert docs.MARKER in page
+    assert page == docs.rewrite(page), "docs/cli.md drifted: run python -m lanelog.commands.docs docs/cli.md"
+
+
+def test_the_drift_check_sees_a_changed_flag() -> None:
+    page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert page.replace("--spark-master URL", "--spark-url URL", 1) != docs.rewrite(page)
