@@ -60,9 +60,9 @@ AXIS_HEIGHT = 100
 LEGEND_ROW = 22
 
 
-def count_axis(**options: object) -> alt.Axis:
+def count_axis() -> alt.Axis:
     """A y axis of counts: whole-number ticks only, written as whole numbers (never 0.5 attempts)."""
-    return alt.Axis(tickMinStep=1, format="d", **options)
+    return alt.Axis(tickMinStep=1, format="d")
 
 
 def chart_height(legend_rows: int) -> int:
@@ -124,7 +124,7 @@ def _week_axis(frame: pd.DataFrame, weeks: list[str] | None) -> alt.X:
     )
 
 
-def rejects_vs_armed(weekly: pd.DataFrame, weeks: list[str] | None = None) -> alt.LayerChart:
+def rejects_vs_armed(weekly: pd.DataFrame, weeks: list[str] | None = None) -> alt.LayerChart | alt.FacetChart:
     """Patch rejects (the gate at work) and armed calls side by side per week, with armed calls per patch reject.
 
     The ratio is drawn only for weeks with at least RATIO_MIN_REJECTS patch rejects:

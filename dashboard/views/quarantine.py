@@ -18,7 +18,8 @@ else:
     st.caption("Owner and expiry as the latest line that listed each freeze recorded them (from flaky.yaml).")
     ui.table(present.freeze_hygiene(f["freeze_owners"], datetime.now(UTC).date()), key="freeze_owners_table")
 st.subheader("Attempts each freeze touched per week")
-st.altair_chart(charts.freeze_heatmap(f["freezes"], weeks=ui.axis_weeks()), key="freezes", height=charts.heatmap_height(f["freezes"]))
+st.altair_chart(charts.freeze_heatmap(f["freezes"], weeks=ui.axis_weeks()), key="freezes",
+                height=charts.heatmap_height(f["freezes"]))
 if not charts.heatmap_counts_fit(f["freezes"], ui.axis_weeks()):
     st.caption(f"Over {charts.HEATMAP_COUNTS_UP_TO} weeks a cell is too narrow for its count: point at a cell "
                "for it, or narrow the weeks.")

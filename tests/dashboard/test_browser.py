@@ -231,7 +231,8 @@ def test_a_reversed_week_range_in_the_url_shows_a_note_not_an_exception(
 # started"), never so.  (Reason codes such as line_cap, and the raw JSON of a line, are the
 # log's own words and are shown as they are.)
 STORED_NAMES = re.compile(r"\b(" + "|".join([
-    *(name for name in FIGURES if "_" in name), "armed_per_reject", "lanes_run", "unresolved_share", "not_started", "no_call_armed",
+    *(name for name in FIGURES if "_" in name), "armed_per_reject", "lanes_run", "unresolved_share",
+    "not_started", "no_call_armed",
     "quarantine_id", "first_seen", "last_seen", "expired_reports", "bytes_read", "lines_read", "source_id",
     "spent_units", "first_ingested", "last_ingested", "line_no", "baseline_probe", "candidate_probe",
 ]) + r")\b")
