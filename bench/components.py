@@ -32,7 +32,7 @@ def _missing_module(module: str, *names: str) -> str | None:
 
 def ingest_api() -> str | None:
     """Why the ingest API cannot be called, or None when it can."""
-    return _missing_module("ingest", "open_db", "ingest_paths")
+    return _missing_module("lanelog.store", "open_db") or _missing_module("lanelog.ingest", "ingest_paths")
 
 
 def ingest_cli() -> str | None:
@@ -42,7 +42,7 @@ def ingest_cli() -> str | None:
 
 def weekly_query() -> str | None:
     """Why `queries.weekly` cannot be called, or None."""
-    return _missing_module("queries", "weekly", "Filters")
+    return _missing_module("lanelog.queries", "weekly", "Filters")
 
 
 def report_cli() -> str | None:

@@ -6,10 +6,12 @@ to one short script per page under views/.
 
 import streamlit as st
 
-from lanelog.dashboard import present, sidebar, ui
+from lanelog.dashboard import access, present, sidebar, ui
 
 # A drawn icon: a material-symbol or emoji favicon would be fetched from a font CDN.
 st.set_page_config(page_title="lanelog", page_icon=present.favicon(), layout="wide")
+# With sign-in on, nothing below runs (no page, no query) until the visitor may look.
+access.gate()
 
 PAGES = [
     st.Page("views/overview.py", title="Overview", icon=":material/monitoring:", default=True),

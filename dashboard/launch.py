@@ -15,10 +15,15 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import shutil
+import signal
 import socket
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
+from lanelog.dashboard import signin
 from lanelog.errors import DashboardError
 
 APP = Path(__file__).resolve().parent / "app.py"
@@ -89,11 +94,15 @@ def streamlit_argv(host: str, port: int) -> list[str]:
     ]
 
 
-def app_environment(db: Path, lake: str | None = None) -> dict[str, str]:
+def app_environment(db: Path, lake: str | None = None, sign_in: bool = False) -> dict[str, str]:
     """The environment for the app: this one, with LANELOG_DB set to the database
-    and LANELOG_LAKE to the lake when the app reads one (unset otherwise)."""
+    and LANELOG_LAKE to the lake when the app reads one (unset otherwise), and
+    LANELOG_SIGN_IN=1 when the pages must pass the sign-in gate."""
     env = dict(os.environ)
     env["PYTHONSAFEPATH"] = "1"
+    env.pop("LANELOG_SIGN_IN", None)
+    if sign_in:
+        env["LANELOG_SIGN_IN"] = "1"
     env["LANELOG_DB"] = str(db.expanduser().resolve())
     env.pop("LANELOG_LAKE", None)
     if lake is not None:
@@ -124,8 +133,65 @@ def check_port_free(host: str, port: int) -> None:
                 ) from None
 
 
-def serve(db: Path, host: str = "127.0.0.1", port: int = 8501, lake: str | None = None) -> None:
-    """Replace this process with the Streamlit server (so stopping it stops the app)."""
+def check_exposure(host: str, auth: Path | None, no_auth: bool) -> None:
+    """Refuse to serve an address other than loopback without sign-in, unless --no-auth says so.
+
+    Every page shows raw lane-log lines and the uploader writes into the database,
+    so whoever can reach the port must either sign in or be on a network the
+    operator trusts, explicitly.
+    """
+    if auth is not None and no_auth:
+        raise DashboardError("give either --auth FILE or --no-auth, not both")
+    bare = check_host(host)
+    if auth is None and not no_auth and not signin.is_loopback(bare):
+        raise DashboardError(
+            f"--host {host!r} is not a loopback address, and without sign-in anyone who reaches "
+            "the port sees every lane-log line and may upload into the database: serve it with "
+            "`lanelog dashboard --auth FILE` (docs/deploy.md), or `lanelog dashboard --no-auth` "
+            "on a network you trust"
+        )
+
+
+def serve(db: Path, host: str = "127.0.0.1", port: int = 8501, lake: str | None = None,
+          auth: Path | None = None, no_auth: bool = False) -> int:
+    """Run the Streamlit server until it stops; its exit code.
+
+    Without sign-in this process becomes the server (so stopping it stops the app).
+    With sign-in it runs the server as a child: the secrets file must be removed when
+    the server stops, so this process stays to remove it, passing on the signals that stop it.
+    """
+    check_exposure(host, auth, no_auth)
     argv = streamlit_argv(host, port)
+    if auth is None:
+        check_port_free(host, port)
+        os.execve(sys.executable, argv, app_environment(db, lake))
+    settings = signin.load_auth(auth)
     check_port_free(host, port)
-    os.execve(sys.executable, argv, app_environment(db, lake))
+    folder = Path(tempfile.mkdtemp(prefix="lanelog-signin-"))
+    try:
+        secrets = signin.write_secrets(settings, folder)
+        return _run_child([*argv, "--secrets.files", str(secrets)], app_environment(db, lake, sign_in=True))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _run_child(argv: list[str], env: dict[str, str]) -> int:
+    """Run the server, pass SIGTERM, SIGINT and SIGHUP on to it, and return its exit code."""
+    child = subprocess.Popen(argv, env=env)
+
+    def forward(signum: int, _frame: object) -> None:
+        child.send_signal(signum)
+
+    previous = {signum: signal.signal(signum, forward) for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
+    try:
+        while True:
+            try:
+                return child.wait()
+            except InterruptedError:
+                continue
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        if child.poll() is None:
+            child.kill()
+            child.wait()

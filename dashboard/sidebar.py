@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from lanelog.dashboard import data, present, ui
+from lanelog.dashboard import access, data, present, ui
 from lanelog.dashboard.launch import UPLOAD_LIMIT_MB
 from lanelog.errors import LanelogError
 from lanelog.queries import Filters
@@ -109,7 +109,7 @@ def refresh() -> None:
 
 def uploader() -> None:
     """Ingest an uploaded lane log with the rules of `lanelog ingest` (not into a lake: it is read-only)."""
-    if data.lake_dir():
+    if data.lake_dir() or not access.may_upload():
         return
     with st.sidebar.expander("Upload a lane log"):
         upload = st.file_uploader(

@@ -17,7 +17,10 @@ way, which has the rules for it. A batch whose attempts repeat stored ids (logs
 re-sent) is stored again leaving those out, as are the batches after it while
 they find such ids. A batch with a line broken in its middle, or whose attempts
 repeat an attempt_id among themselves or a provisional line's, is rolled back and
-each of its logs goes the one-log way.
+each of its logs goes the one-log way. A log whose first line is the first line of
+a log held for the batch may continue that log (identity.continues): the batch is
+stored first and the log is settled against it, as a second run would settle it,
+so one run and two store the same rows (first_line).
 """
 
 from __future__ import annotations

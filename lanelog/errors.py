@@ -110,3 +110,7 @@ class StoreError(LanelogError):
 
 class NotADatabase(IngestError):
     """A --db path that is not a lanelog database: the message names what it is and what to run."""
+
+
+class AlertError(LanelogError):
+    """A webhook that cannot be used or did not take a message (named by its redacted form)."""

@@ -91,6 +91,15 @@ CREATE TABLE IF NOT EXISTS ingest_runs (
     pending BIGINT NOT NULL
 );
 
+-- Schema version 3: one row per credit bug delivered to a webhook by `lanelog check
+-- --notify` (store/alerts.sql), so a nightly run never sends one twice.
+CREATE TABLE IF NOT EXISTS alerts_sent (
+    bug_key VARCHAR NOT NULL,           -- attempt:<attempt_id>, or line:<sha256 of the line> without one
+    receiver VARCHAR NOT NULL,          -- sha256 (hex) of the webhook URL: the URL is a secret, never stored
+    sent_at TIMESTAMP NOT NULL,         -- UTC, the last delivery
+    PRIMARY KEY (bug_key, receiver)
+);
+
 -- Macros over one JSON value as json_extract or json_transform write it
 -- (minified text; NULL when the key is absent, and json_transform gives NULL
 -- for a JSON null too).  The seed's truthiness, the ts reading and the week

@@ -10,7 +10,8 @@
 
 -- name: upgrade_to_3
 -- Version 3: the replay tables, which version 2 made on the first `replay --db`,
--- become part of the schema (so a database that has them keeps them, rows and all).
+-- become part of the schema (so a database that has them keeps them, rows and all);
+-- alerts_sent, the credit bugs `check --notify` delivered, is new (and empty).
 -- params:
 CREATE TABLE IF NOT EXISTS replays (
     replay_id INTEGER PRIMARY KEY,
@@ -39,6 +40,12 @@ CREATE TABLE IF NOT EXISTS replay_patches (
     candidate_units DOUBLE NOT NULL,
     candidate_armed BOOLEAN NOT NULL,
     PRIMARY KEY (replay_id, seq)
+);
+CREATE TABLE IF NOT EXISTS alerts_sent (
+    bug_key VARCHAR NOT NULL,
+    receiver VARCHAR NOT NULL,
+    sent_at TIMESTAMP NOT NULL,
+    PRIMARY KEY (bug_key, receiver)
 );
 -- The supported ts range (schema.sql, lane_ts_in_range): an attempt that version 2
 -- dated outside 1970-01-01 up to 2200-01-01 UTC becomes undated, kept and counted,

@@ -24,7 +24,7 @@ PRINTS_DATA = ["ingest", "export", "demo", "check", "report", "replay"]
 SHARED = {"--db": "FILE", "--wait": "SECONDS", "--lake": "DIR", "--spark-master": "URL", "--host": "ADDRESS",
           "--port": "PORT"}
 # Distribution name in pyproject.toml -> the import name it brings.
-IMPORT_NAME = {"Pillow": "PIL", "PyYAML": "yaml", "google-re2": "re2"}
+IMPORT_NAME = {"Pillow": "PIL", "PyYAML": "yaml", "google-re2": "re2", "Authlib": "authlib"}
 
 
 def command(name: str) -> click.Command:

@@ -62,7 +62,7 @@ def test_faulty_producer_lines_are_labelled_and_are_credit_bugs(demo_dir: Path) 
 
 def test_demo_database_reports_the_credit_bugs(demo_dir: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "lanelog", "check", "--db", str(demo_dir / "demo.duckdb"), "--json"],
+        [sys.executable, "-m", "lanelog", "check", "--db", str(demo_dir / "demo.duckdb"), "--format", "json"],
         capture_output=True, text=True,
     )
     assert done.returncode == 1
@@ -89,7 +89,7 @@ def test_demo_run_again_rebuilds_its_own_database(tmp_path: Path) -> None:
     db = tmp_path / "lanelog.duckdb"
     runs = [
         subprocess.run(
-            [sys.executable, "-m", "lanelog", "demo", "--db", str(db), "--weeks", "1", "--json"],
+            [sys.executable, "-m", "lanelog", "demo", "--db", str(db), "--weeks", "1", "--format", "json"],
             capture_output=True, text=True,
         )
         for _ in range(2)
@@ -106,7 +106,7 @@ def test_demo_run_again_rebuilds_its_own_database(tmp_path: Path) -> None:
 
 def test_the_set_up_command_twice_keeps_what_the_user_ingested_in_between(tmp_path: Path) -> None:
     db = tmp_path / "lanelog.duckdb"
-    demo = [sys.executable, "-m", "lanelog", "demo", "--db", str(db), "--weeks", "1", "--json"]
+    demo = [sys.executable, "-m", "lanelog", "demo", "--db", str(db), "--weeks", "1", "--format", "json"]
     assert subprocess.run(demo, capture_output=True, text=True, timeout=300).returncode == 0
     own = tmp_path / "mine.jsonl"
     own.write_text("".join(

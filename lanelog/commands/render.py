@@ -202,7 +202,7 @@ def _jsonable(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def check_json_lines(found: dict[str, Any]) -> list[str]:
-    """`check --json`: one object a line, credit bugs then warnings, each with its kind."""
+    """`check --format json`: one object a line, credit bugs then warnings, each with its kind."""
     lines = [json.dumps({"kind": "credit_bug", **_jsonable(row)}) for row in found["credit_bugs"]]
     lines += [json.dumps({"kind": "warning", **_jsonable(row)}) for row in found["warnings"]]
     return lines

@@ -10,20 +10,21 @@ from typing import Any
 
 import click
 
-from lanelog import ingest, queries, store
+from lanelog import alerts, ingest, queries, store
 from lanelog.commands import render
 from lanelog.commands.export import check_sources, lake_options, spark_lake
-from lanelog.commands.options import db_option, format_option, wait_option
-from lanelog.errors import IngestError
+from lanelog.commands.options import db_option, format_option, notify_options, wait_option
+from lanelog.errors import AlertError, IngestError
 from lanelog.queries import Filters
 
 
 @contextmanager
 def _database(db: Path | None, logs: tuple[Path, ...], wait: float, lake: str | None = None,
-              engine: str = "duckdb", spark_master: str | None = None) -> Iterator[Any]:
+              engine: str = "duckdb", spark_master: str | None = None, write: bool = False) -> Iterator[Any]:
     """The DuckDB file read-only, or, given LOG files, a throwaway in-memory database.
 
     With --lake, the lake's Parquet files as DuckDB views, or on Spark with --engine spark.
+    With `write`, the DuckDB file read-write (it must exist): `check --notify` stores its sent marks.
     """
     if db is not None and logs:
         raise click.UsageError("give either --db FILE or LOG files, not both")
@@ -42,7 +43,9 @@ def _database(db: Path | None, logs: tuple[Path, ...], wait: float, lake: str | 
             raise IngestError("cannot read lane log: " + "; ".join(summary.errors))
     else:
         path = db if db is not None else store.default_db_path()
-        con = store.open_db(path, read_only=True, wait=wait)
+        if write and not path.exists():
+            raise IngestError(f"no database at {path}: run `lanelog ingest ...` or `lanelog demo`")
+        con = store.open_db(path, read_only=not write, wait=wait)
     # A query the database refuses is a StoreError naming its .sql file and block (lanelog.store).
     try:
         yield con
@@ -90,9 +93,11 @@ def scope_options(command: Any) -> Any:
 @click.command()
 @scope_options
 @format_option(["table", "json", "markdown", "csv"])
+@notify_options
 def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: str | None,
            repo: str | None, old_repo: str | None, wait: float, lake: str | None, engine: str,
-           spark_master: str | None, fmt: str) -> None:
+           spark_master: str | None, fmt: str, notify: tuple[str, ...], notify_format: str,
+           notify_timeout: float) -> None:
     """Print the weekly figures: attempts, probe rejects, armed calls, credit bugs, units.
 
     Reads the DuckDB file, or, given LOG files, ingests them into a throwaway
@@ -104,7 +109,14 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
         lanelog report lane-log.jsonl --format json
         lanelog report --lake lake/ --engine spark --format json
         lanelog report --repo-name orders-service --format markdown
+        LANELOG_NOTIFY="$SLACK_WEBHOOK" lanelog report --format markdown --since 2026-10-01
+
+    With --notify (or $LANELOG_NOTIFY), the markdown review is also posted to each
+    webhook as a digest; a webhook that does not take it exits 2 after printing.
     """
+    if notify and fmt != "markdown":
+        raise click.UsageError("--notify sends the weekly review: give --format markdown")
+    receivers = [alerts.Receiver(url) for url in notify]
     filters = Filters.parse(since, until, _repo_filter(repo, old_repo))
     with _database(db, logs, wait, lake, engine, spark_master) as con:
         figures = queries.report(con, filters)
@@ -116,7 +128,16 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
     elif fmt == "csv":
         click.echo(render.csv_text(figures))
     elif fmt == "markdown":
-        click.echo(render.markdown(figures, credit_bugs, reasons, filters))
+        review = render.markdown(figures, credit_bugs, reasons, filters)
+        click.echo(review)
+        failures = []
+        for receiver in receivers:
+            try:
+                alerts.post(receiver, alerts.digest_message(review, notify_format, figures), timeout=notify_timeout)
+            except AlertError as error:
+                failures.append(str(error))
+        if failures:
+            raise AlertError("the weekly review was not sent: " + "; ".join(failures))
     else:
         click.echo(render.table(figures))
 
@@ -125,10 +146,15 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
 @scope_options
 @click.option("--strict", is_flag=True, help="Exit 1 on warnings too, not only on credit bugs.")
 @format_option(["text", "json"], help="Print rows as text, or as JSON lines (summary on stderr).")
+@notify_options
+@click.option("--renotify", is_flag=True, help="With --notify: send every credit bug in range again.")
+@click.option("--dashboard-url", metavar="URL",
+              help="With --notify: the dashboard's address, so each alert links to its triage page.")
 @click.pass_context
 def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: str | None,
           until: str | None, repo: str | None, old_repo: str | None, wait: float, lake: str | None,
-          engine: str, spark_master: str | None, strict: bool, fmt: str) -> None:
+          engine: str, spark_master: str | None, strict: bool, fmt: str, notify: tuple[str, ...],
+          notify_format: str, notify_timeout: float, renotify: bool, dashboard_url: str | None) -> None:
     """Alert on credit bugs (exit 1) and audit the decision table's other rules.
 
     A credit bug is merge credit on an attempt whose quarantine is not empty; each
@@ -139,11 +165,32 @@ def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: st
     \b
     Example (cron or CI):
         lanelog check --since "$(date -d '7 days ago' +%F)" || notify-on-call
+        LANELOG_NOTIFY="$SLACK_WEBHOOK" lanelog check --since "$(date -d '7 days ago' +%F)" \\
+            --dashboard-url https://lanelog.example.com
+
+    With --notify (or $LANELOG_NOTIFY), each credit bug is posted once to each webhook:
+    the database remembers what was sent where (by a digest of the URL, never the URL),
+    so it is opened read-write; --renotify sends again.  A send that fails is not
+    marked, and the run exits 2 after printing; the next run sends it.
     """
+    if (renotify or dashboard_url) and not notify:
+        raise click.UsageError("--renotify and --dashboard-url go with --notify URL")
+    if notify and (logs or lake is not None):
+        raise click.UsageError("--notify needs the database (--db): LOG files and a lake keep no "
+                               "record of what was sent")
+    receivers = [alerts.Receiver(url) for url in notify]
+    link_base = alerts.check_dashboard_url(dashboard_url)
     filters = Filters.parse(since, until, _repo_filter(repo, old_repo))
-    with _database(db, logs, wait, lake, engine, spark_master) as con:
+    outcome = None
+    with _database(db, logs, wait, lake, engine, spark_master, write=bool(receivers)) as con:
         found = queries.check(con, filters)
         checked = queries.totals(con, filters)
+        if receivers:
+            outcome = alerts.deliver(
+                found["credit_bugs"], receivers, fmt=notify_format, dashboard_url=link_base,
+                sent_before=lambda receiver: store.alerts.sent_to(con, receiver.digest),
+                mark_sent=lambda receiver, key: store.alerts.mark_sent(con, key, receiver.digest),
+                renotify=renotify, timeout=notify_timeout)
     as_json = fmt == "json"
     lines = render.check_json_lines(found) if as_json else render.check_lines(found)
     for line in lines:
@@ -156,4 +203,10 @@ def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: st
                    f"{checked['quarantined']} quarantined without credit)")
     summary += f"; {warnings} warning(s)" + (" (--strict)" if strict and warnings else "")
     click.echo(summary, err=as_json)
+    if outcome is not None:
+        click.echo(f"alerts: {outcome.sent} sent, {outcome.already_sent} sent before "
+                   f"(to {len(receivers)} webhook(s))", err=True)
+        if outcome.failures:
+            raise AlertError("not every credit bug was sent (the next run sends the rest): "
+                             + "; ".join(outcome.failures))
     ctx.exit(1 if bugs or (strict and warnings) else 0)

@@ -189,7 +189,7 @@ def test_ingest_succeeds_while_the_dashboard_serves_the_same_database(
         for i in range(7)
     ))
     done = subprocess.run(
-        [sys.executable, "-m", "lanelog", "ingest", "--db", str(db), "--json", "--wait", "30", str(log)],
+        [sys.executable, "-m", "lanelog", "ingest", "--db", str(db), "--format", "json", "--wait", "30", str(log)],
         capture_output=True, text=True, timeout=120,
     )
     assert done.returncode == 0, done.stderr

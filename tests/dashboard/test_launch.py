@@ -82,3 +82,103 @@ def test_the_page_process_never_imports_from_the_working_folder(tmp_path: Path) 
     bare = subprocess.run([sys.executable, "-c", "import lanelog"], cwd=tmp_path, capture_output=True,
                           text=True, timeout=120)
     assert "the working folder was imported" in bare.stderr  # without the flag, the folder shadows it
+
+
+def _dashboard(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "lanelog", "dashboard", *args], capture_output=True, text=True,
+                          timeout=60, check=False)
+
+
+@pytest.mark.parametrize("host", ["192.0.2.10", "10.1.2.3", "::ffff:192.0.2.10"])
+def test_an_address_other_than_loopback_needs_sign_in(host: str) -> None:
+    done = _dashboard("--host", host, "--port", "9")
+    assert done.returncode == 2 and done.stdout == ""
+    assert f"Error: --host {host!r} is not a loopback address" in done.stderr
+    assert "lanelog dashboard --auth FILE" in done.stderr and "--no-auth" in done.stderr
+
+
+def test_demo_serves_loopback_only() -> None:
+    done = subprocess.run([sys.executable, "-m", "lanelog", "demo", "--serve", "--host", "192.0.2.10",
+                           "--db", "unused.duckdb"], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2
+    assert "is not a loopback address" in done.stderr
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "localhost", "::1"])
+def test_loopback_is_served_without_sign_in(host: str) -> None:
+    from lanelog.dashboard.launch import check_exposure
+
+    check_exposure(host, None, False)
+
+
+def test_no_auth_is_printed_loudly_and_wildcards_stay_refused() -> None:
+    # 192.0.2.10 is no address of this machine: the banner is printed, then binding fails.
+    done = _dashboard("--host", "192.0.2.10", "--port", "9", "--no-auth")
+    assert "WARNING: serving 192.0.2.10:9 WITHOUT SIGN-IN (--no-auth)" in done.stderr
+    assert done.returncode == 2 and "is not free" in done.stderr
+    wildcard = _dashboard("--host", "0.0.0.0", "--port", "9", "--no-auth")
+    assert wildcard.returncode == 2 and "listens on every interface" in wildcard.stderr
+    assert "WARNING" not in wildcard.stderr
+
+
+GOOD_AUTH = {
+    "server_metadata_url": '"https://id.example/.well-known/openid-configuration"',
+    "client_id": '"lanelog"',
+    "client_secret": '"client-SECRET-value-0123"',
+    "redirect_uri": '"https://lanelog.example/oauth2callback"',
+    "cookie_secret": '"cookie-SECRET-value-0123456789abcdef"',
+    "allow": '["alice@example.com", "team.example"]',
+}
+
+
+def _auth_file(tmp_path: Path, **changes: str | None) -> Path:
+    values = {**GOOD_AUTH, **changes}
+    path = tmp_path / "auth.toml"
+    path.write_text("".join(f"{key} = {value}\n" for key, value in values.items() if value is not None))
+    return path
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"client_secret": None}, "missing key(s) client_secret"),
+    ({"cookie_secret": '"short-SECRET"'}, "cookie_secret must be at least 32 characters"),
+    ({"redirect_uri": '"https://lanelog.example/callback"'}, "redirect_uri must end with /oauth2callback"),
+    ({"redirect_uri": '"http://lanelog.example/oauth2callback"'}, "redirect_uri must use https://"),
+    ({"allow": "[]"}, "allow must be a non-empty list"),
+    ({"allow": '["not an address"]'}, "is neither an e-mail address nor a domain"),
+    ({"writers": '"alice@example.com"'}, "writers must be a non-empty list"),
+    ({"colour": '"blue"'}, "unknown key(s) colour"),
+    ({"session_hours": "0"}, "session_hours must be a number of hours"),
+])
+def test_a_bad_auth_file_names_the_key_and_never_a_secret(tmp_path: Path, changes: dict[str, str | None],
+                                                          message: str) -> None:
+    done = _dashboard("--host", "192.0.2.10", "--port", "9", "--auth", str(_auth_file(tmp_path, **changes)))
+    assert done.returncode == 2, done.stderr
+    assert message in done.stderr
+    assert "SECRET" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_auth_file_becomes_streamlit_secrets(tmp_path: Path) -> None:
+    import tomllib
+
+    from lanelog.dashboard import signin
+
+    settings = signin.load_auth(_auth_file(tmp_path, writers='["Alice@Example.com"]'))
+    assert "SECRET" not in repr(settings)
+    folder = tmp_path / "private"
+    folder.mkdir()
+    written = tomllib.loads(signin.write_secrets(settings, folder).read_text())
+    assert written["auth"]["cookie_secret"] == "cookie-SECRET-value-0123456789abcdef"
+    assert written["auth"]["server_metadata_url"] == "https://id.example/.well-known/openid-configuration"
+    assert written["lanelog_access"] == {"allow": ["alice@example.com", "team.example"], "session_hours": 12.0,
+                                         "writers": ["alice@example.com"]}
+
+
+@pytest.mark.parametrize(("email", "expected"), [
+    ("alice@example.com", True), ("ALICE@example.com", True), ("bob@team.example", True),
+    ("bob@sub.team.example", False), ("alice@example.com.evil", False), ("eve@example.com", False),
+    ("team.example", False), ("", False), (None, False),
+])
+def test_the_allow_list_matches_addresses_and_whole_domains(email: str | None, expected: bool) -> None:
+    from lanelog.dashboard.signin import allowed
+
+    assert allowed(email, ("alice@example.com", "team.example")) is expected

@@ -24,7 +24,7 @@ from tests.ingest.support import line
 
 def ingest_cli(db: Path, *paths: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "lanelog", "ingest", "--db", str(db), "--json", *map(str, paths)],
+        [sys.executable, "-m", "lanelog", "ingest", "--db", str(db), "--format", "json", *map(str, paths)],
         capture_output=True, text=True, timeout=timeout,
     )
 

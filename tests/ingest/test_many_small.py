@@ -218,7 +218,7 @@ def test_the_summary_json_counts_files_of_a_folder_of_small_logs(tmp_path: Path)
     folder = tmp_path / "artifacts"
     write_jobs(folder, 120)
     db = tmp_path / "lanelog.duckdb"
-    done = subprocess.run([sys.executable, "-m", "lanelog", "ingest", "--db", str(db), "--json", str(folder)],
+    done = subprocess.run([sys.executable, "-m", "lanelog", "ingest", "--db", str(db), "--format", "json", str(folder)],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"files": 120, "lines_read": 120, "attempts_added": 120, "duplicates": 0,

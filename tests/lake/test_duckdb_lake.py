@@ -33,7 +33,7 @@ def test_report_json_on_the_lake_equals_the_database_on_the_demo(demo_dir: Path,
     code, from_db = cli_json("report", "--db", db, "--format", "json")
     assert code == 0 and json.loads(from_db)["totals"]["attempts"] > 0
     assert cli_json("report", "--lake", lake, "--format", "json") == (0, from_db)
-    assert cli_json("check", "--lake", lake, "--json") == cli_json("check", "--db", db, "--json")
+    assert cli_json("check", "--lake", lake, "--format", "json") == cli_json("check", "--db", db, "--format", "json")
 
 
 @pytest.mark.parametrize("filters", FILTERS, ids=lambda f: f"{f.since}-{f.until}-{f.repo}")

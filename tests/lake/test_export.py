@@ -23,7 +23,7 @@ def run(*args: str | Path) -> Result:
 
 
 def export(db: Path, lake: Path) -> dict:
-    result = run("export", "--db", db, "--lake", lake, "--json", "--quiet")
+    result = run("export", "--db", db, "--lake", lake, "--format", "json", "--quiet")
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 

@@ -65,7 +65,7 @@ def test_kill_9_mid_export_leaves_whole_weeks_and_the_next_run_completes(tmp_pat
     partial = json.loads(report_json("--lake", lake))
     assert partial["totals"]["attempts"] == sum(expected[week] for week in present)
 
-    result = CliRunner().invoke(cli, ["export", "--db", str(db), "--lake", str(lake), "--json", "--quiet"],
+    result = CliRunner().invoke(cli, ["export", "--db", str(db), "--lake", str(lake), "--format", "json", "--quiet"],
                                 catch_exceptions=False)
     assert result.exit_code == 0
     summary = json.loads(result.stdout)

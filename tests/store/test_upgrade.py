@@ -112,7 +112,7 @@ def test_the_command_the_message_names_upgrades_and_adds_nothing(v2: Path) -> No
 
     refused = lanelog("report", "--db", str(v2), "--format", "json")
     assert refused.returncode == 2 and f"`lanelog ingest LANE_LOG --db {v2}`" in refused.stderr
-    done = lanelog("ingest", str(DATA / "v2-lane-log.jsonl"), "--db", str(v2), "--json")
+    done = lanelog("ingest", str(DATA / "v2-lane-log.jsonl"), "--db", str(v2), "--format", "json")
     assert done.returncode == 0, done.stderr
     # The log was read before: its complete lines add nothing (the provisional last line is read again).
     assert '"attempts_added": 0' in done.stdout

@@ -1,0 +1,167 @@
+"""Sign-in for a shared dashboard: the `--auth FILE` settings and the secrets the page process reads.
+
+The file (TOML) names an OpenID Connect provider and who may look::
+
+    server_metadata_url = "https://accounts.example.com/.well-known/openid-configuration"
+    client_id = "lanelog-dashboard"
+    client_secret = "..."
+    redirect_uri = "https://lanelog.example.com/oauth2callback"
+    cookie_secret = "..."            # 32 characters or more, random
+    allow = ["alice@example.com", "example.org"]   # e-mail addresses and/or domains
+    writers = ["alice@example.com"]  # optional: who sees the upload widget
+    session_hours = 12               # optional: how long a sign-in lasts
+
+Streamlit's own sign-in (st.login) reads its [auth] section from a secrets file; the
+launcher writes one into a private folder (0700, the file 0600) and removes it when
+the server stops.  This module never prints a secret, and its errors name keys, not values.
+No streamlit import here: the launcher runs before the server.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+import socket
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from lanelog.errors import DashboardError
+
+REQUIRED = ("server_metadata_url", "client_id", "client_secret", "redirect_uri", "cookie_secret", "allow")
+OPTIONAL = ("writers", "session_hours")
+MIN_COOKIE_SECRET = 32
+DEFAULT_SESSION_HOURS = 12.0
+ACCESS_SECTION = "lanelog_access"  # the page process's allow-list, beside Streamlit's [auth]
+
+
+@dataclass(frozen=True)
+class AuthSettings:
+    """What `--auth FILE` holds, checked."""
+
+    server_metadata_url: str
+    client_id: str
+    client_secret: str
+    redirect_uri: str
+    cookie_secret: str
+    allow: tuple[str, ...]
+    writers: tuple[str, ...] | None
+    session_hours: float
+
+    def __repr__(self) -> str:
+        return f"AuthSettings(client_id={self.client_id!r}, redirect_uri={self.redirect_uri!r}, secrets hidden)"
+
+
+def _text(path: Path, key: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise DashboardError(f"{path}: {key} must be a non-empty string")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+        raise DashboardError(f"{path}: {key} holds a control character")
+    return value.strip()
+
+
+def _entries(path: Path, key: str, value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not value:
+        raise DashboardError(f"{path}: {key} must be a non-empty list of e-mail addresses or domains")
+    entries = []
+    for item in value:
+        entry = _text(path, key, item).lower()
+        local, at, domain = entry.partition("@")
+        if not at:
+            local, domain = "-", entry  # a domain alone
+        if not local or "@" in domain or " " in entry or "." not in domain.strip("."):
+            raise DashboardError(f"{path}: {key} entry {item!r} is neither an e-mail address nor a domain")
+        entries.append(entry)
+    return tuple(entries)
+
+
+def _http_url(path: Path, key: str, value: str, *, https_unless_loopback: bool) -> str:
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise DashboardError(f"{path}: {key} must be an http:// or https:// address")
+    if https_unless_loopback and parts.scheme == "http" and not is_loopback(parts.hostname):
+        raise DashboardError(f"{path}: {key} must use https:// (http:// is for a loopback address only)")
+    return value
+
+
+def load_auth(path: Path) -> AuthSettings:
+    """Read and check `--auth FILE`; a bad file names itself, its line or its key."""
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise DashboardError(f"cannot read --auth file {path}: {error.strerror or error}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise DashboardError(f"{path} is not TOML: {error}") from None
+    unknown = sorted(set(raw) - set(REQUIRED) - set(OPTIONAL))
+    if unknown:
+        raise DashboardError(f"{path}: unknown key(s) {', '.join(unknown)}; known: "
+                             f"{', '.join(REQUIRED + OPTIONAL)}")
+    missing = [key for key in REQUIRED if key not in raw]
+    if missing:
+        raise DashboardError(f"{path}: missing key(s) {', '.join(missing)}")
+    texts = {key: _text(path, key, raw[key]) for key in REQUIRED if key != "allow"}
+    _http_url(path, "server_metadata_url", texts["server_metadata_url"], https_unless_loopback=True)
+    _http_url(path, "redirect_uri", texts["redirect_uri"], https_unless_loopback=True)
+    if not urlsplit(texts["redirect_uri"]).path.endswith("/oauth2callback"):
+        raise DashboardError(f"{path}: redirect_uri must end with /oauth2callback (Streamlit's sign-in route)")
+    if len(texts["cookie_secret"]) < MIN_COOKIE_SECRET:
+        raise DashboardError(f"{path}: cookie_secret must be at least {MIN_COOKIE_SECRET} characters "
+                             "(make one with: python -c 'import secrets; print(secrets.token_urlsafe(32))')")
+    hours = raw.get("session_hours", DEFAULT_SESSION_HOURS)
+    if isinstance(hours, bool) or not isinstance(hours, (int, float)) or not 0 < hours <= 24 * 30:
+        raise DashboardError(f"{path}: session_hours must be a number of hours, above 0 and at most 720")
+    writers = _entries(path, "writers", raw["writers"]) if "writers" in raw else None
+    return AuthSettings(allow=_entries(path, "allow", raw["allow"]), writers=writers,
+                        session_hours=float(hours), **texts)
+
+
+def _toml_string(value: str) -> str:
+    # json escapes quotes, backslashes and control characters the way TOML basic strings read them.
+    return json.dumps(value, ensure_ascii=False)
+
+
+def secrets_toml(settings: AuthSettings) -> str:
+    """The secrets file: Streamlit's [auth] section and the page process's allow-list."""
+    auth = {"redirect_uri": settings.redirect_uri, "cookie_secret": settings.cookie_secret,
+            "client_id": settings.client_id, "client_secret": settings.client_secret,
+            "server_metadata_url": settings.server_metadata_url}
+    lines = ["[auth]", *(f"{key} = {_toml_string(value)}" for key, value in auth.items()), "",
+             f"[{ACCESS_SECTION}]",
+             "allow = [" + ", ".join(_toml_string(entry) for entry in settings.allow) + "]",
+             f"session_hours = {settings.session_hours!r}"]
+    if settings.writers is not None:
+        lines.append("writers = [" + ", ".join(_toml_string(entry) for entry in settings.writers) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def write_secrets(settings: AuthSettings, folder: Path) -> Path:
+    """Write the secrets file into a private folder (0700), readable by this user only (0600)."""
+    os.chmod(folder, 0o700)
+    target = folder / "secrets.toml"
+    descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as out:
+        out.write(secrets_toml(settings))
+    return target
+
+
+def is_loopback(host: str) -> bool:
+    """Whether every address the host names is a loopback address (127.0.0.0/8, ::1)."""
+    bare = host.strip("[]")
+    try:
+        found = socket.getaddrinfo(bare, None, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError, ValueError):
+        return False
+    addresses = {str(info[4][0]).split("%", 1)[0] for info in found}
+    return bool(addresses) and all(ipaddress.ip_address(address).is_loopback for address in addresses)
+
+
+def allowed(email: str | None, entries: tuple[str, ...] | list[str]) -> bool:
+    """Whether an e-mail address is listed, or its domain is (exactly: a subdomain is not)."""
+    if not email or "@" not in email:
+        return False
+    address = email.strip().lower()
+    domain = address.rpartition("@")[2]
+    return any(entry == address or ("@" not in entry and entry == domain) for entry in entries)

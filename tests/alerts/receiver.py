@@ -1,0 +1,113 @@
+"""A real webhook receiver on 127.0.0.1 for the alert tests: it records each post and answers as scripted."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Answer:
+    """How the receiver answers one post: a status, headers, and a pause before answering."""
+
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+
+
+@dataclass
+class Receiver:
+    """What the server got and how it answers next (the last answer repeats)."""
+
+    url: str
+    answers: list[Answer] = field(default_factory=lambda: [Answer()])
+    posts: list[dict[str, Any]] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+
+    def next_answer(self) -> Answer:
+        return self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+
+
+@contextmanager
+def receiver(path: str = "/services/T0001/B0002/XyZsecretToken42") -> Iterator[Receiver]:
+    """An HTTP receiver in a thread; its URL holds a secret-looking path, as a Slack webhook's does."""
+    state: Receiver
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length", "0"))
+            body = self.rfile.read(length)
+            answer = state.next_answer()
+            state.paths.append(self.path)
+            state.posts.append({"status": answer.status, "body": json.loads(body),
+                                "content_type": self.headers.get("Content-Type")})
+            if answer.delay:
+                time.sleep(answer.delay)
+            try:
+                self.send_response(answer.status)
+                for name, value in answer.headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"ok")
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    state = Receiver(url=f"http://127.0.0.1:{server.server_address[1]}{path}")
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@contextmanager
+def silent_receiver(path: str = "/hooks/silentSecret99") -> Iterator[str]:
+    """A socket that accepts connections and never reads or answers: the URL to post to."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        listener.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}{path}"
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+        for conn in held:
+            conn.close()
+        listener.close()
+
+
+def refused_url(path: str = "/hooks/refusedSecret77") -> str:
+    """A URL on a port nothing listens on (bound, then closed): connecting is refused."""
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    return f"http://127.0.0.1:{port}{path}"
