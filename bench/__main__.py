@@ -18,7 +18,7 @@ from pathlib import Path
 
 import duckdb
 
-from bench import cases, lake, machine, table
+from bench import cases, lake, machine, objects, table
 from bench.data import copy_db, make_log, multiply_db, restore_log
 from bench.generate import manifest_dict
 from bench.harness import REPO_ROOT, Case, Outcome, run_case
@@ -50,7 +50,7 @@ QUICK = Sizes(lines=20_000, append=1_000, report_attempts=200_000, files=200, co
               warmup=1, reps=2, timeout=300, small_logs=(200,), short_lines=20_000)
 # Groups `--only` can run on their own (they need nothing the others make).  The install
 # group reaches the package index, so the quick run (CI) leaves it out.
-ALONE = ("small", "short", "history", "install")
+ALONE = ("small", "short", "history", "install", "s3")
 
 
 def _arguments(argv: list[str]) -> argparse.Namespace:
@@ -114,6 +114,16 @@ def main(argv: list[str]) -> int:
                 made = make_small_logs(out / f"small-logs-{count}", count, args.seed)
                 data[f"small_logs_{count}"] = made
                 run(small_log_cases(out / f"small-logs-{count}", count, made["attempts"], out))
+        if not args.only or "s3" in args.only:
+            _log("logs in a bucket")
+            count = sizes.small_logs[0]
+            made = make_small_logs(out / f"small-logs-{count}", count, args.seed)
+            if objects.missing() is not None:
+                run(objects.bucket_cases(out / f"small-logs-{count}", count, made["attempts"], "", out))
+            else:
+                with objects.s3_server() as endpoint:
+                    objects.upload_folder(endpoint, out / f"small-logs-{count}", f"s3.{count}")
+                    run(objects.bucket_cases(out / f"small-logs-{count}", count, made["attempts"], endpoint, out))
         if not args.only or "short" in args.only:
             _log("short lines")
             data["short_log"] = make_short_log(out / "short.jsonl", sizes.short_lines, args.seed)

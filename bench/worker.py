@@ -85,6 +85,36 @@ def lanelog_ingest(log: str, db: str) -> Result:
     return {"seconds": {"total": elapsed}, "info": {"summary": summary.as_dict(), "errors": summary.errors}}
 
 
+def lanelog_ingest_url(url: str, db: str, endpoint: str) -> Result:
+    """lanelog's ingest of an object-store URL through its Python API: open, ingest, close."""
+    from lanelog.ingest import ingest_paths
+    from lanelog.store import open_db
+
+    start = time.perf_counter()
+    con = open_db(Path(db))
+    summary = ingest_paths(con, [url], endpoint_url=endpoint)
+    con.close()
+    elapsed = time.perf_counter() - start
+    return {"seconds": {"total": elapsed}, "info": {"summary": summary.as_dict(), "errors": summary.errors}}
+
+
+def s3_get_floor(url: str, endpoint: str) -> Result:
+    """The server's own floor: boto3 lists the prefix and GETs every object, 16 threads at a time."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import boto3
+
+    bucket, _, prefix = url.removeprefix("s3://").partition("/")
+    start = time.perf_counter()
+    client = boto3.client("s3", endpoint_url=endpoint)
+    pages = client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix)
+    keys = [item["Key"] for page in pages for item in page.get("Contents", [])]
+    with ThreadPoolExecutor(16) as pool:
+        size = sum(pool.map(lambda key: len(client.get_object(Bucket=bucket, Key=key)["Body"].read()), keys))
+    elapsed = time.perf_counter() - start
+    return {"seconds": {"total": elapsed}, "info": {"objects": len(keys), "bytes": size}}
+
+
 def lanelog_append_series(log: str, db: str, runs: str, lines: str, seed: str, start: str, total: str) -> Result:
     """`runs` appends of `lines` fresh generated lines in a row, each an open, ingest and close.
 
@@ -159,6 +189,8 @@ WORKERS: dict[str, Callable[..., Result]] = {
     "pandas_reader": pandas_reader,
     "duckdb_floor": duckdb_floor,
     "lanelog_ingest": lanelog_ingest,
+    "lanelog_ingest_url": lanelog_ingest_url,
+    "s3_get_floor": s3_get_floor,
     "lanelog_append_series": lanelog_append_series,
     "weekly_query": weekly_query,
     "dashboard_overview": dashboard_overview,

@@ -67,11 +67,21 @@ def source_path() -> Path:
     return Path(lake) if lake else db_path()
 
 
+def source_name() -> str:
+    """What the app reads, as the user named it: the lake's folder or URL (s3://...), else the database file."""
+    return lake_dir() or str(db_path())
+
+
+def source_exists() -> bool:
+    """Whether there is something to read yet: a lake with its state file, or the database file."""
+    lake = lake_dir()
+    return store.lake_stamp(lake) is not None if lake else db_path().exists()
+
+
 def _signature(path: Path) -> tuple[int, ...]:
-    """Changes whenever an ingest (or an export, for a lake) commits, so a rerun after it misses the cache."""
+    """Changes whenever an ingest commits, so a rerun after it misses the cache."""
     parts: list[int] = []
-    watched = (path / "_lanelog" / "lake.json",) if lake_dir() else (path, Path(f"{path}.wal"))
-    for candidate in watched:
+    for candidate in (path, Path(f"{path}.wal")):
         try:
             stat = candidate.stat()
         except FileNotFoundError:
@@ -98,8 +108,9 @@ class _Connection:
         self.con: Any = None
 
     def get(self) -> Any:
-        if self.con is None and lake_dir():
-            self.con = store.open_lake(self.path)
+        lake = lake_dir()
+        if self.con is None and lake:
+            self.con = store.open_lake(lake)  # as named: a URL is no Path
         if self.con is None:
             self.con = store.open_db(self.path, read_only=True, wait=LOCK_WAIT_SECONDS)
         return self.con
@@ -113,7 +124,7 @@ class _Connection:
 @st.cache_data(show_spinner=False, max_entries=1024)
 def _cached_query(
     db: str,
-    signature: tuple[int, ...],
+    signature: tuple[Any, ...],
     token: int,
     name: str,
     since: date | None,
@@ -136,16 +147,18 @@ def look(*names: str, filters: Filters | None = None) -> Look:
     ingest holds the file and this session has no earlier figures to show.
     """
     filters = filters if filters is not None else Filters()
-    path = source_path()
-    if not path.exists() or (lake_dir() and not (path / "_lanelog" / "lake.json").exists()):
-        raise NoDatabase(f"no database at {path}")
-    key = (str(path), names, filters.since, filters.until, filters.repo)
+    path, lake = source_path(), lake_dir()
+    # A lake (a folder or a bucket) is known to change by its state file, which every export rewrites.
+    stamp = store.lake_stamp(lake) if lake else None
+    if (lake and stamp is None) or (not lake and not path.exists()):
+        raise NoDatabase(f"no database at {source_name()}")
+    key = (source_name(), names, filters.since, filters.until, filters.repo)
     last: dict[tuple[Any, ...], dict[str, Any]] = st.session_state.setdefault(LAST_KEY, {})
-    signature, token = _signature(path), refresh_token()
+    signature, token = ((stamp,) if stamp else _signature(path)), refresh_token()
     connection = _Connection(path)
     try:
         figures = {
-            name: _cached_query(str(path), signature, token, name, filters.since, filters.until, filters.repo,
+            name: _cached_query(source_name(), signature, token, name, filters.since, filters.until, filters.repo,
                                 connection)
             for name in names
         }

@@ -137,14 +137,14 @@ def uploader() -> None:
 
 def database_caption() -> None:
     st.sidebar.caption("Parquet lake" if data.lake_dir() else "Database")
-    st.sidebar.text(present.path_lines(str(data.source_path())))
+    st.sidebar.text(present.path_lines(data.source_name()))
 
 
 def render(guidance: bool = True) -> bool:
     """The whole sidebar. Returns False when there is no lane-log data yet (guidance shown if asked)."""
     refresh()
     empty = True
-    if data.source_path().exists():
+    if data.source_exists():
         base = ui.figures("report", "repos", filters=Filters(), note=False)
         report, repos = base["report"], base["repos"]
         empty = report["totals"]["attempts"] == 0 and report["rejected_lines"] == 0
@@ -154,5 +154,5 @@ def render(guidance: bool = True) -> bool:
     uploader()
     database_caption()
     if empty and guidance:
-        ui.show_guidance(str(data.source_path()))
+        ui.show_guidance(data.source_name())
     return not empty

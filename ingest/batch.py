@@ -55,6 +55,7 @@ class Small:
     data: bytes
     lines: Lines
     head: bytes
+    held: bool = False  # held in memory (an object): nothing to read again before the commit
 
 
 @dataclass
@@ -136,7 +137,7 @@ def classify(index: SourceIndex, log: LogStream) -> Small | str | None:
     lines = split_lines(memoryview(data), base_offset=0, first_line_no=1, complete=True)
     if lines.invalid_utf8 or lines.unsure or lines.empty:
         return None
-    return Small(name=log.name, data=data, lines=lines, head=head)
+    return Small(name=log.name, data=data, lines=lines, head=head, held=log.held)
 
 
 def first_line(data: bytes) -> bytes:
@@ -230,6 +231,8 @@ def _source_rows(ids: list[int], batch: list[Small], outcomes: list[Outcome], no
 
 def _still_holds(small: Small) -> bool:
     """Whether the file still holds what was read (it may have been rewritten since)."""
+    if small.held:
+        return True
     try:
         fd = os.open(small.name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:

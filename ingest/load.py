@@ -40,8 +40,8 @@ TOO_LONG = "too_long"
 
 @cache
 def statements() -> dict[str, Query]:
-    """The named statements of load.sql and identity.sql."""
-    return load_resources("lanelog.ingest", "load.sql", "identity.sql")
+    """The named statements of load.sql, identity.sql and objects.sql."""
+    return load_resources("lanelog.ingest", "load.sql", "identity.sql", "objects.sql")
 
 
 # What attempt_rows' fail_broken raises (load.sql): a line the INSERT leaving
@@ -57,7 +57,7 @@ def attempt_rows(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def statement(name: str) -> Query:
-    """One named statement of load.sql or identity.sql; it runs itself (sqlfile.Query)."""
+    """One named statement of load.sql, identity.sql or objects.sql; it runs itself (sqlfile.Query)."""
     return statements()[name]
 
 

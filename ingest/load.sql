@@ -34,7 +34,7 @@ WITH parsed AS (
                     '"producer": "JSON", "probe": "JSON", "lane": "JSON", ' ||
                     '"model_call_allowed": "JSON", "quarantine": "JSON", "merge_credit": "JSON", ' ||
                     '"units": "JSON", "budget_cap": "JSON", "properties": "JSON", "reasons": "JSON", ' ||
-                    '"expired_freezes": "JSON", "results": "JSON"' ||
+                    '"expired_freezes": "JSON", "results": "JSON", "usage": "JSON"' ||
                     '}')) END AS v
     FROM lane_lines
     WHERE is_text
@@ -43,7 +43,8 @@ WITH parsed AS (
            v.attempt_id AS j_attempt_id, v.ts AS j_ts, v.repo AS j_repo, v.head AS j_head, v.producer AS j_producer,
            v.probe AS j_probe, v.lane AS j_lane, v.model_call_allowed AS j_model_call_allowed, v.quarantine AS j_quarantine,
            v.merge_credit AS j_merge_credit, v.units AS j_units, v.budget_cap AS j_budget_cap, v.properties AS j_properties,
-           v.reasons AS j_reasons, v.expired_freezes AS j_expired_freezes, v.results AS j_results
+           v.reasons AS j_reasons, v.expired_freezes AS j_expired_freezes, v.results AS j_results,
+           v.usage AS j_usage
     FROM parsed
     WHERE v IS NOT NULL
        OR (fail_broken AND CASE WHEN unsure THEN false ELSE error('lanelog: a line broken in its middle') END)
@@ -52,15 +53,41 @@ WITH parsed AS (
            lane_ts(json_str(j_ts), json_num(j_ts)) AS ts,
            json_str(j_probe) AS probe,
            py_truthy(j_quarantine) AS quarantined,
-           py_truthy(j_merge_credit) AS has_credit
+           py_truthy(j_merge_credit) AS has_credit,
+           -- usage: {property id: {input_tokens, output_tokens, cost, currency, model}}, one
+           -- entry per key (an empty object, or one with a repeated key, is no usage).  A
+           -- figure is kept when it is a finite number >= 0; a cost only with its currency.
+           CASE WHEN ord(CAST(j_usage AS VARCHAR)) = 123 AND CAST(j_usage AS VARCHAR) <> '{}' THEN try(list_transform(
+               map_entries(CAST(j_usage AS MAP(VARCHAR, JSON))),
+               lambda e: {
+                   'property': e.key,
+                   'input_tokens': CASE WHEN json_num(json_extract(e.value, '$.input_tokens')) >= 0
+                                         AND isfinite(json_num(json_extract(e.value, '$.input_tokens')))
+                                        THEN json_num(json_extract(e.value, '$.input_tokens')) END,
+                   'output_tokens': CASE WHEN json_num(json_extract(e.value, '$.output_tokens')) >= 0
+                                          AND isfinite(json_num(json_extract(e.value, '$.output_tokens')))
+                                         THEN json_num(json_extract(e.value, '$.output_tokens')) END,
+                   'cost': CASE WHEN json_num(json_extract(e.value, '$.cost')) >= 0
+                                 AND isfinite(json_num(json_extract(e.value, '$.cost')))
+                                 AND json_str(json_extract(e.value, '$.currency')) IS NOT NULL
+                                THEN json_num(json_extract(e.value, '$.cost')) END,
+                   'currency': json_str(json_extract(e.value, '$.currency')),
+                   'model': json_str(json_extract(e.value, '$.model'))
+               })) END AS usage
     FROM fields
+), priced AS (
+    SELECT *,
+           list_distinct(list_filter(list_transform(usage, lambda u: CASE WHEN u.cost IS NOT NULL THEN u.currency END),
+                                     lambda c: c IS NOT NULL)) AS currencies
+    FROM typed
 )
 SELECT
-    -- line_no and byte_offset (and a batch's source_id): what lane_lines passes through.
+    -- line_no and byte_offset (and a batch's source_id): what lane_lines passes through,
+    -- and usage as typed above.
     * EXCLUDE (line, ts, probe, quarantined, has_credit,
                j_attempt_id, j_ts, j_repo, j_head, j_producer, j_probe, j_lane, j_model_call_allowed,
                j_quarantine, j_merge_credit, j_units, j_budget_cap, j_properties, j_reasons,
-               j_expired_freezes, j_results),
+               j_expired_freezes, j_results, j_usage, currencies),
     line AS raw,
     nullif(json_str(j_attempt_id), '') AS attempt_id,
     ts,
@@ -106,9 +133,14 @@ SELECT
         CASE WHEN ord(j_properties) <> 91 THEN 'properties' END,
         CASE WHEN ord(j_reasons) <> 91 THEN 'reasons' END,
         CASE WHEN ord(j_expired_freezes) <> 91 THEN 'expired_freezes' END,
-        CASE WHEN ord(j_results) <> 123 THEN 'results' END
-    ], lambda name: name IS NOT NULL) AS type_anomalies
-FROM typed;
+        CASE WHEN ord(j_results) <> 123 THEN 'results' END,
+        CASE WHEN ord(j_usage) <> 123 THEN 'usage' END
+    ], lambda name: name IS NOT NULL) AS type_anomalies,
+    list_sum(list_transform(usage, lambda u: u.input_tokens)) AS input_tokens,
+    list_sum(list_transform(usage, lambda u: u.output_tokens)) AS output_tokens,
+    CASE WHEN len(currencies) = 1 THEN list_sum(list_transform(usage, lambda u: u.cost)) END AS cost,
+    CASE WHEN len(currencies) = 1 THEN currencies[1] END AS currency
+FROM priced;
 
 -- name: insert_attempts
 -- Store every attempt of one log's lane_lines (attempt_rows), duplicates included.

@@ -28,11 +28,14 @@ GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error)
 class LogStream:
     """An open log read by offset (gzip streams seek forward by decompressing)."""
 
-    def __init__(self, name: str, fileobj: io.BufferedIOBase, size: int | None) -> None:
-        self.name = name  # the path it was opened by (undecodable bytes as surrogates)
+    def __init__(self, name: str, fileobj: io.BufferedIOBase, size: int | None, *, held: bool = False) -> None:
+        self.name = name  # the path or URL it was opened by (undecodable bytes as surrogates)
         self.shown = shown(name)  # the name in messages and in sources.path
         self._file = fileobj
         self.size = size  # bytes in the log now; None for gzip (known only once read)
+        # Its bytes cannot change while it is read: an upload or an object held in
+        # memory, or an object whose every read is pinned to the ETag it was listed with.
+        self.held = held or isinstance(fileobj, io.BytesIO)
 
     def read_at(self, offset: int, size: int) -> bytes:
         """Up to `size` bytes from `offset`; fewer only at the end of the log."""
@@ -62,9 +65,9 @@ class LogStream:
         """Whether the file holds `data` at `offset` now, read past any buffer.
 
         A plain file can be truncated and rewritten while it is read; a gzip
-        stream (a rotated archive) and an upload held in memory are taken as they are.
+        stream (a rotated archive) and a held log (an upload, an object) are taken as they are.
         """
-        if self.size is None or not data or isinstance(self._file, io.BytesIO):
+        if self.size is None or not data or self.held:
             return True
         try:
             return os.pread(self._file.fileno(), len(data), offset) == data
@@ -136,11 +139,22 @@ def _kind(mode: int) -> str:
 
 
 def bytes_log(name: str, data: bytes) -> LogStream:
-    """An uploaded log held in memory; a name ending in .gz is read through gzip, as for files."""
+    """A log held in memory (an upload, a fetched object); a name ending in .gz is read through gzip, as for files."""
     fileobj = io.BytesIO(data)
     if name.endswith(".gz"):
-        return LogStream(name, gzip.GzipFile(fileobj=fileobj, mode="rb"), None)
-    return LogStream(name, fileobj, len(data))
+        return LogStream(name, gzip.GzipFile(fileobj=fileobj, mode="rb"), None, held=True)
+    return LogStream(name, fileobj, len(data), held=True)
+
+
+def is_object_url(text: object) -> bool:
+    """Whether an ingest argument is an object-store URL (s3://bucket/prefix/) rather than a local path.
+
+    A str with a scheme; a local path of that shape is given as ./s3://...
+    """
+    return isinstance(text, str) and _URL.match(text) is not None
+
+
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 def expand_paths(paths: list[Path]) -> Iterator[Path | IngestError]:

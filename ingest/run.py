@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 
 from lanelog.errors import IngestError, StoreError
 from lanelog.ingest import batch as batching
@@ -22,7 +23,8 @@ from lanelog.ingest.chunks import Piece, Reader
 from lanelog.ingest.identity import TAIL_BYTES, Resume, digest, locate
 from lanelog.ingest.lines import Lines
 from lanelog.ingest.load import Handover, Outcome, statement, store_lines, store_stream
-from lanelog.ingest.logfile import LogStream, bytes_log, expand_paths, open_log, shown
+from lanelog.ingest.logfile import LogStream, bytes_log, expand_paths, is_object_url, open_log, shown
+from lanelog.ingest.objects import Fetched, Listed, ObjectStore, windows
 from lanelog.store.db import capped_memory, read_only_name, transaction
 
 # Called with the bytes a committed transaction covered (0 when a log is done) and the
@@ -91,35 +93,118 @@ def ingest_paths(
     paths: Iterable[str | os.PathLike[str]],
     *,
     progress: Progress | None = None,
+    endpoint_url: str | None = None,
 ) -> IngestSummary:
-    """Ingest lane-log files and folders (every *.jsonl and *.jsonl.gz below them).
+    """Ingest lane-log files and folders (every *.jsonl and *.jsonl.gz below them),
+    and object-store URLs (a str such as s3://bucket/prefix/: every such object below it).
 
-    A file that cannot be read is named in `errors`; the others are still
-    ingested.  `progress`, when given, is called with the number of bytes
+    A file or object that cannot be read is named in `errors`; the others are
+    still ingested.  `progress`, when given, is called with the number of bytes
     each committed transaction covered, and once more (with 0) as each log
-    is done, with the run's summary so far.
+    is done, with the run's summary so far.  `endpoint_url` serves an
+    S3-compatible store (else $AWS_ENDPOINT_URL, else AWS).
     """
     _require_writable(con)
     summary = IngestSummary()
     started = _now()
     with capped_memory(con, MEMORY_LIMIT):
         batcher = _Batcher(con, summary, progress)
-        for item in expand_paths([Path(p) for p in paths]):
-            if isinstance(item, IngestError):
-                summary.errors.append(item.message)
+        for given in paths:
+            if is_object_url(given):
+                batcher.flush()  # logs are stored in the order they are named
+                _ingest_objects(con, os.fspath(given), batcher, summary, progress, endpoint_url)
                 continue
+            for item in expand_paths([Path(given)]):
+                if isinstance(item, IngestError):
+                    summary.errors.append(item.message)
+                    continue
+                try:
+                    with open_log(item) as log:
+                        _ingest_one(con, batcher, log, summary, progress)
+                except IngestError as exc:
+                    summary.errors.append(exc.message)
+                if progress:
+                    progress(0, summary)
+        batcher.flush()
+    _record_run(con, summary, started)
+    return summary
+
+
+def _ingest_one(con: duckdb.DuckDBPyConnection, batcher: _Batcher, log: LogStream, summary: IngestSummary,
+                progress: Progress | None) -> None:
+    """A log into the batch of small logs, or (the batch stored first, to keep the order) the one-log way."""
+    if not batcher.take(log):
+        batcher.flush()
+        _ingest_log(con, log, summary, progress)
+
+
+def _ingest_objects(con: duckdb.DuckDBPyConnection, url: str, batcher: _Batcher, summary: IngestSummary,
+                    progress: Progress | None, endpoint_url: str | None) -> None:
+    """Every log object below `url` not read to its end before: fetched a window at a time, each
+    window's small logs stored as batches, and the objects it settled recorded (objects_read).
+
+    A store that cannot be listed or read at all ends this URL with one error; what was
+    stored before stays, and the next run goes on from there.
+    """
+    try:
+        store = ObjectStore(url, endpoint_url)
+        listed = store.listing()
+    except IngestError as exc:
+        summary.errors.append(exc.message)
+        return
+    read_before = {row[0]: (row[1], row[2]) for row in statement("objects_below").rows(con, prefix=store.prefix)}
+    new = []
+    for obj in listed:
+        if read_before.get(obj.url) == (obj.etag, obj.size):
+            summary.files += 1  # read to its end before, and listed unchanged: not fetched
+        else:
+            new.append(obj)
+    for window in windows(new):
+        small = [obj for obj in window if obj.small]
+        fetched: dict[str, Fetched] = dict(zip((obj.url for obj in small), store.fetch(small)))
+        settled, fatal = [], None
+        for obj in window:
+            got = fetched.get(obj.url)
+            if got is not None and got.error is not None:
+                if got.fatal:
+                    fatal = fatal or got.error
+                else:
+                    summary.errors.append(got.error.message)
+                continue
+            if fatal is not None:
+                continue  # the store went away: the objects after it are read next run
             try:
-                with open_log(item) as log:
-                    if not batcher.take(log):
-                        batcher.flush()  # logs are stored in the order they are named
-                        _ingest_log(con, log, summary, progress)
+                with (bytes_log(obj.url, got.data or b"") if got is not None else store.open(obj)) as log:
+                    _ingest_one(con, batcher, log, summary, progress)
+                settled.append(obj)
             except IngestError as exc:
                 summary.errors.append(exc.message)
             if progress:
                 progress(0, summary)
         batcher.flush()
-    _record_run(con, summary, started)
-    return summary
+        _record_objects(con, [obj for obj in settled if obj.url not in batcher.failed])
+        if fatal is not None:
+            summary.errors.append(fatal.message)
+            return
+
+
+def _record_objects(con: duckdb.DuckDBPyConnection, objects: list[Listed]) -> None:
+    """Record objects read to their end, after their lines committed: a kill between the two
+    only costs the next run a fetch (the object's content is then known as stored)."""
+    if not objects:
+        return
+    table = pa.table({
+        "url": [obj.url for obj in objects],
+        "etag": [obj.etag for obj in objects],
+        "size": pa.array([obj.size for obj in objects], pa.int64()),
+        "now": pa.array([_now()] * len(objects), pa.timestamp("us")),
+    })
+    con.register("lane_objects", table)
+    try:
+        with transaction(con):
+            statement("record_objects").run(con)
+    finally:
+        con.unregister("lane_objects")
 
 
 class _Batcher:
@@ -133,6 +218,7 @@ class _Batcher:
         self.first_lines: set[bytes] = set()
         self.size = 0
         self.resent = False
+        self.failed: set[str] = set()  # names of logs whose batch could not be stored
 
     def take(self, log: LogStream) -> bool:
         """True when the log is dealt with: unchanged, or held for the batch; False: the one-log way."""
@@ -174,12 +260,14 @@ class _Batcher:
             self.summary.files -= len(batch)  # the one-log way counts each again
             for small in batch:
                 try:
-                    with open_log(Path(small.name)) as log:
+                    with bytes_log(small.name, small.data) if small.held else open_log(Path(small.name)) as log:
                         _ingest_log(self.con, log, self.summary, self.progress)
                 except IngestError as exc:
                     self.summary.errors.append(exc.message)
+                    self.failed.add(small.name)
             return
         except StoreError as exc:
+            self.failed.update(small.name for small in batch)
             self.summary.errors.append(f"{len(batch)} small logs from {shown(batch[0].name)}: the database could "
                                        f"not store them ({exc})")
             return

@@ -164,6 +164,13 @@ def report(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> di
     return {"weeks": weeks, "totals": _figures(rows[-1]), "rejected_lines": rejected}
 
 
+def money(con: duckdb.DuckDBPyConnection | RowSource, filters: Filters | None = None) -> dict[str, Any]:
+    """The report's money section: tokens and cost per week, property and repo (queries/costs.py)."""
+    from lanelog.queries.costs import money_figures
+
+    return money_figures(con, filters)
+
+
 def check(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> dict[str, Any]:
     """The seed's alert: credit-bug rows (the alert) and the audit's warnings, as dicts."""
     return {

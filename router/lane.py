@@ -4,28 +4,36 @@ The seed: "Require a result token of hold or fail. Anything else, including
 prose, is unresolved."  The runner is any command (a local test, a model
 call); it runs without a shell, from the repository root, and gets the
 property, its statement, the fixture hash and the patch in its environment.
+A runner may also say what its call used (usage.py): in a JSON last line
+beside the token, or in the file ``$LANELOG_USAGE_FILE``.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import selectors
 import shlex
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from lanelog.errors import RunnerCommandError
+from lanelog.router.usage import UsageInvalid, check_usage, priced, read_usage_file
 
 TOKEN_SOURCES = ("stdout", "exit")
 DEFAULT_TIMEOUT = 600.0
 # The last line is the token; a runner's chatter before it need not be held.
 MAX_TAIL = 64 * 1024
 REAP_TIMEOUT = 5.0
+# A JSON last line ({"token": ..., "usage": {...}}) longer than this is not read as one.
+MAX_RESULT_LINE = 16 * 1024
 
 
 
@@ -67,18 +75,25 @@ class LaneContext:
     fixture_hash: str
     patch_file: Path
     attempt_id: str
+    # The policy's price table (model -> policy.Price), for a usage without its cost.
+    prices: Mapping[str, Any] = field(default_factory=dict)
 
 
 def run_lane(runner: LaneRunner, properties: Sequence[str], quarantine: Sequence[str],
              context: LaneContext, notify: Callable[[str], None] = lambda _: None,
-             ) -> dict[str, str]:
-    """Run each selected property in order; quarantined ids are never run."""
+             usage: dict[str, dict[str, Any]] | None = None) -> dict[str, str]:
+    """Run each selected property in order; quarantined ids are never run.
+
+    ``usage``, when given, receives each run's checked usage by property id.
+    """
     results: dict[str, str] = {}
     for prop in properties:
         if prop in quarantine or prop in results:
             continue
-        token, note = run_property(runner, prop, context)
+        token, note, used = run_property_usage(runner, prop, context, notify)
         results[prop] = token
+        if used is not None and usage is not None:
+            usage[prop] = used
         notify(f"{prop}: {token}" + (f" ({note})" if note else ""))
     return results
 
@@ -87,6 +102,39 @@ def run_property(runner: LaneRunner, prop: str, context: LaneContext,
                  relay: Callable[[bytes], None] | None = None) -> tuple[str, str]:
     """One run; returns the token and, when unresolved, why.  Its stderr goes to ``relay``
     (route's own stderr by default)."""
+    token, note, _ = run_property_usage(runner, prop, context, relay=relay)
+    return token, note
+
+
+def run_property_usage(runner: LaneRunner, prop: str, context: LaneContext,
+                       notify: Callable[[str], None] = lambda _: None,
+                       relay: Callable[[bytes], None] | None = None,
+                       ) -> tuple[str, str, dict[str, Any] | None]:
+    """One run: the token, why it is unresolved (or ""), and the usage it reported.
+
+    The usage file is a fresh private file next to the patch file, made for
+    this run alone and removed after it; what the run reported is checked, and
+    a usage that is not well formed is left out with a note, whatever the token.
+    """
+    fd, usage_name = tempfile.mkstemp(prefix="usage-", suffix=".json", dir=context.patch_file.parent)
+    os.close(fd)
+    usage_file = Path(usage_name)
+    try:
+        token, note, reported = _run(runner, prop, context, usage_file, relay)
+        try:
+            if reported is None:
+                reported = read_usage_file(usage_file)
+            used = priced(check_usage(reported), context.prices) if reported is not None else None
+        except UsageInvalid as exc:
+            notify(f"{prop}: usage left out: {exc}")
+            used = None
+    finally:
+        usage_file.unlink(missing_ok=True)
+    return token, note, used
+
+
+def _run(runner: LaneRunner, prop: str, context: LaneContext, usage_file: Path,
+         relay: Callable[[bytes], None] | None) -> tuple[str, str, Any]:
     env = dict(os.environ)
     env.update(
         LANELOG_PROPERTY=prop,
@@ -94,6 +142,7 @@ def run_property(runner: LaneRunner, prop: str, context: LaneContext,
         LANELOG_FIXTURE_HASH=context.fixture_hash,
         LANELOG_PATCH_FILE=str(context.patch_file),
         LANELOG_ATTEMPT_ID=context.attempt_id,
+        LANELOG_USAGE_FILE=str(usage_file),
     )
     argv = runner.argv_for(prop)
     try:
@@ -103,19 +152,19 @@ def run_property(runner: LaneRunner, prop: str, context: LaneContext,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 start_new_session=True)
     except OSError as exc:
-        return "unresolved", f"cannot start {argv[0]!r}: {exc.strerror or exc}"
+        return "unresolved", f"cannot start {argv[0]!r}: {exc.strerror or exc}", None
     deadline = time.monotonic() + runner.timeout
     try:
         stdout = _read_until(proc, deadline, relay or to_stderr)
         proc.wait(timeout=max(deadline - time.monotonic(), 0))
     except subprocess.TimeoutExpired:
         _stop(proc)
-        return "unresolved", f"timed out after {runner.timeout:g} s"
+        return "unresolved", f"timed out after {runner.timeout:g} s", None
     finally:
         assert proc.stdout is not None and proc.stderr is not None
         proc.stdout.close()
         proc.stderr.close()
-    return read_token(runner.token_from, proc.returncode, stdout)
+    return read_result(runner.token_from, proc.returncode, stdout)
 
 
 def to_stderr(chunk: bytes) -> None:
@@ -171,19 +220,42 @@ def _read_until(proc: subprocess.Popen[bytes], deadline: float,
 
 def read_token(token_from: str, returncode: int, stdout: bytes) -> tuple[str, str]:
     """The token a finished run gave: "hold", "fail", or "unresolved" with a reason."""
+    token, note, _ = read_result(token_from, returncode, stdout)
+    return token, note
+
+
+def read_result(token_from: str, returncode: int, stdout: bytes) -> tuple[str, str, Any]:
+    """The token, why it is unresolved (or ""), and the usage the last line reported (unchecked).
+
+    The last line is the bare token, or a JSON object ``{"token": ..., "usage": {...}}``;
+    either way the token must be exactly hold or fail.  The usage of an object line is
+    kept whatever its token: a call that answered prose was spent all the same.
+    """
     if returncode < 0:
-        return "unresolved", f"killed by signal {-returncode}"
-    if token_from == "exit":
-        if returncode in (0, 1):
-            return ("hold", "") if returncode == 0 else ("fail", "")
-        return "unresolved", f"exit code {returncode} is neither 0 (hold) nor 1 (fail)"
-    if returncode not in (0, 1):
-        return "unresolved", f"exit code {returncode}: the run did not finish"
+        return "unresolved", f"killed by signal {-returncode}", None
     lines = [line.strip() for line in stdout.decode("utf-8", "replace").splitlines()]
     last = next((line for line in reversed(lines) if line), "")
+    reported: Any = None
+    if last.startswith("{") and len(last) <= MAX_RESULT_LINE:
+        try:
+            # Python's reader, which takes NaN and Infinity: a usage holding them is
+            # refused when checked, and the token beside it still counts.
+            result = json.loads(last)
+        except (ValueError, RecursionError):
+            result = None
+        if isinstance(result, dict) and "token" in result:
+            reported = result.get("usage")
+            last = result["token"] if isinstance(result["token"], str) else repr(result["token"])
+    if token_from == "exit":
+        if returncode in (0, 1):
+            return ("hold", "", reported) if returncode == 0 else ("fail", "", reported)
+        return "unresolved", f"exit code {returncode} is neither 0 (hold) nor 1 (fail)", reported
+    if returncode not in (0, 1):
+        return "unresolved", f"exit code {returncode}: the run did not finish", reported
     if last in ("hold", "fail"):
-        return last, ""
-    return "unresolved", "no output" if not last else f"last line is not a token: {last[:80]!r}"
+        return last, "", reported
+    why = "no output" if not last else f"last line is not a token: {last[:80]!r}"
+    return "unresolved", why, reported
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:

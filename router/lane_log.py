@@ -30,11 +30,14 @@ MAX_MESSAGE = 2000
 def build_line(*, ts: datetime, attempt_id: str, repo: str, base: str | None,
                head: str | None, plan: Plan, files: list[str], policy: Policy | None,
                lane: str, results: Mapping[str, str],
-               freezes: Mapping[str, FreezeRow] | None = None) -> dict[str, Any]:
+               freezes: Mapping[str, FreezeRow] | None = None,
+               usage: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
     """The attempt's line; the seed's five fields keep their names and meaning.
 
     `freezes` (optional, schema 1 all the same) gives the owner and expiry of every
     id the line lists in `quarantine` or `expired_freezes`: who to ask about it.
+    `usage` (optional, schema 1 all the same) gives what each property's run
+    reported it used (router/usage.py), by property id; absent when none did.
     """
     message = printable(plan.message) if plan.message is not None else None
     if message is not None and len(message) > MAX_MESSAGE:
@@ -70,6 +73,8 @@ def build_line(*, ts: datetime, attempt_id: str, repo: str, base: str | None,
     }
     if known:
         line["freezes"] = known
+    if usage:
+        line["usage"] = {prop: dict(used) for prop, used in usage.items()}
     return line
 
 

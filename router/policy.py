@@ -12,6 +12,7 @@ spend hours on ``^(a+)+$`` and one crafted line.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -45,7 +46,11 @@ ASSERTION_RULES = ("strict", "net", "moved_ok")
 # detect: git's rename detection (git diff -M); split: a rename is a delete plus an add.
 RENAME_SETTINGS = ("detect", "split")
 REQUIRED = ("properties", "map")
-KNOWN_KEYS = (*DEFAULTS, *REQUIRED)
+# Optional and without a default value: a price table, model -> Price (see _prices).
+OPTIONAL = ("prices",)
+KNOWN_KEYS = (*DEFAULTS, *REQUIRED, *OPTIONAL)
+PRICE_KEYS = ("input_per_million", "output_per_million", "currency")
+CURRENCY = re.compile(r"[A-Z]{3}\Z")
 
 # Path patterns match paths the patch names; pathspec's RE2 backend matches
 # them in linear time too (and would be picked anyway whenever RE2 is
@@ -72,6 +77,15 @@ class Property:
 
     units: int
     says: str
+
+
+@dataclass(frozen=True)
+class Price:
+    """What a model's tokens cost: per million input and output tokens, in a currency."""
+
+    input_per_million: float
+    output_per_million: float
+    currency: str
 
 
 @dataclass(frozen=True)
@@ -103,6 +117,8 @@ class Policy:
     assertion_any: Pattern | None = None
     # The files whose removed (and, for `net`, added) matching lines count; None: every file.
     assertion_paths: pathspec.GitIgnoreSpec | None = None
+    # Prices of model calls by model name, for a runner's usage that gives no cost.
+    prices: Mapping[str, Price] = field(default_factory=dict)
 
     # Patterns see a path as the line shows it (paths.printable): they are
     # UTF-8 text, and pathspec may match on RE2, which takes nothing else.
@@ -172,7 +188,44 @@ def _build(data: dict[str, Any], doc: YamlFile) -> Policy:
         renames=_choice(value["renames"], "renames", RENAME_SETTINGS, doc),
         assertion_paths=(None if value["assertion_paths"] is None
                          else _patterns(value["assertion_paths"], ("assertion_paths",), doc)),
+        prices=_prices(value.get("prices", {}), doc),
     )
+
+
+def _prices(value: Any, doc: YamlFile) -> dict[str, Price]:
+    """``prices: {model: {input_per_million: N, output_per_million: N, currency: USD}}``."""
+    if not isinstance(value, dict):
+        raise PolicyInvalid(f"{doc.where(('prices',))}: must map model names to "
+                            "{input_per_million: N, output_per_million: N, currency: USD}")
+    prices: dict[str, Price] = {}
+    for model, row in value.items():
+        key = ("prices", str(model))
+        if not isinstance(model, str) or not model.strip() or len(model) > 200 \
+                or not model.isprintable():
+            raise PolicyInvalid(f"{doc.where(key)}: a model name must be printable text, "
+                                f"not {model!r}")
+        if not isinstance(row, dict):
+            raise PolicyInvalid(f"{doc.where(key)}: must be {{input_per_million: N, "
+                                "output_per_million: N, currency: USD}")
+        for sub in row:
+            if sub not in PRICE_KEYS:
+                raise PolicyInvalid(f"{doc.where(key + (str(sub),))}: unknown key "
+                                    f"(known: {', '.join(PRICE_KEYS)})")
+        for sub in PRICE_KEYS:
+            if sub not in row:
+                raise PolicyInvalid(f"{doc.where(key)}: missing key {sub!r}")
+        for sub in ("input_per_million", "output_per_million"):
+            number = row[sub]
+            if isinstance(number, bool) or not isinstance(number, (int, float)) \
+                    or not math.isfinite(number) or number < 0:
+                raise PolicyInvalid(f"{doc.where(key + (sub,))}: must be a price >= 0 per "
+                                    f"million tokens, not {number!r}")
+        if not isinstance(row["currency"], str) or not CURRENCY.match(row["currency"]):
+            raise PolicyInvalid(f"{doc.where(key + ('currency',))}: must be a three-letter "
+                                f"currency code such as USD, not {row['currency']!r}")
+        prices[model] = Price(float(row["input_per_million"]), float(row["output_per_million"]),
+                              row["currency"])
+    return prices
 
 
 def _choice(value: Any, key: str, allowed: tuple[str, ...], doc: YamlFile) -> str:

@@ -113,21 +113,23 @@ def run_route(options: RouteOptions, notify: Callable[[str], None] = lambda _: N
     attempt = _Attempt(repo=options.repo_name
                        or printable(Path(os.path.abspath(options.repo)).name))
     results: dict[str, str] = {}
+    usage: dict[str, dict[str, Any]] = {}
     try:
         plan = _probe(options, today, attempt)
         lane = "not_started"
         if plan.model_call_allowed and options.runner is not None:
-            results = _lane(options.runner, plan, attempt, attempt_id, notify)
+            results = _lane(options.runner, plan, attempt, attempt_id, notify, usage)
             lane = lane_for(results)
     except RepoNameInvalid:
         raise  # no line: it would carry a name nobody chose
     except Exception as exc:  # the router's promise: a line for every call
         message = " ".join(f"{type(exc).__name__}: {exc}".split())
         plan = route(None, today, {}, None, problems=[Problem("internal_error", message)])
-        lane, results = "not_started", {}
+        lane, results, usage = "not_started", {}, {}
     return build_line(ts=ts, attempt_id=attempt_id, repo=attempt.repo, base=attempt.base,
                       head=attempt.head, plan=plan, files=attempt.files, policy=attempt.policy,
-                      lane=lane, results=results, freezes=attempt.freezes)
+                      lane=lane, results=results, freezes=attempt.freezes,
+                      usage={prop: used for prop, used in usage.items() if prop in results})
 
 
 # A policy file is hand-written; past this size it is not one (the YAML reader refuses it too).
@@ -373,7 +375,7 @@ def _load_flaky(path: str | Path, sources: dict[str | Path, bytes | None],
 
 
 def _lane(runner: LaneRunner, plan: Plan, attempt: _Attempt, attempt_id: str,
-          notify: Callable[[str], None]) -> dict[str, str]:
+          notify: Callable[[str], None], usage: dict[str, dict[str, Any]]) -> dict[str, str]:
     """Run the property lane; a lane that cannot start leaves every id unresolved."""
     # Only a passing probe reaches here, and it could not pass without these.
     assert attempt.checkout and attempt.policy and attempt.start and attempt.head
@@ -389,8 +391,9 @@ def _lane(runner: LaneRunner, plan: Plan, attempt: _Attempt, attempt_id: str,
                 fixture_hash=attempt.checkout.fixture_hash(attempt.head, attempt.policy.is_fixture),
                 patch_file=patch_file,
                 attempt_id=attempt_id,
+                prices=attempt.policy.prices,
             )
-            return run_lane(runner, plan.properties, plan.quarantine, context, notify)
+            return run_lane(runner, plan.properties, plan.quarantine, context, notify, usage)
     except Exception as exc:  # the probe stands; only the lane is left without a result
         notify(f"the property lane could not run: {type(exc).__name__}: {exc}")
         return dict.fromkeys(to_run, "unresolved")

@@ -20,7 +20,7 @@ import duckdb
 from lanelog import __version__
 from lanelog.errors import IngestError, StoreError
 from lanelog.store.db import SCHEMA_VERSION, open_memory
-from lanelog.store.lakefs import DATA_FILE, LAKE_SCHEMA_VERSION, LakeFolder, partition_value
+from lanelog.store.lakefs import DATA_FILE, LAKE_SCHEMA_VERSION, LakeFolder, partition_value, redacted
 from lanelog.store.sqlfile import load_resources
 
 QUERIES = load_resources("lanelog.store", "export.sql")
@@ -44,12 +44,20 @@ class ExportSummary:
 
 
 def export_lake(con: duckdb.DuckDBPyConnection, target: str | os.PathLike[str],
-                progress: Callable[[str], None] | None = None) -> ExportSummary:
+                progress: Callable[[str], None] | None = None, endpoint_url: str | None = None) -> ExportSummary:
     """Bring the lake at target up to date with the database on con."""
-    lake = LakeFolder(target)
+    lake = LakeFolder(target, endpoint_url)
+    try:
+        return _export(con, lake, progress or (lambda _message: None))
+    except OSError as error:
+        # A local folder that fails under the run (full disk, permissions): one line, the lake named.
+        where = f" ({error.filename})" if error.filename else ""
+        raise IngestError(f"cannot export to the lake at {lake.name}: {error.strerror or error}{where}") from None
+
+
+def _export(con: duckdb.DuckDBPyConnection, lake: LakeFolder, say: Callable[[str], None]) -> ExportSummary:
     summary = ExportSummary(lake=lake.name)
-    say = progress or (lambda _message: None)
-    lake.makedirs()
+    lake.check_root(create=True)
     with lake.export_lock():
         state = lake.read_state()
         if state is None:
@@ -67,7 +75,7 @@ def export_lake(con: duckdb.DuckDBPyConnection, target: str | os.PathLike[str],
             _export_table(con, lake, state, "rejected_lines", "lake_rejected_digest", "lake_rejected_lines",
                           summary, say)
         except (StoreError, duckdb.Error) as error:  # (a Parquet writer reading DuckDB's stream: untranslated)
-            raise IngestError(f"cannot export to the lake at {lake.name}: {error}") from None
+            raise IngestError(f"cannot export to the lake at {lake.name}: {redacted(str(error))}") from None
     return summary
 
 
@@ -128,9 +136,10 @@ def _export_weeks(con: duckdb.DuckDBPyConnection, lake: LakeFolder, state: dict[
     for value in sorted(set(lake.partitions()) | set(recorded)):
         if value in wanted:
             continue
+        # The state forgets the week first, so no reader is ever sent to a file being removed.
+        if recorded.pop(value, None) is not None:
+            lake.write_state(state)
         lake.remove("attempts", f"week={value}")
-        recorded.pop(value, None)
-        lake.write_state(state)
         summary.weeks_removed.append(value)
         say(f"week {value}: removed (no attempts left in the database)")
 

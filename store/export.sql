@@ -57,7 +57,8 @@ SELECT
     is_reject, armed, quarantined, has_credit, credit_bug, merge_credit,
     units, budget_cap, properties, quarantine, reasons, expired_freezes,
     CAST(results AS VARCHAR) AS results,
-    type_anomalies
+    type_anomalies,
+    usage, input_tokens, output_tokens, cost, currency
 FROM attempts
 WHERE week IS NOT DISTINCT FROM $week
 ORDER BY source_id, line_no

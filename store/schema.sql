@@ -21,7 +21,7 @@ CREATE SEQUENCE IF NOT EXISTS run_ids START 1;
 -- One row per log, identified by its content (fingerprint), not its path.
 CREATE TABLE IF NOT EXISTS sources (
     source_id INTEGER PRIMARY KEY,
-    path VARCHAR NOT NULL,              -- where it was last read from (display only)
+    path VARCHAR NOT NULL,              -- where it was last read from, a file path or an object URL (display only)
     fingerprint VARCHAR NOT NULL,       -- identity: sha256 of the first fingerprint_bytes bytes
     fingerprint_bytes INTEGER NOT NULL, -- 4096, or the whole log when it was shorter
     bytes_read BIGINT NOT NULL,         -- committed read position (end of the last complete line)
@@ -32,6 +32,18 @@ CREATE TABLE IF NOT EXISTS sources (
     duplicates BIGINT NOT NULL DEFAULT 0,  -- duplicate attempts among the committed lines
     first_ingested TIMESTAMP NOT NULL,
     last_ingested TIMESTAMP NOT NULL
+);
+
+-- One row per object-store object (s3://bucket/key) read to its end, by URL: the
+-- ETag and size it was listed with then.  A re-run that lists the same ETag and
+-- size fetches nothing.  Only a shortcut: which log an object is, and where its
+-- reading resumes, is settled by `sources` (by content) like any file.  Added in
+-- schema version 3.
+CREATE TABLE IF NOT EXISTS objects_read (
+    url VARCHAR PRIMARY KEY,
+    etag VARCHAR NOT NULL,
+    size BIGINT NOT NULL,
+    last_read TIMESTAMP NOT NULL
 );
 
 -- One row per JSON object line: an attempt, whatever fields it has or lacks.
@@ -66,7 +78,16 @@ CREATE TABLE IF NOT EXISTS attempts (
     reasons VARCHAR[],
     expired_freezes VARCHAR[],
     results JSON,                       -- {property id: "hold"|"fail"|"unresolved"} when an object
-    type_anomalies VARCHAR[] NOT NULL   -- names of fields whose JSON type is unexpected
+    type_anomalies VARCHAR[] NOT NULL,  -- names of fields whose JSON type is unexpected
+    -- What the property runs' model calls used (schema 3): the line's optional `usage`
+    -- object, one entry per property id; NULL unless the line has one.  A figure is NULL
+    -- unless it is a finite JSON number >= 0, and a cost is NULL without its currency.
+    usage STRUCT(property VARCHAR, input_tokens DOUBLE, output_tokens DOUBLE, cost DOUBLE,
+                 currency VARCHAR, model VARCHAR)[],
+    input_tokens DOUBLE,                -- the entries' sum; NULL when no entry gives it
+    output_tokens DOUBLE,
+    cost DOUBLE,                        -- the entries' costs summed when they share one currency, else NULL
+    currency VARCHAR                    -- that currency (NULL with cost)
 );
 
 -- One row per line that is not a JSON object.

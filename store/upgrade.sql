@@ -11,8 +11,15 @@
 -- name: upgrade_to_3
 -- Version 3: the replay tables, which version 2 made on the first `replay --db`,
 -- become part of the schema (so a database that has them keeps them, rows and all);
+-- objects_read, the object-store ingest's shortcut past objects listed unchanged;
 -- alerts_sent, the credit bugs `check --notify` delivered, is new (and empty).
 -- params:
+CREATE TABLE IF NOT EXISTS objects_read (
+    url VARCHAR PRIMARY KEY,
+    etag VARCHAR NOT NULL,
+    size BIGINT NOT NULL,
+    last_read TIMESTAMP NOT NULL
+);
 CREATE TABLE IF NOT EXISTS replays (
     replay_id INTEGER PRIMARY KEY,
     made TIMESTAMP NOT NULL,
@@ -41,6 +48,53 @@ CREATE TABLE IF NOT EXISTS replay_patches (
     candidate_armed BOOLEAN NOT NULL,
     PRIMARY KEY (replay_id, seq)
 );
+-- Version 3 too: what the property runs' model calls used (the line's optional `usage`),
+-- as the attempts columns usage, input_tokens, output_tokens, cost and currency, filled
+-- from each stored line's raw JSON by the rules of load.sql's attempt_rows (a line stored
+-- before has its usage in raw only), and a usage that is not an object named among the
+-- line's type anomalies, as ingest names it.
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS usage STRUCT(property VARCHAR, input_tokens DOUBLE,
+    output_tokens DOUBLE, cost DOUBLE, currency VARCHAR, model VARCHAR)[];
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS input_tokens DOUBLE;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS output_tokens DOUBLE;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS cost DOUBLE;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS currency VARCHAR;
+UPDATE attempts SET usage = parsed.usage
+FROM (
+    SELECT source_id, line_no, j_usage,
+           CASE WHEN ord(CAST(j_usage AS VARCHAR)) = 123 AND CAST(j_usage AS VARCHAR) <> '{}' THEN try(list_transform(
+               map_entries(CAST(j_usage AS MAP(VARCHAR, JSON))),
+               lambda e: {
+                   'property': e.key,
+                   'input_tokens': CASE WHEN json_num(json_extract(e.value, '$.input_tokens')) >= 0
+                                         AND isfinite(json_num(json_extract(e.value, '$.input_tokens')))
+                                        THEN json_num(json_extract(e.value, '$.input_tokens')) END,
+                   'output_tokens': CASE WHEN json_num(json_extract(e.value, '$.output_tokens')) >= 0
+                                          AND isfinite(json_num(json_extract(e.value, '$.output_tokens')))
+                                         THEN json_num(json_extract(e.value, '$.output_tokens')) END,
+                   'cost': CASE WHEN json_num(json_extract(e.value, '$.cost')) >= 0
+                                 AND isfinite(json_num(json_extract(e.value, '$.cost')))
+                                 AND json_str(json_extract(e.value, '$.currency')) IS NOT NULL
+                                THEN json_num(json_extract(e.value, '$.cost')) END,
+                   'currency': json_str(json_extract(e.value, '$.currency')),
+                   'model': json_str(json_extract(e.value, '$.model'))
+               })) END AS usage
+    FROM (SELECT source_id, line_no, try(json_extract(raw, '$.usage')) AS j_usage
+          FROM attempts WHERE contains(raw, '"usage"')) AS lines
+) AS parsed
+WHERE attempts.source_id = parsed.source_id AND attempts.line_no = parsed.line_no
+  AND parsed.usage IS NOT NULL;
+UPDATE attempts SET
+    input_tokens = list_sum(list_transform(usage, lambda u: u.input_tokens)),
+    output_tokens = list_sum(list_transform(usage, lambda u: u.output_tokens)),
+    cost = CASE WHEN len(list_distinct(list_filter(list_transform(usage, lambda u: CASE WHEN u.cost IS NOT NULL THEN u.currency END), lambda c: c IS NOT NULL))) = 1
+                THEN list_sum(list_transform(usage, lambda u: u.cost)) END,
+    currency = CASE WHEN len(list_distinct(list_filter(list_transform(usage, lambda u: CASE WHEN u.cost IS NOT NULL THEN u.currency END), lambda c: c IS NOT NULL))) = 1
+                    THEN list_distinct(list_filter(list_transform(usage, lambda u: CASE WHEN u.cost IS NOT NULL THEN u.currency END), lambda c: c IS NOT NULL))[1] END
+WHERE usage IS NOT NULL;
+UPDATE attempts SET type_anomalies = list_append(type_anomalies, 'usage')
+WHERE contains(raw, '"usage"') AND ord(CAST(try(json_extract(raw, '$.usage')) AS VARCHAR)) NOT IN (110, 123)
+  AND NOT list_contains(type_anomalies, 'usage');
 CREATE TABLE IF NOT EXISTS alerts_sent (
     bug_key VARCHAR NOT NULL,
     receiver VARCHAR NOT NULL,

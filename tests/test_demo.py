@@ -30,8 +30,9 @@ def lines(path: Path) -> list[dict[str, Any]]:
 def test_demo_lines_come_from_the_real_router_and_cover_every_reject_reason(demo_dir: Path) -> None:
     routed = lines(demo_dir / "logs" / "lane-log.jsonl")
     assert 40 <= len(routed) <= 80  # 4 weeks of 10-20 patches
-    # `freezes` is optional: present exactly when the line lists a freeze id.
-    assert all(set(row) - {"freezes"} == ROUTER_FIELDS and row["producer"] == "lanelog-route" for row in routed)
+    # `freezes` is optional: present exactly when the line lists a freeze id; `usage` when a run reported one.
+    assert all(set(row) - {"freezes", "usage"} == ROUTER_FIELDS and row["producer"] == "lanelog-route"
+               for row in routed)
     assert all(("freezes" in row) == bool(row["quarantine"] or row["expired_freezes"]) for row in routed)
     assert all(row["schema"] == 1 and row["merge_credit"] == 0 and row["review"] == "pending" for row in routed)
     assert {reason for row in routed for reason in row["reasons"]} == DEMO_REASONS
@@ -177,3 +178,31 @@ def test_the_demo_summary_accounts_for_every_attempt(demo_dir: Path) -> None:
     totals = json.loads(report.stdout)["totals"]
     assert (totals["attempts"], totals["probe_rejects"], totals["calls_armed"]) == (
         attempts, summary["outcomes"]["probe_reject"], summary["outcomes"]["armed"])
+
+
+def test_demo_runs_report_usage_and_the_policy_prices_it(demo_dir: Path) -> None:
+    routed = lines(demo_dir / "logs" / "lane-log.jsonl")
+    ran = [row for row in routed if row["results"]]
+    assert ran and all(set(row.get("usage", {})) <= set(row["results"]) for row in ran)
+    entries = [entry for row in ran for entry in row.get("usage", {}).values()]
+    assert entries and all(entry["model"] == "demo-model" and entry["currency"] == "USD" for entry in entries)
+    for entry in entries:  # demo-model at 3.00 and 15.00 USD per million input and output tokens
+        expected = (entry["input_tokens"] * 3.0 + entry["output_tokens"] * 15.0) / 1_000_000
+        assert entry["cost"] == pytest.approx(expected, abs=1e-9)
+    # A prose answer reports its usage through the usage file, and was paid for all the same.
+    assert any(row["results"][prop] == "unresolved" and prop in row.get("usage", {})
+               for row in ran for prop in row["results"])
+
+
+def test_demo_report_has_money_every_week(demo_dir: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "lanelog", "report", "--db", str(demo_dir / "demo.duckdb"), "--format", "json"],
+        capture_output=True, text=True, timeout=120,
+    )
+    money = json.loads(done.stdout)["money"]
+    dated = [week for week in money["weeks"] if week["week"] is not None]
+    assert dated and all(week["cost"] > 0 and week["currency"] == "USD" for week in dated)
+    assert all(week["spend_avoided_estimate"] is not None for week in dated)
+    assert money["totals"]["cost"] == pytest.approx(sum(week["cost"] for week in money["weeks"]
+                                                        if week["cost"] is not None))
+    assert money["totals"]["spend_avoided_estimate"] > 0

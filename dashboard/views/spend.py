@@ -3,8 +3,10 @@
 import streamlit as st
 
 from lanelog.dashboard import charts, present, ui
+from lanelog.dashboard.money import show_money
 
 st.title("Spend review")
+show_money(ui.figures("money", note=False)["money"])
 f = ui.figures("weekly", "spend_by_property", "spend_by_repo", "lanes_weekly", "unresolved_units",
                "property_results")
 weeks = ui.axis_weeks()

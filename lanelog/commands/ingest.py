@@ -14,10 +14,10 @@ import click
 if TYPE_CHECKING:
     from click._termui_impl import ProgressBar  # the type click.progressbar returns
 
-from lanelog.commands.options import db_option, format_option, wait_option
+from lanelog.commands.options import db_option, endpoint_url_option, format_option, wait_option
 from lanelog.errors import IngestError
 from lanelog.ingest import IngestSummary, ingest_paths
-from lanelog.ingest.logfile import expand_paths
+from lanelog.ingest.logfile import expand_paths, is_object_url
 from lanelog.store import default_db_path, open_db
 
 _BAR_AFTER_S = 2.0
@@ -57,19 +57,20 @@ def rate_text(files: int, lines: int, seconds: float) -> str:
     return f"{files:,} files ({files / per:,.0f}/s), {lines:,} lines ({lines / per:,.0f}/s)"
 
 
-def _total_bytes(paths: list[Path]) -> int:
-    return sum(p.stat().st_size for p in expand_paths(paths) if isinstance(p, Path))
+def _total_bytes(paths: list[str]) -> int:
+    local = [Path(p) for p in paths if not is_object_url(p)]
+    return sum(p.stat().st_size for p in expand_paths(local) if isinstance(p, Path))
 
 
-def _check_some_input_exists(paths: list[Path]) -> None:
+def _check_some_input_exists(paths: list[str]) -> None:
     """Refuse a run in which no path names anything, before a database is opened or made.
 
     A mistyped path must not leave a new, empty database behind for `report` and
     `check` to read as "0 attempts".  With one path that exists, the run goes on and
     names the others as errors.
     """
-    if any(os.path.lexists(path) for path in paths):
-        return
+    if any(is_object_url(path) or os.path.lexists(path) for path in paths):
+        return  # an object-store URL is checked by its listing
     if len(paths) == 1:
         raise IngestError(f"{paths[0]}: no such file or folder")
     listed = "".join(f"\n  {path}: no such file or folder" for path in paths)
@@ -77,17 +78,20 @@ def _check_some_input_exists(paths: list[Path]) -> None:
 
 
 @click.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, required=True)
 @db_option()
 @format_option(["text", "json"], help="Print the summary as a line of text, or as one JSON object.")
+@endpoint_url_option()
 @wait_option()
-def ingest(paths: tuple[Path, ...], db: Path | None, fmt: str, wait: float) -> None:
+def ingest(paths: tuple[str, ...], db: Path | None, fmt: str, endpoint_url: str | None, wait: float) -> None:
     """Load lane-log JSONL files into the DuckDB database, losing nothing.
 
-    PATHS are lane-log files, or folders searched for *.jsonl and *.jsonl.gz.
-    Only bytes added since the last run are read; a copy of a log already
-    ingested adds nothing.  Every non-blank line ends as an attempt, a
-    duplicate, a rejected line or pending (a last line still being written).
+    PATHS are lane-log files, folders searched for *.jsonl and *.jsonl.gz,
+    or object-store URLs (s3://bucket/prefix/: every such object below it;
+    credentials come from the environment).  Only bytes added since the last
+    run are read; a copy of a log already ingested adds nothing.  Every
+    non-blank line ends as an attempt, a duplicate, a rejected line or
+    pending (a last line still being written).
 
     Exit 0 when every file was read, 2 when one could not be (the others are
     still ingested).
@@ -96,13 +100,14 @@ def ingest(paths: tuple[Path, ...], db: Path | None, fmt: str, wait: float) -> N
     Example:
         lanelog ingest lane-log.jsonl
         lanelog ingest --format json --db /tmp/lanes.duckdb logs/
+        lanelog ingest s3://ci-logs/lane-logs/
     """
     path_list = list(paths)
     _check_some_input_exists(path_list)  # before the database is opened, or made
     bar = _LateBar(_total_bytes(path_list)) if sys.stderr.isatty() else None
     con = open_db(db or default_db_path(), wait=wait)
     try:
-        summary = ingest_paths(con, path_list, progress=bar)
+        summary = ingest_paths(con, path_list, progress=bar, endpoint_url=endpoint_url)
     finally:
         if bar is not None:
             bar.close()

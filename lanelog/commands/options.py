@@ -125,3 +125,29 @@ def notify_options(command: Any) -> Any:
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def key_values(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> dict[str, str]:
+    """Repeated KEY=VALUE options as a dict (a later KEY wins)."""
+    settings: dict[str, str] = {}
+    for item in values:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"{item!r}: give KEY=VALUE, e.g. spark.executor.memory=4g")
+        settings[key.strip()] = value
+    return settings
+
+
+def spark_conf_option(**attrs: Any) -> Decorator:
+    """``--spark-conf KEY=VALUE`` (repeatable): Spark settings for ``--engine spark``, as a dict."""
+    attrs.setdefault("callback", key_values)
+    return click.option("--spark-conf", "spark_conf", multiple=True, metavar="KEY=VALUE",
+                        help="A Spark setting for --engine spark (repeatable), e.g. spark.executor.memory=4g; "
+                             "applied after lanelog's and spark-defaults.conf's.", **attrs)
+
+
+def endpoint_url_option(**attrs: Any) -> Decorator:
+    """``--endpoint-url URL``: the S3-compatible store serving s3:// URLs (credentials stay in the environment)."""
+    return click.option("--endpoint-url", metavar="URL",
+                        help="S3-compatible endpoint for s3:// URLs [default: $AWS_ENDPOINT_URL, else AWS].",
+                        **attrs)

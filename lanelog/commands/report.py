@@ -11,8 +11,8 @@ from typing import Any
 import click
 
 from lanelog import alerts, ingest, queries, store
-from lanelog.commands import render
-from lanelog.commands.export import check_sources, lake_options, spark_lake
+from lanelog.commands import render, render_money
+from lanelog.commands.export import check_sources, lake_options, lake_settings, spark_lake
 from lanelog.commands.options import db_option, format_option, notify_options, wait_option
 from lanelog.errors import AlertError, IngestError
 from lanelog.queries import Filters
@@ -34,7 +34,7 @@ def _database(db: Path | None, logs: tuple[Path, ...], wait: float, lake: str | 
             yield source
         return
     if lake is not None:
-        con = store.open_lake(lake)
+        con = store.open_lake(lake, lake_settings()["endpoint_url"])
     elif logs:
         con = store.open_memory()
         summary = ingest.ingest_paths(con, list(logs))
@@ -120,6 +120,8 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
     filters = Filters.parse(since, until, _repo_filter(repo, old_repo))
     with _database(db, logs, wait, lake, engine, spark_master) as con:
         figures = queries.report(con, filters)
+        if fmt != "csv":
+            figures["money"] = queries.money(con, filters)
         if fmt == "markdown":
             credit_bugs = queries.records(con, "credit_bug_rows", filters)
             reasons = queries.records(con, "reject_reasons", filters)
@@ -128,7 +130,8 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
     elif fmt == "csv":
         click.echo(render.csv_text(figures))
     elif fmt == "markdown":
-        review = render.markdown(figures, credit_bugs, reasons, filters)
+        review = render.markdown(figures, credit_bugs, reasons, filters) + "\n\n" + \
+            render_money.markdown(figures["money"])
         click.echo(review)
         failures = []
         for receiver in receivers:
@@ -140,6 +143,7 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
             raise AlertError("the weekly review was not sent: " + "; ".join(failures))
     else:
         click.echo(render.table(figures))
+        click.echo("\n" + render_money.table(figures["money"]))
 
 
 @click.command()

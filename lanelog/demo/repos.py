@@ -24,6 +24,8 @@ map:
   store.py: [prop_round_trip, prop_idempotent_put]
   api.py: [prop_reject_empty]
   export.py: [prop_export_stable]
+prices:                  # per million tokens, what the property runner's model costs
+  demo-model: {input_per_million: 3.00, output_per_million: 15.00, currency: USD}
 """
 
 LANES_BILLING = """\
@@ -35,6 +37,8 @@ properties:
 map:
   ledger.py: [prop_balanced_ledger]
   api.py: [prop_reject_empty]
+prices:
+  demo-model: {input_per_million: 3.00, output_per_million: 15.00, currency: USD}
 """
 
 # A reviewed change that went wrong: the map names a property nobody declared.

@@ -745,3 +745,36 @@ def test_a_database_stored_before_the_date_rule_with_far_weeks_draws_every_page(
     assert not at.exception, [e.value for e in at.exception]
     for domain in _domains(at):
         assert len(domain) <= 4, domain
+
+
+def test_spend_review_shows_cost_per_week_and_the_estimate_from_the_report(app: Any, demo_db: Path) -> None:
+    at = app(demo_db, "views/spend.py")
+    assert not at.exception
+    money = report_json(demo_db)["money"]
+    latest = [row for row in money["weeks"] if row["week"] is not None][-1]
+    shown = metrics(at)
+    assert shown["Cost"][0].endswith(" USD")
+    assert float(shown["Cost"][0].split()[0].replace(",", "")) == pytest.approx(latest["cost"], abs=1e-6)
+    avoided = shown["Spend avoided (estimate)"][0]
+    assert avoided.endswith(" USD")
+    assert float(avoided.split()[0].replace(",", "")) == pytest.approx(latest["spend_avoided_estimate"], abs=1e-6)
+    assert any(label.startswith("Cost per unit (") for label in shown)
+    table = next(frame.value for frame in at.dataframe if "spend avoided (estimate)" in frame.value.columns)
+    assert list(table["week"]) == [row["week"] or "undated" for row in money["weeks"]] + ["total"]
+    costs = [float(cell.split()[0].replace(",", "")) for cell in table["cost"][:-1]]
+    assert costs == pytest.approx([row["cost"] for row in money["weeks"]], abs=1e-6)
+    assert any("is an estimate" in text for text in texts(at))
+
+
+def test_a_week_without_usage_says_so_on_the_spend_review(app: Any, make_db: Any) -> None:
+    spent = {"prop_round_trip": {"input_tokens": 2000, "output_tokens": 1, "cost": 0.0061, "currency": "USD"}}
+    db = make_db([
+        line("2026-10-05", usage=spent),
+        line("2026-10-12"),
+    ])
+    at = app(db, "views/spend.py")
+    assert not at.exception
+    assert metrics(at)["Cost"][0] == "no usage recorded"
+    table = next(frame.value for frame in at.dataframe if "spend avoided (estimate)" in frame.value.columns)
+    assert list(table["cost"]) == ["0.0061 USD", "no usage recorded", "0.0061 USD"]
+    assert "0.00 USD" not in list(table["cost"])

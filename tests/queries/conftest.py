@@ -21,6 +21,7 @@ COLUMNS = (
     "repo", "head", "producer", "probe", "lane", "is_reject", "armed", "quarantined",
     "has_credit", "credit_bug", "merge_credit", "units", "budget_cap", "properties",
     "quarantine", "reasons", "expired_freezes", "results", "type_anomalies",
+    "usage", "input_tokens", "output_tokens", "cost", "currency",
 )
 
 
@@ -35,6 +36,7 @@ def attempt(line_no: int, week: date | None = None, **fields: Any) -> dict[str, 
         "has_credit": False, "credit_bug": False, "merge_credit": "0", "units": None,
         "budget_cap": None, "properties": [], "quarantine": [], "reasons": [],
         "expired_freezes": [], "results": None, "type_anomalies": [],
+        "usage": None, "input_tokens": None, "output_tokens": None, "cost": None, "currency": None,
     }
     row.update(fields)
     listed = [*row["quarantine"], *row["expired_freezes"]]

@@ -35,6 +35,19 @@ def figures(week: str | None, *values: Any) -> dict[str, Any]:
     return {**row, "setup_rejects": 0, "patch_rejects": row["probe_rejects"]}
 
 
+def unpriced(week: str | None, attempts: int, rejects: int, armed: int, units: int = 0,
+             repo: bool = False) -> dict[str, Any]:
+    """A money row (report's `money`) of a group whose lines record no usage."""
+    counts = ({"calls_armed": armed} if repo else
+              {"week": week, "attempts": attempts, "probe_rejects": rejects, "calls_armed": armed,
+               "units": units})
+    row = {**counts, "calls_with_usage": 0, "calls_priced": 0, "input_tokens": None,
+           "output_tokens": None, "currency": None, "cost": None}
+    if not repo:
+        row.update(cost_per_armed_call=None, cost_per_unit=None, spend_avoided_estimate=None)
+    return {**row, "note": "no usage recorded"}
+
+
 # Worked out by hand from data/review.jsonl, line by line:
 # r1 reject (week 10-05); r2 ts Sunday 23:30 -05:00 = Monday 04:30 UTC (week 10-12), armed,
 # 2 units, quarantined; r3 Sunday 23:30 UTC (week 10-05), armed, no units, one property = 1;
@@ -51,6 +64,25 @@ REVIEW_REPORT = {
     "totals": {key: value for key, value in figures(None, 7, 2, 4, 1, 2, 7, 2.0).items()
                if key != "week"},
     "rejected_lines": 1,
+    # No line records a usage: every week says so, and no cost is shown as 0.
+    "money": {
+        "weeks": [
+            unpriced("2026-10-05", 2, 1, 1, 1),
+            unpriced("2026-10-12", 2, 0, 1, 2),
+            unpriced("2026-12-28", 2, 1, 1, 3),
+            unpriced(None, 1, 0, 1, 1),
+        ],
+        "totals": {key: value for key, value in unpriced(None, 7, 2, 4, 7).items() if key != "week"},
+        "by_property": [],
+        "by_repo": [
+            {"week": "2026-10-05", "repo": "api", **unpriced(None, 0, 0, 1, repo=True)},
+            {"week": "2026-10-12", "repo": "svc", **unpriced(None, 0, 0, 1, repo=True)},
+            {"week": "2026-12-28", "repo": "svc", **unpriced(None, 0, 0, 1, repo=True)},
+            {"week": None, "repo": None, **unpriced(None, 0, 0, 1, repo=True)},
+        ],
+        "estimate": ("spend_avoided_estimate is an estimate: each week's probe rejects times that "
+                     "week's mean cost per armed call (over the armed calls that recorded a cost)"),
+    },
 }
 
 

@@ -23,13 +23,21 @@ from tests.queries.conftest import attempt
 
 W1, W2, W4 = date(2026, 10, 5), date(2026, 10, 12), date(2026, 10, 26)  # week of 10-19 empty
 
+
+def spent(prop: str, tokens_in: float, tokens_out: float, cost: float) -> dict[str, Any]:
+    """One usage entry as ingest stores it (schema 3's attempts.usage)."""
+    return {"property": prop, "input_tokens": tokens_in, "output_tokens": tokens_out, "cost": cost,
+            "currency": "USD", "model": "m"}
+
 ROWS = [
     attempt(1, W1, probe="reject", is_reject=True, reasons=["line_cap", "fixture_and_test"],
             lane="not_started"),
     attempt(2, W1, probe="reject", is_reject=True, reasons=["line_cap"], armed=True,
             properties=["prop_a"], lane="not_started"),
     attempt(3, W1, armed=True, units=2.0, properties=["prop_a", "prop_b"], lane="hold",
-            results=json.dumps({"prop_a": "hold", "prop_b": "hold"})),
+            results=json.dumps({"prop_a": "hold", "prop_b": "hold"}),
+            usage=[spent("prop_a", 1000, 10, 0.01), spent("prop_b", 500, 5, 0.005)],
+            input_tokens=1500.0, output_tokens=15.0, cost=0.015, currency="USD"),
     attempt(4, W1, armed=True, properties=["prop_a", "prop_b", "prop_c"], budget_cap=3.0,
             lane="unresolved",
             results=json.dumps({"prop_a": "hold", "prop_b": "looks fine to me", "prop_c": "hold"})),
@@ -44,7 +52,8 @@ ROWS = [
             merge_credit='"0"', has_credit=True, credit_bug=True, expired_freezes=["q1"],
             type_anomalies=["merge_credit"]),
     attempt(9, None, repo="other", armed=True, units=5.0, lane="unresolved",
-            results=json.dumps({"prop_z": "unresolved"})),
+            results=json.dumps({"prop_z": "unresolved"}), usage=[spent("prop_z", 200, 2, 0.002)],
+            input_tokens=200.0, output_tokens=2.0, cost=0.002, currency="USD"),
     attempt(10, W4, probe="reject", is_reject=True, reasons=["over_budget"], units=5.0,
             budget_cap=3.0, lane="not_started"),
 ]
@@ -358,3 +367,26 @@ def test_a_copied_lane_without_an_armed_call_is_no_lane_run(db: Callable[..., du
         {"week": "2026-10-05", "lanes_run": 2, "unresolved": 1, "unresolved_share": 0.5, "units": 1.0}]
     assert [(r["lane"], r["attempts"]) for r in records(queries.lanes_weekly(con))] == [
         ("hold", 1), ("no_call_armed", 2), ("unresolved", 1)]
+
+
+def test_money_by_week_property_and_repo(con: duckdb.DuckDBPyConnection) -> None:
+    found = queries.money(con)
+    week1 = found["weeks"][0]
+    assert (week1["week"], week1["calls_armed"], week1["calls_with_usage"], week1["calls_priced"]) == \
+        ("2026-10-05", 3, 1, 1)
+    assert (week1["input_tokens"], week1["output_tokens"], week1["cost"], week1["currency"]) == \
+        (1500, 15, 0.015, "USD")
+    # One priced call of 2 units; two probe rejects at that week's 0.015 per armed call.
+    assert (week1["cost_per_armed_call"], week1["cost_per_unit"], week1["spend_avoided_estimate"]) == \
+        (0.015, 0.0075, 0.03)
+    assert [week["note"] for week in found["weeks"]] == [None, "no usage recorded", "no usage recorded", None]
+    assert found["weeks"][2]["cost"] is None and found["weeks"][2]["probe_rejects"] == 1
+    totals = found["totals"]
+    assert (totals["cost"], totals["calls_priced"], totals["cost_per_armed_call"]) == (0.017, 2, 0.0085)
+    # Week 10-26 has a reject and no price: the total estimate is unknown, not a guess.
+    assert totals["spend_avoided_estimate"] is None
+    assert [(row["property"], row["cost"]) for row in found["by_property"]] == \
+        [("prop_a", 0.01), ("prop_b", 0.005), ("prop_z", 0.002)]
+    assert [(row["week"], row["repo"], row["calls_armed"], row["cost"]) for row in found["by_repo"]] == [
+        ("2026-10-05", "svc", 3, 0.015), ("2026-10-12", "svc", 1, None), ("2026-10-26", "svc", 1, None),
+        (None, "other", 1, 0.002)]

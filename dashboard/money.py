@@ -1,0 +1,101 @@
+"""The Spend review's money section: cost per week in its currency, with units beside.
+
+Drawn from `queries.money` (the report's money section), so the page and
+`lanelog report` show the same figures.  A week without usage says so and is
+never drawn as a zero cost; the spend avoided is labelled an estimate.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+# A currency from a log line is shown only when it looks like one (it is untrusted text).
+CURRENCY = re.compile(r"[A-Z]{3}\Z")
+WEEK_COLUMNS = {
+    "week": "week",
+    "calls_armed": "armed calls",
+    "units": "units",
+    "input_tokens": "input tokens",
+    "output_tokens": "output tokens",
+    "cost": "cost",
+    "cost_per_armed_call": "cost per armed call",
+    "cost_per_unit": "cost per unit",
+    "probe_rejects": "probe rejects",
+    "spend_avoided_estimate": "spend avoided (estimate)",
+}
+MONEY = ("cost", "cost_per_armed_call", "cost_per_unit", "spend_avoided_estimate")
+
+
+def currency_of(row: dict[str, Any]) -> str:
+    currency = row.get("currency")
+    return currency if isinstance(currency, str) and CURRENCY.match(currency) else "(currency?)"
+
+
+def amount(value: float | None, row: dict[str, Any]) -> str:
+    """1.2345 USD; None as the row's note ("no usage recorded"), never as 0."""
+    if value is None:
+        return row.get("note") or "-"
+    text = f"{value:,.6f}".rstrip("0")
+    whole, _, decimals = text.partition(".")
+    return f"{whole}.{decimals.ljust(2, '0')} {currency_of(row)}"
+
+
+def _count(value: Any) -> str:
+    return "-" if value is None else f"{value:,}"
+
+
+def week_table(money: dict[str, Any]) -> pd.DataFrame:
+    """One text row per week (and the total), money in its currency: what the table shows."""
+    rows = []
+    for row in [*money["weeks"], {**money["totals"], "week": "total"}]:
+        cells = {}
+        for key, words in WEEK_COLUMNS.items():
+            value = row.get(key)
+            if key == "week":
+                cells[words] = value or "undated"
+            elif key in MONEY:
+                cells[words] = amount(value, row) if key == "cost" or value is not None else "-"
+            else:
+                cells[words] = _count(value)
+        rows.append(cells)
+    return pd.DataFrame(rows, columns=list(WEEK_COLUMNS.values()))
+
+
+def by_table(rows: list[dict[str, Any]], key: str) -> pd.DataFrame:
+    out = [{"week": row["week"] or "undated", key: row[key] if row[key] is not None else "(none)",
+            "input tokens": _count(row["input_tokens"]), "output tokens": _count(row["output_tokens"]),
+            "cost": amount(row["cost"], row)} for row in rows]
+    return pd.DataFrame(out, columns=["week", key, "input tokens", "output tokens", "cost"])
+
+
+def show_money(money: dict[str, Any]) -> None:
+    """The money section: the latest week's cost and estimate, then cost per week, property, repo."""
+    st.subheader("What the armed calls cost")
+    dated = [row for row in money["weeks"] if row["week"] is not None]
+    latest = dated[-1] if dated else None
+    if latest is None:
+        st.caption("No dated week in range.")
+    else:
+        st.caption(f"Week of {latest['week']}, from the usage the property runs recorded.")
+        # Two by two: four amounts with their currency do not fit one row of a narrow window.
+        top, bottom = st.columns(2), st.columns(2)
+        top[0].metric("Cost", amount(latest["cost"], latest))
+        top[1].metric("Spend avoided (estimate)", amount(latest["spend_avoided_estimate"], latest))
+        bottom[0].metric("Cost per armed call", amount(latest["cost_per_armed_call"], latest))
+        bottom[1].metric(f"Cost per unit ({_count(latest['units'])} units)",
+                         amount(latest["cost_per_unit"], latest))
+    st.caption("Spend avoided is an estimate: each week's probe rejects times that week's mean cost "
+               "per armed call (over the armed calls that recorded a cost). A week without usage "
+               "shows \"no usage recorded\", not a zero cost.")
+    st.dataframe(week_table(money), hide_index=True, key="money_weeks_table")
+    left, right = st.columns(2)
+    with left:
+        st.caption("Cost per week and property")
+        st.dataframe(by_table(money["by_property"], "property"), hide_index=True, key="money_property_table")
+    with right:
+        st.caption("Cost per week and repo")
+        st.dataframe(by_table(money["by_repo"], "repo"), hide_index=True, key="money_repo_table")

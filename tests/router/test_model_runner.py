@@ -1,0 +1,299 @@
+"""The bundled model runner, run by `lanelog route --run` against a chat-completions server.
+
+The server is a real HTTP server on 127.0.0.1 started here, speaking the
+chat-completions JSON; each test scripts its answers and reads back what the
+runner sent.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from tests.router.conftest import LANES_YAML
+
+KEY = "sk-test-9f8e7d6c5b4a-never-printed"
+RUNNER = f"{shlex.quote(sys.executable)} -m lanelog.router.model"
+ONE_PROPERTY = {"api.py": "def handle(payload):\n    assert payload\n    return payload or None\n"}
+
+
+@dataclass
+class Reply:
+    """One scripted answer: a status, the message text, usage, headers, or a stall."""
+
+    status: int = 200
+    content: str | None = "hold"
+    usage: dict[str, Any] | None = field(default_factory=lambda: {"prompt_tokens": 1200,
+                                                                   "completion_tokens": 1})
+    headers: dict[str, str] = field(default_factory=dict)
+    stall: float = 0.0
+
+
+class ChatServer:
+    """Answers POST /v1/chat/completions from a script; the last reply repeats."""
+
+    def __init__(self) -> None:
+        self.replies: list[Reply] = [Reply()]
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self.stop = threading.Event()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                server.requests.append(json.loads(self.rfile.read(length)))
+                server.headers.append(dict(self.headers.items()))
+                reply = server.replies[min(len(server.requests) - 1, len(server.replies) - 1)]
+                if reply.stall:
+                    server.stop.wait(reply.stall)
+                body: dict[str, Any] = {"id": "chatcmpl-1", "object": "chat.completion",
+                                        "model": "test-model-2026"}
+                if reply.status == 200:
+                    body["choices"] = [{"index": 0, "finish_reason": "stop",
+                                        "message": {"role": "assistant", "content": reply.content}}]
+                    if reply.usage is not None:
+                        body["usage"] = reply.usage
+                else:
+                    body = {"error": {"message": "busy", "type": "server_error"}}
+                data = json.dumps(body).encode()
+                try:
+                    self.send_response(reply.status)
+                    for name, value in reply.headers.items():
+                        self.send_header(name, value)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the runner gave up waiting (the timeout case)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def script(self, *replies: Reply) -> None:
+        self.replies = list(replies)
+
+
+@pytest.fixture
+def chat() -> Iterator[ChatServer]:
+    server = ChatServer()
+    server.thread.start()
+    yield server
+    server.stop.set()
+    server.httpd.shutdown()
+    server.httpd.server_close()
+    server.thread.join(timeout=10)
+
+
+@pytest.fixture
+def model_env(monkeypatch: pytest.MonkeyPatch, chat: ChatServer) -> None:
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "LANELOG_MODEL_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANELOG_MODEL_BASE_URL", chat.url)
+    monkeypatch.setenv("LANELOG_MODEL", "test-model")
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("LANELOG_MODEL_BACKOFF", "0.01")
+    monkeypatch.setenv("LANELOG_MODEL_TIMEOUT", "5")
+
+
+@pytest.fixture
+def patched(make_repo):
+    def make(files=ONE_PROPERTY):
+        repo = make_repo()
+        repo.write(files).commit()
+        return repo
+    return make
+
+
+def no_key_anywhere(done: Any, log_file: Any, runner_output: str) -> None:
+    for text in (done.stdout, done.stderr, log_file.read_text(encoding="utf-8"), runner_output):
+        assert KEY not in text
+        assert "9f8e7d6c5b4a" not in text
+
+
+def runner_stderr(capfd: pytest.CaptureFixture[str]) -> str:
+    """What the runner process wrote (its stderr passes through the router)."""
+    captured = capfd.readouterr()
+    return captured.out + captured.err
+
+
+@pytest.mark.usefixtures("model_env")
+@pytest.mark.parametrize(("content", "token"), [
+    ("hold", "hold"),
+    ("fail", "fail"),
+    ("  fail\n", "fail"),
+    ("The property probably holds, but I cannot be sure.", "unresolved"),
+    ("", "unresolved"),
+    (None, "unresolved"),
+    ("Hold", "unresolved"),
+])
+def test_the_answer_is_the_token(patched, route, chat, log_file, content, token, capfd):
+    chat.script(Reply(content=content))
+    done = route(patched(), "--run", RUNNER)
+    err = done.stderr + runner_stderr(capfd)
+    line = done.line
+    assert line["results"] == {"prop_reject_empty": token}
+    assert line["lane"] == token
+    # A prose answer was paid for all the same: its usage is on the line.
+    assert line["usage"] == {"prop_reject_empty": {"input_tokens": 1200, "output_tokens": 1,
+                                                   "model": "test-model"}}
+    assert len(chat.requests) == 1
+    no_key_anywhere(done, log_file, err)
+
+
+@pytest.mark.usefixtures("model_env")
+def test_the_request_carries_the_property_the_fixture_hash_and_the_patch(patched, route, chat, log_file, capfd):
+    done = route(patched(), "--run", RUNNER)
+    err = done.stderr + runner_stderr(capfd)
+    assert done.line["results"] == {"prop_reject_empty": "hold"}
+    request = chat.requests[0]
+    assert request["model"] == "test-model"
+    assert request["temperature"] == 0
+    text = request["messages"][-1]["content"]
+    assert "prop_reject_empty" in text
+    assert "an empty payload remains a client error" in text
+    assert "+    return payload or None" in text
+    fixture_hash = text.split("Fixture hash: ", 1)[1].split("\n", 1)[0]
+    assert len(fixture_hash) == 64 and int(fixture_hash, 16) >= 0
+    assert "hold" in request["messages"][0]["content"] and "fail" in request["messages"][0]["content"]
+    # The key travels only in the Authorization header.
+    assert chat.headers[0]["Authorization"] == f"Bearer {KEY}"
+    no_key_anywhere(done, log_file, err)
+
+
+@pytest.mark.usefixtures("model_env")
+def test_429_then_200_retries_and_honours_retry_after(patched, route, chat, log_file, capfd):
+    chat.script(Reply(status=429, headers={"Retry-After": "0"}), Reply(content="fail"))
+    done = route(patched(), "--run", RUNNER)
+    err = done.stderr + runner_stderr(capfd)
+    assert done.line["results"] == {"prop_reject_empty": "fail"}
+    assert len(chat.requests) == 2
+    assert done.line["usage"]["prop_reject_empty"]["input_tokens"] == 1200
+    no_key_anywhere(done, log_file, err)
+
+
+@pytest.mark.usefixtures("model_env")
+def test_500s_until_it_gives_up(patched, route, chat, log_file, monkeypatch, capfd):
+    monkeypatch.setenv("LANELOG_MODEL_RETRIES", "2")
+    chat.script(Reply(status=500))
+    done = route(patched(), "--run", RUNNER)
+    err = done.stderr + runner_stderr(capfd)
+    assert done.line["results"] == {"prop_reject_empty": "unresolved"}
+    assert "usage" not in done.line  # no answer, nothing known to be spent
+    assert len(chat.requests) == 3  # the first try and two retries
+    assert "HTTP 500 after 3 tries" in err
+    no_key_anywhere(done, log_file, err)
+
+
+@pytest.mark.usefixtures("model_env")
+def test_a_client_error_is_not_retried(patched, route, chat, log_file, capfd):
+    chat.script(Reply(status=401))
+    done = route(patched(), "--run", RUNNER)
+    err = done.stderr + runner_stderr(capfd)
+    assert done.line["results"] == {"prop_reject_empty": "unresolved"}
+    assert len(chat.requests) == 1
+    assert "HTTP 401" in err
+    no_key_anywhere(done, log_file, err)
+
+
+@pytest.mark.usefixtures("model_env")
+def test_a_timeout_is_unresolved(patched, route, chat, log_file, monkeypatch, capfd):
+    monkeypatch.setenv("LANELOG_MODEL_TIMEOUT", "0.5")
+    chat.script(Reply(stall=20))
+    done = route(patched(), "--run", RUNNER)
+    err = done.stderr + runner_stderr(capfd)
+    assert done.line["results"] == {"prop_reject_empty": "unresolved"}
+    assert "no answer within 0.5 s" in err
+    assert len(chat.requests) == 1
+    no_key_anywhere(done, log_file, err)
+
+
+@pytest.mark.usefixtures("model_env")
+def test_the_key_never_reaches_the_line_or_any_output(patched, route, chat, log_file, monkeypatch, capfd):
+    # The key is also the model's answer and an error's text: neither echo reaches the line.
+    monkeypatch.setenv("LANELOG_MODEL_BASE_URL", chat.url + "/" + KEY)
+    chat.script(Reply(content=KEY))
+    done = route(patched(), "--run", RUNNER)
+    err = done.stderr + runner_stderr(capfd)
+    assert done.line["results"] == {"prop_reject_empty": "unresolved"}
+    assert chat.headers[0]["Authorization"] == f"Bearer {KEY}"
+    # The runner prints the model's prose, shortened, on stderr; the key is its head.
+    no_key_anywhere(done, log_file, err)
+
+
+@pytest.mark.usefixtures("model_env")
+def test_a_huge_patch_within_the_line_cap_is_not_sent(patched, route, chat, log_file, monkeypatch, capfd):
+    monkeypatch.setenv("LANELOG_MODEL_MAX_PATCH_BYTES", "100000")
+    # 50 long lines and the changed return: well within the 400-line cap, 300 KB of patch.
+    long_lines = "".join(f"X{n} = '{'y' * 6000}'\n" for n in range(50))
+    done = route(patched({"api.py": ONE_PROPERTY["api.py"] + long_lines}), "--run", RUNNER)
+    err = done.stderr + runner_stderr(capfd)
+    line = done.line
+    assert line["probe"] == "pass" and line["lines_changed"] == 52
+    assert line["results"] == {"prop_reject_empty": "unresolved"}
+    assert chat.requests == []  # nothing spent on a patch the model would see in part
+    assert "over LANELOG_MODEL_MAX_PATCH_BYTES (100000): not sent" in err
+    no_key_anywhere(done, log_file, err)
+
+
+@pytest.mark.usefixtures("model_env")
+def test_a_large_patch_under_the_bound_is_sent_whole(patched, route, chat, log_file):
+    long_lines = "".join(f"X{n} = '{'y' * 1000}'\n" for n in range(50))
+    done = route(patched({"api.py": ONE_PROPERTY["api.py"] + long_lines}), "--run", RUNNER)
+    assert done.line["results"] == {"prop_reject_empty": "hold"}
+    assert f"X49 = '{'y' * 1000}'" in chat.requests[0]["messages"][-1]["content"]
+
+
+@pytest.mark.usefixtures("model_env")
+def test_cost_from_the_response_wins_over_the_price_table(patched, route, chat, log_file):
+    chat.script(Reply(usage={"prompt_tokens": 1000, "completion_tokens": 2, "cost": 0.0042}))
+    done = route(patched(), "--run", RUNNER)
+    assert done.line["usage"] == {"prop_reject_empty": {
+        "input_tokens": 1000, "output_tokens": 2, "cost": 0.0042, "currency": "USD",
+        "model": "test-model"}}
+
+
+
+@pytest.mark.usefixtures("model_env")
+def test_cost_from_the_policy_price_table(make_repo, route, chat, log_file):
+    prices = ("prices:\n  test-model: {input_per_million: 2.5, output_per_million: 10,"
+              " currency: EUR}\n")
+    repo = make_repo({"lanes.yaml": LANES_YAML + prices})
+    repo.write(ONE_PROPERTY).commit()
+    chat.script(Reply(usage={"prompt_tokens": 2000, "completion_tokens": 10}))
+    done = route(repo, "--run", RUNNER)
+    assert done.line["usage"]["prop_reject_empty"] == {
+        "input_tokens": 2000, "output_tokens": 10, "cost": pytest.approx(0.0051),
+        "currency": "EUR", "model": "test-model"}
+
+
+@pytest.mark.usefixtures("model_env")
+def test_no_usage_and_no_price_leaves_cost_empty(patched, route, chat, log_file):
+    chat.script(Reply(usage=None))
+    done = route(patched(), "--run", RUNNER)
+    assert done.line["results"] == {"prop_reject_empty": "hold"}
+    assert done.line["usage"] == {"prop_reject_empty": {"model": "test-model"}}
+
+
+def test_without_a_model_name_nothing_is_called(patched, route, chat, log_file, monkeypatch, capfd):
+    monkeypatch.delenv("LANELOG_MODEL", raising=False)
+    monkeypatch.setenv("LANELOG_MODEL_BASE_URL", chat.url)
+    done = route(patched(), "--run", RUNNER)
+    err = done.stderr + runner_stderr(capfd)
+    assert done.line["results"] == {"prop_reject_empty": "unresolved"}
+    assert "LANELOG_MODEL is not set" in err
+    assert chat.requests == []
