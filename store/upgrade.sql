@@ -101,3 +101,9 @@ CREATE TABLE IF NOT EXISTS alerts_sent (
     sent_at TIMESTAMP NOT NULL,
     PRIMARY KEY (bug_key, receiver)
 );
+-- The supported ts range (schema.sql, lane_ts_in_range): an attempt that version 2
+-- dated outside 1970-01-01 up to 2200-01-01 UTC becomes undated, kept and counted,
+-- as a new ingest leaves it.  (The ts macros themselves are written again from
+-- schema.sql after the steps: see _upgrade in db.py.)
+UPDATE attempts SET ts = NULL, week = NULL
+WHERE ts < TIMESTAMP '1970-01-01' OR ts >= TIMESTAMP '2200-01-01';
