@@ -48,8 +48,9 @@ else:
     st.download_button("Download CSV", present.csv_bytes(present.flips_table(flips, whole=True)),
                        file_name="replay-flips.csv", mime="text/csv", key="replay_flips_csv")
     whole = present.flips_table(flips, whole=True)
+    commits, subjects = [str(value) for value in whole["commit"]], [str(value) for value in whole["subject"]]
     choice = st.selectbox("Flip", range(len(whole)), key="replay_flip_pick",
-                          format_func=lambda i: f"{whole.iloc[i]['commit'][:present.SHORT_COMMIT]} · "
-                                                f"{present.short(whole.iloc[i]['subject'], 60)}")
+                          format_func=lambda i: f"{commits[i][:present.SHORT_COMMIT]} · "
+                                                f"{present.short(subjects[i], 60)}")
     st.dataframe(present.flip_detail(whole.iloc[choice]), hide_index=True, key="replay_flip_detail",
                  column_config=present.fixed_columns(present.DETAIL_WIDTHS))
