@@ -6,7 +6,7 @@ to one short script per page under views/.
 
 import streamlit as st
 
-from lanelog.dashboard import access, present, sidebar
+from lanelog.dashboard import access, present, sidebar, ui
 
 # A drawn icon: a material-symbol or emoji favicon would be fetched from a font CDN.
 st.set_page_config(page_title="lanelog", page_icon=present.favicon(), layout="wide")
@@ -26,5 +26,11 @@ PAGES = [
 page = st.navigation(PAGES)
 # The What-if page reads stored replays, which a database may hold without any lane log.
 WHAT_IF = page.url_path == "whatif"
-if sidebar.render(guidance=not WHAT_IF) or WHAT_IF:
-    page.run()
+
+# Every page runs inside the one guard: an error becomes a message with what to do.
+def _draw() -> None:
+    if sidebar.render(guidance=not WHAT_IF) or WHAT_IF:
+        page.run()
+
+
+ui.guarded(_draw)

@@ -1,10 +1,12 @@
 """Altair charts for the pages. Presentation only: every number comes from a query result.
 
-Weeks are drawn as ordinal bands, one per week from the first dated week to the
-last with every week between (a week without attempts is an empty band, drawn as
-zero, never left out), and the undated bucket last, so it is never dropped. Tick
-labels thin out with the span: every week up to 16 weeks, the first week of each
-month up to 60, the first week of each quarter beyond.
+Weeks are drawn as ordinal bands, one per week of the range the sidebar selects
+(clipped to the weeks that hold attempts) with every week between (a week without
+attempts is an empty band, drawn as zero, never left out), and the undated bucket
+last, so it is never dropped. A span longer than MAX_AXIS_WEEKS (a stray old date
+among this year's lines) keeps only the weeks that hold attempts, so no page steps
+through centuries of empty weeks. Tick labels thin out with the span: every week up
+to 16 weeks, the first week of each month up to 60, the first week of each quarter beyond.
 """
 
 from __future__ import annotations
@@ -24,7 +26,11 @@ NEUTRAL = "#9aa4b1"  # quiet weeks, quarantine without credit
 REJECT = "#8c6bb1"
 ARMED = "#1f77b4"
 RATIO = "#ff7f0e"
-LANE_COLOURS = {"hold": "#2ca02c", "fail": "#8c564b", "unresolved": "#e7ba52", "not_started": "#c7c7c7"}
+# Lane outcomes in the words the pages show (present.LANE_WORDS turns the stored values into these).
+LANE_COLOURS = {"hold": "#2ca02c", "fail": "#8c564b", "unresolved": "#e7ba52", "not started": "#c7c7c7",
+                "no call armed": "#f7b6d2"}
+# A legend's title for each part a stack is split by.
+PART_WORDS = {"repo": "repository"}
 CREDIT_BUG, CLEAN = "credit bug", "no credit bug"
 # Tableau 20 without its two reds: parts of a stack (reasons, properties, repos) are not alerts.
 CATEGORIES = [
@@ -54,25 +60,48 @@ AXIS_HEIGHT = 100
 LEGEND_ROW = 22
 
 
+def count_axis() -> alt.Axis:
+    """A y axis of counts: whole-number ticks only, written as whole numbers (never 0.5 attempts)."""
+    return alt.Axis(tickMinStep=1, format="d")
+
+
 def chart_height(legend_rows: int) -> int:
     """The whole height of a weekly chart whose legend below the axis has `legend_rows` rows."""
     return PLOT_HEIGHT + AXIS_HEIGHT + LEGEND_ROW * (legend_rows + 1)
 # The freeze heatmap writes each cell's count up to this many weeks; wider, a cell is too narrow.
 HEATMAP_COUNTS_UP_TO = 26
-# A ratio from a week with fewer probe rejects than this says nothing: it is not drawn.
+# Half the main column draws this many weeks as readable bars; a longer range puts each
+# weekly chart across the whole column (ui.chart_columns).
+HALF_WIDTH_WEEKS = 16
+# Patch rejects and armed calls stand side by side up to this many weeks; past it, stacked,
+# one bar a week, so a bar stays several pixels wide over a year or more.
+SIDE_BY_SIDE_WEEKS = 26
+# A ratio from a week with fewer patch rejects than this says nothing: it is not drawn.
 RATIO_MIN_REJECTS = 5
 
 
-def all_weeks(labels: set[str]) -> list[str]:
-    """Every Monday from the first dated label to the last, as labels, then "undated" if present."""
-    dated = sorted(date.fromisoformat(week) for week in labels - {"undated"})
-    weeks = []
-    if dated:
-        day = dated[0]
-        while day <= dated[-1]:
-            weeks.append(day.isoformat())
-            day += timedelta(days=7)
-    return weeks + (["undated"] if "undated" in labels else [])
+# About ten years of weekly bands: past it, an axis holds only the weeks with attempts.
+MAX_AXIS_WEEKS = 530
+
+
+def week_range(first: date, last: date, held: list[str]) -> list[str]:
+    """Every Monday from `first` to `last` as labels; over MAX_AXIS_WEEKS, the `held` weeks between them."""
+    if first > last:
+        return []
+    if (last - first).days // 7 + 1 > MAX_AXIS_WEEKS:
+        return [week for week in held if first.isoformat() <= week <= last.isoformat()]
+    return [(first + timedelta(weeks=step)).isoformat() for step in range((last - first).days // 7 + 1)]
+
+
+def all_weeks(labels: set[str], weeks: list[str] | None = None) -> list[str]:
+    """The axis: `weeks` (the selected range's Mondays) or every Monday from the first dated
+    label to the last, any other dated label in order, then "undated" if present."""
+    dated = sorted(labels - {"undated"})
+    if weeks is None:
+        weeks = week_range(date.fromisoformat(dated[0]), date.fromisoformat(dated[-1]), dated) if dated else []
+    extra = sorted(set(dated) - set(weeks))
+    order = sorted([*weeks, *extra]) if extra else list(weeks)
+    return order + (["undated"] if "undated" in labels else [])
 
 
 def week_ticks(weeks: list[str]) -> list[str]:
@@ -87,52 +116,63 @@ def week_ticks(weeks: list[str]) -> list[str]:
     return shown + [week for week in weeks if week == "undated"]
 
 
-def _week_axis(frame: pd.DataFrame) -> alt.X:
-    order = all_weeks(set(frame["week"]))
+def _week_axis(frame: pd.DataFrame, weeks: list[str] | None) -> alt.X:
+    order = all_weeks(set(frame["week"]), weeks)
     return alt.X(
         "week:O", sort=order, scale=alt.Scale(domain=order), title="week (Monday, UTC)",
         axis=alt.Axis(values=week_ticks(order), labelAngle=-40, labelOverlap="greedy"),
     )
 
 
-def rejects_vs_armed(weekly: pd.DataFrame) -> alt.LayerChart:
-    """Patch rejects (the gate at work) and armed calls side by side per week, with armed calls per reject.
+def rejects_vs_armed(weekly: pd.DataFrame, weeks: list[str] | None = None) -> alt.LayerChart | alt.FacetChart:
+    """Patch rejects (the gate at work) and armed calls side by side per week, with armed calls per patch reject.
 
-    The ratio is drawn only for weeks with at least RATIO_MIN_REJECTS probe rejects:
+    The ratio is drawn only for weeks with at least RATIO_MIN_REJECTS patch rejects:
     a week of one reject and three calls would draw a spike that means nothing.
-    Setup rejects (CI could not judge the patch) are left out of the bars: the overview
-    flags them apart, as a CI problem.
+    Setup rejects (CI could not judge the patch) are left out of the bars and of the ratio:
+    the overview flags them apart, as a CI problem.
     """
     frame = labelled(weekly)
     series = [label("patch_rejects"), label("calls_armed")]
     ratio_name = label("armed_per_reject")
-    # One colour scale for bars and line, so one legend names all three series; it sits
-    # below the chart, one entry a row, so half a page never cuts an entry off.
-    colours = alt.Scale(domain=[*series, ratio_name], range=[REJECT, ARMED, RATIO])
+    ratios = frame[frame["patch_rejects"] >= RATIO_MIN_REJECTS]
+    # One colour scale for bars and line, so one legend names every series drawn; it sits
+    # below the chart, one entry a row, so half a page never cuts an entry off.  Without a
+    # week of enough patch rejects there is no line, and no legend entry or axis for it.
+    drawn = [*series, ratio_name] if not ratios.empty else series
+    colours = alt.Scale(domain=drawn, range=[REJECT, ARMED, RATIO][:len(drawn)])
     bars_data = frame.rename(columns={"patch_rejects": series[0], "calls_armed": series[1]}).melt(
         id_vars=["week"], value_vars=series, var_name="figure", value_name="count"
     )
+    bars_data["order"] = [series.index(name) for name in bars_data["figure"]]
+    side_by_side = len(all_weeks(set(frame["week"]), weeks)) <= SIDE_BY_SIDE_WEEKS
+    # A patch reject arms no call, so past SIDE_BY_SIDE_WEEKS the two stack into one bar of
+    # disjoint parts, each still read against the same attempts axis.
+    offset = {"xOffset": alt.XOffset("figure:N", sort=series)} if side_by_side else {}
     bars = (
         alt.Chart(bars_data)
         .mark_bar()
         .encode(
-            x=_week_axis(frame),
-            xOffset=alt.XOffset("figure:N", sort=series),
-            y=alt.Y("count:Q", title="attempts"),
+            x=_week_axis(frame, weeks),
+            **offset,
+            y=alt.Y("count:Q", title="attempts", axis=count_axis(), stack=None if side_by_side else "zero"),
+            order=alt.Order("order:Q"),
             color=alt.Color("figure:N", scale=colours,
-                            legend=alt.Legend(title=None, orient="bottom", columns=1, symbolType="square")),
+                            legend=alt.Legend(title=None, orient="bottom", columns=1, symbolType="square",
+                                              labelLimit=260)),
             tooltip=[alt.Tooltip("week:O", title="week"), alt.Tooltip("figure:N", title="figure"),
                      alt.Tooltip("count:Q", title="attempts")],
         )
     )
-    ratios = frame[frame["probe_rejects"] >= RATIO_MIN_REJECTS]
+    if ratios.empty:
+        return alt.layer(bars).properties(height=chart_height(legend_rows=2))
     ratio = (
         alt.Chart(ratios)
         .transform_calculate(line=f"'{ratio_name}'")
         .mark_line(point=True)
         .encode(
-            x=_week_axis(frame),
-            y=alt.Y("armed_per_reject:Q", title="armed per probe reject"),
+            x=_week_axis(frame, weeks),
+            y=alt.Y("armed_per_reject:Q", title=ratio_name),
             color=alt.Color("line:N", scale=colours, legend=None),
             tooltip=[alt.Tooltip("week:O", title="week"),
                      alt.Tooltip("armed_per_reject:Q", format=".2f", title=ratio_name)],
@@ -142,19 +182,25 @@ def rejects_vs_armed(weekly: pd.DataFrame) -> alt.LayerChart:
         height=chart_height(legend_rows=3))
 
 
-def credit_bug_weeks(weekly: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
-    """Credit bugs per week; a week with any credit bug is drawn in the alert colour."""
+def credit_bug_weeks(weekly: pd.DataFrame, weeks: list[str] | None = None) -> alt.LayerChart | alt.FacetChart:
+    """Credit bugs per week; a week with any credit bug is drawn in the alert colour.
+
+    No legend: a clean week is a bar of height zero, so a grey "no credit bug" entry would
+    name nothing drawn; the page's heading says what the red bars are.  The chart is as
+    tall as its neighbour, so the rotated week labels sit below the bars, not over them.
+    """
     frame = labelled(weekly)[["week", "credit_bugs", "quarantined"]]
     frame["status"] = [CREDIT_BUG if count > 0 else CLEAN for count in frame["credit_bugs"]]
-    base = alt.Chart(frame).encode(x=_week_axis(frame))
+    base = alt.Chart(frame).encode(x=_week_axis(frame, weeks))
     bars = base.mark_bar().encode(
-        y=alt.Y("credit_bugs:Q", title="credit bugs", axis=alt.Axis(tickMinStep=1)),
+        y=alt.Y("credit_bugs:Q", title="credit bugs", axis=count_axis()),
         color=alt.Color(
             "status:N",
             scale=alt.Scale(domain=[CLEAN, CREDIT_BUG], range=[NEUTRAL, ALERT]),
-            legend=alt.Legend(title=None, orient="top"),
+            legend=None,
         ),
-        tooltip=["week:O", "credit_bugs:Q", "quarantined:Q"],
+        tooltip=[alt.Tooltip("week:O", title="week"), alt.Tooltip("credit_bugs:Q", title="credit bugs"),
+                 alt.Tooltip("quarantined:Q", title="quarantined")],
     )
     # The count over each week with credit bugs; a row of zeros over clean weeks says nothing.
     counts = base.transform_filter(alt.datum.credit_bugs > 0).mark_text(dy=-8).encode(
@@ -162,11 +208,12 @@ def credit_bug_weeks(weekly: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
         text=alt.Text("credit_bugs:Q"),
         color=alt.Color("status:N", scale=alt.Scale(domain=[CLEAN, CREDIT_BUG], range=[NEUTRAL, ALERT]), legend=None),
     )
-    return alt.layer(bars, counts)
+    return alt.layer(bars, counts).properties(height=chart_height(legend_rows=0))
 
 
 def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
-                  colours: dict[str, str] | None = None, legend_columns: int = 1) -> alt.Chart:
+                  colours: dict[str, str] | None = None, legend_columns: int = 1,
+                  weeks: list[str] | None = None) -> alt.Chart:
     """A stacked bar per week: `value` split by `part` (reason, lane, property, repo).
 
     `legend_columns`: 1 for a chart in half a page, more for a full-width one.
@@ -183,9 +230,10 @@ def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
         f"{part}:N",
         scale=alt.Scale(domain=list(palette), range=list(palette.values())),
         # Below the chart, so a chart in half a page keeps its width for the weeks.
-        legend=alt.Legend(title=part, orient="bottom", columns=legend_columns, labelLimit=240),
+        legend=alt.Legend(title=PART_WORDS.get(part, part), orient="bottom", columns=legend_columns,
+                          labelLimit=240),
     )
-    tooltip = [alt.Tooltip("week:O", title="week"), alt.Tooltip(f"{part}:N", title=part),
+    tooltip = [alt.Tooltip("week:O", title="week"), alt.Tooltip(f"{part}:N", title=PART_WORDS.get(part, part)),
                alt.Tooltip(f"{value}:Q", title=title)]
     if part == "reason":  # each reason's one-line meaning, in the docs' words
         data["meaning"] = [REASONS.get(reason, "not a reason lanelog writes") for reason in data[part]]
@@ -194,8 +242,8 @@ def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
         alt.Chart(data)
         .mark_bar()
         .encode(
-            x=_week_axis(data),
-            y=alt.Y(f"{value}:Q", title=title, stack="zero", axis=alt.Axis(tickMinStep=1)),
+            x=_week_axis(data, weeks),
+            y=alt.Y(f"{value}:Q", title=title, stack="zero", axis=count_axis()),
             color=colour,
             tooltip=tooltip,
         )
@@ -203,7 +251,7 @@ def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
     )
 
 
-def freeze_heatmap(freezes: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
+def freeze_heatmap(freezes: pd.DataFrame, weeks: list[str] | None = None) -> alt.LayerChart | alt.FacetChart:
     """Attempts each freeze touched per week, each cell labelled with its count.
 
     A neutral blue scale that starts visibly above white (a freeze is not an alert,
@@ -211,7 +259,7 @@ def freeze_heatmap(freezes: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
     """
     data = labelled(freezes)
     base = alt.Chart(data).encode(
-        x=_week_axis(data),
+        x=_week_axis(data, weeks),
         y=alt.Y("quarantine_id:N", title="freeze", axis=alt.Axis(labelLimit=260)),
     )
     cells = base.mark_rect(stroke="white").encode(
@@ -221,7 +269,7 @@ def freeze_heatmap(freezes: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
         tooltip=[alt.Tooltip("quarantine_id:N", title="freeze"), alt.Tooltip("week:O", title="week"),
                  alt.Tooltip("attempts:Q", title="attempts")],
     )
-    if not heatmap_counts_fit(freezes):
+    if not heatmap_counts_fit(freezes, weeks):
         return alt.layer(cells)  # cells too narrow for a number: the tooltip gives each count
     counts = base.mark_text(fontSize=12).encode(
         text="attempts:Q",
@@ -230,9 +278,9 @@ def freeze_heatmap(freezes: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
     return alt.layer(cells, counts)
 
 
-def heatmap_counts_fit(freezes: pd.DataFrame) -> bool:
+def heatmap_counts_fit(freezes: pd.DataFrame, weeks: list[str] | None = None) -> bool:
     """Whether the heatmap's cells are wide enough to carry their counts (up to HEATMAP_COUNTS_UP_TO weeks)."""
-    return len(all_weeks(set(labelled(freezes)["week"]))) <= HEATMAP_COUNTS_UP_TO
+    return len(all_weeks(set(labelled(freezes)["week"]), weeks)) <= HEATMAP_COUNTS_UP_TO
 
 
 def heatmap_height(freezes: pd.DataFrame) -> int:
@@ -240,17 +288,18 @@ def heatmap_height(freezes: pd.DataFrame) -> int:
     return 110 + 36 * max(1, freezes["quarantine_id"].nunique())
 
 
-def unresolved_units(frame: pd.DataFrame) -> alt.Chart:
+def unresolved_units(frame: pd.DataFrame, weeks: list[str] | None = None) -> alt.Chart:
     """Units spent per week on lanes that ended unresolved: spend that bought no result."""
     data = labelled(frame)
     return (
         alt.Chart(data)
         .mark_bar(color=LANE_COLOURS["unresolved"])
         .encode(
-            x=_week_axis(data),
-            y=alt.Y("units:Q", title="units on unresolved lanes"),
+            x=_week_axis(data, weeks),
+            y=alt.Y("units:Q", title="units on unresolved lanes", axis=count_axis()),
             tooltip=[
-                "week:O", "units:Q", "unresolved:Q", "lanes_run:Q",
+                alt.Tooltip("week:O", title="week"), alt.Tooltip("units:Q", title="units"),
+                alt.Tooltip("unresolved:Q", title="unresolved lanes"), alt.Tooltip("lanes_run:Q", title="lanes run"),
                 alt.Tooltip("unresolved_share:Q", format=".0%", title="unresolved share"),
             ],
         )
@@ -273,9 +322,9 @@ def replay_weeks(weeks: pd.DataFrame, measure: str, title: str) -> alt.Chart:
         alt.Chart(data)
         .mark_bar()
         .encode(
-            x=_week_axis(frame),
+            x=_week_axis(frame, None),
             xOffset=alt.XOffset("policy:N", sort=sides),
-            y=alt.Y("value:Q", title=title, axis=alt.Axis(tickMinStep=1)),
+            y=alt.Y("value:Q", title=title, axis=count_axis()),
             color=alt.Color("policy:N", scale=alt.Scale(domain=sides, range=[BASELINE, CANDIDATE]),
                             legend=alt.Legend(title=None, orient="bottom", columns=2)),
             tooltip=[alt.Tooltip("week:O", title="week"), alt.Tooltip("policy:N", title="policy"),

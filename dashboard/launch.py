@@ -4,6 +4,11 @@ The flags keep the app local and quiet: bound to one address (which also stops
 Streamlit looking up the machine's external IP), headless, no usage statistics,
 no file watcher, and no email prompt.  The database path reaches the app through
 the environment, as LANELOG_DB, the same variable the rest of lanelog reads.
+
+The page process never puts the working folder on its import path (Python's -P,
+and PYTHONSAFEPATH=1 for any Python it starts): run from a folder that holds a
+`lanelog/` folder, such as a home folder with the clone in it, `python -m` would
+otherwise import that folder in place of the installed package.
 """
 
 from __future__ import annotations
@@ -72,7 +77,7 @@ def streamlit_argv(host: str, port: int) -> list[str]:
     """The full `python -m streamlit run` command for the dashboard app."""
     host = check_host(host)
     return [
-        sys.executable, "-m", "streamlit", "run", str(APP),
+        sys.executable, "-P", "-m", "streamlit", "run", str(APP),
         "--server.address", host,
         "--server.port", str(port),
         "--server.headless", "true",
@@ -94,6 +99,7 @@ def app_environment(db: Path, lake: str | None = None, sign_in: bool = False) ->
     and LANELOG_LAKE to the lake when the app reads one (unset otherwise), and
     LANELOG_SIGN_IN=1 when the pages must pass the sign-in gate."""
     env = dict(os.environ)
+    env["PYTHONSAFEPATH"] = "1"
     env.pop("LANELOG_SIGN_IN", None)
     if sign_in:
         env["LANELOG_SIGN_IN"] = "1"

@@ -13,6 +13,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from lanelog.dashboard import present
+
 # A currency from a log line is shown only when it looks like one (it is untrusted text).
 CURRENCY = re.compile(r"[A-Z]{3}\Z")
 WEEK_COLUMNS = {
@@ -28,6 +30,12 @@ WEEK_COLUMNS = {
     "spend_avoided_estimate": "spend avoided (estimate)",
 }
 MONEY = ("cost", "cost_per_armed_call", "cost_per_unit", "spend_avoided_estimate")
+# The week table is shown as two, counts then money, each narrow enough for the main column
+# of a 1000 px window (as the weekly figures are): no table scrolls sideways.
+COUNT_WIDTHS = {"week": 85, "armed calls": 90, "units": 70, "input tokens": 115, "output tokens": 115}
+MONEY_WIDTHS = {"week": 85, "cost": 95, "cost per armed call": 95, "cost per unit": 95,
+                "spend avoided (estimate)": 115}
+BY_WIDTHS = {"week": 85, "property": 110, "repository": 110, "input tokens": 95, "output tokens": 95, "cost": 100}
 
 
 def currency_of(row: dict[str, Any]) -> str:
@@ -91,11 +99,15 @@ def show_money(money: dict[str, Any]) -> None:
     st.caption("Spend avoided is an estimate: each week's probe rejects times that week's mean cost "
                "per armed call (over the armed calls that recorded a cost). A week without usage "
                "shows \"no usage recorded\", not a zero cost.")
-    st.dataframe(week_table(money), hide_index=True, key="money_weeks_table")
-    left, right = st.columns(2)
-    with left:
-        st.caption("Cost per week and property")
-        st.dataframe(by_table(money["by_property"], "property"), hide_index=True, key="money_property_table")
-    with right:
-        st.caption("Cost per week and repo")
-        st.dataframe(by_table(money["by_repo"], "repo"), hide_index=True, key="money_repo_table")
+    weeks = week_table(money)
+    st.caption("Armed calls, units and tokens per week")
+    st.dataframe(weeks[list(COUNT_WIDTHS)], hide_index=True, key="money_weeks_table",
+                 height=present.table_height(len(weeks)), column_config=present.fixed_columns(COUNT_WIDTHS))
+    st.caption("Cost per week, in the currency the runs reported")
+    st.dataframe(weeks[list(MONEY_WIDTHS)], hide_index=True, key="money_costs_table",
+                 height=present.table_height(len(weeks)), column_config=present.fixed_columns(MONEY_WIDTHS))
+    for key, words in (("property", "property"), ("repo", "repository")):
+        rows = by_table(money[f"by_{key}"], key).rename(columns={key: words})
+        st.caption(f"Cost per week and {words}")
+        st.dataframe(rows, hide_index=True, key=f"money_{key}_table", height=present.table_height(len(rows)),
+                     column_config=present.fixed_columns({name: BY_WIDTHS[name] for name in rows.columns}))

@@ -77,15 +77,17 @@ def freeze_hygiene(owners: pd.DataFrame, today: date) -> pd.DataFrame:
         if day is None:
             left = "not recorded"
         elif day < today:
-            left = f"lapsed {(today - day).days} days ago"
+            left = f"lapsed {plural((today - day).days, 'day')} ago"
+        elif day == today:
+            left = "lapses today"
         else:
-            left = str((day - today).days)
+            left = f"{plural((day - today).days, 'day')} left"
         rows.append({"freeze": freeze, "owner": owner if isinstance(owner, str) else "not recorded",
                      "expires": day.isoformat() if day else "not recorded", "days left": left})
     return pd.DataFrame(rows, columns=["freeze", "owner", "expires", "days left"])
 
 
-FREEZE_WIDTHS = {"freeze": 130, "held": 55, "first held": 115, "last held": 115, "reported expired": 110}
+FREEZE_WIDTHS = {"freeze": 120, "held": 50, "first held": 110, "last held": 110, "reported expired": 100}
 
 
 def freeze_table(summary: pd.DataFrame) -> pd.DataFrame:
@@ -105,46 +107,106 @@ def freeze_table(summary: pd.DataFrame) -> pd.DataFrame:
 # Data health's files table fits the main column of a 1000 px window: each file by its
 # name, whether it is still there, and its counts. Where it was read from (the whole path,
 # fingerprint, bytes and times) is a second table under an expander.
-SOURCE_COUNTS = {"file": 150, "still there": 75, "lines read": 80, "attempts": 75, "rejected": 70,
-                 "duplicates": 75}
+SOURCE_COUNTS = {"file": 140, "still there": 75, "lines read": 70, "attempts": 70, "rejected": 65,
+                 "duplicates": 70}
+# A two-column table of one row's fields and values, whole, inside the main column of a 1000 px window.
+DETAIL_WIDTHS = {"field": 110, "value": 380}
 SOURCE_WORDS = {"source_id": "id", "path": "path", "fingerprint": "fingerprint", "bytes_read": "bytes read",
                 "first_ingested": "first read (UTC)", "last_ingested": "last read (UTC)"}
+
+
+def _still_there(path: Any) -> str:
+    if not file_gone(path):
+        return "yes"
+    return "no (demo)" if demo_temp(path) else "no"
 
 
 def sources_table(sources: pd.DataFrame) -> pd.DataFrame:
     """The logs read: each file's name, whether it is still at its recorded path, and its counts."""
     return pd.DataFrame({
         "file": [PurePosixPath(str(path)).name for path in sources["path"]],
-        "still there": ["no" if file_gone(path) else "yes" for path in sources["path"]],
+        "still there": [_still_there(path) for path in sources["path"]],
         "lines read": sources["lines_read"], "attempts": sources["attempts"],
         "rejected": sources["rejected"], "duplicates": sources["duplicates"],
     })
 
 
-def source_places(sources: pd.DataFrame) -> pd.DataFrame:
-    """Where each log was read from: id, whole path, cut fingerprint, bytes read, first and last read."""
-    out = sources[list(SOURCE_WORDS)].copy()
-    out["fingerprint"] = [short(value, SHORT_HASH) for value in out["fingerprint"]]
-    return out.rename(columns=SOURCE_WORDS)
+def source_place(source: pd.Series) -> pd.DataFrame:
+    """Where one log was read from: id, whole path, cut fingerprint, bytes read, first and last read,
+    as a two-column table of field and value, which fits the main column at any width."""
+    def shown(key: str) -> str:
+        if key in ("first_ingested", "last_ingested"):
+            return pd.Timestamp(source[key]).strftime("%Y-%m-%d %H:%M:%S")
+        return str(short(source[key], SHORT_HASH) if key == "fingerprint" else source[key])
+
+    values = [shown(key) for key in SOURCE_WORDS]
+    return pd.DataFrame({"field": list(SOURCE_WORDS.values()), "value": values})
+
+
+def source_label(source: pd.Series) -> str:
+    """A choice in the file picker: the file's name and its id."""
+    return f"{PurePosixPath(str(source['path'])).name} (id {source['source_id']})"
 
 
 # Data health's line tables: each file by its name, words as headers, fixed widths that
 # cut a long cell (the row's text shows whole in the cell's tooltip and in the CSV download).
-REJECTED_WIDTHS = {"file": 150, "line": 60, "reason": 110, "text": 205}
-UNDATED_WIDTHS = {"file": 150, "line": 60, "attempt": 100, "repository": 110, "raw line": 105}
+REJECTED_WIDTHS = {"file": 150, "line": 60, "reason": 110, "text": 170}
+UNDATED_WIDTHS = {"file": 110, "line": 45, "attempt": 85, "repository": 90, "why": 90, "raw line": 70}
+
+
+def plural(count: int | float | str, noun: str, nouns: str | None = None) -> str:
+    """"1 attempt", "2 attempts": a count with its noun in the number it takes."""
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
+
+
+def out_of_range_text(count: int) -> str:
+    """Data health's note on attempts whose ts lies outside the supported range."""
+    verb = "is" if count == 1 else "are"
+    return (f"{plural(count, 'attempt')} {verb} dated outside the supported range (1970-01-01 to 2199-12-31, "
+            "UTC): kept and counted as undated. A year typed by hand or an epoch in milliseconds "
+            "is the usual cause; fix the producer that wrote them.")
+
+
+# Why a line was rejected, in words (the stored reason is ingest's code, see docs/ingest.md).
+REJECTED_WORDS = {"invalid_utf8": "not UTF-8", "invalid_json": "not JSON", "not_an_object": "not an object",
+                  "too_long": "too long"}
 
 
 def rejected_table(rejected: pd.DataFrame) -> pd.DataFrame:
-    """Rejected lines: file name, line number, why, and the readable text."""
+    """Rejected lines: file name, line number, why (in words), and the readable text."""
     return pd.DataFrame({"file": [PurePosixPath(str(path)).name for path in rejected["source"]],
-                         "line": rejected["line_no"], "reason": rejected["reason"], "text": rejected["text"]})
+                         "line": rejected["line_no"],
+                         "reason": [REJECTED_WORDS.get(reason, reason) for reason in rejected["reason"]],
+                         "text": rejected["text"]})
 
 
 def undated_table(undated: pd.DataFrame) -> pd.DataFrame:
-    """Undated attempts: file name, line number, attempt id, repository and the raw line."""
+    """Undated attempts: file name, line number, attempt id, repository, why, and the raw line."""
     return pd.DataFrame({"file": [PurePosixPath(str(path)).name for path in undated["source"]],
                          "line": undated["line_no"], "attempt": undated["attempt_id"],
-                         "repository": undated["repo"], "raw line": undated["raw"]})
+                         "repository": undated["repo"], "why": undated["why"], "raw line": undated["raw"]})
+
+
+# Lane outcomes as the pages say them: the stored value is the log's word.
+LANE_WORDS = {"not_started": "not started", "no_call_armed": "no call armed"}
+NO_LANE = "no lane recorded"
+
+
+def lane_words(lanes: pd.DataFrame) -> pd.DataFrame:
+    """Lane outcome rows with each lane in words ("not started"; "no lane recorded" for a line without one)."""
+    out = lanes.copy()
+    out["lane"] = [NO_LANE if not isinstance(lane, str) else LANE_WORDS.get(lane, lane) for lane in lanes["lane"]]
+    return out
+
+
+def worded(frame: pd.DataFrame, shares: tuple[str, ...] = ()) -> pd.DataFrame:
+    """A query's rows for a table: weeks as labels, lists as text, shares as percentages, and
+    every column headed in words ("calls_armed" -> "armed calls"), never a stored name."""
+    out = flat(frame)
+    for column in shares:
+        out[column] = [f"{value:.0%}" if isinstance(value, float) and not np.isnan(value) else "n/a"
+                       for value in out[column]]
+    return out.rename(columns={column: label(column) for column in out.columns})
 
 
 def fixed_columns(widths: dict[str, int]) -> dict[str, Any]:
@@ -175,10 +237,10 @@ def range_caption(report: dict[str, Any]) -> str:
     span = f"{dated[0]} to {dated[-1]}" if dated else "no dated weeks"
     undated = " plus undated attempts" if any(row["week"] is None for row in report["weeks"]) else ""
     return (
-        f"In range (weeks {span}{undated}): {totals['attempts']} attempts, "
-        f"{totals['probe_rejects']} probe rejects ({totals['patch_rejects']} patch, {totals['setup_rejects']} setup), "
-        f"{totals['calls_armed']} armed calls, "
-        f"{totals['credit_bugs']} credit bugs, {number(totals['units'])} units."
+        f"In range (weeks {span}{undated}): {plural(totals['attempts'], 'attempt')}, "
+        f"{plural(totals['probe_rejects'], 'probe reject')} ({totals['patch_rejects']} patch, "
+        f"{totals['setup_rejects']} setup), {plural(totals['calls_armed'], 'armed call')}, "
+        f"{plural(totals['credit_bugs'], 'credit bug')}, {plural(number(totals['units']), 'unit')}."
     )
 
 
@@ -187,6 +249,25 @@ def weeks_frame(report: dict[str, Any]) -> pd.DataFrame:
     columns = ["week", "attempts", "probe_rejects", "setup_rejects", "patch_rejects", "calls_armed", "credit_bugs",
                "quarantined", "units", "armed_per_reject"]
     return pd.DataFrame(report["weeks"], columns=columns)
+
+
+# The overview's weekly figures, as two tables: the rejects, then the calls, spend and credit.
+WEEKLY_TABLES = (
+    ("attempts", "probe_rejects", "setup_rejects", "patch_rejects", "quarantined"),
+    ("calls_armed", "armed_per_reject", "units", "credit_bugs"),
+)
+
+
+def weekly_table(weekly: pd.DataFrame, keys: tuple[str, ...]) -> pd.DataFrame:
+    """Some of the weekly figures as the overview's table shows them: a row a week, words as
+    headers, the ratio to two places ("-" where it is undefined)."""
+    out = worded(weekly[["week", *keys]])
+    if "armed_per_reject" in keys:
+        out[label("armed_per_reject")] = ["-" if value is None or pd.isna(value) else f"{value:.2f}"
+                                          for value in weekly["armed_per_reject"]]
+    if "units" in keys:
+        out[label("units")] = [str(number(value)) for value in weekly["units"]]
+    return out.set_index(label("week"))
 
 
 def _texty(column: pd.Series) -> bool:
@@ -236,13 +317,13 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
 
 
 TRIAGE_COLUMNS = ["ts", "attempt_id", "repo", "head", "producer", "quarantine", "merge_credit", "line"]
-# The table on the page fits the main column of a 1000 px window (about 540 px): words as
+# The table on the page fits the main column of a 1000 px window (about 500 px): words as
 # headers, the day, the attempt id cut, and fixed widths that cut a long cell with an
 # ellipsis. The selected attempt's detail and the CSV carry every value whole (time, full
 # ids, head, merge credit, source file and line).
 TRIAGE_SHOWN = {"ts": "day (UTC)", "attempt_id": "attempt", "repo": "repository",
                 "producer": "producer", "quarantine": "quarantine"}
-TRIAGE_WIDTHS = {"day (UTC)": 90, "attempt": 100, "repository": 110, "producer": 110, "quarantine": 110}
+TRIAGE_WIDTHS = {"day (UTC)": 85, "attempt": 95, "repository": 105, "producer": 105, "quarantine": 100}
 HIGHLIGHT = "background-color: rgba(214, 39, 40, 0.16)"
 SHORT_ID, SHORT_HASH = 10, 12
 
@@ -264,6 +345,15 @@ def path_lines(path: str, width: int = 30) -> str:
             current = ""
         current += part
     return "\n".join([*lines, current])
+
+
+# `lanelog demo` writes its logs into a temporary folder of this prefix and removes it when done.
+DEMO_FOLDER_PREFIX = "lanelog-demo-"
+
+
+def demo_temp(path: Any) -> bool:
+    """True for a log the demo wrote into its temporary folder (gone once the demo finished, by design)."""
+    return isinstance(path, str) and PurePosixPath(path).parent.name.startswith(DEMO_FOLDER_PREFIX)
 
 
 def file_gone(path: Any) -> bool:
@@ -318,8 +408,10 @@ def row_label(row: pd.Series) -> str:
 
 # The What-if page: a stored replay in words.
 REPLAY_MEASURES = {"rejects": "Probe rejects", "armed": "Armed calls", "units": "Units"}
-REPLAY_ABOUT_WIDTHS = {"what": 110, "value": 420}
-FLIP_WIDTHS = {"day": 85, "commit": 75, "subject": 190, "baseline": 95, "candidate": 85}
+REPLAY_ABOUT_WIDTHS = {"what": 110, "value": 380}
+FLIP_WIDTHS = {"commit": 70, "subject": 170, "probe": 110, "reasons": 140}
+# A table shows this many rows before it scrolls inside itself.
+TABLE_ROWS_SHOWN = 20
 SHORT_COMMIT = 7  # git's own short form
 
 
@@ -355,6 +447,33 @@ def replay_weeks_frame(weeks: list[dict[str, Any]]) -> pd.DataFrame:
 def _side(probe: str, reasons: Any) -> str:
     listed = list(reasons) if isinstance(reasons, (list, tuple, np.ndarray)) else []
     return f"{probe} ({', '.join(map(str, listed))})" if listed else probe
+
+
+def table_height(rows: int) -> int:
+    """Pixels for a table that shows up to TABLE_ROWS_SHOWN rows with no inner scroll."""
+    return 35 * (min(rows, TABLE_ROWS_SHOWN) + 1) + 3
+
+
+def _reasons(probe: str, reasons: Any) -> list[str]:
+    listed = list(reasons) if isinstance(reasons, (list, tuple, np.ndarray)) else []
+    return [str(reason) for reason in listed] if probe == "reject" else []
+
+
+def flips_shown(flips: pd.DataFrame) -> pd.DataFrame:
+    """The flips as the page's table shows them, narrow enough for a 1000 px window: short commit,
+    subject, the probe's flip ("reject → pass") and the reasons of the side that rejects."""
+    return pd.DataFrame({
+        "commit": [value[:SHORT_COMMIT] for value in flips["head"]],
+        "subject": flips["subject"].fillna(""),
+        "probe": [f"{before} → {after}" for before, after in zip(flips["baseline_probe"], flips["candidate_probe"])],
+        "reasons": [", ".join(_reasons(bp, br) + _reasons(cp, cr)) for bp, br, cp, cr in zip(
+            flips["baseline_probe"], flips["baseline_reasons"], flips["candidate_probe"], flips["candidate_reasons"])],
+    })
+
+
+def flip_detail(flip: pd.Series) -> pd.DataFrame:
+    """One flip whole, as field and value: day, full commit id, subject, and each side."""
+    return pd.DataFrame({"field": list(flip.index), "value": [str(value) for value in flip]})
 
 
 def flips_table(flips: pd.DataFrame, whole: bool = False) -> pd.DataFrame:

@@ -18,15 +18,22 @@ from lanelog.dashboard import access, data, present, ui
 from lanelog.dashboard.launch import UPLOAD_LIMIT_MB
 from lanelog.errors import LanelogError
 from lanelog.queries import Filters
+from lanelog.queries.figures import supported_week
 
 ALL_REPOS = "All repositories"
 RECENT_WEEKS = 12
 
 
+def held_weeks(report: dict[str, Any]) -> list[date]:
+    """The dated weeks with attempts, in order, inside the supported range (see queries.figures)."""
+    return sorted(day for day in (date.fromisoformat(row["week"]) for row in report["weeks"] if row["week"])
+                  if supported_week(day))
+
+
 def _dated_span(report: dict[str, Any], last: int | None = None) -> tuple[date, date] | None:
     """Monday of the first dated week (of the `last` weeks with attempts, if given) to Sunday
     of the last one, or None without dated weeks."""
-    mondays = sorted(date.fromisoformat(row["week"]) for row in report["weeks"] if row["week"])
+    mondays = held_weeks(report)
     if not mondays:
         return None
     return (mondays[-last:] if last else mondays)[0], mondays[-1] + timedelta(days=6)
@@ -142,6 +149,7 @@ def render(guidance: bool = True) -> bool:
         report, repos = base["report"], base["repos"]
         empty = report["totals"]["attempts"] == 0 and report["rejected_lines"] == 0
         if not empty:
+            st.session_state[ui.HELD_WEEKS_KEY] = [day.isoformat() for day in held_weeks(report)]
             st.session_state[ui.FILTERS_KEY] = filters(report, repos)
     uploader()
     database_caption()

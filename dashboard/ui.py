@@ -1,4 +1,4 @@
-"""Streamlit helpers shared by the pages: getting figures, guidance, notes.
+"""Streamlit helpers shared by the pages: getting figures, guidance, notes, and the page guard.
 
 Log content (test ids, file names, messages, raw lines) is only ever drawn with
 st.text, st.code, dataframes or charts, never as markdown or HTML.
@@ -6,25 +6,71 @@ st.text, st.code, dataframes or charts, never as markdown or HTML.
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Callable
+from datetime import date, timedelta
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from lanelog.dashboard import data, present
+from lanelog.dashboard import charts, data, present
 from lanelog.errors import DatabaseLocked, LanelogError
 from lanelog.queries import Filters
 
 FILTERS_KEY = "filters"
+# The Mondays that hold attempts in the whole database (every repository), set by the sidebar.
+HELD_WEEKS_KEY = "held_weeks"
+
+
+def source_option() -> str:
+    """The user's own `--db FILE` or `--lake DIR`, quoted for a shell, for every command a hint gives."""
+    lake = data.lake_dir()
+    return f"--lake {shlex.quote(lake)}" if lake else f"--db {shlex.quote(str(data.db_path()))}"
+
+
+def ingest_commands() -> str:
+    """How to fill what the app reads: ingest and demo into the database, or export into the lake."""
+    db = f"--db {shlex.quote(str(data.db_path()))}"
+    if data.lake_dir():
+        return f"lanelog ingest {db} lane-log.jsonl\nlanelog export {db} {source_option()}"
+    return f"lanelog ingest {db} lane-log.jsonl\nlanelog demo {db}"
 
 
 def show_guidance(path: str) -> None:
     """What an empty or missing database shows instead of figures."""
     st.info("No lane-log data here yet. Load a lane log, or make demo data with the real router:")
-    st.code("lanelog ingest lane-log.jsonl\nlanelog demo", language="bash")
-    st.caption("Database file:")
+    st.code(ingest_commands(), language="bash", wrap_lines=True)
+    st.caption("Parquet lake:" if data.lake_dir() else "Database file:")
     st.text(path)
-    st.caption("Or upload a lane-log JSONL file in the sidebar.")
+    if not data.lake_dir():
+        st.caption("Or upload a lane-log JSONL file in the sidebar.")
+
+
+def show_failure(error: Exception) -> None:
+    """A lanelog error or a failed query, as a message and what to do: never a traceback."""
+    if isinstance(error, LanelogError):
+        st.error("The figures cannot be read from this source.", icon=":material/error:")
+        st.text(error.message)
+    else:  # a query that failed below lanelog's own checks: name it, plainly
+        st.error("A query failed while drawing this page.", icon=":material/error:")
+        st.text(f"{type(error).__name__}: {error}")
+    st.caption("What to do: check the same source from a terminal, which names the file and what it holds; "
+               "a database made by another lanelog version, or a file that is not a lanelog database, "
+               "is named there with the command that fixes it.")
+    st.code(f"lanelog report {source_option()}", language="bash", wrap_lines=True)
+
+
+def guarded(draw: Callable[[], Any]) -> None:
+    """Run the sidebar or a page; any error becomes a message with what to do.
+
+    Streamlit's own stop and rerun are BaseExceptions, not Exceptions, so they pass through.
+    """
+    try:
+        draw()
+    except Exception as error:  # the one place a page's failure is turned into words
+        show_failure(error)
+        st.stop()
 
 
 def figures(*names: str, filters: Filters | None = None, note: bool = True) -> dict[str, Any]:
@@ -37,10 +83,6 @@ def figures(*names: str, filters: Filters | None = None, note: bool = True) -> d
     except DatabaseLocked:
         st.info("Ingest in progress: the figures show when it finishes (press Refresh).")
         st.stop()
-    except LanelogError as error:
-        st.error("The database cannot be read.")
-        st.text(str(error))
-        st.stop()
     if result.stale and note:
         st.caption("ingest in progress: showing the last figures")
     return result.figures
@@ -48,6 +90,30 @@ def figures(*names: str, filters: Filters | None = None, note: bool = True) -> d
 
 def current_filters() -> Filters:
     return st.session_state.get(FILTERS_KEY, Filters())
+
+
+def chart_columns() -> list[Any]:
+    """Two columns for a pair of weekly charts, or the whole main column for each when the
+    range holds more weeks than half of it draws as readable bars."""
+    weeks = axis_weeks()
+    if weeks is not None and len(weeks) > charts.HALF_WIDTH_WEEKS:
+        return [st.container(), st.container()]
+    return list(st.columns(2))
+
+
+def axis_weeks() -> list[str] | None:
+    """The weeks every weekly chart of a page draws: each Monday of the selected range, clipped
+    to the weeks that hold attempts (None before the sidebar has read any)."""
+    held = st.session_state.get(HELD_WEEKS_KEY)
+    if not held:
+        return None
+    chosen = current_filters()
+    first, last = date.fromisoformat(held[0]), date.fromisoformat(held[-1])
+    if chosen.since is not None:
+        first = max(first, chosen.since - timedelta(days=chosen.since.weekday()))
+    if chosen.until is not None:
+        last = min(last, chosen.until - timedelta(days=chosen.until.weekday()))
+    return charts.week_range(first, last, held)
 
 
 def table(frame: pd.DataFrame, key: str, widths: dict[str, int] | None = None) -> None:

@@ -42,6 +42,11 @@ SAMPLE_LINES = 64
 CAREFUL_MEMORY_LIMIT = "128MB"
 
 
+def _counted(count: int, noun: str) -> str:
+    """"1 line", "2 lines": the summary reads as English at any count."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 @dataclass
 class IngestSummary:
     """What one run did.  Every non-blank line read ends in exactly one of
@@ -69,9 +74,9 @@ class IngestSummary:
     def line(self) -> str:
         """The one-line summary for people."""
         return (
-            f"{self.files} file{'s' if self.files != 1 else ''}, "
-            f"{self.lines_read} lines read: {self.attempts_added} attempts added, "
-            f"{self.duplicates} duplicates, {self.rejected} rejected, {self.pending} pending"
+            f"{_counted(self.files, 'file')}, {_counted(self.lines_read, 'line')} read: "
+            f"{_counted(self.attempts_added, 'attempt')} added, {_counted(self.duplicates, 'duplicate')}, "
+            f"{self.rejected} rejected, {self.pending} pending"
         )
 
     def add(self, outcome: Outcome) -> None:

@@ -14,7 +14,7 @@ from typing import Literal
 
 REASONS: dict[str, str] = {
     "not_a_repo": "the folder is not a git checkout",
-    "base_missing": "the base ref does not resolve to a commit; an unknown size is never skipped",
+    "base_missing": "the base ref does not resolve to a commit (often a shallow clone: fetch the base)",
     "head_missing": "the head ref does not resolve to a commit",
     "policy_missing": "no policy file: the router fails closed",
     "policy_invalid": "the policy file cannot be used",
@@ -24,7 +24,7 @@ REASONS: dict[str, str] = {
     "line_cap": "too many lines changed",
     "size_unknown": "a binary file has unknown size",
     "fixture_and_test": "the patch edits a fixture path and a test path in one diff",
-    "assertion_removed": "the patch removes an assertion or a prop_ line",
+    "assertion_removed": "the patch removes an assertion, or a property line (one naming a prop_ test)",
     "no_properties": "no touched path maps to a property: nothing means stop",
     "over_budget": "the selected properties cost more units than the budget cap: "
     "split the patch; do not raise the cap",

@@ -88,11 +88,18 @@ def _scope(name: str, filters: Filters | None) -> dict[str, Any]:
     return {**values, **{key: value for key, value in CONSTANTS.items() if key in params}}
 
 
+def _install_macros(con: duckdb.DuckDBPyConnection, query: Query) -> None:
+    """The temporary macros a query reads: scope.sql's in_scope always, undated_why where used."""
+    QUERIES["scope"].run(con)
+    if "undated_why(" in query.sql:  # Data health's words for an undated attempt
+        QUERIES["undated_why"].run(con)
+
+
 def execute(con: duckdb.DuckDBPyConnection, name: str, **values: Any) -> duckdb.DuckDBPyConnection:
     """Run the named query with its parameters bound; the result is pending on ``con``."""
     query = _query(name)
     query.bind(values)  # (refused before scope.sql's macro is installed)
-    QUERIES["scope"].run(con)
+    _install_macros(con, query)
     return query.execute(con, **values)
 
 
@@ -109,14 +116,14 @@ def records(con: duckdb.DuckDBPyConnection | RowSource, name: str, filters: Filt
     if isinstance(con, RowSource):
         return con.query_rows(name, _query(name).bind({**_scope(name, filters), **values}))
     query = _query(name)
-    QUERIES["scope"].run(con)
+    _install_macros(con, query)
     return query.records(con, **_scope(name, filters), **values)
 
 
 def _frame(con: duckdb.DuckDBPyConnection, name: str, filters: Filters | None,
            **values: Any) -> pd.DataFrame:
     query = _query(name)
-    QUERIES["scope"].run(con)
+    _install_macros(con, query)
     return query.frame(con, **_scope(name, filters), **values)
 
 
@@ -283,5 +290,10 @@ def type_anomalies(con: duckdb.DuckDBPyConnection, filters: Filters | None = Non
 
 def undated(con: duckdb.DuckDBPyConnection, filters: Filters | None = None,
             limit: int = ROW_LIMIT) -> pd.DataFrame:
-    """source, line_no, attempt_id, repo, raw of attempts without a usable ts."""
+    """source, line_no, attempt_id, repo, why, raw of attempts without a usable ts."""
     return _frame(con, "undated", filters, limit=limit)
+
+
+def undated_counts(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> dict[str, int]:
+    """undated, out_of_range: attempts in scope without a usable ts, and those dated outside the range."""
+    return records(con, "undated_counts", filters)[0]

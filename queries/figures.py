@@ -10,6 +10,17 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+# The weeks a dated attempt can fall in: the Mondays of the supported ts range, 1970-01-01
+# up to 2200-01-01 UTC (lane_ts_in_range in store/schema.sql; ingest leaves any other ts
+# undated).  Whatever steps through weeks keeps to them, so no date can overflow a step.
+FIRST_WEEK, LAST_WEEK = date(1969, 12, 29), date(2199, 12, 30)
+
+
+def supported_week(week: date) -> bool:
+    """True for a Monday a dated attempt can have (a database stored before the rule may hold others)."""
+    return FIRST_WEEK <= week <= LAST_WEEK
+
+
 FIGURES = ("attempts", "probe_rejects", "setup_rejects", "patch_rejects", "calls_armed", "credit_bugs", "quarantined",
            "units")
 
@@ -25,9 +36,14 @@ _WORDS: dict[str, tuple[str, str]] = {
     "credit_bugs": ("credit bugs", "Credit bugs"),
     "quarantined": ("quarantined", "Quarantined"),
     "units": ("units", "Units spent"),
-    "armed_per_reject": ("armed per reject", "Armed calls per probe reject"),
+    "armed_per_reject": ("armed calls per patch reject", "Armed calls per patch reject"),
 }
 LABELS: dict[str, str] = {key: words[0] for key, words in _WORDS.items()}
+# Other columns the pages show, where the key with spaces for underscores is not the word.
+_WORDS.update({
+    "repo": ("repository", "Repository"),
+    "quarantine_id": ("freeze", "Freeze"),
+})
 
 
 def label(key: str, title: bool = False) -> str:

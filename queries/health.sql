@@ -40,11 +40,26 @@ GROUP BY field
 ORDER BY attempts DESC, field
 
 -- name: undated
--- Attempts in scope with no usable ts (the undated bucket), at most $limit in file order.
+-- Attempts in scope with no usable ts (the undated bucket), at most $limit in file order,
+-- each with why: "no ts" (absent or null), "out of range" (a date outside the supported
+-- range, see lane_ts_in_range in the schema) or "not a date" (any other value).
 -- params: since, until, repo, limit
-SELECT s.path AS source, a.line_no, a.attempt_id, a.repo, a.raw
-FROM in_scope($since, $until, $repo) AS a
-LEFT JOIN sources AS s USING (source_id)
-WHERE a.week IS NULL
-ORDER BY s.path, a.line_no
-LIMIT $limit
+SELECT source, line_no, attempt_id, repo, undated_why(j) AS why, raw
+FROM (
+    SELECT s.path AS source, a.line_no, a.attempt_id, a.repo, a.raw, json_extract(a.raw, '$.ts') AS j
+    FROM in_scope($since, $until, $repo) AS a
+    LEFT JOIN sources AS s USING (source_id)
+    WHERE a.week IS NULL
+    ORDER BY s.path, a.line_no
+    LIMIT $limit
+)
+ORDER BY source, line_no
+
+-- name: undated_counts
+-- How many attempts in scope are undated, and how many of them carry a date outside the
+-- supported range (counted over all of them, not only the listed ones).
+-- params: since, until, repo
+SELECT count(*) AS undated,
+       count(*) FILTER (WHERE undated_why(json_extract(raw, '$.ts')) = 'out of range') AS out_of_range
+FROM in_scope($since, $until, $repo)
+WHERE week IS NULL

@@ -22,3 +22,21 @@ WHERE (repo_name IS NULL OR repo = repo_name)
       OR ((since_day IS NULL OR week + 6 >= since_day)
           AND (until_day IS NULL OR week <= until_day))
   )
+
+-- name: undated_why
+-- Installs the macro undated_why(j): why an attempt whose `ts` value (JSON, from
+-- json_extract) gave no usable time is undated, in Data health's words: "no ts" (absent
+-- or null), "out of range" (a real time outside the supported range of lane_ts_in_range
+-- in the schema, 1970-01-01 up to 2200-01-01 UTC: a date-shaped text DuckDB reads as a
+-- time, or epoch seconds) or "not a date".  Read from the raw line here, so a database
+-- ingested before the range existed answers the same.
+-- params:
+CREATE OR REPLACE TEMP MACRO undated_why(j) AS CASE
+    WHEN j IS NULL OR json_kind(j) = 'null' THEN 'no ts'
+    WHEN json_kind(j) = 'number'
+        THEN CASE WHEN json_num(j) < 0 OR json_num(j) >= 7258118400 THEN 'out of range' ELSE 'not a date' END
+    WHEN json_kind(j) = 'string' AND regexp_full_match(json_str(j), '\d{4}-\d{2}-\d{2}([Tt ].*)?')
+        AND coalesce(TRY_CAST(upper(json_str(j)) AS TIMESTAMPTZ) < TIMESTAMPTZ '1970-01-01 00:00:00+00'
+                     OR TRY_CAST(upper(json_str(j)) AS TIMESTAMPTZ) >= TIMESTAMPTZ '2200-01-01 00:00:00+00', false)
+        THEN 'out of range'
+    ELSE 'not a date' END

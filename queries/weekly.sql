@@ -7,7 +7,9 @@
 -- probe_rejects (probe == "reject"), calls_armed (truthy model_call_allowed),
 -- credit_bugs (truthy merge_credit and truthy quarantine), quarantined (truthy quarantine).
 -- units: the sum of spent_units (see in_scope).  armed_per_reject: calls_armed divided by
--- probe_rejects, NULL when there is no probe reject (the ratio is undefined, not zero).
+-- patch_rejects (armed calls per patch reject: setup rejects say CI is broken, not that
+-- the gate worked, so they are left out), NULL when there is no patch reject (the ratio
+-- is undefined, not zero).
 -- setup_rejects: probe rejects that list a setup reason ($setup_reasons, bound from
 -- lanelog/reasons.py: CI could not judge the patch); patch_rejects: the other probe
 -- rejects (the gate at work).  The two add up to probe_rejects.
@@ -21,7 +23,7 @@ SELECT
     week,
     attempts, probe_rejects, setup_rejects, probe_rejects - setup_rejects AS patch_rejects,
     calls_armed, credit_bugs, quarantined, units,
-    calls_armed / nullif(probe_rejects, 0) AS armed_per_reject,
+    calls_armed / nullif(probe_rejects - setup_rejects, 0) AS armed_per_reject,
     is_total
 FROM (
     SELECT

@@ -230,6 +230,10 @@ def _upgrade(con: duckdb.DuckDBPyConnection, found: int) -> None:
     with transaction(con):
         for version in range(found + 1, SCHEMA_VERSION + 1):
             statements()[f"upgrade_to_{version}"].run(con)
+        # A database keeps the macros it was made with: write this version's again (every
+        # statement of the schema is CREATE ... IF NOT EXISTS or CREATE OR REPLACE), so the
+        # next ingest reads ts by this version's rules.
+        statements()["create_schema"].run(con)
         statements()["record_upgrade"].run(con, version=str(SCHEMA_VERSION), by=f"lanelog {__version__}")
 
 

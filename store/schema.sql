@@ -172,29 +172,39 @@ CREATE OR REPLACE MACRO json_num(j) AS
 CREATE OR REPLACE MACRO json_str_list(j) AS
     CASE WHEN ord(CAST(j AS VARCHAR)) = 91 THEN CAST(j AS VARCHAR[]) END;
 
+-- The supported ts range, the one rule for dates: a UTC time from 1970-01-01T00:00:00
+-- up to, not including, 2200-01-01.  A ts outside it (a year 9999 or 0001 typed by
+-- hand, an epoch in milliseconds read as seconds) leaves the attempt undated: kept,
+-- counted in the undated bucket and listed on Data health as out of range.  Every
+-- week is then one a page can step through and draw.
+CREATE OR REPLACE MACRO lane_ts_in_range(t) AS
+    CASE WHEN t >= TIMESTAMP '1970-01-01' AND t < TIMESTAMP '2200-01-01' THEN t END;
+
 -- A usable timestamp (UTC) from the text of a `ts` string, else NULL.
 -- Accepted: an RFC 3339 date-time ("T", "t" or " " between date and time;
 -- "Z", "z" or +HH:MM offset, converted to UTC; no offset means UTC) or a bare
--- YYYY-MM-DD (midnight UTC).  Years outside 0001-9999, impossible dates and
--- leap seconds give NULL.  The usual shape (2026-10-08T12:00:00Z) is read
+-- YYYY-MM-DD (midnight UTC), inside the supported range above.  Impossible
+-- dates and leap seconds give NULL.  The usual shape (2026-10-08T12:00:00Z) is read
 -- by its format, and taken when the timestamp written back in that format is
 -- the text itself: exactly the texts of that shape the pattern below accepts,
 -- at a third of its cost.  Any other text: once the shape is checked, a text
--- without an offset (or with Z) casts straight to TIMESTAMP: it is UTC already.
+-- without an offset (or with Z) casts straight to TIMESTAMP: it is UTC already,
+-- so its range is read from the text (s >= '1970' AND s < '2200' compares the
+-- year); a text with an offset is checked once converted.
 CREATE OR REPLACE MACRO lane_ts_text(s) AS CASE
-    WHEN strftime(try_strptime(s, '%Y-%m-%dT%H:%M:%SZ'), '%Y-%m-%dT%H:%M:%SZ') = s AND NOT starts_with(s, '0000')
+    WHEN strftime(try_strptime(s, '%Y-%m-%dT%H:%M:%SZ'), '%Y-%m-%dT%H:%M:%SZ') = s AND s >= '1970' AND s < '2200'
         THEN try_strptime(s, '%Y-%m-%dT%H:%M:%SZ')
-    WHEN starts_with(s, '0000')
-        OR NOT regexp_full_match(s, '\d{4}-\d{2}-\d{2}([Tt ]([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)?)?')
+    WHEN NOT regexp_full_match(s, '\d{4}-\d{2}-\d{2}([Tt ]([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)?)?')
         THEN NULL
     WHEN length(s) > 19 AND substr(s, -6, 1) IN ('+', '-')
-        THEN timezone('UTC', TRY_CAST(upper(s) AS TIMESTAMPTZ))
-    ELSE TRY_CAST(upper(s) AS TIMESTAMP) END;
+        THEN lane_ts_in_range(timezone('UTC', TRY_CAST(upper(s) AS TIMESTAMPTZ)))
+    WHEN s >= '1970' AND s < '2200'
+        THEN TRY_CAST(upper(s) AS TIMESTAMP) END;
 
 -- A usable timestamp (UTC) from a number of Unix epoch seconds, else NULL
--- (outside 0001-01-01 .. 9999-12-31T23:59:59 UTC).
+-- (outside the supported range: 0 up to 7258118400, 2200-01-01).
 CREATE OR REPLACE MACRO lane_ts_epoch(x) AS CASE
-    WHEN x >= -62135596800 AND x < 253402300800 THEN timezone('UTC', to_timestamp(x)) END;
+    WHEN x >= 0 AND x < 7258118400 THEN timezone('UTC', to_timestamp(x)) END;
 
 -- ts of an attempt: pass json_str(ts) and json_num(ts); NULL means undated.
 CREATE OR REPLACE MACRO lane_ts(ts_text, ts_number) AS

@@ -132,3 +132,9 @@ FROM (
     WHERE CAST(j_shadow AS VARCHAR) <> 'null'  -- a JSON null is no shadow, as at ingest
 ) AS parsed
 WHERE attempts.source_id = parsed.source_id AND attempts.line_no = parsed.line_no;
+-- The supported ts range (schema.sql, lane_ts_in_range): an attempt that version 2
+-- dated outside 1970-01-01 up to 2200-01-01 UTC becomes undated, kept and counted,
+-- as a new ingest leaves it.  (The ts macros themselves are written again from
+-- schema.sql after the steps: see _upgrade in db.py.)
+UPDATE attempts SET ts = NULL, week = NULL
+WHERE ts < TIMESTAMP '1970-01-01' OR ts >= TIMESTAMP '2200-01-01';

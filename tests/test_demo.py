@@ -82,6 +82,7 @@ def test_demo_refuses_to_overwrite_an_existing_database(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert f"Error: {db} already exists and is not a database the demo made; keep it" in done.stderr
+    assert f"`lanelog demo --db {db} --replace`" in done.stderr  # the hint names the user's own --db
     assert db.read_bytes() == b"not mine"
 
 

@@ -35,18 +35,22 @@ st.caption("Every attempt in range, by the producer that wrote its line: probe r
            "and neither (passed the probe without an armed call).")
 ui.table(present.producers_table(ui.figures("producers")["producers"]), key="producers_table")
 
-left, right = st.columns(2)
+left, right = ui.chart_columns()
 with left:
     st.subheader("Patch rejects and armed calls")
-    st.altair_chart(charts.rejects_vs_armed(weekly), key="rejects_vs_armed")
-    st.caption(f"The line (armed calls per probe reject) is drawn only for weeks with at least "
-               f"{charts.RATIO_MIN_REJECTS} probe rejects; an empty week is an empty band.")
+    st.altair_chart(charts.rejects_vs_armed(weekly, weeks=ui.axis_weeks()), key="rejects_vs_armed")
+    st.caption(f"The line (armed calls per patch reject) is drawn only for weeks with at least "
+               f"{charts.RATIO_MIN_REJECTS} patch rejects; an empty week is an empty band. Setup rejects "
+               "are not in the bars or the line: CI could not judge those patches.")
 with right:
     st.subheader("Credit bugs per week")
     if totals["credit_bugs"]:
-        st.altair_chart(charts.credit_bug_weeks(weekly), key="credit_bug_weeks")
+        st.altair_chart(charts.credit_bug_weeks(weekly, weeks=ui.axis_weeks()), key="credit_bug_weeks")
     else:
         st.success("No credit bugs in range. A quarantine on its own is not an incident.")
 
 with st.expander("Weekly figures"):
-    st.dataframe(charts.labelled(weekly), hide_index=True, key="weekly_table")
+    # Two static tables of a few columns each: their headers wrap, so every figure fits the
+    # main column of a 1000 px window in words.
+    for keys in present.WEEKLY_TABLES:
+        st.table(present.weekly_table(weekly, keys))

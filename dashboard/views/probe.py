@@ -9,22 +9,23 @@ reasons = ui.figures("reject_reasons")["reject_reasons"]
 if reasons.empty:
     st.info("No probe rejects in range.")
     st.stop()
-st.caption("An attempt with several reasons counts once under each.")
+st.caption("The bars count reasons given: a reject that lists several reasons counts once under each, "
+           "so a week's stack can stand higher than its probe rejects (the table below counts rejects).")
 setup, patch = present.split_reasons(reasons)
 st.subheader("Patch rejects: the gate at work")
 if patch.empty:
     st.info("No patch rejects in range.")
 else:
-    st.altair_chart(charts.stacked_weeks(patch, "attempts", "reason", "attempts", legend_columns=3),
-                    key="patch_reasons")
+    st.altair_chart(charts.stacked_weeks(patch, "attempts", "reason", "reasons given", legend_columns=3,
+                                         weeks=ui.axis_weeks()), key="patch_reasons")
 st.subheader("Setup rejects: CI to fix")
 if setup.empty:
     st.success("No setup rejects in range: every job could judge its patch.")
 else:
     st.caption("CI could not judge these patches: no checkout, a missing ref, an unusable policy or "
                "flaky list, or an unexpected failure. They say nothing about the patches.")
-    st.altair_chart(charts.stacked_weeks(setup, "attempts", "reason", "attempts", legend_columns=3),
-                    key="setup_reasons")
+    st.altair_chart(charts.stacked_weeks(setup, "attempts", "reason", "reasons given", legend_columns=3,
+                                         weeks=ui.axis_weeks()), key="setup_reasons")
 st.subheader("What each reason means")
 # Plain text rows, not a table: a meaning wraps at any width, and a reason read from a
 # log is never drawn as markdown.

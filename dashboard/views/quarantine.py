@@ -9,7 +9,7 @@ from lanelog.dashboard import charts, present, ui
 st.title("Quarantine")
 f = ui.figures("freezes", "freeze_summary", "freeze_owners")
 if f["freeze_summary"].empty:
-    st.info("No quarantine ids in range.")
+    st.info("No quarantined tests in range: no attempt listed a frozen (quarantined) test.")
     st.stop()
 st.subheader("Who to ask, and what is about to lapse")
 if f["freeze_owners"].empty:
@@ -18,8 +18,9 @@ else:
     st.caption("Owner and expiry as the latest line that listed each freeze recorded them (from flaky.yaml).")
     ui.table(present.freeze_hygiene(f["freeze_owners"], datetime.now(UTC).date()), key="freeze_owners_table")
 st.subheader("Attempts each freeze touched per week")
-st.altair_chart(charts.freeze_heatmap(f["freezes"]), key="freezes", height=charts.heatmap_height(f["freezes"]))
-if not charts.heatmap_counts_fit(f["freezes"]):
+st.altair_chart(charts.freeze_heatmap(f["freezes"], weeks=ui.axis_weeks()), key="freezes",
+                height=charts.heatmap_height(f["freezes"]))
+if not charts.heatmap_counts_fit(f["freezes"], ui.axis_weeks()):
     st.caption(f"Over {charts.HEATMAP_COUNTS_UP_TO} weeks a cell is too narrow for its count: point at a cell "
                "for it, or narrow the weeks.")
 st.subheader("Freezes")

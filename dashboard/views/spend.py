@@ -9,43 +9,60 @@ st.title("Spend review")
 show_money(ui.figures("money", note=False)["money"])
 f = ui.figures("weekly", "spend_by_property", "spend_by_repo", "lanes_weekly", "unresolved_units",
                "property_results")
+weeks = ui.axis_weeks()
 
 MEASURES = {"units": "units spent", "calls_armed": "armed calls"}
 measure = st.segmented_control(
     "Measure", list(MEASURES), default="units", key="spend_measure", format_func=MEASURES.__getitem__,
 ) or "units"
-left, right = st.columns(2)
-with left:
-    st.subheader("By property")
-    st.altair_chart(charts.stacked_weeks(f["spend_by_property"], measure, "property", MEASURES[measure]),
-                    key="by_property")
-with right:
-    st.subheader("By repo")
-    st.altair_chart(charts.stacked_weeks(f["spend_by_repo"], measure, "repo", MEASURES[measure]), key="by_repo")
+if f["spend_by_property"].empty:
+    st.info("No armed calls in range: nothing was spent.")
+else:
+    left, right = ui.chart_columns()
+    with left:
+        st.subheader("By property")
+        st.altair_chart(charts.stacked_weeks(f["spend_by_property"], measure, "property", MEASURES[measure],
+                                             weeks=weeks), key="by_property")
+    with right:
+        st.subheader("By repository")
+        st.altair_chart(charts.stacked_weeks(f["spend_by_repo"], measure, "repo", MEASURES[measure],
+                                             weeks=weeks), key="by_repo")
 
-left, right = st.columns(2)
+lanes_ran = int(f["unresolved_units"]["lanes_run"].sum())
+left, right = ui.chart_columns()
 with left:
     st.subheader("Armed calls and calls the probe saved")
-    st.caption(f"Calls not armed because the probe rejected the patch. The line is drawn only for weeks "
-               f"with at least {charts.RATIO_MIN_REJECTS} probe rejects.")
-    st.altair_chart(charts.rejects_vs_armed(f["weekly"]), key="spend_rejects_vs_armed")
+    st.caption(f"Patch rejects are calls the probe saved: not armed because the probe rejected the patch. "
+               f"The line (armed calls per patch reject) is drawn only for weeks with at least "
+               f"{charts.RATIO_MIN_REJECTS} patch rejects.")
+    st.altair_chart(charts.rejects_vs_armed(f["weekly"], weeks=weeks), key="spend_rejects_vs_armed")
 with right:
     st.subheader("Lane outcomes per week")
-    st.altair_chart(
-        charts.stacked_weeks(f["lanes_weekly"], "attempts", "lane", "attempts", charts.LANE_COLOURS),
-        key="lanes_weekly",
-    )
+    if lanes_ran:
+        st.caption("Every attempt by its property lane's outcome. \"no call armed\": the line records an "
+                   "outcome but armed no call, so no lane ran (a producer that copies routed lines).")
+        st.altair_chart(
+            charts.stacked_weeks(present.lane_words(f["lanes_weekly"]), "attempts", "lane", "attempts",
+                                 charts.LANE_COLOURS, weeks=weeks),
+            key="lanes_weekly",
+        )
+    else:
+        st.info("No property lane ran in range: no armed call recorded a hold, fail or unresolved result, "
+                "so there are no outcomes to draw. A lane runs only when the probe passes and a call is armed.")
 
 st.subheader("Units that bought no result")
-st.caption("Units spent on attempts whose property lane ended unresolved (no hold or fail token).")
-st.altair_chart(charts.unresolved_units(f["unresolved_units"]), key="unresolved_units")
+if lanes_ran:
+    st.caption("Units spent on armed calls whose property lane ended unresolved (no hold or fail token).")
+    st.altair_chart(charts.unresolved_units(f["unresolved_units"], weeks=weeks), key="unresolved_units")
+else:
+    st.caption("None: no property lane ran in range.")
 
 with st.expander("Tables"):
     st.caption("Per week and property")
-    st.dataframe(present.flat(f["spend_by_property"]), hide_index=True, key="spend_property_table")
-    st.caption("Per week and repo")
-    st.dataframe(present.flat(f["spend_by_repo"]), hide_index=True, key="spend_repo_table")
+    ui.table(present.worded(f["spend_by_property"]), key="spend_property_table")
+    st.caption("Per week and repository")
+    ui.table(present.worded(f["spend_by_repo"]), key="spend_repo_table")
     st.caption("Lane results per property")
-    st.dataframe(f["property_results"], hide_index=True, key="property_results_table")
-    st.caption("Unresolved lanes per week")
-    st.dataframe(present.flat(f["unresolved_units"]), hide_index=True, key="unresolved_table")
+    ui.table(present.worded(f["property_results"]), key="property_results_table")
+    st.caption("Lanes run and unresolved, per week")
+    ui.table(present.worded(f["unresolved_units"], shares=("unresolved_share",)), key="unresolved_table")

@@ -25,8 +25,12 @@ choice = st.selectbox(
     "Attempt", range(len(rows)), format_func=lambda i: present.row_label(rows.iloc[i]), key="raw_row",
 )
 row = rows.iloc[choice]
-st.dataframe(present.triage_detail(row), hide_index=True, key="credit_bug_detail")
-if present.file_gone(row["source"]):
+st.dataframe(present.triage_detail(row), hide_index=True, key="credit_bug_detail",
+             column_config=present.fixed_columns(present.DETAIL_WIDTHS))
+if present.file_gone(row["source"]) and present.demo_temp(row["source"]):
+    st.caption("The source file was one of the demo's temporary logs, removed when `lanelog demo` finished, "
+               "as it always does; its lines stay in the database, and the raw line is below.")
+elif present.file_gone(row["source"]):
     st.caption("The source file is no longer at its recorded path (moved, deleted, or read on another "
                "machine); its lines stay in the database, and the raw line is below.")
 st.caption("Raw line")

@@ -14,8 +14,9 @@ def stored_replay() -> None:
     listed = ui.figures("replay_list")["replay_list"]
     if not listed:
         st.info("No replay stored yet. Route history again under a candidate policy and keep the result:")
-        st.code("lanelog replay --repo . --policy lanes-candidate.yaml --baseline lanes.yaml "
-                "--commits v1.0..main --db lanelog.duckdb", language="bash")
+        # One option a line, so a narrow window never breaks the command inside an option.
+        st.code(f"lanelog replay --repo . \\\n  --policy lanes-candidate.yaml \\\n  --baseline lanes.yaml \\\n"
+                f"  --commits v1.0..main \\\n  {ui.source_option()}", language="bash", wrap_lines=True)
         return
     by_id = {row["replay_id"]: row for row in listed}
     chosen = st.selectbox(
@@ -61,13 +62,20 @@ def stored_replay() -> None:
     if flips.empty:
         st.success("No patch changes its probe under the candidate.")
     else:
-        st.caption("Commits by git's short id, each side as its probe and its reasons; the CSV holds full "
-                   "commit ids and every value whole.")
-        shown = present.flips_table(flips)
-        st.dataframe(shown, hide_index=True, key="replay_flips",
+        st.caption("Commits by git's short id; \"probe\" is the baseline's, then the candidate's, and \"reasons\" "
+                   "are the rejecting side's. The selected flip below, and the CSV, hold every value whole.")
+        shown = present.flips_shown(flips)
+        st.dataframe(shown, hide_index=True, key="replay_flips", height=present.table_height(len(shown)),
                      column_config=present.fixed_columns(present.FLIP_WIDTHS))
         st.download_button("Download CSV", present.csv_bytes(present.flips_table(flips, whole=True)),
                            file_name="replay-flips.csv", mime="text/csv", key="replay_flips_csv")
+        whole = present.flips_table(flips, whole=True)
+        commits, subjects = [str(value) for value in whole["commit"]], [str(value) for value in whole["subject"]]
+        choice = st.selectbox("Flip", range(len(whole)), key="replay_flip_pick",
+                              format_func=lambda i: f"{commits[i][:present.SHORT_COMMIT]} · "
+                                                    f"{present.short(subjects[i], 60)}")
+        st.dataframe(present.flip_detail(whole.iloc[choice]), hide_index=True, key="replay_flip_detail",
+                     column_config=present.fixed_columns(present.DETAIL_WIDTHS))
 
 
 def live() -> None:

@@ -23,6 +23,14 @@ CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 # Enough to stop emphasis, code, links, HTML, entities and table cells; values never open a line.
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
 TOP_REASONS = 5
+# A rejected line has no week and no repository, so no filter applies to its count,
+# whether the figures come from a database or a lake.
+REJECTED_SCOPE = "every line read, whatever the filters"
+
+
+def counted(count: int, noun: str, nouns: str | None = None) -> str:
+    """"1 armed call", "2 armed calls": a count with its noun in the number it takes."""
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
 
 
 def plain(value: Any) -> str:
@@ -72,7 +80,7 @@ def table(report: dict[str, Any]) -> str:
 
     out = [line(header), line(["-" * width for width in widths])]
     out += [line(row) for row in rows[:-1]] + [line(rows[-1])]
-    out.append(f"rejected lines (not JSON objects, whole database): {report['rejected_lines']}")
+    out.append(f"rejected lines (not JSON objects, {REJECTED_SCOPE}): {report['rejected_lines']}")
     if "shadow" in report:
         out += ["", f"Shadow policy (route --shadow), over the {report['shadow']['totals']['attempts']} "
                     "attempts decided under it:", "", *_aligned(*_shadow_rows(report["shadow"]))]
@@ -152,10 +160,19 @@ def _week_over_week(weeks: list[dict[str, Any]]) -> list[str]:
 
 
 def _scope_line(filters: Filters) -> str:
-    since = filters.since.isoformat() if filters.since else "the first week"
-    until = filters.until.isoformat() if filters.until else "the latest week"
-    repo = md(filters.repo) if filters.repo else "all repos"
-    return f"Scope: weeks touching {since} to {until}, {repo}; undated attempts always included."
+    """Which weeks and repositories the review covers, in plain words."""
+    since, until = filters.since, filters.until
+    if since and until:
+        weeks = f"the weeks from the one holding {since.isoformat()} to the one holding {until.isoformat()}"
+    elif since:
+        weeks = f"the week holding {since.isoformat()} and every week after it"
+    elif until:
+        weeks = f"every week up to the one holding {until.isoformat()}"
+    else:
+        weeks = "every week"
+    repo = f"repository {md(filters.repo)}" if filters.repo else "every repository"
+    return (f"Scope: {weeks} (whole weeks, Monday to Sunday, UTC), {repo}; "
+            "attempts without a usable date always included.")
 
 
 def markdown(report: dict[str, Any], credit_bugs: list[dict[str, Any]],
@@ -167,7 +184,7 @@ def markdown(report: dict[str, Any], credit_bugs: list[dict[str, Any]],
     for cells in _rows(report):
         cells[0] = f"**{cells[0]}**" if cells[0] == "total" else cells[0]
         out.append("| " + " | ".join(cells) + " |")
-    out += ["", f"Rejected lines (not JSON objects, whole database): {report['rejected_lines']}.",
+    out += ["", f"Rejected lines (not JSON objects, {REJECTED_SCOPE}): {report['rejected_lines']}.",
             "", "## Week over week", "", *_week_over_week(report["weeks"]),
             "", "## Patch rejects and armed calls", "", *_gate_lines(report["totals"], reasons),
             "", "## Credit bugs", ""]
@@ -198,8 +215,10 @@ def markdown(report: dict[str, Any], credit_bugs: list[dict[str, Any]],
 
 def _gate_lines(totals: dict[str, Any], reasons: list[dict[str, Any]]) -> list[str]:
     """The gate at work (patch rejects against armed calls), and setup rejects flagged as CI to fix."""
-    out = [f"{totals['patch_rejects']} patch rejects (the gate at work) against "
-           f"{totals['calls_armed']} armed calls."]
+    out = [f"{counted(totals['patch_rejects'], 'patch reject')} (the gate at work) against "
+           f"{counted(totals['calls_armed'], 'armed call')}."]
+    if totals["armed_per_reject"] is not None:
+        out[0] += f" {HEADINGS['armed_per_reject'].capitalize()}: {totals['armed_per_reject']:.2f}."
     if not totals["setup_rejects"]:
         return out + ["", "No setup rejects: every job could judge its patch."]
     setup: dict[str, int] = {}
@@ -207,9 +226,9 @@ def _gate_lines(totals: dict[str, Any], reasons: list[dict[str, Any]]) -> list[s
         if row["reason"] and kind(row["reason"]) == "setup":
             setup[row["reason"]] = setup.get(row["reason"], 0) + row["attempts"]
     listed = ", ".join(f"{md(reason)} {n}" for reason, n in sorted(setup.items(), key=lambda item: (-item[1], item[0])))
-    return out + ["", f"**CI problem: {totals['setup_rejects']} setup rejects** ({listed}). These jobs "
-                      "could not judge their patch (no checkout, a missing ref, an unusable policy or "
-                      "flaky list): fix the CI set-up; they are not the gate at work."]
+    return out + ["", f"**CI problem: {counted(totals['setup_rejects'], 'setup reject')}** ({listed}). These "
+                      "jobs could not judge their patch (no checkout, a missing ref, an unusable policy or "
+                      "flaky list): fix the CI set-up; they are not the gate at work, and not in the ratio."]
 
 
 def _jsonable(row: dict[str, Any]) -> dict[str, Any]:

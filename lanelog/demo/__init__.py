@@ -165,7 +165,8 @@ def _check_demo_may_rebuild(db: Path) -> None:
     """
     from lanelog import store
     how = (f"keep it and make the demo elsewhere with `lanelog demo --db OTHER.duckdb`, look at it "
-           f"with `lanelog dashboard --db {db}`, or discard it with `lanelog demo --db {db} --replace`")
+           f"with `lanelog dashboard --db {shlex.quote(str(db))}`, or discard it with "
+           f"`lanelog demo --db {shlex.quote(str(db))} --replace`")
     try:
         con = store.open_db(db, read_only=True, wait=5.0)
     except LanelogError:

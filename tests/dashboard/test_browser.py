@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from lanelog.dashboard.present import METRICS, alert_text
-from lanelog.queries import compare_latest
+from lanelog.queries import FIGURES, compare_latest
 from tests.dashboard.dashboard_support import line
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -54,12 +55,12 @@ def served(demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
 
 
 @contextlib.contextmanager
-def serving(db: Path) -> Iterator[str]:
-    """`lanelog dashboard --db DB` on a free localhost port, stopped afterwards."""
+def serving(db: Path, cwd: Path | None = None) -> Iterator[str]:
+    """`lanelog dashboard --db DB` on a free localhost port, stopped afterwards (started in `cwd`)."""
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "lanelog", "dashboard", "--db", str(db), "--port", str(port)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        [str(Path(sys.executable).parent / "lanelog"), "dashboard", "--db", str(db), "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=cwd,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
@@ -129,6 +130,22 @@ def test_browser_shows_the_alert_banner_and_fetches_nothing_outside(
     page.screenshot(path=str(ARTIFACTS / "dashboard-overview.png"), full_page=True)
     assert hosts == {url.split("/")[2]}, f"requests left localhost: {sorted(hosts)}"
     page.close()
+
+
+def test_the_dashboard_runs_from_a_folder_that_holds_a_lanelog_folder(
+    demo_db: Path, browser: object, tmp_path: Path
+) -> None:
+    """`cd ~ && lanelog dashboard` with the clone at ~/lanelog: the pages import the installed package."""
+    home = tmp_path / "home"
+    (home / "lanelog").mkdir(parents=True)
+    (home / "lanelog" / "__init__.py").write_text("raise ImportError('the working folder was imported')\n")
+    db = home / "demo.duckdb"
+    shutil.copy(demo_db, db)
+    with serving(db, cwd=home) as url:
+        page = open_page(browser, url, set())
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert "the working folder was imported" not in page.locator("body").inner_text()
+        page.close()
 
 
 def latest_week_attempts(db: Path) -> int:
@@ -210,8 +227,40 @@ def test_a_reversed_week_range_in_the_url_shows_a_note_not_an_exception(
     page.close()
 
 
+# The stored names of figures and columns: a page says each in words ("armed calls", "not
+# started"), never so.  (Reason codes such as line_cap, and the raw JSON of a line, are the
+# log's own words and are shown as they are.)
+STORED_NAMES = re.compile(r"\b(" + "|".join([
+    *(name for name in FIGURES if "_" in name), "armed_per_reject", "lanes_run", "unresolved_share",
+    "not_started", "no_call_armed",
+    "quarantine_id", "first_seen", "last_seen", "expired_reports", "bytes_read", "lines_read", "source_id",
+    "spent_units", "first_ingested", "last_ingested", "line_no", "baseline_probe", "candidate_probe",
+]) + r")\b")
+
+
+def open_expanders(page: object) -> None:
+    """Open every expander, so the tables inside are drawn, measured and read."""
+    for summary in page.locator('[data-testid="stExpander"] summary').all():
+        summary.click()
+    page.wait_for_selector(FINISHED, timeout=60_000)
+    page.wait_for_timeout(300)
+
+
+def stored_names(page: object) -> list[str]:
+    """Stored names in the page's visible text: its words, table cells (drawn on a canvas, so read
+    from the grid's accessible copy) and chart text, the raw lines in code blocks left out."""
+    text = page.evaluate(
+        """() => {
+            const main = document.querySelector('[data-testid="stMain"]').cloneNode(true);
+            main.querySelectorAll('[data-testid="stCode"]').forEach(e => e.remove());
+            return main.textContent;
+        }"""
+    )
+    return sorted(set(STORED_NAMES.findall(text)))
+
+
 PAGE_PATHS = {"overview": "", "triage": "triage", "spend": "spend", "probe": "probe",
-              "quarantine": "quarantine", "health": "health"}
+              "quarantine": "quarantine", "health": "health", "whatif": "whatif"}
 TITLES = {"overview": "Overview", "triage": "Credit-bug triage", "spend": "Spend review", "probe": "Probe",
           "quarantine": "Quarantine", "health": "Data health", "whatif": "What-if"}
 WIDTHS = (1400, 1000)
@@ -281,14 +330,21 @@ def plot_heights(page: object) -> list[float]:
 
 
 def overflow(page: object) -> dict[str, object]:
-    """What spills sideways: the page itself, each table wider than its box, and the
-    metric labels cut short (Streamlit ends a label too wide for its column with "…")."""
+    """What spills sideways: the page itself, each table or code block wider than its box
+    (one that scrolls sideways), and the metric labels cut short (Streamlit ends a label
+    too wide for its column with "…")."""
     return page.evaluate(
         """() => ({
             page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
             tables: [...document.querySelectorAll('[data-testid="stDataFrame"] .dvn-scroller')]
                     .filter(s => s.clientWidth > 0)  // a table in a closed expander is not drawn
                     .map(s => s.scrollWidth - s.clientWidth),
+            static: [...document.querySelectorAll('[data-testid="stTable"], [data-testid="stTable"] *')]
+                    .filter(e => e.clientWidth > 0 && getComputedStyle(e).overflowX !== 'visible')
+                    .map(e => e.scrollWidth - e.clientWidth),
+            code: [...document.querySelectorAll('[data-testid="stCode"] pre, [data-testid="stCode"] code')]
+                  .filter(e => e.clientWidth > 0)
+                  .map(e => e.scrollWidth - e.clientWidth),
             labels: [...document.querySelectorAll('[data-testid="stMetricLabel"] *')]
                     .filter(e => e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
                     .map(e => e.textContent),
@@ -300,15 +356,17 @@ def overflow(page: object) -> dict[str, object]:
 def test_every_page_is_saved_at_two_widths_and_nothing_spills_sideways(
     dataset: str, served: tuple[str, Path], long_history: tuple[str, str], browser: object
 ) -> None:
-    """Full-page screenshots of all six pages, at 1400 and 1000 px, to tests/artifacts/ for a look."""
+    """Full-page screenshots of all seven pages, at 1400 and 1000 px, to tests/artifacts/ for a look."""
     url, query = (served[0], "") if dataset == "demo" else long_history
     ARTIFACTS.mkdir(exist_ok=True)
-    spills, legends, heights = {}, {}, {}
+    spills, legends, heights, names = {}, {}, {}, {}
     for width in WIDTHS:
         for name, path in PAGE_PATHS.items():
             page = drawn_page(browser, f"{url}/{path}{query}", name, width)
             assert page.locator('[data-testid="stException"]').count() == 0, (name, width)
+            open_expanders(page)
             spills[name, width] = overflow(page)
+            names[name, width] = stored_names(page)
             heights[name, width] = plot_heights(page)
             if name == "overview":
                 legends[width] = legend_entries(page)[0]
@@ -324,11 +382,13 @@ def test_every_page_is_saved_at_two_widths_and_nothing_spills_sideways(
     for (name, width), drawn in heights.items():  # every chart keeps a readable plot above its legend
         assert all(height >= 150 for height in drawn), (name, width, drawn)
     for width, entries in legends.items():  # the rejects chart names all three series, none cut off
-        assert entries == ["patch rejects", "armed calls", "armed per reject"], (width, entries)
+        assert entries == ["patch rejects", "armed calls", "armed calls per patch reject"], (width, entries)
+    assert not {key: found for key, found in names.items() if found}, names
     for (name, width), spill in spills.items():
         assert spill["page"] <= 0, (name, width, spill)
         assert not spill["labels"], (name, width, spill)
-        assert all(extra <= 0 for extra in spill["tables"]), (name, width, spill)
+        for kind in ("tables", "static", "code"):
+            assert all(extra <= 0 for extra in spill[kind]), (name, width, kind, spill)
         if name in ("triage", "health"):
             assert spill["tables"], (name, width)  # the tables were drawn, and measured
 
@@ -345,6 +405,7 @@ def test_the_what_if_page_draws_a_stored_replay_at_two_widths(
             page.get_by_text(f"Patches whose probe flips ({flips})").wait_for(timeout=30_000)
             assert page.locator('[data-testid="stException"]').count() == 0
             spill = overflow(page)
+            assert not stored_names(page), stored_names(page)
             legends = legend_entries(page)
             tall = page.evaluate("""() => document.querySelector('[data-testid="stMain"]').scrollHeight""")
             page.set_viewport_size({"width": width, "height": max(1000, int(tall) + 40)})
@@ -354,6 +415,7 @@ def test_the_what_if_page_draws_a_stored_replay_at_two_widths(
             page.screenshot(path=str(ARTIFACTS / f"replay-whatif-{width}.png"), full_page=True)
             page.close()
             assert spill["page"] <= 0 and spill["tables"] and all(extra <= 0 for extra in spill["tables"]), spill
+            assert all(extra <= 0 for extra in spill["code"]), spill
             assert legends == [["baseline", "candidate"]], legends
 
 

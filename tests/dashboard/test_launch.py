@@ -18,7 +18,7 @@ def flags(argv: list[str]) -> dict[str, str]:
 
 def test_streamlit_runs_the_app_locally_headless_without_usage_stats() -> None:
     argv = streamlit_argv("127.0.0.1", 8765)
-    assert argv[:5] == [sys.executable, "-m", "streamlit", "run", str(APP)]
+    assert argv[:6] == [sys.executable, "-P", "-m", "streamlit", "run", str(APP)]
     got = flags(argv)
     assert got["--server.address"] == "127.0.0.1"
     assert got["--server.port"] == "8765"
@@ -60,6 +60,28 @@ def test_an_address_in_brackets_is_bound_without_them() -> None:
     assert argv[argv.index("--server.address") + 1] == "::1"
     assert argv[argv.index("--browser.serverAddress") + 1] == "::1"
     assert streamlit_argv("localhost", 8765)[argv.index("--server.address") + 1] == "localhost"
+
+
+def test_the_page_process_never_imports_from_the_working_folder(tmp_path: Path) -> None:
+    """Started from a folder that holds a `lanelog/` folder (a home folder with the clone in it),
+    the page process still imports the installed package: -P and PYTHONSAFEPATH keep the
+    working folder off its import path."""
+    shadow = tmp_path / "lanelog"
+    shadow.mkdir()
+    (shadow / "__init__.py").write_text("raise ImportError('the working folder was imported')\n")
+    argv = streamlit_argv("127.0.0.1", 8765)
+    assert app_environment(tmp_path / "x.duckdb")["PYTHONSAFEPATH"] == "1"
+    python = argv[:argv.index("-m")]  # the same interpreter and flags the server runs with
+    done = subprocess.run(
+        [*python, "-c", "import lanelog.dashboard.data, lanelog, sys; print(lanelog.__file__)"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        env=app_environment(tmp_path / "x.duckdb"),
+    )
+    assert done.returncode == 0, done.stderr
+    assert not done.stdout.strip().startswith(str(tmp_path))
+    bare = subprocess.run([sys.executable, "-c", "import lanelog"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert "the working folder was imported" in bare.stderr  # without the flag, the folder shadows it
 
 
 def _dashboard(*args: str) -> subprocess.CompletedProcess[str]:

@@ -12,6 +12,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pyarrow as pa
 import pytest
 
@@ -159,10 +160,14 @@ def test_spend_review_draws_lane_outcomes_and_unresolved_units_from_the_queries(
         unresolved = charts.labelled(queries.unresolved_units(con, queries.Filters()))
     finally:
         con.close()
+    from lanelog.dashboard import present
+
     _, lane_rows = _chart_rows(at, "attempts", colour="lane")
     drawn = sorted((row["week"], row["lane"], row["attempts"]) for row in lane_rows)
-    assert drawn == sorted(zip(lanes["week"], lanes["lane"].fillna("(none)"), lanes["attempts"]))
-    assert {row["lane"] for row in lane_rows} == {"not_started", "hold", "fail", "unresolved"}
+    worded = present.lane_words(lanes)
+    assert drawn == sorted(zip(worded["week"], worded["lane"], worded["attempts"]))
+    # The lanes in words; the faulty producer's copied lines ran no lane.
+    assert {row["lane"] for row in lane_rows} == {"not started", "hold", "fail", "unresolved", "no call armed"}
     _, unit_rows = _chart_rows(at, "units on unresolved lanes")
     assert [(row["week"], row["units"]) for row in unit_rows] == list(zip(unresolved["week"], unresolved["units"]))
     assert sum(row["units"] for row in unit_rows) > 0
@@ -384,7 +389,8 @@ def test_quarantine_page_says_who_owns_each_freeze_and_what_lapses(app: Any, mak
     rows = {row[0]: row[1:] for row in table.values.tolist()}
     assert set(rows) == {"test_export_race", "test_old"}  # the unrecorded id has no owner to show
     assert rows["test_export_race"][:2] == ["ci-team", "2999-01-01"]  # the latest line's word
-    assert int(rows["test_export_race"][2]) > 300_000
+    left = rows["test_export_race"][2]  # "N days left", in the same words as a lapsed one's
+    assert left.endswith(" days left") and int(left.split()[0]) > 300_000
     assert rows["test_old"][:2] == ["release", "2026-09-01"]
     assert rows["test_old"][2].startswith("lapsed ") and rows["test_old"][2].endswith(" days ago")
 
@@ -521,9 +527,9 @@ def test_triage_table_cuts_ids_and_the_selected_attempt_shows_them_whole(
     files = health.dataframe[0].value  # files ingested comes first, then where they were read from
     assert files.to_dict("records") == [{"file": "lane-log-0.jsonl", "still there": "no", "lines read": 1,
                                          "attempts": 1, "rejected": 0, "duplicates": 0}]
-    places = health.dataframe[1].value
-    assert places["path"].tolist() == [str(tmp_path / "lane-log-0.jsonl")]
-    assert all(len(value) == 13 and value.endswith("…") for value in places["fingerprint"])
+    place = dict(health.dataframe[1].value.itertuples(index=False))  # the picked file, field by field
+    assert place["path"] == str(tmp_path / "lane-log-0.jsonl")
+    assert len(place["fingerprint"]) == 13 and place["fingerprint"].endswith("…")
 
 
 def test_a_long_attempt_id_is_cut_in_the_triage_table() -> None:
@@ -551,8 +557,8 @@ def test_one_legend_names_every_series_of_the_rejects_chart(app: Any, demo_db: P
     line_layer = next(layer for layer in spec["layer"] if layer["mark"]["type"] == "line")
     assert spec["resolve"]["scale"]["color"] == "shared"
     legend_scale = bars["encoding"]["color"]["scale"]
-    assert legend_scale["domain"] == ["patch rejects", "armed calls", "armed per reject"]
-    assert dict(zip(legend_scale["domain"], legend_scale["range"]))["armed per reject"] == charts.RATIO
+    assert legend_scale["domain"] == ["patch rejects", "armed calls", "armed calls per patch reject"]
+    assert dict(zip(legend_scale["domain"], legend_scale["range"]))["armed calls per patch reject"] == charts.RATIO
     assert line_layer["encoding"]["color"]["scale"] == legend_scale
     assert line_layer["encoding"]["color"]["legend"] is None
 
@@ -578,10 +584,13 @@ def test_the_what_if_page_draws_the_stored_replay(app: Any, replay_run: tuple[Pa
     for week in result["weeks"]:
         for side in ("baseline", "candidate"):
             assert drawn[week["week"], side] == week[side]["probe_rejects"]
-    flips = at.dataframe[-1].value
+    [flips] = [frame.value for frame in at.dataframe if "probe" in frame.value.columns]
     assert flips["subject"].tolist() == ["Fix a typo in an assert message", "Reword an assert message"]
-    assert flips["baseline"].tolist() == ["reject (assertion_removed)"] * 2
-    assert flips["candidate"].tolist() == ["pass"] * 2
+    assert flips["probe"].tolist() == ["reject → pass"] * 2
+    assert flips["reasons"].tolist() == ["assertion_removed"] * 2
+    detail = dict(at.dataframe[-1].value.itertuples(index=False))  # the selected flip, whole
+    assert detail["baseline"] == "reject (assertion_removed)" and detail["candidate"] == "pass"
+    assert detail["commit"] == result["flips"][0]["head"]
     at.segmented_control(key="whatif_measure").set_value("armed").run()
     _, rows = _chart_rows(at, "armed calls")
     assert sum(row["value"] for row in rows if row["policy"] == "candidate") == result["candidate"]["calls_armed"]
@@ -591,7 +600,151 @@ def test_the_what_if_page_without_a_replay_says_how_to_store_one(app: Any, demo_
     at = app(demo_db, WHAT_IF)
     assert not at.exception
     assert at.info[0].value.startswith("No replay stored yet")
-    assert "lanelog replay" in at.code[0].value and "--db" in at.code[0].value
+    assert "lanelog replay" in at.code[0].value and f"--db {demo_db}" in at.code[0].value
+
+
+def _broken_sources(tmp_path: Path, make_db: Any) -> dict[str, Path]:
+    """Files a user may point the dashboard at by mistake, and a database a query fails on."""
+    import duckdb
+
+    log = tmp_path / "lane-log.jsonl"
+    log.write_text(json.dumps(line("2026-10-05")) + "\n")
+    garbage = tmp_path / "garbage.duckdb"
+    garbage.write_bytes(b"this is not a database\n" * 100)
+    other = tmp_path / "analytics.duckdb"
+    con = duckdb.connect(str(other))
+    con.execute("CREATE TABLE visits AS SELECT 1 AS n")
+    con.close()
+    old = make_db([line("2026-10-05")])
+    con = duckdb.connect(str(old))
+    con.execute("UPDATE lanelog_meta SET value = '1' WHERE key = 'schema_version'")
+    con.close()
+    no_table = make_db([line("2026-10-05")])
+    con = duckdb.connect(str(no_table))
+    con.execute("DROP TABLE rejected_lines")
+    con.close()
+    return {"lane log": log, "not a database": garbage, "another database": other,
+            "older schema": old, "failing query": no_table}
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_broken_or_odd_database_gives_a_message_and_what_to_do_on_every_page(
+    app: Any, tmp_path: Path, make_db: Any, page: str
+) -> None:
+    for what, db in _broken_sources(tmp_path, make_db).items():
+        at = app(db, page)
+        assert not at.exception, (what, [e.value for e in at.exception])
+        assert at.error, what
+        shown = "\n".join([*(t.value for t in at.main.text), *(c.value for c in at.code)])
+        assert f"--db {db}" in shown, (what, shown)  # the hint carries the user's own --db
+        assert "Traceback" not in shown, what
+
+
+def _domains(at: Any) -> list[list[str]]:
+    """The week domain of every weekly chart on the page."""
+    found = []
+    for chart in at.get("vega_lite_chart"):
+        spec = json.loads(chart.proto.spec)
+        for layer in spec.get("layer", [spec]):
+            domain = layer.get("encoding", {}).get("x", {}).get("scale", {}).get("domain")
+            if domain is not None:
+                found.append(domain)
+                break
+    return found
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_dates_at_the_edges_are_kept_undated_and_no_page_steps_through_them(
+    app: Any, make_db: Any, page: str
+) -> None:
+    far = {key: value for key, value in line("2026-10-05").items() if key != "ts"}
+    db = make_db([
+        line("2026-10-05", quarantine=["test_export_race"], merge_credit=1),
+        line("2026-10-12", probe="reject", reasons=["line_cap"], model_call_allowed=False, lane="not_started"),
+        {**far, "ts": "9999-12-31T10:00:00Z"},
+        {**far, "ts": "0001-01-01"},
+        {**far, "ts": "1500-03-02T00:00:00Z", "probe": "reject", "reasons": ["line_cap"]},
+    ])
+    at = app(db, page)
+    assert not at.exception, [e.value for e in at.exception]
+    for domain in _domains(at):  # the two dated weeks, and the undated bucket
+        assert [week for week in domain if week != "undated"] == ["2026-10-05", "2026-10-12"], domain
+    if page.endswith("health.py"):
+        assert any(text.startswith("3 attempts are dated outside the supported range") for text in texts(at)), texts(at)
+        undated = at.dataframe[-1].value
+        assert undated["why"].tolist() == ["out of range"] * 3
+
+
+def test_the_probe_charts_span_the_selected_weeks(app: Any, make_db: Any) -> None:
+    db = make_db([
+        line("2026-09-07"),
+        line("2026-09-14", probe="reject", reasons=["line_cap"], model_call_allowed=False, lane="not_started"),
+        line("2026-10-05", probe="reject", reasons=["base_missing"], model_call_allowed=False, lane="not_started"),
+        line("2026-11-02"),
+    ])
+    at = app(db, "views/probe.py")
+    assert not at.exception
+    mondays = [date.fromordinal(date(2026, 9, 7).toordinal() + 7 * i).isoformat() for i in range(9)]
+    assert _domains(at) == [mondays, mondays]  # patch rejects, setup rejects: the whole range
+    _, rows = _chart_rows(at, "reasons given", colour="reason")
+    assert sum(row["attempts"] for row in rows) == 1
+
+
+def test_days_left_are_said_in_words_either_side_of_today() -> None:
+    from lanelog.dashboard import present
+
+    owners = pd.DataFrame({"quarantine_id": ["a", "b", "c", "d", "e"], "owner": ["x"] * 5,
+                           "expires": ["2026-10-20", "2026-10-11", "2026-10-10", "2026-10-09", None]})
+    table = present.freeze_hygiene(owners, date(2026, 10, 10))
+    assert table["days left"].tolist() == ["10 days left", "1 day left", "lapses today", "lapsed 1 day ago",
+                                           "not recorded"]
+
+
+def test_spend_without_a_property_lane_says_no_lane_ran(app: Any, make_db: Any) -> None:
+    db = make_db([
+        line("2026-10-05", probe="reject", reasons=["line_cap"], model_call_allowed=False, lane="not_started"),
+        line("2026-10-06", lane="not_started", results={}),
+    ])
+    at = app(db, "views/spend.py")
+    assert not at.exception
+    assert any(info.value.startswith("No property lane ran in range") for info in at.info)
+    titles = [json.loads(chart.proto.spec).get("layer", [{}])[0].get("encoding", {}).get("y", {}).get("title")
+              for chart in at.get("vega_lite_chart")]
+    assert "units on unresolved lanes" not in titles
+    for chart in at.get("vega_lite_chart"):  # every count axis ticks whole numbers
+        spec = json.loads(chart.proto.spec)
+        for layer in spec.get("layer", [spec]):
+            axis = layer.get("encoding", {}).get("y", {}).get("axis") or {}
+            if layer["encoding"]["y"].get("title") in ("attempts", "units spent", "armed calls"):
+                assert axis.get("tickMinStep") == 1 and axis.get("format") == "d", layer["encoding"]["y"]
+
+
+def test_guidance_and_hints_carry_the_users_own_database(app: Any, tmp_path: Path) -> None:
+    missing = tmp_path / "nope.duckdb"
+    at = app(missing)
+    assert not at.exception
+    assert f"lanelog ingest --db {missing} lane-log.jsonl" in at.code[0].value
+    assert f"lanelog demo --db {missing}" in at.code[0].value
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_database_stored_before_the_date_rule_with_far_weeks_draws_every_page(
+    app: Any, make_db: Any, page: str
+) -> None:
+    """Weeks of year 1 and 9999 stored by an older ingest: no page steps through them or overflows."""
+    import duckdb
+
+    db = make_db([line("2026-10-05"), line("2026-10-12"), line("2026-10-13"), line("2026-10-14")])
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE attempts SET ts = TIMESTAMP '9999-12-31 10:00:00', week = DATE '9999-12-27' "
+                "WHERE line_no = 3")
+    con.execute("UPDATE attempts SET ts = TIMESTAMP '0001-01-01 10:00:00', week = DATE '0001-01-01' "
+                "WHERE line_no = 4")
+    con.close()
+    at = app(db, page)
+    assert not at.exception, [e.value for e in at.exception]
+    for domain in _domains(at):
+        assert len(domain) <= 4, domain
 
 
 def test_spend_review_shows_cost_per_week_and_the_estimate_from_the_report(app: Any, demo_db: Path) -> None:
@@ -701,7 +854,10 @@ def test_the_what_if_page_shows_the_live_shadow_and_lets_a_replay_be_chosen(app:
     ]
     # The chosen flip whole: the hostile id as text, both sides' reasons, the policy's digest.
     at.selectbox(key="shadow_flip_pick").set_value(1).run()
-    detail = dict(zip(*_frame_with(at, "field").T.values))
+    details = [frame.value for frame in at.dataframe
+               if "field" in frame.value.columns and "shadow probe" in frame.value["field"].tolist()]
+    assert len(details) == 1
+    detail = dict(zip(*details[0].T.values))
     assert (detail["attempt id"], detail["live reasons"], detail["shadow probe"], detail["shadow policy"]) == (
         hostile, "assertion_removed", "pass", "ab" * 8 + "…")  # the digest whole is in the CSV
     _, rows = _chart_rows(at, "probe rejects, live and shadow")

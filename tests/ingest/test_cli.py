@@ -29,7 +29,7 @@ def run(*args: str, env: dict[str, str] | None = None):
 def test_summary_line(logs: Path, tmp_path: Path) -> None:
     result = run("--db", str(tmp_path / "db.duckdb"), str(logs / "a.jsonl"), str(logs / "b.jsonl"))
     assert result.exit_code == 0
-    assert result.stdout == "2 files, 5 lines read: 2 attempts added, 1 duplicates, 1 rejected, 1 pending\n"
+    assert result.stdout == "2 files, 5 lines read: 2 attempts added, 1 duplicate, 1 rejected, 1 pending\n"
     assert result.stderr == ""
 
 

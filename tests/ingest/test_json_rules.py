@@ -153,6 +153,17 @@ def test_py_truthy_of_an_absent_key_is_false() -> None:
         ("2026-10-08T12:00Z", None),
         ("2026-10-08T12:00:00 America/New_York", None),
         ("0000-01-01", None),
+        # The supported range: 1970-01-01 up to 2200-01-01 UTC; outside it, undated.
+        ("9999-12-31T10:00:00Z", None),
+        ("0001-01-01", None),
+        ("1500-03-02T00:00:00Z", None),
+        ("1970-01-01T00:30:00+01:00", None),  # 1969-12-31T23:30 in UTC
+        ("1969-12-31T23:30:00-01:00", datetime(1970, 1, 1, 0, 30)),
+        ("2199-12-31T23:59:59Z", datetime(2199, 12, 31, 23, 59, 59)),
+        ("2200-01-01", None),
+        (-1, None),
+        (7258118399, datetime(2199, 12, 31, 23, 59, 59)),
+        (7258118400, None),
         ("yesterday", None),
         ("", None),
         (1e20, None),
@@ -175,7 +186,8 @@ _TS_SHAPE = re.compile(
 
 
 def python_ts(text: str) -> datetime | None:
-    """The documented ts text rule (schema.sql, lane_ts_text), in Python: the UTC time, or None."""
+    """The documented ts text rule (schema.sql, lane_ts_text), in Python: the UTC time in the
+    supported range (1970-01-01 up to 2200-01-01), or None."""
     match = _TS_SHAPE.fullmatch(text)
     if match is None or text.startswith("0000"):
         return None
@@ -188,7 +200,7 @@ def python_ts(text: str) -> datetime | None:
     if sign:
         offset = timedelta(hours=int(zone_hours), minutes=int(zone_minutes))
         moment = moment - offset if sign == "+" else moment + offset
-    return moment
+    return moment if datetime(1970, 1, 1) <= moment < datetime(2200, 1, 1) else None
 
 
 @st.composite

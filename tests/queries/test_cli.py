@@ -133,7 +133,8 @@ def test_report_reads_a_database_file_and_filters(tmp_path: Path) -> None:
 def test_report_table_csv_and_markdown() -> None:
     table = run("report", REVIEW).stdout.splitlines()
     assert table[0].split() == ["week", "attempts", "probe", "rejects", "setup", "rejects", "patch", "rejects",
-                                "armed", "calls", "credit", "bugs", "quarantined", "units", "armed", "per", "reject"]
+                                "armed", "calls", "credit", "bugs", "quarantined", "units", "armed", "calls", "per",
+                                "patch", "reject"]
     assert table[2].split() == ["2026-10-05", "2", "1", "0", "1", "1", "0", "0", "1", "1.00"]
     assert table[5].split() == ["undated", "1", "0", "0", "0", "1", "0", "0", "1", "-"]
     assert table[6].split() == ["total", "7", "2", "0", "2", "4", "1", "2", "7", "2.00"]
@@ -171,8 +172,9 @@ def test_setup_rejects_are_kept_apart_from_patch_rejects(tmp_path: Path) -> None
     week = report["weeks"][0]
     assert (week["probe_rejects"], week["setup_rejects"], week["patch_rejects"]) == (5, 3, 2)
     assert (report["totals"]["setup_rejects"], report["totals"]["patch_rejects"]) == (3, 2)
+    assert week["armed_per_reject"] == 0.5  # armed calls per patch reject: setup rejects left out
     review = run("report", log, "--format", "markdown").stdout
-    assert "2 patch rejects (the gate at work) against 1 armed calls." in review
+    assert "2 patch rejects (the gate at work) against 1 armed call. Armed calls per patch reject: 0.50." in review
     assert ("**CI problem: 3 setup rejects** (base\\_missing 1, not\\_a\\_repo 1, policy\\_invalid 1). "
             "These jobs could not judge their patch") in review
     assert "| base\\_missing | setup | 1 |" in review and "| line\\_cap | patch | 2 |" in review

@@ -320,7 +320,7 @@ def test_every_query_scopes_like_a_database_holding_only_those_rows(
     filtered = queries.records(db(rows), name, filters, **extra)
     assert filtered == queries.records(db([row for row in rows if keep(row)]), name, **extra)
     everything = queries.records(db(rows), name, **extra)
-    if name == "undated" and scope != "repo":
+    if name in ("undated", "undated_counts") and scope != "repo":
         assert filtered == everything  # dates never filter the undated bucket
     else:
         assert filtered != everything  # the rows left out did count without the filter
@@ -364,6 +364,21 @@ def test_a_folder_only_ever_logged_as_not_a_repo_is_no_repository(db: Any) -> No
     assert queries.repos(con) == ["mixed", "svc"]
     # The folder's attempts still count: only the filter's choices leave it out.
     assert queries.report(con)["totals"]["attempts"] == 4
+
+
+def test_a_copied_lane_without_an_armed_call_is_no_lane_run(db: Callable[..., duckdb.DuckDBPyConnection]) -> None:
+    """A faulty producer copies a routed line's lane fields onto a line that armed no call:
+    it ran no lane, so it is neither a lane run nor unresolved spend."""
+    con = db([
+        attempt(1, W1, armed=True, properties=["prop_a"], lane="unresolved"),
+        attempt(2, W1, armed=True, properties=["prop_a"], lane="hold"),
+        attempt(3, W1, lane="unresolved", producer="legacy-promoter"),
+        attempt(4, W1, lane="hold", producer="legacy-promoter"),
+    ])
+    assert records(queries.unresolved_units(con)) == [
+        {"week": "2026-10-05", "lanes_run": 2, "unresolved": 1, "unresolved_share": 0.5, "units": 1.0}]
+    assert [(r["lane"], r["attempts"]) for r in records(queries.lanes_weekly(con))] == [
+        ("hold", 1), ("no_call_armed", 2), ("unresolved", 1)]
 
 
 def test_money_by_week_property_and_repo(con: duckdb.DuckDBPyConnection) -> None:

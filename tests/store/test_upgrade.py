@@ -149,3 +149,35 @@ def test_the_upgrade_types_a_shadow_that_version_2_kept_in_raw_only(v2: Path) ->
         ("v2-4", None, None, None, None, None, []),
         ("v2-5", None, None, None, None, None, []),
     ]
+
+
+def test_the_upgrade_leaves_a_ts_outside_the_supported_range_undated(tmp_path: Path) -> None:
+    """Version 2 dated years 1 to 9999; version 3 keeps 1970 up to 2200 (schema.sql,
+    lane_ts_in_range): the upgrade undates what lies outside, and writes the ts macros again,
+    so the next ingest reads by the new rule.  The version-2 database is made here: a current
+    one set back to version 2, with a far date stored and version 2's unbounded ts macro."""
+    path = tmp_path / "far.duckdb"
+    con = store.open_db(path)
+    log = tmp_path / "near.jsonl"
+    log.write_text('{"attempt_id": "near-1", "ts": "2026-10-05T10:00:00Z"}\n'
+                   '{"attempt_id": "near-2", "ts": "2026-10-06T10:00:00Z"}\n')
+    ingest_paths(con, [log])
+    con.close()
+    con = duckdb.connect(str(path))
+    con.execute("UPDATE lanelog_meta SET value = '2' WHERE key = 'schema_version'")
+    con.execute("UPDATE attempts SET ts = TIMESTAMP '9999-12-31 10:00:00', week = DATE '9999-12-27' "
+                "WHERE attempt_id = 'near-2'")
+    con.execute("CREATE OR REPLACE MACRO lane_ts_in_range(t) AS t")  # version 2 took any year
+    con.close()
+    con = store.open_db(path)
+    try:
+        assert con.execute("SELECT attempt_id, ts IS NULL, week IS NULL FROM attempts ORDER BY attempt_id").fetchall() \
+            == [("near-1", False, False), ("near-2", True, True)]
+        far = tmp_path / "far.jsonl"
+        far.write_text('{"attempt_id": "far-1", "ts": "2026-10-05T10:00:00+01:00"}\n'
+                       '{"attempt_id": "far-2", "ts": "1500-03-02T00:00:00+01:00"}\n')
+        ingest_paths(con, [far])
+        assert con.execute("SELECT attempt_id, ts IS NULL FROM attempts WHERE attempt_id LIKE 'far-%' "
+                           "ORDER BY attempt_id").fetchall() == [("far-1", False), ("far-2", True)]
+    finally:
+        con.close()
