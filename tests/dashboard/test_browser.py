@@ -460,5 +460,6 @@ def test_the_what_if_page_draws_the_live_shadow_beside_a_replay_at_two_widths(
             page.screenshot(path=str(ARTIFACTS / f"shadow-whatif-{width}.png"), full_page=True)
             page.close()
             assert spill["page"] <= 0 and not spill["labels"], spill
-            assert len(spill["tables"]) == 5 and all(extra <= 0 for extra in spill["tables"]), spill
+            # replay: about, flips, the chosen flip; live: weeks, flips, the chosen flip
+            assert len(spill["tables"]) == 6 and all(extra <= 0 for extra in spill["tables"]), spill
             assert legends == [["baseline", "candidate"]] * 2, legends
