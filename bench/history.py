@@ -37,18 +37,25 @@ def make_history(path: Path, commits: int) -> dict[str, object]:
     return {"path": str(path), "root": root, "commits": commits}
 
 
+def _replay_floor(git: str, root: str, log_option: str) -> str:
+    """What a replay needs from git at least: the commit list once, then per patch the
+    diff and the policy the base commit holds."""
+    return (f"{git} log {log_option} --format='%H %P' {root}..main | "
+            f"while read commit parent rest; do "
+            f"{git} diff --numstat --patch -U3 \"$parent\" \"$commit\" >/dev/null; "
+            f"{git} cat-file -p \"$parent:lanes.yaml\" >/dev/null; done")
+
+
 def history_cases(history: dict[str, object], out: Path) -> list[Case]:
     """Route start-up on a one-file patch, and a replay of the whole history, each beside its git floor."""
     path, root, commits = str(history["path"]), str(history["root"]), int(history["commits"])
     route_log = out / "startup-lane-log.jsonl"
     git = f"git -C {shlex.quote(path)}"
     startup_floor = f"{shlex.quote(sys.executable)} -c pass && {git} diff --numstat main~1 main >/dev/null"
-    # What a replay needs from git at least: the commit list once, then per patch the
-    # diff and the policy the base commit holds.
-    replay_floor = (f"{git} log --no-merges --format='%H %P' {root}..main | "
-                    f"while read commit parent; do "
-                    f"{git} diff --numstat --patch -U3 \"$parent\" \"$commit\" >/dev/null; "
-                    f"{git} cat-file -p \"$parent:lanes.yaml\" >/dev/null; done")
+    replay_floor = _replay_floor(git, root, "--no-merges")
+    # With --first-parent: main's own chain (a merge is diffed against its first parent, as CI
+    # routed the pull request).
+    first_parent_floor = _replay_floor(git, root, "--first-parent")
 
     def check_route(run: Run) -> list[str]:
         try:
@@ -81,4 +88,10 @@ def history_cases(history: dict[str, object], out: Path) -> list[Case]:
              "process", check=check_replay, not_run=components.route_cli()),
         Case("replay.git", "replay", f"replay {commits} commits: floor, the git calls it needs",
              ["sh", "-c", replay_floor], "process"),
+        Case("replay.first_parent", "replay", f"replay {commits} commits: `lanelog replay --first-parent`",
+             lanelog_argv("replay", "--repo", path, "--policy", str(EXAMPLES / "lanes.yaml"),
+                          "--commits", f"{root}..main", "--first-parent", "--format", "json"),
+             "process", check=check_replay, not_run=components.route_cli()),
+        Case("replay.first_parent.git", "replay", f"replay {commits} commits: floor, with --first-parent",
+             ["sh", "-c", first_parent_floor], "process"),
     ]

@@ -27,6 +27,7 @@ EXPECTED_ROWS = [
     "report.cli", "report.weekly",
     "dashboard.overview.cold", "dashboard.overview.cached",
     "router.route", "router.git", "router.startup", "router.startup.floor", "replay.commits", "replay.git",
+    "replay.first_parent", "replay.first_parent.git",
     "lake.export.full", "lake.export.incremental", "lake.report.duckdb", "lake.report.spark",
 ]
 WITH_RATIO = {"ingest.lanelog", "ingest.seed", "ingest.pandas", "small.200.lanelog", "small.200.unchanged",
@@ -34,12 +35,12 @@ WITH_RATIO = {"ingest.lanelog", "ingest.seed", "ingest.pandas", "small.200.lanel
               "short.lanelog", "incremental.unchanged",
               "incremental.append", "incremental.append_series", "incremental.resent", "dashboard.overview.cached",
               "router.route",
-              "router.startup", "replay.commits",
+              "router.startup", "replay.commits", "replay.first_parent",
               "lake.export.incremental", "lake.report.duckdb", "lake.report.spark"}
 WITH_TARGET = {"ingest.lanelog", "ingest.seed", "short.lanelog", "incremental.unchanged", "incremental.append",
                "incremental.append_series", "incremental.resent", "report.cli", "report.weekly",
                "dashboard.overview.cold", "dashboard.overview.cached",
-               "router.startup", "replay.commits"}
+               "router.startup", "replay.commits", "replay.first_parent"}
 
 
 @pytest.fixture(scope="module")
