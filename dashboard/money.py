@@ -24,18 +24,17 @@ WEEK_COLUMNS = {
     "input_tokens": "input tokens",
     "output_tokens": "output tokens",
     "cost": "cost",
-    "cost_per_armed_call": "cost per armed call",
-    "cost_per_unit": "cost per unit",
+    "cost_per_armed_call": "per armed call",
+    "cost_per_unit": "per unit",
     "probe_rejects": "probe rejects",
-    "spend_avoided_estimate": "spend avoided (estimate)",
+    "spend_avoided_estimate": "avoided (estimate)",
 }
 MONEY = ("cost", "cost_per_armed_call", "cost_per_unit", "spend_avoided_estimate")
 # The week table is shown as two, counts then money, each narrow enough for the main column
 # of a 1000 px window (as the weekly figures are): no table scrolls sideways.
 COUNT_WIDTHS = {"week": 85, "armed calls": 90, "units": 70, "input tokens": 115, "output tokens": 115}
-MONEY_WIDTHS = {"week": 85, "cost": 95, "cost per armed call": 95, "cost per unit": 95,
-                "spend avoided (estimate)": 115}
-BY_WIDTHS = {"week": 85, "property": 110, "repository": 110, "input tokens": 95, "output tokens": 95, "cost": 100}
+MONEY_WIDTHS = {"week": 80, "cost": 95, "per armed call": 100, "per unit": 90, "avoided (estimate)": 125}
+BY_WIDTHS = {"week": 80, "property": 150, "repository": 150, "tokens in": 75, "tokens out": 80, "cost": 100}
 
 
 def currency_of(row: dict[str, Any]) -> str:
@@ -75,9 +74,9 @@ def week_table(money: dict[str, Any]) -> pd.DataFrame:
 
 def by_table(rows: list[dict[str, Any]], key: str) -> pd.DataFrame:
     out = [{"week": row["week"] or "undated", key: row[key] if row[key] is not None else "(none)",
-            "input tokens": _count(row["input_tokens"]), "output tokens": _count(row["output_tokens"]),
+            "tokens in": _count(row["input_tokens"]), "tokens out": _count(row["output_tokens"]),
             "cost": amount(row["cost"], row)} for row in rows]
-    return pd.DataFrame(out, columns=["week", key, "input tokens", "output tokens", "cost"])
+    return pd.DataFrame(out, columns=["week", key, "tokens in", "tokens out", "cost"])
 
 
 def show_money(money: dict[str, Any]) -> None:
@@ -103,7 +102,8 @@ def show_money(money: dict[str, Any]) -> None:
     st.caption("Armed calls, units and tokens per week")
     st.dataframe(weeks[list(COUNT_WIDTHS)], hide_index=True, key="money_weeks_table",
                  height=present.table_height(len(weeks)), column_config=present.fixed_columns(COUNT_WIDTHS))
-    st.caption("Cost per week, in the currency the runs reported")
+    st.caption("Cost per week, in the currency the runs reported: in all, per armed call, per unit, "
+               "and the spend the probe avoided (an estimate)")
     st.dataframe(weeks[list(MONEY_WIDTHS)], hide_index=True, key="money_costs_table",
                  height=present.table_height(len(weeks)), column_config=present.fixed_columns(MONEY_WIDTHS))
     for key, words in (("property", "property"), ("repo", "repository")):

@@ -759,7 +759,7 @@ def test_spend_review_shows_cost_per_week_and_the_estimate_from_the_report(app: 
     assert avoided.endswith(" USD")
     assert float(avoided.split()[0].replace(",", "")) == pytest.approx(latest["spend_avoided_estimate"], abs=1e-6)
     assert any(label.startswith("Cost per unit (") for label in shown)
-    table = next(frame.value for frame in at.dataframe if "spend avoided (estimate)" in frame.value.columns)
+    table = next(frame.value for frame in at.dataframe if "avoided (estimate)" in frame.value.columns)
     assert list(table["week"]) == [row["week"] or "undated" for row in money["weeks"]] + ["total"]
     costs = [float(cell.split()[0].replace(",", "")) for cell in table["cost"][:-1]]
     assert costs == pytest.approx([row["cost"] for row in money["weeks"]], abs=1e-6)
@@ -775,7 +775,7 @@ def test_a_week_without_usage_says_so_on_the_spend_review(app: Any, make_db: Any
     at = app(db, "views/spend.py")
     assert not at.exception
     assert metrics(at)["Cost"][0] == "no usage recorded"
-    table = next(frame.value for frame in at.dataframe if "spend avoided (estimate)" in frame.value.columns)
+    table = next(frame.value for frame in at.dataframe if "avoided (estimate)" in frame.value.columns)
     assert list(table["cost"]) == ["0.0061 USD", "no usage recorded", "0.0061 USD"]
     assert "0.00 USD" not in list(table["cost"])
 
