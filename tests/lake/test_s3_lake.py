@@ -87,7 +87,8 @@ def test_export_to_a_bucket_reads_back_as_the_database(bucket: str, db: Path) ->
     first = run("export", "--db", db, "--lake", url, "--endpoint-url", bucket, "--format", "json", "--quiet")
     assert first.exit_code == 0, first.output
     summary = json.loads(first.stdout)
-    assert summary["weeks_written"] and summary["tables_written"] == ["sources", "rejected_lines", "replays", "replay_patches"]
+    assert summary["weeks_written"]
+    assert summary["tables_written"] == ["sources", "rejected_lines", "replays", "replay_patches"]
     keys = sorted(s3(bucket).find(f"{BUCKET}/team/lanelog"))
     assert f"{BUCKET}/team/lanelog/_lanelog/lake.json" in keys
     assert f"{BUCKET}/team/lanelog/sources/data.parquet" in keys
