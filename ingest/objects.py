@@ -91,6 +91,11 @@ class ObjectStore:
             found = self.fs.find(path, detail=True)
         except Exception as exc:  # noqa: BLE001 - every store error becomes one message naming the URL
             raise self.error(self.url, exc, "cannot be listed") from None
+        if not found and self.fs.split_path(path)[1]:
+            # A key that is no object and begins none: a typo, as a missing path is on disk.
+            # (A bucket with nothing in it yet is empty, not missing.)
+            where = f" at {_without_userinfo(self.endpoint_url)}" if self.endpoint_url else ""
+            raise IngestError(f"{shown(self.url)}: no such object, and no object below it{where}")
         listed = []
         for name, info in sorted(found.items()):
             if info.get("type") == "directory" or not name.endswith(LOG_SUFFIXES):

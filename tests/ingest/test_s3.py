@@ -196,6 +196,20 @@ def test_a_missing_bucket_is_named_and_the_other_sources_are_ingested(s3: S3, tm
     assert attempt_ids(db) == ["job0", "job1"]
 
 
+def test_a_missing_object_or_empty_prefix_is_named_and_an_empty_bucket_is_not(s3: S3, tmp_path: Path) -> None:
+    bucket = s3.bucket()
+    upload(s3, bucket, {f"nightly/{key}": data for key, data in job_logs(2).items()})
+    db = tmp_path / "lanelog.duckdb"
+    for missing in (f"s3://{bucket}/nightly/job-00009/lane-log.jsonl", f"s3://{bucket}/nighlty/"):
+        result = ingest(s3, db, missing, f"s3://{bucket}/nightly/job-00001/lane-log.jsonl")
+        assert result.exit_code == 2
+        assert result.stderr == f"Error: {missing}: no such object, and no object below it at {s3.endpoint}\n"
+    assert attempt_ids(db) == ["job1"]
+    empty = ingest(s3, db, f"s3://{s3.bucket()}/")
+    assert empty.exit_code == 0, empty.output
+    assert summary(empty)["files"] == 0
+
+
 def test_wrong_or_missing_credentials_are_named_without_the_secret(s3: S3, tmp_path: Path) -> None:
     bucket = s3.bucket()
     upload(s3, bucket, job_logs(2))
