@@ -31,7 +31,7 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from lanelog import __version__
-from lanelog.errors import AlertError
+from lanelog.errors import AlertError, LanelogError
 
 FORMATS = ("slack", "json")
 TIMEOUT_S = 10.0
@@ -286,7 +286,12 @@ def deliver(bugs: Iterable[dict[str, Any]], receivers: Iterable[Receiver], *, fm
             except AlertError as error:
                 outcome.failures.append(str(error))
                 break
-            mark_sent(receiver, key)
+            try:
+                mark_sent(receiver, key)
+            except LanelogError as error:
+                outcome.failures.append(f"sent to {receiver} but not recorded ({error}); the next run "
+                                        "sends it again")
+                break
             done.add(key)
             outcome.sent += 1
     return outcome

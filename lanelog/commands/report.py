@@ -53,6 +53,16 @@ def _database(db: Path | None, logs: tuple[Path, ...], wait: float, lake: str | 
         con.close()
 
 
+def _mark_sent(path: Path, wait: float, bug_key: str, receiver: str) -> None:
+    """One delivered alert marked, in a write of its own: the database is not held while a
+    webhook answers (ingest, waiting for its lock, would wait on a slow receiver)."""
+    con = store.open_db(path, wait=wait)
+    try:
+        store.alerts.mark_sent(con, bug_key, receiver)
+    finally:
+        con.close()
+
+
 def _deprecated_repo(ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
     """`--repo NAME`, the filter's old spelling: kept for one release, with a note.
 
@@ -186,15 +196,19 @@ def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: st
     link_base = alerts.check_dashboard_url(dashboard_url)
     filters = Filters.parse(since, until, _repo_filter(repo, old_repo))
     outcome = None
+    # With --notify the file is opened read-write first, so a database that cannot take the
+    # marks is refused before anything is sent; it is closed again before the first send.
     with _database(db, logs, wait, lake, engine, spark_master, write=bool(receivers)) as con:
         found = queries.check(con, filters)
         checked = queries.totals(con, filters)
-        if receivers:
-            outcome = alerts.deliver(
-                found["credit_bugs"], receivers, fmt=notify_format, dashboard_url=link_base,
-                sent_before=lambda receiver: store.alerts.sent_to(con, receiver.digest),
-                mark_sent=lambda receiver, key: store.alerts.mark_sent(con, key, receiver.digest),
-                renotify=renotify, timeout=notify_timeout)
+        sent = {receiver.digest: store.alerts.sent_to(con, receiver.digest) for receiver in receivers}
+    if receivers:
+        path = db if db is not None else store.default_db_path()
+        outcome = alerts.deliver(
+            found["credit_bugs"], receivers, fmt=notify_format, dashboard_url=link_base,
+            sent_before=lambda receiver: sent[receiver.digest],
+            mark_sent=lambda receiver, key: _mark_sent(path, wait, key, receiver.digest),
+            renotify=renotify, timeout=notify_timeout)
     as_json = fmt == "json"
     lines = render.check_json_lines(found) if as_json else render.check_lines(found)
     for line in lines:

@@ -6,7 +6,7 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -20,6 +20,7 @@ class Answer:
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    during: Callable[[], None] | None = None  # run after the post is read, before it is answered
 
 
 @dataclass
@@ -48,6 +49,8 @@ def receiver(path: str = "/services/T0001/B0002/XyZsecretToken42") -> Iterator[R
             state.paths.append(self.path)
             state.posts.append({"status": answer.status, "body": json.loads(body),
                                 "content_type": self.headers.get("Content-Type")})
+            if answer.during is not None:
+                answer.during()
             if answer.delay:
                 time.sleep(answer.delay)
             try:

@@ -157,6 +157,39 @@ def test_a_slow_receiver_past_the_timeout_is_not_marked(make_db) -> None:
     assert marks(db) == [("attempt:a1", digest(hook.url))]
 
 
+def test_ingest_goes_on_while_a_webhook_answers(make_db, tmp_path: Path) -> None:
+    db = make_db([line("a1")])
+    new_log = tmp_path / "later.jsonl"
+    new_log.write_text(json.dumps(line("b1", credit=False)) + "\n")
+    ingested: list[subprocess.CompletedProcess[str]] = []
+    with receiver() as hook:
+        hook.answers = [Answer(200, during=lambda: ingested.append(
+            lanelog("ingest", str(new_log), "--db", str(db), "--wait", "0")))]
+        done = lanelog("check", "--db", str(db), "--notify", hook.url)
+    assert done.returncode == 1, done.stderr
+    assert len(ingested) == 1 and ingested[0].returncode == 0, ingested[0].stderr
+    assert marks(db) == [("attempt:a1", digest(hook.url))]
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM attempts WHERE attempt_id = 'b1'").fetchone() == (1,)
+
+
+def test_a_send_that_cannot_be_marked_is_an_error_and_sent_again(make_db) -> None:
+    db = make_db([line("a1")])
+    held: list[duckdb.DuckDBPyConnection] = []
+    with receiver() as hook:
+        hook.answers = [Answer(200, during=lambda: held.append(duckdb.connect(str(db)))), Answer(200)]
+        locked = lanelog("check", "--db", str(db), "--notify", hook.url, "--wait", "0")
+        held[0].close()
+        assert locked.returncode == 2
+        assert "but not recorded" in locked.stderr and "the next run sends it again" in locked.stderr
+        assert "XyZsecretToken42" not in locked.stderr
+        assert marks(db) == []
+        again = lanelog("check", "--db", str(db), "--notify", hook.url)
+    assert again.returncode == 1, again.stderr
+    assert len(hook.posts) == 2
+    assert marks(db) == [("attempt:a1", digest(hook.url))]
+
+
 def test_a_refused_connection_is_an_error(make_db) -> None:
     db = make_db([line("a1")])
     url = refused_url()
