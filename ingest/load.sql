@@ -54,26 +54,8 @@ WITH parsed AS (
            json_str(j_probe) AS probe,
            py_truthy(j_quarantine) AS quarantined,
            py_truthy(j_merge_credit) AS has_credit,
-           -- usage: {property id: {input_tokens, output_tokens, cost, currency, model}}, one
-           -- entry per key (an empty object, or one with a repeated key, is no usage).  A
-           -- figure is kept when it is a finite number >= 0; a cost only with its currency.
-           CASE WHEN ord(CAST(j_usage AS VARCHAR)) = 123 AND CAST(j_usage AS VARCHAR) <> '{}' THEN try(list_transform(
-               map_entries(CAST(j_usage AS MAP(VARCHAR, JSON))),
-               lambda e: {
-                   'property': e.key,
-                   'input_tokens': CASE WHEN json_num(json_extract(e.value, '$.input_tokens')) >= 0
-                                         AND isfinite(json_num(json_extract(e.value, '$.input_tokens')))
-                                        THEN json_num(json_extract(e.value, '$.input_tokens')) END,
-                   'output_tokens': CASE WHEN json_num(json_extract(e.value, '$.output_tokens')) >= 0
-                                          AND isfinite(json_num(json_extract(e.value, '$.output_tokens')))
-                                         THEN json_num(json_extract(e.value, '$.output_tokens')) END,
-                   'cost': CASE WHEN json_num(json_extract(e.value, '$.cost')) >= 0
-                                 AND isfinite(json_num(json_extract(e.value, '$.cost')))
-                                 AND json_str(json_extract(e.value, '$.currency')) IS NOT NULL
-                                THEN json_num(json_extract(e.value, '$.cost')) END,
-                   'currency': json_str(json_extract(e.value, '$.currency')),
-                   'model': json_str(json_extract(e.value, '$.model'))
-               })) END AS usage,
+           -- usage: the line's `usage` typed by schema.sql's lane_usage.
+           lane_usage(j_usage) AS usage,
            -- The shadow's fields, parsed only on a line whose shadow is an object (rare):
            -- the other lines pay one ord() for it.
            CASE WHEN ord(j_shadow) = 123 THEN json_transform(j_shadow,

@@ -228,12 +228,13 @@ def _create_schema(con: duckdb.DuckDBPyConnection) -> None:
 def _upgrade(con: duckdb.DuckDBPyConnection, found: int) -> None:
     """Run store/upgrade.sql's steps from version `found` to SCHEMA_VERSION in one transaction."""
     with transaction(con):
+        # The schema first (every statement of it is CREATE ... IF NOT EXISTS or CREATE OR
+        # REPLACE): the tables new since `found` in their newest shape, and this version's
+        # macros, which the steps use and the next ingest reads ts by (a database keeps the
+        # macros it was made with).  The steps then change what exists.
+        statements()["create_schema"].run(con)
         for version in range(found + 1, SCHEMA_VERSION + 1):
             statements()[f"upgrade_to_{version}"].run(con)
-        # A database keeps the macros it was made with: write this version's again (every
-        # statement of the schema is CREATE ... IF NOT EXISTS or CREATE OR REPLACE), so the
-        # next ingest reads ts by this version's rules.
-        statements()["create_schema"].run(con)
         statements()["record_upgrade"].run(con, version=str(SCHEMA_VERSION), by=f"lanelog {__version__}")
 
 

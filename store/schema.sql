@@ -227,6 +227,30 @@ CREATE OR REPLACE MACRO json_valid_rfc(t) AS CASE
             '(?:^|[,:\[])[ \t\r]*-?(?:[nN][aA]|[iI])|,[ \t\r]*[\]}]')
     ELSE true END;
 
+-- A line's `usage` as a list of structs: {property id: {input_tokens, output_tokens,
+-- cost, currency, model}}, one entry per key (an empty object, one with a repeated key,
+-- or any other JSON is no usage: NULL).  A figure is kept when it is a finite number
+-- >= 0; a cost only with its currency.  Ingest (load.sql) and the upgrade to version 3
+-- (upgrade.sql) both read usage by this one rule.
+CREATE OR REPLACE MACRO lane_usage(j_usage) AS
+    CASE WHEN ord(CAST(j_usage AS VARCHAR)) = 123 AND CAST(j_usage AS VARCHAR) <> '{}' THEN try(list_transform(
+        map_entries(CAST(j_usage AS MAP(VARCHAR, JSON))),
+        lambda e: {
+            'property': e.key,
+            'input_tokens': CASE WHEN json_num(json_extract(e.value, '$.input_tokens')) >= 0
+                                  AND isfinite(json_num(json_extract(e.value, '$.input_tokens')))
+                                 THEN json_num(json_extract(e.value, '$.input_tokens')) END,
+            'output_tokens': CASE WHEN json_num(json_extract(e.value, '$.output_tokens')) >= 0
+                                   AND isfinite(json_num(json_extract(e.value, '$.output_tokens')))
+                                  THEN json_num(json_extract(e.value, '$.output_tokens')) END,
+            'cost': CASE WHEN json_num(json_extract(e.value, '$.cost')) >= 0
+                          AND isfinite(json_num(json_extract(e.value, '$.cost')))
+                          AND json_str(json_extract(e.value, '$.currency')) IS NOT NULL
+                         THEN json_num(json_extract(e.value, '$.cost')) END,
+            'currency': json_str(json_extract(e.value, '$.currency')),
+            'model': json_str(json_extract(e.value, '$.model'))
+        })) END;
+
 -- Week = the Monday of the ISO week of a UTC timestamp; NULL stays NULL (undated).
 CREATE OR REPLACE MACRO lane_week(ts) AS CAST(date_trunc('week', ts) AS DATE);
 

@@ -5,55 +5,24 @@
 -- transaction with the new version number, on a read-write open (`lanelog ingest`,
 -- `replay --db`, `demo`); a read-only open of an older database (`report`, `check`,
 -- the dashboard) refuses it and names `lanelog ingest LANE_LOG --db FILE` to run.
--- A block is written once and never edited afterwards: a change to the schema
--- goes into schema.sql and into the block of the version it lands in.
+-- Before the steps, open_db runs schema.sql's create_schema (every statement in it is
+-- CREATE ... IF NOT EXISTS or CREATE OR REPLACE): a table new in a version is made
+-- there, in its newest shape, and the macros are this version's, so a step only
+-- changes what exists (columns, rows) and may use any macro of schema.sql.  A block
+-- is written once and never edited after it ships: a change to the schema goes into
+-- schema.sql and into the block of the version it lands in.
 
 -- name: upgrade_to_3
--- Version 3: the replay tables, which version 2 made on the first `replay --db`,
--- become part of the schema (so a database that has them keeps them, rows and all);
--- objects_read, the object-store ingest's shortcut past objects listed unchanged;
--- alerts_sent, the credit bugs `check --notify` delivered, is new (and empty);
--- attempts gains the shadow columns, filled from the lines stored before.
--- params:
-CREATE TABLE IF NOT EXISTS objects_read (
-    url VARCHAR PRIMARY KEY,
-    etag VARCHAR NOT NULL,
-    size BIGINT NOT NULL,
-    last_read TIMESTAMP NOT NULL
-);
-CREATE TABLE IF NOT EXISTS replays (
-    replay_id INTEGER PRIMARY KEY,
-    made TIMESTAMP NOT NULL,
-    checkout VARCHAR NOT NULL,
-    candidate VARCHAR NOT NULL,
-    baseline VARCHAR NOT NULL,
-    source VARCHAR NOT NULL,
-    patches INTEGER NOT NULL,
-    skipped INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS replay_patches (
-    replay_id INTEGER NOT NULL,
-    seq INTEGER NOT NULL,
-    base VARCHAR NOT NULL,
-    head VARCHAR NOT NULL,
-    day DATE NOT NULL,
-    week DATE NOT NULL,
-    subject VARCHAR,
-    baseline_probe VARCHAR NOT NULL,
-    baseline_reasons VARCHAR[] NOT NULL,
-    baseline_units DOUBLE NOT NULL,
-    baseline_armed BOOLEAN NOT NULL,
-    candidate_probe VARCHAR NOT NULL,
-    candidate_reasons VARCHAR[] NOT NULL,
-    candidate_units DOUBLE NOT NULL,
-    candidate_armed BOOLEAN NOT NULL,
-    PRIMARY KEY (replay_id, seq)
-);
--- Version 3 too: what the property runs' model calls used (the line's optional `usage`),
+-- Version 3's new tables (made by create_schema before this step): the replay tables,
+-- which version 2 made on the first `replay --db` (a database that has them keeps them,
+-- rows and all); objects_read, the object-store ingest's shortcut past objects listed
+-- unchanged; alerts_sent, the credit bugs `check --notify` delivered (new, and empty).
+-- This step: what the property runs' model calls used (the line's optional `usage`),
 -- as the attempts columns usage, input_tokens, output_tokens, cost and currency, filled
--- from each stored line's raw JSON by the rules of load.sql's attempt_rows (a line stored
+-- from each stored line's raw JSON by lane_usage, as ingest reads it (a line stored
 -- before has its usage in raw only), and a usage that is not an object named among the
--- line's type anomalies, as ingest names it.
+-- line's type anomalies, as ingest names it; then the shadow columns, the same way.
+-- params:
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS usage STRUCT(property VARCHAR, input_tokens DOUBLE,
     output_tokens DOUBLE, cost DOUBLE, currency VARCHAR, model VARCHAR)[];
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS input_tokens DOUBLE;
@@ -63,23 +32,7 @@ ALTER TABLE attempts ADD COLUMN IF NOT EXISTS currency VARCHAR;
 UPDATE attempts SET usage = parsed.usage
 FROM (
     SELECT source_id, line_no, j_usage,
-           CASE WHEN ord(CAST(j_usage AS VARCHAR)) = 123 AND CAST(j_usage AS VARCHAR) <> '{}' THEN try(list_transform(
-               map_entries(CAST(j_usage AS MAP(VARCHAR, JSON))),
-               lambda e: {
-                   'property': e.key,
-                   'input_tokens': CASE WHEN json_num(json_extract(e.value, '$.input_tokens')) >= 0
-                                         AND isfinite(json_num(json_extract(e.value, '$.input_tokens')))
-                                        THEN json_num(json_extract(e.value, '$.input_tokens')) END,
-                   'output_tokens': CASE WHEN json_num(json_extract(e.value, '$.output_tokens')) >= 0
-                                          AND isfinite(json_num(json_extract(e.value, '$.output_tokens')))
-                                         THEN json_num(json_extract(e.value, '$.output_tokens')) END,
-                   'cost': CASE WHEN json_num(json_extract(e.value, '$.cost')) >= 0
-                                 AND isfinite(json_num(json_extract(e.value, '$.cost')))
-                                 AND json_str(json_extract(e.value, '$.currency')) IS NOT NULL
-                                THEN json_num(json_extract(e.value, '$.cost')) END,
-                   'currency': json_str(json_extract(e.value, '$.currency')),
-                   'model': json_str(json_extract(e.value, '$.model'))
-               })) END AS usage
+           lane_usage(j_usage) AS usage
     FROM (SELECT source_id, line_no, try(json_extract(raw, '$.usage')) AS j_usage
           FROM attempts WHERE contains(raw, '"usage"')) AS lines
 ) AS parsed
@@ -96,12 +49,6 @@ WHERE usage IS NOT NULL;
 UPDATE attempts SET type_anomalies = list_append(type_anomalies, 'usage')
 WHERE contains(raw, '"usage"') AND ord(CAST(try(json_extract(raw, '$.usage')) AS VARCHAR)) NOT IN (110, 123)
   AND NOT list_contains(type_anomalies, 'usage');
-CREATE TABLE IF NOT EXISTS alerts_sent (
-    bug_key VARCHAR NOT NULL,
-    receiver VARCHAR NOT NULL,
-    sent_at TIMESTAMP NOT NULL,
-    PRIMARY KEY (bug_key, receiver)
-);
 -- The line's `shadow` object (`route --shadow`), typed as load.sql's attempt_rows types it,
 -- filled from each stored line's raw JSON (a line stored before has its shadow in raw
 -- only), and a shadow of the wrong type named among the line's type anomalies.
@@ -134,7 +81,7 @@ FROM (
 WHERE attempts.source_id = parsed.source_id AND attempts.line_no = parsed.line_no;
 -- The supported ts range (schema.sql, lane_ts_in_range): an attempt that version 2
 -- dated outside 1970-01-01 up to 2200-01-01 UTC becomes undated, kept and counted,
--- as a new ingest leaves it.  (The ts macros themselves are written again from
--- schema.sql after the steps: see _upgrade in db.py.)
+-- as a new ingest leaves it.  (The ts macros themselves are this version's: create_schema
+-- ran first.)
 UPDATE attempts SET ts = NULL, week = NULL
 WHERE ts < TIMESTAMP '1970-01-01' OR ts >= TIMESTAMP '2200-01-01';
