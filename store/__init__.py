@@ -8,8 +8,9 @@ as a Parquet lake (docs/lake.md) and open_lake reads one back as DuckDB views.
 Ingest, queries, the dashboard, replay and the demo reach DuckDB only through here.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from lanelog.lazy import lazy_attributes
 
 # Each name is imported from its module when first used: a command that only opens
 # the database (`lanelog report`) does not import pyarrow, the lake writer's.
@@ -28,20 +29,7 @@ if TYPE_CHECKING:
     from lanelog.store.lakefs import LAKE_SCHEMA_VERSION, UNDATED
 
 
-def __getattr__(name: str) -> Any:
-    """A public name from its module, or a submodule (lanelog.store.replays) by its name."""
-    home = _HOMES.get(name)
-    if home is not None:
-        value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-        globals()[name] = value
-        return value
-    try:
-        return importlib.import_module(f"{__name__}.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{__name__}.{name}":
-            raise
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-
+__getattr__ = lazy_attributes(__name__, _HOMES)
 
 __all__ = [
     "LAKE_SCHEMA_VERSION",
