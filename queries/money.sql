@@ -25,9 +25,12 @@ WITH scoped AS (
            CASE WHEN armed THEN cost END AS cost,
            CASE WHEN armed AND cost IS NOT NULL THEN currency END AS currency
     FROM in_scope($since, $until, $repo)
-), weeks AS (
+), groups AS (
+    -- Each week and the total in one pass: grouping(week) tells the total row from the
+    -- undated week, whose week is NULL too.
     SELECT
         week,
+        grouping(week) = 1 AS is_total,
         count(*) AS attempts,
         coalesce(sum(CASE WHEN is_reject THEN 1 ELSE 0 END), 0) AS probe_rejects,
         coalesce(sum(CASE WHEN armed THEN 1 ELSE 0 END), 0) AS calls_armed,
@@ -41,53 +44,29 @@ WITH scoped AS (
         sum(CASE WHEN cost IS NOT NULL THEN spent_units ELSE 0 END) AS units_priced,
         coalesce(sum(spent_units), 0) AS units
     FROM scoped
-    GROUP BY week
+    GROUP BY GROUPING SETS ((week), ())
 ), priced AS (
-    SELECT week, attempts, probe_rejects, calls_armed, units, calls_with_usage, calls_priced,
+    SELECT week, is_total, attempts, probe_rejects, calls_armed, units, calls_with_usage, calls_priced,
            input_tokens, output_tokens, units_priced,
            CASE WHEN currencies = 1 THEN first_currency END AS currency,
            CASE WHEN currencies = 1 THEN cost_sum END AS cost,
-           CASE WHEN currencies = 1 THEN cost_sum / calls_priced END AS cost_per_armed_call
-    FROM weeks
-), totals AS (
-    SELECT
-        count(*) AS attempts,
-        coalesce(sum(CASE WHEN is_reject THEN 1 ELSE 0 END), 0) AS probe_rejects,
-        coalesce(sum(CASE WHEN armed THEN 1 ELSE 0 END), 0) AS calls_armed,
-        coalesce(sum(CASE WHEN usage IS NOT NULL THEN 1 ELSE 0 END), 0) AS calls_with_usage,
-        coalesce(sum(CASE WHEN cost IS NOT NULL THEN 1 ELSE 0 END), 0) AS calls_priced,
-        sum(input_tokens) AS input_tokens,
-        sum(output_tokens) AS output_tokens,
-        count(DISTINCT currency) AS currencies,
-        min(currency) AS first_currency,
-        sum(cost) AS cost_sum,
-        sum(CASE WHEN cost IS NOT NULL THEN spent_units ELSE 0 END) AS units_priced,
-        coalesce(sum(spent_units), 0) AS units
-    FROM scoped
+           CASE WHEN currencies = 1 THEN cost_sum / nullif(calls_priced, 0) END AS cost_per_armed_call
+    FROM groups
 ), avoided AS (
     -- A week with probe rejects and no cost per armed call leaves the total unknown.
     SELECT CASE WHEN sum(CASE WHEN probe_rejects > 0 AND cost_per_armed_call IS NULL THEN 1 ELSE 0 END) = 0
                      AND count(DISTINCT currency) = 1
                 THEN sum(probe_rejects * cost_per_armed_call) END AS estimate
     FROM priced
-    WHERE probe_rejects > 0 OR cost_per_armed_call IS NOT NULL
+    WHERE NOT is_total AND (probe_rejects > 0 OR cost_per_armed_call IS NOT NULL)
 )
 SELECT week, attempts, probe_rejects, calls_armed, units, calls_with_usage, calls_priced,
        input_tokens, output_tokens, currency, cost, cost_per_armed_call,
        cost / nullif(units_priced, 0) AS cost_per_unit,
-       probe_rejects * cost_per_armed_call AS spend_avoided_estimate,
-       false AS is_total
+       CASE WHEN NOT is_total THEN probe_rejects * cost_per_armed_call
+            WHEN currency IS NOT NULL THEN (SELECT estimate FROM avoided) END AS spend_avoided_estimate,
+       is_total
 FROM priced
-UNION ALL
-SELECT NULL AS week, attempts, probe_rejects, calls_armed, units, calls_with_usage, calls_priced,
-       input_tokens, output_tokens,
-       CASE WHEN currencies = 1 THEN first_currency END AS currency,
-       CASE WHEN currencies = 1 THEN cost_sum END AS cost,
-       CASE WHEN currencies = 1 THEN cost_sum / nullif(calls_priced, 0) END AS cost_per_armed_call,
-       CASE WHEN currencies = 1 THEN cost_sum / nullif(units_priced, 0) END AS cost_per_unit,
-       CASE WHEN currencies = 1 THEN (SELECT estimate FROM avoided) END AS spend_avoided_estimate,
-       true AS is_total
-FROM totals
 ORDER BY is_total, week NULLS LAST
 
 -- name: money_by_property

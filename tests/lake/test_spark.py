@@ -84,10 +84,14 @@ def test_an_empty_lake_still_has_its_total_row_on_spark(spark: Any, tmp_path: Pa
     try:
         store.export_lake(con, tmp_path / "lake")
         expected = queries.report(con)
+        money = queries.money(con)
     finally:
         con.close()
     assert expected["totals"]["attempts"] == 0
     assert queries.report(on_spark(spark, tmp_path / "lake")) == expected
+    # The money's total row comes from a grouping set with no group: on no rows, still one row.
+    assert money["totals"]["calls_armed"] == 0 and money["totals"]["cost"] is None
+    assert queries.money(on_spark(spark, tmp_path / "lake")) == money
 
 
 def test_the_spark_sql_is_generated_from_the_sql_files() -> None:
