@@ -17,15 +17,13 @@ from PIL import Image
 from lanelog.dashboard.charts import labelled
 from lanelog.queries import Comparison, label
 from lanelog.reasons import REASONS, kind
+from lanelog.spreadsheet import defused
 
 # The overview's metrics, in the order of the report's JSON keys, in the report's words.
 # Patch rejects, not all probe rejects, beside armed calls: a setup reject says CI is
 # broken, and the overview flags those apart.
 METRICS = [(key, label(key, title=True))
            for key in ("attempts", "patch_rejects", "calls_armed", "credit_bugs", "units")]
-# A spreadsheet runs a cell that starts with one of these as a formula.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-LINE_BREAK = re.compile(r"(\r\n|\r|\n)")
 
 
 def favicon() -> Image.Image:
@@ -284,21 +282,6 @@ def flat(frame: pd.DataFrame) -> pd.DataFrame:
                 for value in out[column]
             ]
     return out
-
-
-def defused(value: str) -> str:
-    """A text cell a spreadsheet shows as text: every line that starts like a formula gets a `'`.
-
-    A spreadsheet starts a new row at a carriage return or line feed inside a field,
-    so a formula after any line break is as live as one at the start.
-    """
-    parts = LINE_BREAK.split(value)  # text, break, text, break, ...: texts at even places
-    out = "".join(
-        f"'{part}" if index % 2 == 0 and part.startswith(FORMULA_STARTS) else part
-        for index, part in enumerate(parts)
-    )
-    # A field that starts with a line break starts with a formula character itself.
-    return "'" + out if value.startswith(FORMULA_STARTS) and not out.startswith("'") else out
 
 
 def csv_bytes(frame: pd.DataFrame) -> bytes:

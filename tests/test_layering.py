@@ -32,12 +32,13 @@ FOLDERS = {
 # of the project; store's SQL-file loader sits on the errors alone; store is the
 # one door to storage below ingest, queries and the dashboard; the CLI (cli,
 # commands, __main__) and the demo sit on top.
-LEAVES = {"lanelog", "lanelog.errors", "lanelog.lazy", "lanelog.reasons"}
+LEAVES = {"lanelog", "lanelog.errors", "lanelog.lazy", "lanelog.reasons", "lanelog.spreadsheet"}
 STORE = {"lanelog.store", "lanelog.store.sqlfile"}
 MAY_IMPORT = {
     "lanelog": set(),
     "lanelog.errors": set(),
     "lanelog.lazy": set(),
+    "lanelog.spreadsheet": set(),
     "lanelog.reasons": set(),
     "lanelog.store.sqlfile": {"lanelog.errors"},
     "lanelog.router": LEAVES,
@@ -58,6 +59,7 @@ NEVER = {
     "lanelog.errors": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.reasons": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.lazy": ["click", "streamlit", "duckdb", "pandas"],
+    "lanelog.spreadsheet": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.store.sqlfile": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.router": ["click", "streamlit", "altair", "pandas", "duckdb", "pyarrow"],
     "lanelog.alerts": ["click", "streamlit", "altair", "pandas", "duckdb", "pyarrow"],

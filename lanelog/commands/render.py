@@ -17,6 +17,7 @@ from typing import Any
 
 from lanelog.queries import FIGURES, LABELS, Filters, compare_latest
 from lanelog.reasons import kind
+from lanelog.spreadsheet import defused
 
 HEADINGS = LABELS
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -126,13 +127,35 @@ def _shadow_markdown(report: dict[str, Any]) -> list[str]:
     return out
 
 
+# The money columns of the CSV (queries/money.sql), after the figures', per week.
+CSV_MONEY = ("calls_with_usage", "calls_priced", "input_tokens", "output_tokens", "cost", "currency",
+             "cost_per_armed_call", "spend_avoided_estimate")
+# The shadow columns, present only when a line in scope has a shadow (as the other formats'
+# shadow section is): the live figures of the shadowed attempts beside the shadow's.
+CSV_SHADOW = {"attempts": "shadow_attempts", "probe_rejects": "shadow_live_probe_rejects",
+              "shadow_probe_rejects": "shadow_probe_rejects", "calls_armed": "shadow_live_calls_armed",
+              "shadow_calls_armed": "shadow_calls_armed", "flips": "shadow_flips"}
+
+
 def csv_text(report: dict[str, Any]) -> str:
-    """One CSV row per week (the undated bucket has an empty week); no total row."""
+    """One CSV row per week (the undated bucket has an empty week); no total row.
+
+    The figures' columns, then the money's, then (with a shadow in scope) the shadow's;
+    a figure nobody recorded is an empty cell, and a text cell (a currency, from the
+    logs) is defused so a spreadsheet never runs it as a formula.
+    """
+    money = {week["week"]: week for week in report.get("money", {}).get("weeks", [])}
+    shadow = {week["week"]: week for week in report["shadow"]["weeks"]} if "shadow" in report else None
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(HEADINGS)
+    writer.writerow([*HEADINGS, *CSV_MONEY, *(CSV_SHADOW.values() if shadow is not None else ())])
     for week in report["weeks"]:
-        writer.writerow(["" if week[key] is None else week[key] for key in HEADINGS])
+        cells = [week[key] for key in HEADINGS]
+        cells += [money.get(week["week"], {}).get(key) for key in CSV_MONEY]
+        if shadow is not None:
+            cells += [shadow.get(week["week"], {}).get(key) for key in CSV_SHADOW]
+        writer.writerow(["" if cell is None else defused(cell) if isinstance(cell, str) else cell
+                         for cell in cells])
     return buffer.getvalue().rstrip("\n")
 
 

@@ -130,8 +130,7 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
     filters = Filters.parse(since, until, _repo_filter(repo, old_repo))
     with _database(db, logs, wait, lake, engine, spark_master) as con:
         figures = queries.report(con, filters)
-        if fmt != "csv":
-            figures["money"] = queries.money(con, filters)
+        figures["money"] = queries.money(con, filters)
         if fmt == "markdown":
             credit_bugs = queries.records(con, "credit_bug_rows", filters)
             reasons = queries.records(con, "reject_reasons", filters)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import subprocess
 import sys
@@ -141,9 +143,11 @@ def test_report_table_csv_and_markdown() -> None:
 
     csv_lines = run("report", REVIEW, "--format", "csv").stdout.splitlines()
     assert csv_lines[0] == ("week,attempts,probe_rejects,setup_rejects,patch_rejects,calls_armed,credit_bugs,"
-                            "quarantined,units,armed_per_reject")
-    assert csv_lines[1:] == ["2026-10-05,2,1,0,1,1,0,0,1,1.0", "2026-10-12,2,0,0,0,1,1,2,2,",
-                             "2026-12-28,2,1,0,1,1,0,0,3,1.0", ",1,0,0,0,1,0,0,1,"]
+                            "quarantined,units,armed_per_reject,calls_with_usage,calls_priced,input_tokens,"
+                            "output_tokens,cost,currency,cost_per_armed_call,spend_avoided_estimate")
+    # No line records a usage: the money's counts are 0 and its sums empty, never 0.
+    assert csv_lines[1:] == ["2026-10-05,2,1,0,1,1,0,0,1,1.0,0,0,,,,,,", "2026-10-12,2,0,0,0,1,1,2,2,,0,0,,,,,,",
+                             "2026-12-28,2,1,0,1,1,0,0,3,1.0,0,0,,,,,,", ",1,0,0,0,1,0,0,1,,0,0,,,,,,"]
 
     review = run("report", REVIEW, "--format", "markdown").stdout
     assert "| 2026-10-12 | 2 | 0 | 0 | 0 | 1 | 1 | 2 | 2 | - |" in review
@@ -480,3 +484,31 @@ def test_repo_name_filters_and_the_old_repo_flag_still_works_with_a_note(command
     both = run(command, REVIEW, "--repo-name", "api", "--repo", "svc")
     assert both.exit_code == 2
     assert "--repo-name and the deprecated --repo name different repositories" in both.stderr
+
+
+def test_report_csv_carries_the_money_and_the_shadow_per_week(tmp_path: Path) -> None:
+    def attempt(n: int, week: str, **fields: object) -> str:
+        return json.dumps({"attempt_id": f"m{n}", "ts": f"{week}T10:00:00Z", "repo": "svc", "probe": "pass",
+                           "model_call_allowed": True, "units": 2, "properties": ["p1"], **fields})
+
+    usage = {"p1": {"input_tokens": 1000, "output_tokens": 10, "cost": 0.25, "currency": "USD"}}
+    shadow = {"probe": "reject", "reasons": ["line_cap"], "units": 0, "model_call_allowed": False,
+              "policy_sha256": "ab" * 32}
+    log = tmp_path / "lane-log.jsonl"
+    log.write_text("\n".join([
+        attempt(1, "2026-10-05", usage=usage, shadow=shadow),
+        attempt(2, "2026-10-05", usage=usage),
+        attempt(3, "2026-10-12", usage={"p1": {"cost": 1.5, "currency": "=HYPERLINK(\"https://evil.example\")"}}),
+        attempt(4, "2026-10-12", probe="reject", model_call_allowed=False, units=0),
+    ]) + "\n")
+    rows = list(csv.DictReader(io.StringIO(run("report", log, "--format", "csv").stdout)))
+    assert [row["week"] for row in rows] == ["2026-10-05", "2026-10-12"]
+    first, second = rows
+    assert (first["calls_priced"], first["input_tokens"], first["output_tokens"]) == ("2", "2000", "20")
+    assert (first["cost"], first["currency"], first["cost_per_armed_call"]) == ("0.5", "USD", "0.25")
+    assert (first["shadow_attempts"], first["shadow_live_probe_rejects"], first["shadow_probe_rejects"],
+            first["shadow_flips"]) == ("1", "0", "1", "1")
+    # A currency from the log is text a spreadsheet shows, never a formula it runs.
+    assert second["currency"] == "'=HYPERLINK(\"https://evil.example\")"
+    assert (second["cost"], second["spend_avoided_estimate"], second["input_tokens"]) == ("1.5", "1.5", "")
+    assert second["shadow_attempts"] == ""  # no shadowed attempt that week
