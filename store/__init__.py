@@ -16,14 +16,23 @@ from lanelog.lazy import lazy_attributes
 # the database (`lanelog report`) does not import pyarrow, the lake writer's.
 _HOMES = {
     "SCHEMA_VERSION": "db", "default_db_path": "db", "open_db": "db", "open_memory": "db",
-    "put_meta": "db", "read_meta": "db", "stored_logs": "db",
+    "peek_db": "db", "put_meta": "db", "read_meta": "db", "stored_logs": "db",
     "ExportSummary": "export", "export_lake": "export", "lake_schemas": "export",
     "lake_files": "lake", "lake_stamp": "lake", "open_lake": "lake",
     "LAKE_SCHEMA_VERSION": "lakefs", "UNDATED": "lakefs",
 }
 
 if TYPE_CHECKING:
-    from lanelog.store.db import SCHEMA_VERSION, default_db_path, open_db, open_memory, put_meta, read_meta, stored_logs
+    from lanelog.store.db import (
+        SCHEMA_VERSION,
+        default_db_path,
+        open_db,
+        open_memory,
+        peek_db,
+        put_meta,
+        read_meta,
+        stored_logs,
+    )
     from lanelog.store.export import ExportSummary, export_lake, lake_schemas
     from lanelog.store.lake import lake_files, lake_stamp, open_lake
     from lanelog.store.lakefs import LAKE_SCHEMA_VERSION, UNDATED
@@ -44,6 +53,7 @@ __all__ = [
     "open_db",
     "open_lake",
     "open_memory",
+    "peek_db",
     "put_meta",
     "read_meta",
     "stored_logs",

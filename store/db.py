@@ -105,6 +105,31 @@ def open_db(
     return con
 
 
+def peek_db(path: str | os.PathLike[str], *, wait: float = 60.0) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """lanelog_meta and the stored logs (fingerprint, path) of the database at path, read-only.
+
+    Unlike a read-only open_db, a database of an earlier schema version is read as it is
+    (lanelog_meta and sources have kept their shape since version 1), not refused: the
+    demo asks whether it made a file before deciding to rebuild it.  Raises as open_db
+    does, and SchemaMismatch when the file is no lanelog database.
+    """
+    path = Path(path)
+    found = sniff.what_is(path)
+    if found is not None:
+        raise NotADatabase(f"cannot open the database {path}: {found}")
+    if not path.exists():
+        raise IngestError(f"no database at {path}")
+    con = _connect_waiting(path, read_only=True, wait=wait)
+    try:
+        _prepare(con)
+        _check_file_backed(con, path)
+        if _schema_version(con) is None:
+            raise SchemaMismatch(f"{path} is not a lanelog database (it has no lanelog_meta table)")
+        return read_meta(con), stored_logs(con)
+    finally:
+        con.close()
+
+
 def _check_writable(path: Path) -> None:
     """Refuse a write that could only fail at its first COMMIT: DuckDB writes the
     file and a write-ahead log beside it (path.wal), so both the file and its

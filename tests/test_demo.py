@@ -105,6 +105,36 @@ def test_demo_run_again_rebuilds_its_own_database(tmp_path: Path) -> None:
     assert json.loads(report.stdout)["totals"]["attempts"] == second["attempts"] == first["attempts"]
 
 
+def test_a_demo_database_of_an_earlier_schema_is_rebuilt_and_a_user_one_is_not(tmp_path: Path) -> None:
+    import shutil
+
+    import duckdb
+
+    fixture = Path(__file__).parent / "store" / "data" / "v2.duckdb"
+    demo_v2, user_v2 = tmp_path / "demo-v2.duckdb", tmp_path / "user-v2.duckdb"
+    shutil.copyfile(fixture, demo_v2)
+    shutil.copyfile(fixture, user_v2)
+    with duckdb.connect(str(demo_v2)) as con:  # as an earlier lanelog's demo left it
+        fingerprints = [row[0] for row in con.execute("SELECT fingerprint FROM sources").fetchall()]
+        con.execute("INSERT INTO lanelog_meta VALUES ('made_by', 'lanelog demo'), ('demo_logs', ?)",
+                    [json.dumps(fingerprints)])
+    user_before = user_v2.read_bytes()
+
+    def demo(db: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "lanelog", "demo", "--db", str(db), "--weeks", "1",
+                               "--format", "json"], capture_output=True, text=True, timeout=300)
+
+    rebuilt = demo(demo_v2)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    with duckdb.connect(str(demo_v2), read_only=True) as con:
+        assert con.execute("SELECT value FROM lanelog_meta WHERE key = 'schema_version'").fetchone() == ("3",)
+        assert con.execute("SELECT count(*) FROM attempts").fetchone() == (json.loads(rebuilt.stdout)["attempts"],)
+    refused = demo(user_v2)
+    assert refused.returncode == 2
+    assert f"Error: {user_v2} already exists and was not made by the demo; keep it" in refused.stderr
+    assert user_v2.read_bytes() == user_before
+
+
 def test_the_set_up_command_twice_keeps_what_the_user_ingested_in_between(tmp_path: Path) -> None:
     db = tmp_path / "lanelog.duckdb"
     demo = [sys.executable, "-m", "lanelog", "demo", "--db", str(db), "--weeks", "1", "--format", "json"]

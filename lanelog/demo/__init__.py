@@ -168,14 +168,10 @@ def _check_demo_may_rebuild(db: Path) -> None:
            f"with `lanelog dashboard --db {shlex.quote(str(db))}`, or discard it with "
            f"`lanelog demo --db {shlex.quote(str(db))} --replace`")
     try:
-        con = store.open_db(db, read_only=True, wait=5.0)
+        # Read as it is: a demo database an earlier lanelog made (an older schema) is still ours.
+        meta, logs = store.peek_db(db, wait=5.0)
     except LanelogError:
         raise DemoError(f"{db} already exists and is not a database the demo made; {how}") from None
-    try:
-        meta = store.read_meta(con)
-        logs = store.stored_logs(con)
-    finally:
-        con.close()
     if meta.get("made_by") != MADE_BY:
         raise DemoError(f"{db} already exists and was not made by the demo; {how}")
     ours = set(json.loads(meta.get("demo_logs") or "[]"))
