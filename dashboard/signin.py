@@ -1,6 +1,7 @@
 """Sign-in for a shared dashboard: the `--auth FILE` settings and the secrets the page process reads.
 
-The file (TOML) names an OpenID Connect provider and who may look::
+The file (TOML) names an OpenID Connect provider and who may look (or it is a
+Streamlit secrets file holding the same: see load_auth)::
 
     server_metadata_url = "https://accounts.example.com/.well-known/openid-configuration"
     client_id = "lanelog-dashboard"
@@ -87,35 +88,76 @@ def _http_url(path: Path, key: str, value: str, *, https_unless_loopback: bool) 
     return value
 
 
+AUTH_KEYS = ("server_metadata_url", "client_id", "client_secret", "redirect_uri", "cookie_secret")
+
+
 def load_auth(path: Path) -> AuthSettings:
-    """Read and check `--auth FILE`; a bad file names itself, its line or its key."""
+    """Read and check `--auth FILE`; a bad file names itself, its line or its key.
+
+    The file is lanelog's (the keys at the top level), or a Streamlit secrets file
+    (`.streamlit/secrets.toml`): the provider in its [auth] section, as st.login reads
+    it, and allow, writers and session_hours in a [lanelog_access] section.
+    """
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise DashboardError(f"cannot read --auth file {path}: {error.strerror or error}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise DashboardError(f"{path} is not TOML: {error}") from None
-    unknown = sorted(set(raw) - set(REQUIRED) - set(OPTIONAL))
-    if unknown:
-        raise DashboardError(f"{path}: unknown key(s) {', '.join(unknown)}; known: "
-                             f"{', '.join(REQUIRED + OPTIONAL)}")
-    missing = [key for key in REQUIRED if key not in raw]
+    if isinstance(raw.get("auth"), dict):
+        raw, names = _from_streamlit_secrets(path, raw)
+    else:
+        unknown = sorted(set(raw) - set(REQUIRED) - set(OPTIONAL))
+        if unknown:
+            raise DashboardError(f"{path}: unknown key(s) {', '.join(unknown)}; known: "
+                                 f"{', '.join(REQUIRED + OPTIONAL)}")
+        names = {key: key for key in REQUIRED + OPTIONAL}
+    missing = [names[key] for key in REQUIRED if key not in raw]
     if missing:
         raise DashboardError(f"{path}: missing key(s) {', '.join(missing)}")
-    texts = {key: _text(path, key, raw[key]) for key in REQUIRED if key != "allow"}
-    _http_url(path, "server_metadata_url", texts["server_metadata_url"], https_unless_loopback=True)
-    _http_url(path, "redirect_uri", texts["redirect_uri"], https_unless_loopback=True)
+    texts = {key: _text(path, names[key], raw[key]) for key in REQUIRED if key != "allow"}
+    _http_url(path, names["server_metadata_url"], texts["server_metadata_url"], https_unless_loopback=True)
+    _http_url(path, names["redirect_uri"], texts["redirect_uri"], https_unless_loopback=True)
     if not urlsplit(texts["redirect_uri"]).path.endswith("/oauth2callback"):
-        raise DashboardError(f"{path}: redirect_uri must end with /oauth2callback (Streamlit's sign-in route)")
+        raise DashboardError(f"{path}: {names['redirect_uri']} must end with /oauth2callback "
+                             "(Streamlit's sign-in route)")
     if len(texts["cookie_secret"]) < MIN_COOKIE_SECRET:
-        raise DashboardError(f"{path}: cookie_secret must be at least {MIN_COOKIE_SECRET} characters "
+        raise DashboardError(f"{path}: {names['cookie_secret']} must be at least {MIN_COOKIE_SECRET} characters "
                              "(make one with: python -c 'import secrets; print(secrets.token_urlsafe(32))')")
     hours = raw.get("session_hours", DEFAULT_SESSION_HOURS)
     if isinstance(hours, bool) or not isinstance(hours, (int, float)) or not 0 < hours <= 24 * 30:
-        raise DashboardError(f"{path}: session_hours must be a number of hours, above 0 and at most 720")
-    writers = _entries(path, "writers", raw["writers"]) if "writers" in raw else None
-    return AuthSettings(allow=_entries(path, "allow", raw["allow"]), writers=writers,
+        raise DashboardError(f"{path}: {names['session_hours']} must be a number of hours, above 0 and at most 720")
+    writers = _entries(path, names["writers"], raw["writers"]) if "writers" in raw else None
+    return AuthSettings(allow=_entries(path, names["allow"], raw["allow"]), writers=writers,
                         session_hours=float(hours), **texts)
+
+
+def _from_streamlit_secrets(path: Path, raw: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The keys of a Streamlit secrets file, flat, and each key's name in that file.
+
+    Other sections (the app's other secrets) are left alone.  A named provider
+    ([auth.google]) is refused: the sign-in page asks for the default one.
+    """
+    auth: dict[str, Any] = raw["auth"]
+    providers = sorted(key for key, value in auth.items() if isinstance(value, dict))
+    if providers:
+        raise DashboardError(f"{path}: [auth.{providers[0]}]: named providers are not supported; put "
+                             "client_id, client_secret and server_metadata_url in [auth] itself")
+    unknown = sorted(set(auth) - set(AUTH_KEYS))
+    if unknown:
+        raise DashboardError(f"{path}: unknown key(s) in [auth]: {', '.join(unknown)}; known: "
+                             f"{', '.join(AUTH_KEYS)}")
+    access = raw.get(ACCESS_SECTION, {})
+    if not isinstance(access, dict):
+        raise DashboardError(f"{path}: {ACCESS_SECTION} must be a section ([{ACCESS_SECTION}])")
+    access_keys = ("allow", *OPTIONAL)
+    unknown = sorted(set(access) - set(access_keys))
+    if unknown:
+        raise DashboardError(f"{path}: unknown key(s) in [{ACCESS_SECTION}]: {', '.join(unknown)}; known: "
+                             f"{', '.join(access_keys)}")
+    names = {**{key: f"[auth] {key}" for key in AUTH_KEYS},
+             **{key: f"[{ACCESS_SECTION}] {key}" for key in access_keys}}
+    return {**auth, **access}, names
 
 
 def _toml_string(value: str) -> str:

@@ -17,7 +17,8 @@ from lanelog.commands.options import db_option, endpoint_url_option, host_option
 @host_option()
 @port_option()
 @click.option("--auth", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
-              help="Sign-in settings (TOML: OpenID Connect provider, allow-list, writers); see docs/deploy.md.")
+              help="Sign-in settings (TOML: OpenID Connect provider, allow-list, writers; or a Streamlit "
+                   "secrets file with [auth] and [lanelog_access]); see docs/deploy.md.")
 @click.option("--no-auth", is_flag=True,
               help="Serve an address other than loopback without sign-in (a network you trust).")
 def dashboard(db: Path | None, lake: str | None, endpoint_url: str | None, host: str, port: int, auth: Path | None,

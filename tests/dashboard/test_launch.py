@@ -173,6 +173,44 @@ def test_the_auth_file_becomes_streamlit_secrets(tmp_path: Path) -> None:
                                          "writers": ["alice@example.com"]}
 
 
+def _secrets_file(tmp_path: Path, auth: dict[str, str | None] | None = None,
+                  access: dict[str, str | None] | None = None, extra: str = "") -> Path:
+    """The same settings as a Streamlit secrets file: [auth] and [lanelog_access]."""
+    auth_values = {key: value for key, value in GOOD_AUTH.items() if key != "allow"} | (auth or {})
+    access_values = {"allow": GOOD_AUTH["allow"], "writers": '["Alice@Example.com"]'} | (access or {})
+    path = tmp_path / "secrets.toml"
+    path.write_text(extra + "[auth]\n" + "".join(f"{k} = {v}\n" for k, v in auth_values.items() if v is not None)
+                    + "\n[lanelog_access]\n"
+                    + "".join(f"{k} = {v}\n" for k, v in access_values.items() if v is not None))
+    return path
+
+
+def test_a_streamlit_secrets_file_is_read_as_the_auth_file(tmp_path: Path) -> None:
+    from lanelog.dashboard import signin
+
+    flat = signin.load_auth(_auth_file(tmp_path, writers='["Alice@Example.com"]'))
+    # The app's other secrets may sit beside the sign-in's: they are left alone.
+    streamlit = signin.load_auth(_secrets_file(tmp_path, extra='other_token = "x"\n[database]\npassword = "p"\n'))
+    assert streamlit == flat
+
+
+@pytest.mark.parametrize(("auth", "access", "message"), [
+    ({"client_secret": None}, None, "missing key(s) [auth] client_secret"),
+    (None, {"allow": None}, "missing key(s) [lanelog_access] allow"),
+    ({"cookie_secret": '"short-SECRET"'}, None, "[auth] cookie_secret must be at least 32 characters"),
+    ({"colour": '"blue"'}, None, "unknown key(s) in [auth]: colour"),
+    (None, {"allow": '["not an address"]'}, "[lanelog_access] allow entry 'not an address' is neither"),
+    ({"google": '{ client_id = "x" }'}, None, "[auth.google]: named providers are not supported"),
+])
+def test_a_bad_streamlit_secrets_file_names_the_section_and_key(
+        tmp_path: Path, auth: dict[str, str | None] | None, access: dict[str, str | None] | None,
+        message: str) -> None:
+    done = _dashboard("--host", "192.0.2.10", "--port", "9", "--auth", str(_secrets_file(tmp_path, auth, access)))
+    assert done.returncode == 2, done.stderr
+    assert message in done.stderr
+    assert "SECRET" not in done.stderr and "Traceback" not in done.stderr
+
+
 @pytest.mark.parametrize(("email", "expected"), [
     ("alice@example.com", True), ("ALICE@example.com", True), ("bob@team.example", True),
     ("bob@sub.team.example", False), ("alice@example.com.evil", False), ("eve@example.com", False),
