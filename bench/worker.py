@@ -115,6 +115,19 @@ def s3_get_floor(url: str, endpoint: str) -> Result:
     return {"seconds": {"total": elapsed}, "info": {"objects": len(keys), "bytes": size}}
 
 
+def s3_list_floor(url: str, endpoint: str) -> Result:
+    """The server's floor for an unchanged re-run: boto3 pages through the prefix's listing, nothing else."""
+    import boto3
+
+    bucket, _, prefix = url.removeprefix("s3://").partition("/")
+    start = time.perf_counter()
+    client = boto3.client("s3", endpoint_url=endpoint)
+    pages = client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix)
+    keys = [item["Key"] for page in pages for item in page.get("Contents", [])]
+    elapsed = time.perf_counter() - start
+    return {"seconds": {"total": elapsed}, "info": {"objects": len(keys)}}
+
+
 def lanelog_append_series(log: str, db: str, runs: str, lines: str, seed: str, start: str, total: str) -> Result:
     """`runs` appends of `lines` fresh generated lines in a row, each an open, ingest and close.
 

@@ -21,7 +21,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 EXPECTED_ROWS = [
     "ingest.lanelog", "ingest.floor", "ingest.seed", "ingest.pandas",
     "small.200.lanelog", "small.200.floor", "small.200.unchanged",
-    "s3.200.disk", "s3.200.lanelog", "s3.200.floor", "s3.200.unchanged", "short.lanelog", "short.floor",
+    "s3.200.disk", "s3.200.lanelog", "s3.200.floor", "s3.200.list_floor", "s3.200.unchanged",
+    "short.lanelog", "short.floor",
     "incremental.unchanged", "incremental.append", "incremental.append_series", "incremental.append_series.max",
     "incremental.unchanged_cli", "incremental.append_cli", "incremental.resent",
     "report.cli", "report.weekly",
@@ -31,7 +32,7 @@ EXPECTED_ROWS = [
     "lake.export.full", "lake.export.incremental", "lake.report.duckdb", "lake.report.spark",
 ]
 WITH_RATIO = {"ingest.lanelog", "ingest.seed", "ingest.pandas", "small.200.lanelog", "small.200.unchanged",
-              "s3.200.lanelog", "s3.200.floor", "s3.200.unchanged",
+              "s3.200.lanelog", "s3.200.floor", "s3.200.list_floor", "s3.200.unchanged",
               "short.lanelog", "incremental.unchanged",
               "incremental.append", "incremental.append_series", "incremental.resent", "dashboard.overview.cached",
               "router.route",

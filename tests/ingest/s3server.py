@@ -11,6 +11,7 @@ after a number of object reads (the network gone mid-run).
 from __future__ import annotations
 
 import json
+import logging
 import re
 import socket
 import threading
@@ -61,6 +62,7 @@ class S3:
 @contextmanager
 def running_s3() -> Iterator[S3]:
     """moto's server on a free port of 127.0.0.1, with an IAM user allowed every S3 action."""
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # the server's access log: a line per request
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     try:
