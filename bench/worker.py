@@ -204,6 +204,7 @@ WORKERS: dict[str, Callable[..., Result]] = {
     "lanelog_ingest": lanelog_ingest,
     "lanelog_ingest_url": lanelog_ingest_url,
     "s3_get_floor": s3_get_floor,
+    "s3_list_floor": s3_list_floor,
     "lanelog_append_series": lanelog_append_series,
     "weekly_query": weekly_query,
     "dashboard_overview": dashboard_overview,

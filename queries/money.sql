@@ -19,7 +19,7 @@
 -- params: since, until, repo
 WITH scoped AS (
     SELECT week, is_reject, armed, spent_units,
-           CASE WHEN armed THEN usage END AS usage,
+           armed AND usage IS NOT NULL AS has_usage,
            CASE WHEN armed THEN input_tokens END AS input_tokens,
            CASE WHEN armed THEN output_tokens END AS output_tokens,
            CASE WHEN armed THEN cost END AS cost,
@@ -34,12 +34,14 @@ WITH scoped AS (
         count(*) AS attempts,
         coalesce(sum(CASE WHEN is_reject THEN 1 ELSE 0 END), 0) AS probe_rejects,
         coalesce(sum(CASE WHEN armed THEN 1 ELSE 0 END), 0) AS calls_armed,
-        coalesce(sum(CASE WHEN usage IS NOT NULL THEN 1 ELSE 0 END), 0) AS calls_with_usage,
+        coalesce(sum(CASE WHEN has_usage THEN 1 ELSE 0 END), 0) AS calls_with_usage,
         coalesce(sum(CASE WHEN cost IS NOT NULL THEN 1 ELSE 0 END), 0) AS calls_priced,
         sum(input_tokens) AS input_tokens,
         sum(output_tokens) AS output_tokens,
-        count(DISTINCT currency) AS currencies,
+        -- One currency exactly when the least and the greatest are the same (a count of
+        -- distinct values would hash every row for it).
         min(currency) AS first_currency,
+        max(currency) AS last_currency,
         sum(cost) AS cost_sum,
         sum(CASE WHEN cost IS NOT NULL THEN spent_units ELSE 0 END) AS units_priced,
         coalesce(sum(spent_units), 0) AS units
@@ -48,9 +50,10 @@ WITH scoped AS (
 ), priced AS (
     SELECT week, is_total, attempts, probe_rejects, calls_armed, units, calls_with_usage, calls_priced,
            input_tokens, output_tokens, units_priced,
-           CASE WHEN currencies = 1 THEN first_currency END AS currency,
-           CASE WHEN currencies = 1 THEN cost_sum END AS cost,
-           CASE WHEN currencies = 1 THEN cost_sum / nullif(calls_priced, 0) END AS cost_per_armed_call
+           CASE WHEN first_currency = last_currency THEN first_currency END AS currency,
+           CASE WHEN first_currency = last_currency THEN cost_sum END AS cost,
+           CASE WHEN first_currency = last_currency THEN cost_sum / nullif(calls_priced, 0) END
+               AS cost_per_armed_call
     FROM groups
 ), avoided AS (
     -- A week with probe rejects and no cost per armed call leaves the total unknown.
@@ -89,8 +92,8 @@ SELECT week, property,
        coalesce(sum(CASE WHEN cost IS NOT NULL THEN 1 ELSE 0 END), 0) AS calls_priced,
        sum(input_tokens) AS input_tokens,
        sum(output_tokens) AS output_tokens,
-       CASE WHEN count(DISTINCT currency) = 1 THEN min(currency) END AS currency,
-       CASE WHEN count(DISTINCT currency) = 1 THEN sum(cost) END AS cost
+       CASE WHEN min(currency) = max(currency) THEN min(currency) END AS currency,
+       CASE WHEN min(currency) = max(currency) THEN sum(cost) END AS cost
 FROM entries
 GROUP BY week, property
 ORDER BY week NULLS LAST, property NULLS LAST
@@ -104,9 +107,9 @@ SELECT week, repo,
        coalesce(sum(CASE WHEN cost IS NOT NULL THEN 1 ELSE 0 END), 0) AS calls_priced,
        sum(input_tokens) AS input_tokens,
        sum(output_tokens) AS output_tokens,
-       CASE WHEN count(DISTINCT CASE WHEN cost IS NOT NULL THEN currency END) = 1
+       CASE WHEN min(CASE WHEN cost IS NOT NULL THEN currency END) = max(CASE WHEN cost IS NOT NULL THEN currency END)
             THEN min(CASE WHEN cost IS NOT NULL THEN currency END) END AS currency,
-       CASE WHEN count(DISTINCT CASE WHEN cost IS NOT NULL THEN currency END) = 1
+       CASE WHEN min(CASE WHEN cost IS NOT NULL THEN currency END) = max(CASE WHEN cost IS NOT NULL THEN currency END)
             THEN sum(cost) END AS cost
 FROM in_scope($since, $until, $repo)
 WHERE armed

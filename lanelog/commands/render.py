@@ -138,7 +138,7 @@ CSV_SHADOW = {"attempts": "shadow_attempts", "probe_rejects": "shadow_live_probe
 
 
 def csv_text(report: dict[str, Any]) -> str:
-    """One CSV row per week (the undated bucket has an empty week); no total row.
+    """One CSV row per week (the undated bucket has an empty week); no total row; CRLF line ends.
 
     The figures' columns, then the money's, then (with a shadow in scope) the shadow's;
     a figure nobody recorded is an empty cell, and a text cell (a currency, from the
@@ -146,8 +146,10 @@ def csv_text(report: dict[str, Any]) -> str:
     """
     money = {week["week"]: week for week in report.get("money", {}).get("weeks", [])}
     shadow = {week["week"]: week for week in report["shadow"]["weeks"]} if "shadow" in report else None
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    buffer = io.StringIO(newline="")
+    # Rows end in CRLF (RFC 4180), so the writer quotes every field holding a carriage return
+    # or a line feed: no text from a log can start a row of its own.
+    writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow([*HEADINGS, *CSV_MONEY, *(CSV_SHADOW.values() if shadow is not None else ())])
     for week in report["weeks"]:
         cells = [week[key] for key in HEADINGS]
@@ -156,7 +158,7 @@ def csv_text(report: dict[str, Any]) -> str:
             cells += [shadow.get(week["week"], {}).get(key) for key in CSV_SHADOW]
         writer.writerow(["" if cell is None else defused(cell) if isinstance(cell, str) else cell
                          for cell in cells])
-    return buffer.getvalue().rstrip("\n")
+    return buffer.getvalue()
 
 
 def _change(delta: int | float | None) -> str:

@@ -137,7 +137,7 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
     if fmt == "json":
         click.echo(json.dumps(figures, indent=2))
     elif fmt == "csv":
-        click.echo(render.csv_text(figures))
+        click.echo(render.csv_text(figures), nl=False)
     elif fmt == "markdown":
         review = render.markdown(figures, credit_bugs, reasons, filters) + "\n\n" + \
             render_money.markdown(figures["money"])

@@ -498,10 +498,12 @@ def test_report_csv_carries_the_money_and_the_shadow_per_week(tmp_path: Path) ->
     log.write_text("\n".join([
         attempt(1, "2026-10-05", usage=usage, shadow=shadow),
         attempt(2, "2026-10-05", usage=usage),
-        attempt(3, "2026-10-12", usage={"p1": {"cost": 1.5, "currency": "=HYPERLINK(\"https://evil.example\")"}}),
+        attempt(3, "2026-10-12", usage={"p1": {"cost": 1.5, "currency": "=HYPERLINK(\"https://evil.example\")\r@x"}}),
         attempt(4, "2026-10-12", probe="reject", model_call_allowed=False, units=0),
     ]) + "\n")
-    rows = list(csv.DictReader(io.StringIO(run("report", log, "--format", "csv").stdout)))
+    text = run("report", log, "--format", "csv").stdout_bytes.decode()  # stdout would make CRLF LF
+    assert text.count("\r\n") == 3 and text.endswith("\r\n")  # the header and two weeks, CRLF each
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
     assert [row["week"] for row in rows] == ["2026-10-05", "2026-10-12"]
     first, second = rows
     assert (first["calls_priced"], first["input_tokens"], first["output_tokens"]) == ("2", "2000", "20")
@@ -509,6 +511,7 @@ def test_report_csv_carries_the_money_and_the_shadow_per_week(tmp_path: Path) ->
     assert (first["shadow_attempts"], first["shadow_live_probe_rejects"], first["shadow_probe_rejects"],
             first["shadow_flips"]) == ("1", "0", "1", "1")
     # A currency from the log is text a spreadsheet shows, never a formula it runs.
-    assert second["currency"] == "'=HYPERLINK(\"https://evil.example\")"
+    # A carriage return in it is quoted inside its field, and the text after it defused too.
+    assert second["currency"] == "'=HYPERLINK(\"https://evil.example\")\r'@x"
     assert (second["cost"], second["spend_avoided_estimate"], second["input_tokens"]) == ("1.5", "1.5", "")
     assert second["shadow_attempts"] == ""  # no shadowed attempt that week
