@@ -98,17 +98,24 @@ def lanelog_ingest_url(url: str, db: str, endpoint: str) -> Result:
     return {"seconds": {"total": elapsed}, "info": {"summary": summary.as_dict(), "errors": summary.errors}}
 
 
+def _s3_keys(url: str, endpoint: str) -> tuple[Any, str, list[str]]:
+    """A boto3 client, the bucket, and every key below the URL's prefix, page by page."""
+    import boto3
+
+    bucket, _, prefix = url.removeprefix("s3://").partition("/")
+    client = boto3.client("s3", endpoint_url=endpoint)
+    pages = client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix)
+    return client, bucket, [item["Key"] for page in pages for item in page.get("Contents", [])]
+
+
 def s3_get_floor(url: str, endpoint: str) -> Result:
     """The server's own floor: boto3 lists the prefix and GETs every object, 16 threads at a time."""
     from concurrent.futures import ThreadPoolExecutor
 
-    import boto3
+    import boto3  # noqa: F401 - imported before the timer, as the listing floor does
 
-    bucket, _, prefix = url.removeprefix("s3://").partition("/")
     start = time.perf_counter()
-    client = boto3.client("s3", endpoint_url=endpoint)
-    pages = client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix)
-    keys = [item["Key"] for page in pages for item in page.get("Contents", [])]
+    client, bucket, keys = _s3_keys(url, endpoint)
     with ThreadPoolExecutor(16) as pool:
         size = sum(pool.map(lambda key: len(client.get_object(Bucket=bucket, Key=key)["Body"].read()), keys))
     elapsed = time.perf_counter() - start
@@ -117,13 +124,10 @@ def s3_get_floor(url: str, endpoint: str) -> Result:
 
 def s3_list_floor(url: str, endpoint: str) -> Result:
     """The server's floor for an unchanged re-run: boto3 pages through the prefix's listing, nothing else."""
-    import boto3
+    import boto3  # noqa: F401 - imported before the timer
 
-    bucket, _, prefix = url.removeprefix("s3://").partition("/")
     start = time.perf_counter()
-    client = boto3.client("s3", endpoint_url=endpoint)
-    pages = client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix)
-    keys = [item["Key"] for page in pages for item in page.get("Contents", [])]
+    _, _, keys = _s3_keys(url, endpoint)
     elapsed = time.perf_counter() - start
     return {"seconds": {"total": elapsed}, "info": {"objects": len(keys)}}
 
