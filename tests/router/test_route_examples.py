@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import yaml
@@ -15,6 +16,12 @@ from lanelog.router import parse_flaky, parse_policy
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 WORKFLOW = EXAMPLES / "github-actions" / "lanelog-route.yml"
 
+
+
+def _with_this_lanelog() -> dict[str, str]:
+    """The environment with this interpreter's scripts first on PATH: the steps' `lanelog` is
+    the one under test, not another install's that a shell would find first."""
+    return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
 
 def test_example_policy_and_flaky_list_load():
     policy = parse_policy((EXAMPLES / "lanes.yaml").read_text(encoding="utf-8"), "lanes.yaml")
@@ -48,7 +55,7 @@ def test_workflow_route_step_runs_as_written(make_repo, tmp_path):
     repo.git("checkout", "-q", "-B", "patch", "main")
     head = repo.write({"store.py": "def put(key, body):\n    return dict(body)\n"}).commit()
     script = next(step["run"] for step in _steps() if step.get("name", "").startswith("Bound"))
-    env = {**os.environ, "BASE_REF": "main", "HEAD_SHA": head, "GITHUB_REPOSITORY": "acme/orders"}
+    env = {**_with_this_lanelog(), "BASE_REF": "main", "HEAD_SHA": head, "GITHUB_REPOSITORY": "acme/orders"}
     env.pop("LANELOG_LOG", None)
     done = subprocess.run(["bash", "-e", "-c", script], cwd=repo.root, env=env,
                           capture_output=True, text=True, check=False)
@@ -89,7 +96,7 @@ def test_policy_review_replay_steps_run_as_written(make_repo, tmp_path):
     steps = yaml.safe_load(REVIEW.read_text(encoding="utf-8"))["jobs"]["replay"]["steps"]
     temp = tmp_path / "runner-temp"
     temp.mkdir()
-    env = {**os.environ, "BASE_REF": "main", "MERGED": "300", "RUNNER_TEMP": str(temp)}
+    env = {**_with_this_lanelog(), "BASE_REF": "main", "MERGED": "300", "RUNNER_TEMP": str(temp)}
     for name in ("Both policies, as files", "Replay the last merged pull requests"):
         script = next(step["run"] for step in steps if step.get("name") == name)
         done = subprocess.run(["bash", "-e", "-c", script], cwd=repo.root, env=env,
