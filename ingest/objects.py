@@ -32,6 +32,7 @@ from urllib.parse import urlsplit
 from lanelog.errors import IngestError
 from lanelog.ingest.batch import BATCH_BYTES, BATCH_LOGS, SMALL_LOG_BYTES
 from lanelog.ingest.logfile import LOG_SUFFIXES, LogStream, shown
+from lanelog.store.lakefs import redacted
 
 # Connections to the store at once: enough to hide a round trip per small object,
 # few enough for a CI runner and the store's request rate.
@@ -42,9 +43,6 @@ CONNECT_TIMEOUT_S = 10
 READ_TIMEOUT_S = 60
 ATTEMPTS = 3
 S3_SCHEMES = ("s3", "s3a")
-# The environment variables whose values are secrets: never shown, whatever an error says.
-_SECRET_VARIABLES = ("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_ACCESS_KEY_ID",
-                     "AZURE_STORAGE_KEY", "AZURE_STORAGE_CONNECTION_STRING")
 _CREDENTIALS_HINT = ("the credentials come from the environment: AWS_ACCESS_KEY_ID and "
                      "AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or the instance role")
 
@@ -173,7 +171,7 @@ class ObjectStore:
         if name in ("NoCredentialsError", "PartialCredentialsError"):
             return IngestError(f"{shown(url)}: {what}: no credentials found; {_CREDENTIALS_HINT}")
         return IngestError(f"{shown(url)}: {what}: the store{where} did not answer as expected "
-                           f"({name}: {_scrub(str(exc))}); what was read before is stored, run ingest again")
+                           f"({name}: {redacted(str(exc))}); what was read before is stored, run ingest again")
 
 
 def windows(objects: list[Listed]) -> Iterator[list[Listed]]:
@@ -211,7 +209,7 @@ def _filesystem(scheme: str, endpoint_url: str | None, url: str) -> Any:
     try:
         return fsspec.filesystem(scheme, skip_instance_cache=True)
     except (ImportError, ValueError) as exc:
-        raise IngestError(f"{shown(url)}: no filesystem for {scheme}:// ({_scrub(str(exc))})") from None
+        raise IngestError(f"{shown(url)}: no filesystem for {scheme}:// ({redacted(str(exc))})") from None
 
 
 def _tag(info: dict[str, Any]) -> str:
@@ -236,15 +234,6 @@ def _precondition_failed(exc: BaseException) -> bool:
 def _replaced(url: str) -> IngestError:
     return IngestError(f"{shown(url)}: replaced between the listing and the read; nothing of it is "
                        "stored, and the next run reads it")
-
-
-def _scrub(text: str) -> str:
-    """Text from the store's library with any credential from the environment blanked out."""
-    for variable in _SECRET_VARIABLES:
-        secret = os.environ.get(variable)
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "***")
-    return text
 
 
 def _without_userinfo(url: str) -> str:

@@ -44,7 +44,10 @@ _UPLOAD_PART = 16 * 1024 * 1024
 # A state file lists a few hundred weeks; anything far larger is not one.
 _STATE_LIMIT = 16 * 1024 * 1024
 # Never shown: removed from any error text that passes through a remote call.
-_SECRET_VARIABLES = ("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_ACCESS_KEY_ID")
+# The environment variables whose values are secrets: never shown, whatever an error says
+# (the object-store ingest redacts with the same list).
+_SECRET_VARIABLES = ("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_ACCESS_KEY_ID",
+                     "AZURE_STORAGE_KEY", "AZURE_STORAGE_CONNECTION_STRING")
 
 
 class LakeFolder:
