@@ -7,11 +7,8 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from datetime import date, timedelta
 from pathlib import Path
@@ -20,15 +17,10 @@ import pytest
 
 from lanelog.dashboard.present import METRICS, alert_text
 from lanelog.queries import FIGURES, compare_latest
+from tests.dashboard.browser_support import CHROMIUM, FINISHED, chromium, free_port, stop, wait_until_healthy
 from tests.dashboard.dashboard_support import line
 
-CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--no-first-run",
-]
-FINISHED = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 
 if not CHROMIUM.exists() and os.environ.get("CI") != "true":
     pytest.skip(
@@ -37,12 +29,6 @@ if not CHROMIUM.exists() and os.environ.get("CI") != "true":
     )
 
 pytestmark = pytest.mark.browser
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -63,37 +49,17 @@ def serving(db: Path, cwd: Path | None = None) -> Iterator[str]:
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=cwd,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
-                if reply.status == 200:
-                    break
-        except OSError as error:
-            if server.poll() is not None or time.monotonic() > deadline:
-                server.kill()
-                raise AssertionError(
-                    f"dashboard did not start: {server.stdout.read() if server.stdout else ''}") from error
-            time.sleep(0.2)
+    wait_until_healthy(server, url, lambda: server.stdout.read() if server.stdout else "")
     try:
         yield url
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop(server, 10)
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    with chromium() as launched:
+        yield launched
 
 
 def open_page(browser: object, url: str, hosts: set[str]) -> object:

@@ -8,13 +8,11 @@ import json
 import os
 import re
 import secrets
-import socket
 import stat
 import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,11 +20,8 @@ import pytest
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 
 from lanelog.dashboard.present import METRICS
+from tests.dashboard.browser_support import CHROMIUM, FINISHED, chromium, free_port, stop, wait_until_healthy
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
-FINISHED = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 USER_COOKIE = "_streamlit_user"
 
 if not CHROMIUM.exists() and os.environ.get("CI") != "true":
@@ -34,12 +29,6 @@ if not CHROMIUM.exists() and os.environ.get("CI") != "true":
                 allow_module_level=True)
 
 pytestmark = pytest.mark.browser
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -86,38 +75,19 @@ def signed_in_server(provider: str, demo_db: Path, tmp_path_factory: pytest.Temp
              "--auth", str(auth)],
             stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "TMPDIR": str(temp)},
         )
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
-                if reply.status == 200:
-                    break
-        except OSError:
-            if server.poll() is not None or time.monotonic() > deadline:
-                server.kill()
-                raise AssertionError(f"dashboard did not start: {log.read_text()}") from None
-            time.sleep(0.2)
+    wait_until_healthy(server, url, log.read_text)
     info = {"url": url, "cookie_secret": cookie_secret, "client_secret": client_secret, "temp": temp,
             "log": log, "server": server}
     try:
         yield info
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop(server, 15)
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    with chromium() as launched:
+        yield launched
 
 
 @contextlib.contextmanager
