@@ -84,20 +84,8 @@ def open_db(
     after `wait` seconds.
     """
     path = Path(path)
-    found = sniff.what_is(path)
-    if found is not None:
-        raise NotADatabase(f"cannot open the database {path}: {found}")
-    if read_only and not path.exists():
-        raise IngestError(
-            f"no database at {path}: make one with `lanelog ingest LANE_LOG --db {path}` "
-            f"(or try lanelog with `lanelog demo --db {path}`)"
-        )
-    if not read_only:
-        _check_writable(path)
-    con = _connect_waiting(path, read_only=read_only, wait=wait)
+    con = _connect_checked(path, read_only=read_only, wait=wait)
     try:
-        _prepare(con)
-        _check_file_backed(con, path)
         _bring_up_to_date(con, path, read_only=read_only)
     except BaseException:
         con.close()
@@ -114,20 +102,40 @@ def peek_db(path: str | os.PathLike[str], *, wait: float = 60.0) -> tuple[dict[s
     does, and SchemaMismatch when the file is no lanelog database.
     """
     path = Path(path)
-    found = sniff.what_is(path)
-    if found is not None:
-        raise NotADatabase(f"cannot open the database {path}: {found}")
-    if not path.exists():
-        raise IngestError(f"no database at {path}")
-    con = _connect_waiting(path, read_only=True, wait=wait)
+    con = _connect_checked(path, read_only=True, wait=wait)
     try:
-        _prepare(con)
-        _check_file_backed(con, path)
         if _schema_version(con) is None:
             raise SchemaMismatch(f"{path} is not a lanelog database (it has no lanelog_meta table)")
         return read_meta(con), stored_logs(con)
     finally:
         con.close()
+
+
+def _connect_checked(path: Path, *, read_only: bool, wait: float) -> duckdb.DuckDBPyConnection:
+    """A connection to the DuckDB file at path, its settings made, before any schema is looked at.
+
+    Refuses, before connecting, a path that is no DuckDB file, a missing file (read-only)
+    and a file or folder that cannot be written (read-write); after, a connection DuckDB
+    made in memory for the file.
+    """
+    found = sniff.what_is(path)
+    if found is not None:
+        raise NotADatabase(f"cannot open the database {path}: {found}")
+    if read_only and not path.exists():
+        raise IngestError(
+            f"no database at {path}: make one with `lanelog ingest LANE_LOG --db {path}` "
+            f"(or try lanelog with `lanelog demo --db {path}`)"
+        )
+    if not read_only:
+        _check_writable(path)
+    con = _connect_waiting(path, read_only=read_only, wait=wait)
+    try:
+        _prepare(con)
+        _check_file_backed(con, path)
+    except BaseException:
+        con.close()
+        raise
+    return con
 
 
 def _check_writable(path: Path) -> None:
