@@ -92,8 +92,7 @@ class ObjectStore:
         if not found and self.fs.split_path(path)[1]:
             # A key that is no object and begins none: a typo, as a missing path is on disk.
             # (A bucket with nothing in it yet is empty, not missing.)
-            where = f" at {_without_userinfo(self.endpoint_url)}" if self.endpoint_url else ""
-            raise IngestError(f"{shown(self.url)}: no such object, and no object below it{where}")
+            raise IngestError(f"{shown(self.url)}: no such object, and no object below it{self._where()}")
         listed = []
         for name, info in sorted(found.items()):
             if info.get("type") == "directory" or not name.endswith(LOG_SUFFIXES):
@@ -157,9 +156,13 @@ class ObjectStore:
             return Fetched(error=_replaced(listed.url))
         return Fetched(error=self.error(listed.url, exc, "cannot be read"), fatal=True)
 
+    def _where(self) -> str:
+        """The ` at ENDPOINT` an error names when an endpoint is given (empty for AWS itself)."""
+        return f" at {_without_userinfo(self.endpoint_url)}" if self.endpoint_url else ""
+
     def error(self, url: str, exc: BaseException, what: str) -> IngestError:
         """An error naming the URL and what to do, with no secret in it."""
-        where = f" at {_without_userinfo(self.endpoint_url)}" if self.endpoint_url else ""
+        where = self._where()
         if isinstance(exc, IngestError):
             return exc
         if isinstance(exc, FileNotFoundError):
