@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 import subprocess
 import sys
@@ -176,6 +177,33 @@ def test_serve_on_a_busy_port_fails_before_building_anything(tmp_path: Path) -> 
     assert done.returncode == 2
     assert f"Error: port {port} on 127.0.0.1 is not free (Address already in use)" in done.stderr
     assert not db.exists()
+
+
+# A home folder holding the clone at ./lanelog: the whole source tree (a namespace package
+# that wins over an editable install), or just its lanelog/ folder (which wins over a wheel's).
+CLONES = {
+    "clone": (".", shutil.ignore_patterns(".git", "build", "*.egg-info", "__pycache__", ".pytest_cache",
+                                          ".hypothesis", "artifacts", "bench", "*.duckdb")),
+    "lanelog folder": ("lanelog", shutil.ignore_patterns("__pycache__")),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(CLONES))
+def test_the_demo_runs_from_a_folder_holding_a_clone_of_lanelog(shape: str, tmp_path: Path) -> None:
+    """Every Python the demo starts imports the installed package, never the working folder's `lanelog/`."""
+    home = tmp_path / "home"
+    part, ignore = CLONES[shape]
+    shutil.copytree(Path(__file__).parents[1] / part, home / "lanelog", ignore=ignore)
+    done = subprocess.run(
+        [sys.executable, "-P", "-m", "lanelog", "demo", "--db", str(tmp_path / "demo.duckdb"), "--weeks", "1",
+         "--out", str(tmp_path / "logs"), "--format", "json"],
+        capture_output=True, text=True, cwd=home, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["attempts"] == len(lines(tmp_path / "logs" / "lane-log.jsonl")) > 0
+    assert sum(summary["lanes"].values()) == summary["attempts"]
+    assert summary["lanes"].get("hold", 0) > 0  # the property runner ran, from the installed package too
 
 
 @pytest.mark.parametrize(

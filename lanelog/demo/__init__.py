@@ -32,7 +32,10 @@ from lanelog.errors import DemoError, LanelogError
 ROUTER_LOG = "lane-log.jsonl"
 PROMOTER_LOG = "legacy-promoter.jsonl"
 MADE_BY = "lanelog demo"  # recorded in lanelog_meta, so a rerun may rebuild its own database
-RUNNER = f"{shlex.quote(sys.executable)} -m lanelog.demo.runner"
+# -P: run from a folder holding a clone at ./lanelog, `python -m` would import the clone's
+# folder in place of the installed package.
+RUNNER = f"{shlex.quote(sys.executable)} -P -m lanelog.demo.runner"
+ROUTE_TIMEOUT = 300  # seconds for one patch: the router's own limits stop it long before
 ROUTE_WORKERS = min(4, os.cpu_count() or 1)
 
 
@@ -80,7 +83,7 @@ class DemoSummary:
 def route(patch: Patch, day: date, log: Path) -> dict[str, Any]:
     """Run the real `lanelog route` on one patch; return the plan it printed."""
     argv = [
-        sys.executable, "-m", "lanelog", "route",
+        sys.executable, "-P", "-m", "lanelog", "route",
         "--repo", str(patch.checkout or patch.repo.root),
         "--base", patch.base,
         "--head", patch.head,
@@ -91,10 +94,18 @@ def route(patch: Patch, day: date, log: Path) -> dict[str, Any]:
         "--property-timeout", "30",
         *patch.extra_args,
     ]
-    done = subprocess.run(argv, capture_output=True, text=True, check=False)
-    if done.returncode not in (0, 1):
-        raise DemoError(f"lanelog route exited {done.returncode} on a {patch.kind} patch: {done.stderr.strip()}")
-    return json.loads(done.stdout)
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=ROUTE_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise DemoError(f"lanelog route did not finish in {ROUTE_TIMEOUT} s on a {patch.kind} patch") from None
+    try:
+        plan = json.loads(done.stdout) if done.returncode in (0, 1) else None
+    except json.JSONDecodeError:
+        plan = None
+    if not isinstance(plan, dict):
+        raise DemoError(f"lanelog route exited {done.returncode} without its plan on a {patch.kind} patch: "
+                        f"{done.stderr.strip() or done.stdout.strip()}")
+    return plan
 
 
 def make_logs(workdir: Path, log_dir: Path, weeks: int) -> tuple[list[Path], DemoSummary]:

@@ -98,7 +98,7 @@ class DemoRepo:
             stamp = f"{day.isoformat()}T09:00:00+00:00"
             env = {**env, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
         done = subprocess.run(
-            ["git", *args], cwd=self.root, env=env, capture_output=True, text=True, check=True
+            ["git", *args], cwd=self.root, env=env, capture_output=True, text=True, check=True, timeout=60
         )
         return done.stdout.strip()
 
