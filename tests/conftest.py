@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import tiers
+
 
 @pytest.fixture(scope="session")
 def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -20,3 +22,20 @@ def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     (root / "summary.json").write_text(done.stdout)
     return root
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test with its tier (tests/tiers.py), and keep each file on one worker.
+
+    Under pytest-xdist with `--dist loadgroup`, a test's group is its file, so a module's
+    costly fixture (a browser, an S3 server, a built wheel) starts once; the files the table
+    says share a worker (every Spark test, one JVM) form one group.
+    """
+    root = Path(str(config.rootpath))
+    for item in items:
+        path = Path(str(item.path)).relative_to(root).as_posix()
+        markers = tiers.markers_for(path)
+        for marker in markers:
+            item.add_marker(marker)
+        group = next((tiers.SHARED_WORKER[marker] for marker in markers if marker in tiers.SHARED_WORKER), path)
+        item.add_marker(pytest.mark.xdist_group(group))
