@@ -5,7 +5,9 @@ line is written): once under the candidate policy, once under the baseline.
 So a replayed decision is exactly what `lanelog route` gives for the same base,
 head, day and policy.  The baseline is a policy file when given, else the
 policy each base commit holds (the router's usual rule); replaying lane logs
-without a baseline file compares with the decision each line recorded.
+without a baseline file compares with the decision each line recorded.  With
+no baseline at all (a first policy, which no base holds), the candidate decides
+alone.
 """
 
 from __future__ import annotations
@@ -123,9 +125,12 @@ class Patch:
 
 @dataclass
 class Replay:
-    """Both sides' decisions for every replayed patch, and the patches that were skipped."""
+    """Both sides' decisions for every replayed patch, and the patches that were skipped.
 
-    rows: list[tuple[Patch, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+    A replay of the candidate alone has no baseline decisions (None in each row).
+    """
+
+    rows: list[tuple[Patch, dict[str, Any] | None, dict[str, Any]]] = field(default_factory=list)
     skipped: list[dict[str, Any]] = field(default_factory=list)
     # What the reader should know before trusting the figures (also printed on stderr).
     warnings: list[str] = field(default_factory=list)
@@ -133,37 +138,44 @@ class Replay:
     about: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON contract of `lanelog replay --format json` (keys may be added, never renamed)."""
-        weeks: dict[date, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
+        """The JSON contract of `lanelog replay --format json` (keys may be added, never renamed).
+
+        Without a baseline, each "baseline" is null and there are no flips or changes.
+        """
+        weeks: dict[date, list[tuple[dict[str, Any] | None, dict[str, Any]]]] = {}
         for patch, baseline, candidate in self.rows:
             monday = patch.today - timedelta(days=patch.today.weekday())
             weeks.setdefault(monday, []).append((baseline, candidate))
+        pairs = [(patch, baseline, candidate) for patch, baseline, candidate in self.rows
+                 if baseline is not None]
+        alone = len(pairs) < len(self.rows)
         return {
             "patches": len(self.rows),
             "skipped": self.skipped,
             "warnings": self.warnings,
             **self.about,
-            "baseline": _figures(baseline for _, baseline, _ in self.rows),
+            "baseline": None if alone else _figures(baseline for _, baseline, _ in pairs),
             "candidate": _figures(candidate for _, _, candidate in self.rows),
             "flips": [
                 {"base": patch.base, "head": patch.head, "subject": patch.subject,
                  "baseline": _decision(baseline), "candidate": _decision(candidate),
                  "evidence": {"baseline": _evidence(baseline), "candidate": _evidence(candidate)}}
-                for patch, baseline, candidate in self.rows if baseline["probe"] != candidate["probe"]
+                for patch, baseline, candidate in pairs if baseline["probe"] != candidate["probe"]
             ],
-            "reason_changes": _reason_changes(self.rows),
+            "reason_changes": _changes(pairs, "reasons"),
+            "quarantine_changes": _changes(pairs, "quarantine"),
             "records": [
                 {"base": patch.base, "head": patch.head, "day": patch.today.isoformat(),
                  "subject": patch.subject,
-                 "baseline": {**_decision(baseline), **_evidence(baseline)},
+                 "baseline": None if baseline is None else {**_decision(baseline), **_evidence(baseline)},
                  "candidate": {**_decision(candidate), **_evidence(candidate)}}
                 for patch, baseline, candidate in self.rows
             ],
             "weeks": [
                 {"week": monday.isoformat(),
-                 "baseline": _figures(pair[0] for pair in pairs),
-                 "candidate": _figures(pair[1] for pair in pairs)}
-                for monday, pairs in sorted(weeks.items())
+                 "baseline": None if alone else _figures(pair[0] for pair in week if pair[0] is not None),
+                 "candidate": _figures(pair[1] for pair in week)}
+                for monday, week in sorted(weeks.items())
             ],
         }
 
@@ -172,6 +184,8 @@ class Replay:
         """One row per replayed patch with both decisions, as `lanelog replay --db` stores them."""
         rows = []
         for patch, baseline, candidate in self.rows:
+            if baseline is None:
+                raise ReplayError("a replay without a baseline has nothing to store beside the candidate")
             row: dict[str, Any] = {"base": patch.base, "head": patch.head, "day": patch.today,
                                    "subject": patch.subject}
             for side, line in (("baseline", baseline), ("candidate", candidate)):
@@ -202,28 +216,36 @@ def _decision(line: dict[str, Any]) -> dict[str, Any]:
     return {"probe": line["probe"], "reasons": list(line.get("reasons") or []), "units": line.get("units") or 0}
 
 
-def _reason_changes(rows: list[tuple[Patch, dict[str, Any], dict[str, Any]]]) -> dict[str, dict[str, int]]:
-    """Per reason code: patches that gain it under the candidate, and patches that lose it.
+def _changes(rows: list[tuple[Patch, dict[str, Any], dict[str, Any]]], key: str) -> dict[str, dict[str, int]]:
+    """Per reason code (or quarantined test): patches that gain it under the candidate, and patches that lose it.
 
-    A reason can drop off a patch that stays rejected; a flip count would not show it.
+    A reason can drop off a patch that stays rejected, and a flaky list moves only the
+    quarantine of patches that pass; a flip count would show neither.
     """
     changes: dict[str, dict[str, int]] = {}
     for _patch, baseline, candidate in rows:
-        before, after = set(baseline.get("reasons") or []), set(candidate.get("reasons") or [])
-        for reason in after - before:
-            changes.setdefault(reason, {"gained": 0, "lost": 0})["gained"] += 1
-        for reason in before - after:
-            changes.setdefault(reason, {"gained": 0, "lost": 0})["lost"] += 1
+        before, after = set(_texts(baseline.get(key))), set(_texts(candidate.get(key)))
+        for item in after - before:
+            changes.setdefault(item, {"gained": 0, "lost": 0})["gained"] += 1
+        for item in before - after:
+            changes.setdefault(item, {"gained": 0, "lost": 0})["lost"] += 1
     return dict(sorted(changes.items()))
 
 
 def _evidence(line: dict[str, Any]) -> dict[str, Any]:
-    """What a reviewer reads a decision by: lines counted, armed or not, and the reject message."""
+    """What a reviewer reads a decision by: lines counted, armed or not, the reject message,
+    and the tests a passing patch parks in quarantine (the flaky list's live freezes)."""
     lines = line.get("lines_changed")
     message = line.get("message")
     return {"lines_changed": lines if isinstance(lines, int) and not isinstance(lines, bool) else None,
             "model_call_allowed": line.get("model_call_allowed") is True,
-            "message": message if isinstance(message, str) else None}
+            "message": message if isinstance(message, str) else None,
+            "quarantine": _texts(line.get("quarantine"))}
+
+
+def _texts(value: object) -> list[str]:
+    """A recorded list of text as it is; anything else (a lane log is untrusted) as none."""
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
 
 
 def _figures(lines: Iterable[dict[str, Any]]) -> dict[str, Any]:
@@ -517,8 +539,12 @@ def _day(ts: object) -> date | None:
 
 def replay(checkout: Checkout, patches: list[Patch], skipped: list[dict[str, Any]],
            candidate: tuple[Path, bytes], baseline: tuple[Path, bytes] | None,
-           flaky: tuple[Path, bytes] | None, about: dict[str, Any] | None = None) -> Replay:
-    """Route every patch under the candidate and under the baseline."""
+           flaky: tuple[Path, bytes] | None, about: dict[str, Any] | None = None, *,
+           baseline_flaky: tuple[Path, bytes] | None = None, alone: bool = False) -> Replay:
+    """Route every patch under the candidate and under the baseline (not at all when ``alone``).
+
+    ``flaky`` is both sides' flaky list; ``baseline_flaky``, when given, is the baseline's.
+    """
     result = Replay(skipped=list(skipped), about=dict(about or {}))
     remembering = RememberingCheckout(checkout.toplevel)
     missing = [patch.head for patch in patches if patch.subject is None]
@@ -531,10 +557,13 @@ def replay(checkout: Checkout, patches: list[Patch], skipped: list[dict[str, Any
         # those of a lane log were resolved to commit ids when they were read.
         remembering.known(patch, first_parent=patch.recorded is None)
         theirs = _route(remembering, patch, candidate, flaky)
-        if baseline is None and patch.recorded is not None:
+        ours: dict[str, Any] | None
+        if alone:
+            ours = None
+        elif baseline is None and patch.recorded is not None:
             ours = patch.recorded
         else:
-            ours = _route(remembering, patch, baseline, flaky)
+            ours = _route(remembering, patch, baseline, baseline_flaky or flaky)
         result.rows.append((patch, ours, theirs))
         remembering.forget()
     result.warnings = _warnings(result, baseline)
@@ -544,7 +573,8 @@ def replay(checkout: Checkout, patches: list[Patch], skipped: list[dict[str, Any
 def _warnings(result: Replay, baseline: tuple[Path, bytes] | None) -> list[str]:
     """What makes the figures mislead: a baseline of bases without a policy, merges replayed apart."""
     warnings = []
-    routed = [base for patch, base, _ in result.rows if baseline is None and patch.recorded is None]
+    routed = [base for patch, base, _ in result.rows
+              if base is not None and baseline is None and patch.recorded is None]
     missing = sum("policy_missing" in (line.get("reasons") or []) for line in routed)
     if routed and 2 * missing >= len(routed):
         warnings.append(f"{missing} of {len(routed)} replayed base commits hold no policy, so the baseline "
