@@ -73,15 +73,35 @@ class RecordedLineInvalid(RouterError):
 
 
 class IngestError(LanelogError):
-    """A lane-log file or database that ingest cannot use."""
+    """A lane-log file or object that ingest cannot read, or whose lines it cannot store."""
 
 
-class DatabaseLocked(IngestError):
+class StoreError(LanelogError):
+    """Storage that cannot be used: a database file, a lake, or a statement the database refused.
+
+    A refused statement's message names its .sql file, line and block (``origin``, ``query``).
+    """
+
+    def __init__(self, message: str, *, origin: str = "", query: str = "") -> None:
+        super().__init__(message)
+        self.origin = origin
+        self.query = query
+
+
+class DatabaseLocked(StoreError):
     """Another process held the database for longer than the caller would wait."""
 
 
-class SchemaMismatch(IngestError):
-    """The database was made by another schema version of lanelog."""
+class SchemaMismatch(StoreError):
+    """The database or lake was made by another schema version of lanelog, or is no lanelog one."""
+
+
+class NotADatabase(StoreError):
+    """A --db path that is not a lanelog database: the message names what it is and what to run."""
+
+
+class LakeError(StoreError):
+    """A lake that cannot be used (its folder or bucket, its state file, its credentials); the message names it."""
 
 
 class QueryError(LanelogError):
@@ -98,18 +118,6 @@ class DemoError(LanelogError):
 
 class MissingExtra(LanelogError):
     """A command needs an optional part of lanelog that is not installed (`pip install 'lanelog[EXTRA]'`)."""
-
-class StoreError(LanelogError):
-    """A statement the database refused; the message names its .sql file, line and block."""
-
-    def __init__(self, message: str, *, origin: str = "", query: str = "") -> None:
-        super().__init__(message)
-        self.origin = origin
-        self.query = query
-
-
-class NotADatabase(IngestError):
-    """A --db path that is not a lanelog database: the message names what it is and what to run."""
 
 
 class AlertError(LanelogError):

@@ -28,7 +28,7 @@ from pathlib import Path
 import duckdb
 
 from lanelog import __version__
-from lanelog.errors import DatabaseLocked, IngestError, NotADatabase, SchemaMismatch, StoreError
+from lanelog.errors import DatabaseLocked, NotADatabase, SchemaMismatch, StoreError
 from lanelog.store import sniff
 from lanelog.store.sqlfile import Query, load_resources
 
@@ -75,8 +75,8 @@ def open_db(
     """Open the database at path, waiting up to `wait` seconds for another process's lock.
 
     Read-write creates the file and its schema when missing, and brings a
-    database of an earlier schema version up to this one.  Raises IngestError
-    when read_only and there is no file, or the file or its folder cannot be
+    database of an earlier schema version up to this one.  Raises a StoreError
+    of its own when read_only and there is no file, or the file or its folder cannot be
     written (read-write); NotADatabase when the path is no DuckDB file (a lane
     log, CSV, Parquet, ...); SchemaMismatch when the file is another DuckDB
     database, or of a schema version this lanelog cannot use (read-only: an
@@ -122,7 +122,7 @@ def _connect_checked(path: Path, *, read_only: bool, wait: float) -> duckdb.Duck
     if found is not None:
         raise NotADatabase(f"cannot open the database {path}: {found}")
     if read_only and not path.exists():
-        raise IngestError(
+        raise StoreError(
             f"no database at {path}: make one with `lanelog ingest LANE_LOG --db {path}` "
             f"(or try lanelog with `lanelog demo --db {path}`)"
         )
@@ -144,11 +144,11 @@ def _check_writable(path: Path) -> None:
     folder must be writable."""
     folder = path.parent if str(path.parent) else Path(".")
     if path.exists() and not os.access(path, os.W_OK):
-        raise IngestError(f"cannot write the database {path}: the file is read-only (check its permissions)")
+        raise StoreError(f"cannot write the database {path}: the file is read-only (check its permissions)")
     if not folder.is_dir():
-        raise IngestError(f"cannot make the database {path}: its folder {folder} does not exist")
+        raise StoreError(f"cannot make the database {path}: its folder {folder} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise IngestError(
+        raise StoreError(
             f"cannot write the database {path}: its folder {folder} is not writable, and DuckDB "
             f"writes its log {path.name}.wal there; move the database to a writable folder"
         )
@@ -163,14 +163,14 @@ def _connect_waiting(path: Path, *, read_only: bool, wait: float) -> duckdb.Duck
         except duckdb.IOException as exc:
             message = str(exc)
             if "lock" not in message.lower():
-                raise IngestError(f"cannot open the database {path}: {message}") from exc
+                raise StoreError(f"cannot open the database {path}: {message}") from exc
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise DatabaseLocked(_locked_message(path, wait, message)) from exc
             time.sleep(min(pause, remaining))
             pause = min(pause * 2, _MAX_RETRY_S)
         except duckdb.Error as exc:
-            raise IngestError(f"cannot open the database {path}: {exc}") from exc
+            raise StoreError(f"cannot open the database {path}: {exc}") from exc
 
 
 def _locked_message(path: Path, wait: float, message: str) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 import duckdb
 
 from lanelog import __version__
-from lanelog.errors import IngestError, StoreError
+from lanelog.errors import LakeError, StoreError
 from lanelog.store.db import SCHEMA_VERSION, open_memory
 from lanelog.store.lakefs import DATA_FILE, LAKE_SCHEMA_VERSION, LakeFolder, partition_value, redacted
 from lanelog.store.sqlfile import load_resources
@@ -52,7 +52,7 @@ def export_lake(con: duckdb.DuckDBPyConnection, target: str | os.PathLike[str],
     except OSError as error:
         # A local folder that fails under the run (full disk, permissions): one line, the lake named.
         where = f" ({error.filename})" if error.filename else ""
-        raise IngestError(f"cannot export to the lake at {lake.name}: {error.strerror or error}{where}") from None
+        raise LakeError(f"cannot export to the lake at {lake.name}: {error.strerror or error}{where}") from None
 
 
 def _export(con: duckdb.DuckDBPyConnection, lake: LakeFolder, say: Callable[[str], None]) -> ExportSummary:
@@ -78,8 +78,10 @@ def _export(con: duckdb.DuckDBPyConnection, lake: LakeFolder, say: Callable[[str
             _export_table(con, lake, state, "replays", "lake_replays_digest", "lake_replays", summary, say)
             _export_table(con, lake, state, "replay_patches", "lake_replay_patches_digest",
                           "lake_replay_patches", summary, say)
+        except LakeError:
+            raise  # the lake's own failure already names the lake
         except (StoreError, duckdb.Error) as error:  # (a Parquet writer reading DuckDB's stream: untranslated)
-            raise IngestError(f"cannot export to the lake at {lake.name}: {redacted(str(error))}") from None
+            raise LakeError(f"cannot export to the lake at {lake.name}: {redacted(str(error))}") from None
     return summary
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import duckdb
 
-from lanelog.errors import IngestError, StoreError
+from lanelog.errors import LakeError, StoreError
 from lanelog.store.db import open_memory
 from lanelog.store.lakefs import TABLES, LakeFolder, redacted
 from lanelog.store.sqlfile import load_resources
@@ -26,7 +26,7 @@ QUERIES = load_resources("lanelog.store", "lake.sql")
 def open_lake(target: str | os.PathLike[str], endpoint_url: str | None = None) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection whose attempts, rejected_lines and sources read the lake.
 
-    Raises IngestError when target holds no lake, SchemaMismatch when the lake
+    Raises LakeError when target holds no lake, SchemaMismatch when the lake
     has another lake schema version.  An object-store lake is read through its
     fsspec filesystem registered with DuckDB (no DuckDB extension is fetched).
     """
@@ -44,7 +44,7 @@ def open_lake(target: str | os.PathLike[str], endpoint_url: str | None = None) -
             QUERIES[f"lake_{table}_view"].run(con)
     except (StoreError, duckdb.Error) as error:  # (register_filesystem is no SQL block)
         con.close()
-        raise IngestError(f"cannot read the lake at {lake.name}: {redacted(str(error))}") from None
+        raise LakeError(f"cannot read the lake at {lake.name}: {redacted(str(error))}") from None
     except BaseException:
         con.close()
         raise
@@ -77,6 +77,6 @@ def _checked(target: str | os.PathLike[str], endpoint_url: str | None) -> tuple[
     lake.check_root(create=False)
     state = lake.read_state()
     if state is None:
-        raise IngestError(f"no lanelog lake at {lake.name}: run `lanelog export --lake {lake.name}` first")
+        raise LakeError(f"no lanelog lake at {lake.name}: run `lanelog export --lake {lake.name}` first")
     lake.check_version(state)
     return lake, state

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from datetime import date
 from typing import Any
 
-from lanelog.errors import IngestError, SchemaMismatch
+from lanelog.errors import LakeError, SchemaMismatch
 
 # Bump with any change to the lake's tables, columns, types or their meaning (docs/lake.md).
 LAKE_SCHEMA_VERSION = 3
@@ -66,11 +66,11 @@ class LakeFolder:
             self.protocol, rest = text.split("://", 1)
             # A bucket's name has neither ':' nor '@': there, they are "KEY:SECRET@bucket".
             if any(mark in rest.split("/", 1)[0] for mark in ":@"):
-                raise IngestError(f"{self.protocol}://...: a lake URL carries no credentials; "
+                raise LakeError(f"{self.protocol}://...: a lake URL carries no credentials; "
                                   "give them in the environment (AWS_ACCESS_KEY_ID, AWS_PROFILE, ...)")
             self.root = rest.rstrip("/")
             if not self.root:
-                raise IngestError(f"{text}: a lake URL names a bucket (and a prefix)")
+                raise LakeError(f"{text}: a lake URL names a bucket (and a prefix)")
             self.fs: Any = _fsspec_filesystem(text, endpoint_url)
         else:
             self.fs = None
@@ -100,12 +100,12 @@ class LakeFolder:
             try:
                 os.makedirs(self.root)
             except OSError as error:
-                raise IngestError(f"cannot make the lake folder {self.name}: {error.strerror}") from None
+                raise LakeError(f"cannot make the lake folder {self.name}: {error.strerror}") from None
             return
         except OSError as error:
-            raise IngestError(f"cannot use {self.name} as a lake: {error.strerror}") from None
+            raise LakeError(f"cannot use {self.name} as a lake: {error.strerror}") from None
         if not stat.S_ISDIR(mode):
-            raise IngestError(f"cannot use {self.name} as a lake: it is not a folder")
+            raise LakeError(f"cannot use {self.name} as a lake: it is not a folder")
 
     def exists(self, *parts: str) -> bool:
         where = self.path(*parts)
@@ -183,10 +183,10 @@ class LakeFolder:
                 else []
         weeks = state.get("attempts")
         if not isinstance(weeks, dict):
-            raise IngestError(f"{self.url(STATE_FILE)}: not a lanelog lake state file (attempts is not an object)")
+            raise LakeError(f"{self.url(STATE_FILE)}: not a lanelog lake state file (attempts is not an object)")
         for value in weeks:
             if not is_partition_value(value):
-                raise IngestError(f"{self.url(STATE_FILE)}: not a lanelog lake state file "
+                raise LakeError(f"{self.url(STATE_FILE)}: not a lanelog lake state file "
                                   f"(week {value!r} is not a Monday or {UNDATED})")
         return [self.url("attempts", f"week={value}", DATA_FILE) for value in sorted(weeks)
                 if self.exists("attempts", f"week={value}", DATA_FILE)]
@@ -258,15 +258,15 @@ class LakeFolder:
             except FileNotFoundError:
                 return None
             except OSError as error:
-                raise IngestError(f"cannot read {self.url(STATE_FILE)}: {error.strerror}") from None
+                raise LakeError(f"cannot read {self.url(STATE_FILE)}: {error.strerror}") from None
         if len(text) > _STATE_LIMIT:
-            raise IngestError(f"{self.url(STATE_FILE)}: not a lanelog lake state file (too large)")
+            raise LakeError(f"{self.url(STATE_FILE)}: not a lanelog lake state file (too large)")
         try:
             state = json.loads(text)
         except json.JSONDecodeError as error:
-            raise IngestError(f"{self.url(STATE_FILE)}: not a lanelog lake state file ({error})") from None
+            raise LakeError(f"{self.url(STATE_FILE)}: not a lanelog lake state file ({error})") from None
         if not isinstance(state, dict):
-            raise IngestError(f"{self.url(STATE_FILE)}: not a lanelog lake state file (not an object)")
+            raise LakeError(f"{self.url(STATE_FILE)}: not a lanelog lake state file (not an object)")
         return state
 
     def check_version(self, state: dict[str, Any]) -> None:
@@ -309,7 +309,7 @@ class LakeFolder:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                raise IngestError(f"another `lanelog export` is writing the lake at {self.name}; "
+                raise LakeError(f"another `lanelog export` is writing the lake at {self.name}; "
                                   "run one export at a time") from None
             try:
                 yield
@@ -323,7 +323,7 @@ class LakeFolder:
         try:
             self._remote(self.fs.info, bucket, missing_ok=True)
         except _Missing:
-            raise IngestError(f"cannot use the lake at {self.name}: the bucket {bucket} does not exist "
+            raise LakeError(f"cannot use the lake at {self.name}: the bucket {bucket} does not exist "
                               "(make it first; lanelog never creates buckets)") from None
 
     def _remote(self, call: Callable[..., Any], *args: Any, missing_ok: bool = False, **kwargs: Any) -> Any:
@@ -333,14 +333,14 @@ class LakeFolder:
         except FileNotFoundError as error:
             if missing_ok:
                 raise _Missing() from None
-            raise IngestError(f"cannot use the lake at {self.name}: {redacted(str(error)) or 'not found'}") \
+            raise LakeError(f"cannot use the lake at {self.name}: {redacted(str(error)) or 'not found'}") \
                 from None
         except PermissionError as error:
-            raise IngestError(f"cannot use the lake at {self.name}: access denied "
+            raise LakeError(f"cannot use the lake at {self.name}: access denied "
                               f"({redacted(str(error)) or 'forbidden'}); check the credentials in the "
                               "environment (AWS_ACCESS_KEY_ID, AWS_PROFILE, ...)") from None
         except Exception as error:  # noqa: BLE001 - an OSError, or the client library's own (botocore's)
-            raise IngestError(f"cannot use the lake at {self.name}: {redacted(_first_line(error))}") from None
+            raise LakeError(f"cannot use the lake at {self.name}: {redacted(_first_line(error))}") from None
 
     @contextmanager
     def _remote_upload(self, where: str) -> Iterator[Any]:
@@ -396,7 +396,7 @@ def _fsspec_filesystem(url: str, endpoint_url: str | None) -> Any:
     try:
         import fsspec
     except ImportError:
-        raise IngestError(f"{url}: a lake URL needs fsspec and the package for its protocol "
+        raise LakeError(f"{url}: a lake URL needs fsspec and the package for its protocol "
                           "(pip install 'lanelog[s3]' for s3://); a local folder needs neither") from None
     protocol = url.split("://", 1)[0]
     # A fresh instance with no listing cache: a lake another process just exported is read as it is now.
@@ -409,7 +409,7 @@ def _fsspec_filesystem(url: str, endpoint_url: str | None) -> Any:
     try:
         return fsspec.filesystem(protocol, **options)
     except (ImportError, ValueError, TypeError) as error:
-        raise IngestError(f"{url}: cannot open this filesystem: {redacted(str(error))}") from None
+        raise LakeError(f"{url}: cannot open this filesystem: {redacted(str(error))}") from None
 
 
 def partition_value(week: Any) -> str:

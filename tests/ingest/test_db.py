@@ -12,7 +12,7 @@ import duckdb
 import pyarrow as pa
 import pytest
 
-from lanelog.errors import DatabaseLocked, IngestError, SchemaMismatch
+from lanelog.errors import DatabaseLocked, IngestError, NotADatabase, SchemaMismatch, StoreError
 from lanelog.ingest import ingest_paths
 from lanelog.store import SCHEMA_VERSION, default_db_path, open_db
 from tests.ingest.support import HOLDER
@@ -73,7 +73,7 @@ def test_a_new_database_gets_the_schema_and_its_version(db: Path) -> None:
 
 def test_read_only_needs_an_existing_database(tmp_path: Path) -> None:
     missing = tmp_path / "none.duckdb"
-    with pytest.raises(IngestError) as caught:
+    with pytest.raises(StoreError) as caught:
         open_db(missing, read_only=True)
     # The hint carries the path the user gave, so following it makes that database.
     assert caught.value.message == (
@@ -112,10 +112,10 @@ def test_a_database_that_is_not_lanelogs_is_refused(tmp_path: Path) -> None:
     con.close()
 
 
-def test_a_file_that_is_not_a_database_is_an_ingest_error(tmp_path: Path) -> None:
+def test_a_file_that_is_not_a_database_is_a_store_error(tmp_path: Path) -> None:
     text = tmp_path / "notes.duckdb"
     text.write_text("these are notes, not a database\n" * 100)
-    with pytest.raises(IngestError) as caught:
+    with pytest.raises(NotADatabase) as caught:
         open_db(text)
     assert caught.value.message.startswith(f"cannot open the database {text}: ")
 

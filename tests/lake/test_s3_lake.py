@@ -186,6 +186,25 @@ def test_wrong_credentials_are_exit_2_naming_the_url_without_secrets(bucket: str
     no_secret(*results)
 
 
+def test_credentials_refused_halfway_through_an_export_are_named_once(bucket: str, db: Path) -> None:
+    # The server takes `count` requests before it checks credentials: a few open the lake,
+    # the rest fail at some write.  The lake's own error passes through export unwrapped.
+    results, written = [], []
+    for count in range(2, 10):
+        url = f"s3://{BUCKET}/halfway-{count}"
+        _auth(bucket, str(count))
+        try:
+            results.append(run("export", "--db", db, "--lake", url, "--endpoint-url", bucket, "--quiet"))
+        finally:
+            _auth(bucket, "inf")
+        written.append(len(s3(bucket).find(f"{BUCKET}/halfway-{count}")))
+        assert results[-1].exit_code == 2, results[-1].output
+        assert results[-1].stderr.startswith(f"Error: cannot use the lake at {url}: access denied (")
+        assert results[-1].stderr.count("\n") == 1 and results[-1].stderr.count("lake at") == 1
+    assert max(written) > 0, "some export failed after writing into the bucket"
+    no_secret(*results)
+
+
 def test_a_url_with_credentials_in_it_is_refused_without_echoing_them(aws_env: str) -> None:
     result = run("report", "--lake", f"s3://AKIAX:{SECRET_KEY}@{BUCKET}/lake", "--endpoint-url", aws_env)
     assert result.exit_code == 2
