@@ -14,7 +14,7 @@ from lanelog import alerts, ingest, queries, store
 from lanelog.commands import render, render_money
 from lanelog.commands.export import check_sources, lake_options, lake_settings, spark_lake
 from lanelog.commands.options import db_option, format_option, notify_options, wait_option
-from lanelog.errors import AlertError, IngestError
+from lanelog.errors import AlertError, IngestError, StoreError
 from lanelog.queries import Filters
 
 
@@ -44,7 +44,7 @@ def _database(db: Path | None, logs: tuple[Path, ...], wait: float, lake: str | 
     else:
         path = db if db is not None else store.default_db_path()
         if write and not path.exists():
-            raise IngestError(f"no database at {path}: run `lanelog ingest ...` or `lanelog demo`")
+            raise StoreError(f"no database at {path}: run `lanelog ingest ...` or `lanelog demo`")
         con = store.open_db(path, read_only=not write, wait=wait)
     # A query the database refuses is a StoreError naming its .sql file and block (lanelog.store).
     try:
