@@ -15,6 +15,7 @@ import streamlit as st
 from PIL import Image
 
 from lanelog.dashboard.charts import labelled
+from lanelog.ingest.logfile import is_object_url
 from lanelog.queries import Comparison, label
 from lanelog.reasons import REASONS, kind
 from lanelog.spreadsheet import defused
@@ -113,17 +114,44 @@ SOURCE_WORDS = {"source_id": "id", "path": "path", "fingerprint": "fingerprint",
                 "first_ingested": "first read (UTC)", "last_ingested": "last read (UTC)"}
 
 
-def _still_there(path: Any) -> str:
+# Whether a log is still where it was read from, in words. A file is looked for on this
+# machine's disk; an object by the listing the last ingest of its prefix made (the store's
+# objects_read, which a lake does not carry), never on the disk.
+IN_BUCKET, NOT_IN_BUCKET, NOT_CHECKED = "in the bucket", "not in the bucket", "not checked"
+FILE_THERE, FILE_GONE, DEMO_GONE = "yes", "no", "no (demo)"
+
+
+def log_name(path: Any) -> str:
+    """How a row names its log: a file by its name, an object by its key (the documented key
+    layout names every object lane-log.jsonl, so the last part tells them apart no more)."""
+    text = str(path)
+    if is_object_url(text):
+        return text.split("://", 1)[1].partition("/")[2] or text
+    return PurePosixPath(text).name
+
+
+def still_there(path: Any, in_last_listing: Any, listing_known: bool = True) -> str:
+    """Whether a log is still where it was read from: a file on this disk, an object in the last listing."""
+    if is_object_url(path):
+        if not listing_known:
+            return NOT_CHECKED
+        return IN_BUCKET if bool(in_last_listing) else NOT_IN_BUCKET
     if not file_gone(path):
-        return "yes"
-    return "no (demo)" if demo_temp(path) else "no"
+        return FILE_THERE
+    return DEMO_GONE if demo_temp(path) else FILE_GONE
 
 
-def sources_table(sources: pd.DataFrame) -> pd.DataFrame:
-    """The logs read: each file's name, whether it is still at its recorded path, and its counts."""
+def source_states(sources: pd.DataFrame, listing_known: bool = True) -> list[str]:
+    """still_there for each row of the sources query, in its order."""
+    return [still_there(path, listed, listing_known)
+            for path, listed in zip(sources["path"], sources["in_last_listing"])]
+
+
+def sources_table(sources: pd.DataFrame, listing_known: bool = True) -> pd.DataFrame:
+    """The logs read: each log's name (an object's key), whether it is still there, and its counts."""
     return pd.DataFrame({
-        "file": [PurePosixPath(str(path)).name for path in sources["path"]],
-        "still there": [_still_there(path) for path in sources["path"]],
+        "file": [log_name(path) for path in sources["path"]],
+        "still there": source_states(sources, listing_known),
         "lines read": sources["lines_read"], "attempts": sources["attempts"],
         "rejected": sources["rejected"], "duplicates": sources["duplicates"],
     })
@@ -142,8 +170,8 @@ def source_place(source: pd.Series) -> pd.DataFrame:
 
 
 def source_label(source: pd.Series) -> str:
-    """A choice in the file picker: the file's name and its id."""
-    return f"{PurePosixPath(str(source['path'])).name} (id {source['source_id']})"
+    """A choice in the file picker: the log's name (an object's key) and its id."""
+    return f"{log_name(source['path'])} (id {source['source_id']})"
 
 
 # Data health's line tables: each file by its name, words as headers, fixed widths that
@@ -171,16 +199,16 @@ REJECTED_WORDS = {"invalid_utf8": "not UTF-8", "invalid_json": "not JSON", "not_
 
 
 def rejected_table(rejected: pd.DataFrame) -> pd.DataFrame:
-    """Rejected lines: file name, line number, why (in words), and the readable text."""
-    return pd.DataFrame({"file": [PurePosixPath(str(path)).name for path in rejected["source"]],
+    """Rejected lines: the log's name, line number, why (in words), and the readable text."""
+    return pd.DataFrame({"file": [log_name(path) for path in rejected["source"]],
                          "line": rejected["line_no"],
                          "reason": [REJECTED_WORDS.get(reason, reason) for reason in rejected["reason"]],
                          "text": rejected["text"]})
 
 
 def undated_table(undated: pd.DataFrame) -> pd.DataFrame:
-    """Undated attempts: file name, line number, attempt id, repository, why, and the raw line."""
-    return pd.DataFrame({"file": [PurePosixPath(str(path)).name for path in undated["source"]],
+    """Undated attempts: the log's name, line number, attempt id, repository, why, and the raw line."""
+    return pd.DataFrame({"file": [log_name(path) for path in undated["source"]],
                          "line": undated["line_no"], "attempt": undated["attempt_id"],
                          "repository": undated["repo"], "why": undated["why"], "raw line": undated["raw"]})
 
@@ -384,9 +412,8 @@ def highlighted(table: pd.DataFrame) -> Any:
 
 
 def row_label(row: pd.Series) -> str:
-    """A choice in the attempt picker: short id, repository, and the file's name and line."""
-    return (f"{short(row['attempt_id'], SHORT_ID)} · {row['repo']} · "
-            f"{PurePosixPath(str(row['source'])).name}:{row['line_no']}")
+    """A choice in the attempt picker: short id, repository, and the log's name (an object's key) and line."""
+    return f"{short(row['attempt_id'], SHORT_ID)} · {row['repo']} · {log_name(row['source'])}:{row['line_no']}"
 
 
 # The What-if page: a stored replay in words.

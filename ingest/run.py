@@ -152,6 +152,7 @@ def _ingest_objects(con: duckdb.DuckDBPyConnection, url: str, batcher: _Batcher,
     except IngestError as exc:
         summary.errors.append(exc.message)
         return
+    _forget_unlisted(con, store.prefix, listed)
     read_before = {row[0]: (row[1], row[2]) for row in statement("objects_below").rows(con, prefix=store.prefix)}
     new = []
     for obj in listed:
@@ -186,6 +187,18 @@ def _ingest_objects(con: duckdb.DuckDBPyConnection, url: str, batcher: _Batcher,
         if fatal is not None:
             summary.errors.append(fatal.message)
             return
+
+
+def _forget_unlisted(con: duckdb.DuckDBPyConnection, prefix: str, listed: list[Listed]) -> None:
+    """Forget the objects read before at `prefix` that this listing no longer holds (deleted or
+    moved since), so objects_read says which logs the bucket held when it was last listed."""
+    table = pa.table({"url": pa.array([obj.url for obj in listed], pa.string())})
+    con.register("lane_listed", table)
+    try:
+        with transaction(con):
+            statement("forget_unlisted").run(con, prefix=prefix, below=prefix.rstrip("/") + "/")
+    finally:
+        con.unregister("lane_listed")
 
 
 def _record_objects(con: duckdb.DuckDBPyConnection, objects: list[Listed]) -> None:

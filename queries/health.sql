@@ -2,13 +2,16 @@
 
 -- name: sources
 -- Each log ingested (identified by content): its last path, read position, lines, the
--- attempts and rejected lines it gave, duplicates skipped, and when it was read.
+-- attempts and rejected lines it gave, duplicates skipped, and when it was read; for a log
+-- read from an object store, in_last_listing says whether the last listing of its prefix
+-- held it (objects_read: ingest forgets an object its listing no longer finds).
 -- params:
 SELECT
     s.source_id, s.path, s.fingerprint, s.bytes_read, s.lines_read,
     coalesce(a.attempts, 0) AS attempts,
     coalesce(r.rejected, 0) AS rejected,
-    s.duplicates, s.first_ingested, s.last_ingested
+    s.duplicates, s.first_ingested, s.last_ingested,
+    s.path IN (SELECT url FROM objects_read) AS in_last_listing
 FROM sources AS s
 LEFT JOIN (SELECT source_id, count(*) AS attempts FROM attempts GROUP BY source_id) AS a
     USING (source_id)

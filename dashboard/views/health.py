@@ -2,26 +2,33 @@
 
 import streamlit as st
 
-from lanelog.dashboard import present, ui
+from lanelog.dashboard import data, present, ui
 
 st.title("Data health")
 f = ui.figures("sources", "rejected_lines", "type_anomalies", "undated", "undated_counts")
 
 st.subheader("Files ingested")
-paths = list(f["sources"]["path"])
-demo = sum(present.file_gone(path) and present.demo_temp(path) for path in paths)
-gone = sum(present.file_gone(path) for path in paths) - demo
+listing_known = data.lake_dir() is None  # a lake does not carry the bucket listings ingest made
+states = present.source_states(f["sources"], listing_known)
+gone, demo, unlisted = (states.count(state) for state in (present.FILE_GONE, present.DEMO_GONE,
+                                                          present.NOT_IN_BUCKET))
 if gone:
     st.caption(f"{gone} of these files are no longer at their recorded path (moved, deleted, or read on "
                "another machine): \"still there\" says which. Their lines stay in the database.")
+if unlisted:
+    st.caption(f"{present.plural(unlisted, 'log was', 'logs were')} not in the bucket when ingest last listed "
+               "it (deleted or moved since): \"still there\" says which. Their lines stay in the database.")
 if demo:
     st.caption(f"{present.plural(demo, 'file was', 'files were')} the demo's temporary logs, removed when "
-               "`lanelog demo` finished, as it always does (keep them with --logs); their lines stay in "
-               "the database. Nothing is wrong.")
+               "`lanelog demo` finished, as it always does (keep them with `lanelog demo --out DIR`); "
+               "their lines stay in the database. Nothing is wrong.")
+if present.NOT_CHECKED in states:
+    st.caption("A log read from a bucket is not checked here: the lake does not carry the listing ingest "
+               "made; the database it was exported from does.")
 if f["sources"].empty:
     st.text("none")
 else:
-    st.dataframe(present.sources_table(f["sources"]), hide_index=True, key="sources_table",
+    st.dataframe(present.sources_table(f["sources"], listing_known), hide_index=True, key="sources_table",
                  column_config=present.fixed_columns(present.SOURCE_COUNTS))
     with st.expander("Where each file was read from"):
         sources = f["sources"]

@@ -2,10 +2,12 @@
 
 import streamlit as st
 
-from lanelog.dashboard import present, ui
+from lanelog.dashboard import data, present, ui
 
 st.title("Credit-bug triage")
-rows = ui.figures("credit_bug_rows")["credit_bug_rows"]
+found = ui.figures("credit_bug_rows", "sources")
+rows, sources = found["credit_bug_rows"], found["sources"]
+listed = set(sources["path"][sources["in_last_listing"]])
 if rows.empty:
     st.success("No credit bugs in range. A quarantine on its own is not an incident.")
     st.stop()
@@ -27,11 +29,15 @@ choice = st.selectbox(
 row = rows.iloc[choice]
 st.dataframe(present.triage_detail(row), hide_index=True, key="credit_bug_detail",
              column_config=present.fixed_columns(present.DETAIL_WIDTHS))
-if present.file_gone(row["source"]) and present.demo_temp(row["source"]):
+state = present.still_there(row["source"], row["source"] in listed, listing_known=data.lake_dir() is None)
+if state == present.DEMO_GONE:
     st.caption("The source file was one of the demo's temporary logs, removed when `lanelog demo` finished, "
                "as it always does; its lines stay in the database, and the raw line is below.")
-elif present.file_gone(row["source"]):
+elif state == present.FILE_GONE:
     st.caption("The source file is no longer at its recorded path (moved, deleted, or read on another "
                "machine); its lines stay in the database, and the raw line is below.")
+elif state == present.NOT_IN_BUCKET:
+    st.caption("The source log was not in the bucket when ingest last listed it (deleted or moved since); "
+               "its lines stay in the database, and the raw line is below.")
 st.caption("Raw line")
 st.code(row["raw"], language="json", wrap_lines=True)

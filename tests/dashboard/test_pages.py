@@ -16,7 +16,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from lanelog import queries, store
+from lanelog import ingest, queries, store
 from lanelog.dashboard import charts
 from lanelog.reasons import REASONS
 from tests.dashboard.dashboard_support import PAGES, line
@@ -530,6 +530,81 @@ def test_triage_table_cuts_ids_and_the_selected_attempt_shows_them_whole(
     place = dict(health.dataframe[1].value.itertuples(index=False))  # the picked file, field by field
     assert place["path"] == str(tmp_path / "lane-log-0.jsonl")
     assert len(place["fingerprint"]) == 13 and place["fingerprint"].endswith("…")
+
+
+def test_logs_read_from_a_bucket_are_named_by_key_and_judged_by_the_last_listing(
+    app: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.ingest.s3server import running_s3
+
+    # The documented key layout, lanelog/<repo>/<run_id>-<attempt>/lane-log.jsonl: every object
+    # has the same last part, so only the key tells them apart.
+    bug, fine = "lanelog/orders/1001-1/lane-log.jsonl", "lanelog/orders/1002-1/lane-log.jsonl"
+    db = tmp_path / "bucket.duckdb"
+    with running_s3() as s3:
+        for name, value in s3.env().items():
+            monkeypatch.setenv(name, value)
+        bucket = s3.bucket()
+        client = s3.client()
+        client.put_object(Bucket=bucket, Key=bug, Body=json.dumps(
+            {"attempt_id": "b1", **line("2026-10-05", merge_credit=1, quarantine=["test_a"])}).encode() + b"\n")
+        client.put_object(Bucket=bucket, Key=fine, Body=json.dumps(
+            {"attempt_id": "f1", **line("2026-10-05")}).encode() + b"\nnot json\n")
+
+        def ingest_bucket() -> None:
+            con = store.open_db(db)
+            try:
+                summary = ingest.ingest_paths(con, [f"s3://{bucket}/lanelog/"], endpoint_url=s3.endpoint)
+            finally:
+                con.close()
+            assert summary.errors == []
+
+        ingest_bucket()
+        health = app(db, "views/health.py")
+        assert not health.exception
+        files = health.dataframe[0].value
+        assert files[["file", "still there"]].to_dict("records") == [
+            {"file": bug, "still there": "in the bucket"}, {"file": fine, "still there": "in the bucket"}]
+        assert health.dataframe[2].value["file"].tolist() == [fine]  # the rejected line names its object
+        assert not any("no longer" in text or "not in the bucket" in text for text in texts(health))
+        triage = app(db, "views/triage.py")
+        assert triage.selectbox(key="raw_row").options == [f"b1 · orders-service · {bug}:1"]
+        assert not any("no longer" in text or "not in the bucket" in text for text in texts(triage))
+
+        client.delete_object(Bucket=bucket, Key=bug)
+        ingest_bucket()  # its listing no longer holds the object
+    health = app(db, "views/health.py")
+    assert health.dataframe[0].value[["file", "still there"]].to_dict("records") == [
+        {"file": bug, "still there": "not in the bucket"}, {"file": fine, "still there": "in the bucket"}]
+    assert any(text.startswith("1 log was not in the bucket when ingest last listed it") for text in texts(health))
+    assert not any("no longer at their recorded path" in text for text in texts(health))
+    triage = app(db, "views/triage.py")
+    assert any(text.startswith("The source log was not in the bucket when ingest last listed it")
+               for text in texts(triage))
+    detail = dict(triage.dataframe[1].value.itertuples(index=False))
+    assert detail["source file"] == f"s3://{bucket}/{bug}"
+
+
+def test_the_demos_removed_logs_are_said_to_be_the_demos_with_the_flag_that_keeps_them(
+    app: Any, tmp_path: Path
+) -> None:
+    folder = tmp_path / "lanelog-demo-abc123"  # as `lanelog demo` names its temporary folder
+    folder.mkdir()
+    log = folder / "lane-log.jsonl"
+    log.write_text(json.dumps({"attempt_id": "d1", **line("2026-10-05")}) + "\n", encoding="utf-8")
+    db = tmp_path / "demo.duckdb"
+    con = store.open_db(db)
+    try:
+        ingest.ingest_paths(con, [log])
+    finally:
+        con.close()
+    log.unlink()
+    folder.rmdir()
+    health = app(db, "views/health.py")
+    assert health.dataframe[0].value["still there"].tolist() == ["no (demo)"]
+    (said,) = [text for text in texts(health) if "the demo's temporary logs" in text]
+    assert "keep them with `lanelog demo --out DIR`" in said and "--logs" not in said
+    assert not any("no longer at their recorded path" in text for text in texts(health))
 
 
 def test_a_long_attempt_id_is_cut_in_the_triage_table() -> None:

@@ -174,6 +174,27 @@ def test_an_object_replaced_between_two_runs_is_a_new_log_and_a_copy_adds_nothin
     assert summary(ingest(s3, db, f"s3://{bucket}/"))["lines_read"] == 0
 
 
+def test_the_last_listing_of_a_prefix_is_what_objects_read_holds_below_it(s3: S3, tmp_path: Path) -> None:
+    bucket = s3.bucket()
+    upload(s3, bucket, {**job_logs(3, prefix="logs/job"), **job_logs(1, prefix="logs2/job")})
+    db = tmp_path / "lanelog.duckdb"
+    assert ingest(s3, db, f"s3://{bucket}/").exit_code == 0
+    s3.client().delete_object(Bucket=bucket, Key="logs/job-00001/lane-log.jsonl")
+    s3.client().delete_object(Bucket=bucket, Key="logs2/job-00000/lane-log.jsonl")
+    # Listing logs (no slash) forgets what it no longer finds below logs/, and nothing of logs2/.
+    again = ingest(s3, db, f"s3://{bucket}/logs")
+    assert again.exit_code == 0 and summary(again)["files"] == 2
+    con = store.open_db(db, read_only=True)
+    try:
+        urls = [row[0] for row in con.execute("SELECT url FROM objects_read ORDER BY url").fetchall()]
+        kept = con.execute("SELECT count(*) FROM attempts").fetchall()
+    finally:
+        con.close()
+    assert urls == [f"s3://{bucket}/logs/job-00000/lane-log.jsonl", f"s3://{bucket}/logs/job-00002/lane-log.jsonl",
+                    f"s3://{bucket}/logs2/job-00000/lane-log.jsonl"]
+    assert kept == [(4,)]  # the lines of a log gone from the bucket stay
+
+
 def test_local_paths_and_a_url_in_one_run_with_the_endpoint_from_the_environment(s3: S3, tmp_path: Path) -> None:
     bucket = s3.bucket()
     upload(s3, bucket, job_logs(3, prefix="remote"))

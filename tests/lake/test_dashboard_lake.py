@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from lanelog import store
 from lanelog.dashboard.launch import app_environment
+from lanelog.ingest import ingest_paths
 from tests.dashboard.dashboard_support import APP, PAGES
 
 
@@ -76,3 +77,27 @@ def test_the_lake_reaches_the_app_as_an_absolute_path(tmp_path: Path, monkeypatc
     assert app_environment(Path("x.duckdb"), "lake")["LANELOG_LAKE"] == str(tmp_path / "lake")
     assert "LANELOG_LAKE" not in app_environment(Path("x.duckdb"))
     assert app_environment(Path("x.duckdb"), "s3://bucket/lake")["LANELOG_LAKE"] == "s3://bucket/lake"
+
+
+def test_a_log_from_a_bucket_is_not_judged_on_a_lake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The lake does not carry the listings ingest made, so an object there is "not checked", never "no"."""
+    url = "s3://ci-logs/lanelog/orders/1001-1/lane-log.jsonl"
+    log = tmp_path / "lane-log.jsonl"
+    log.write_text('{"attempt_id": "a1", "ts": "2026-10-05T10:00:00Z", "probe": "pass"}\n', encoding="utf-8")
+    db, lake = tmp_path / "lanelog.duckdb", tmp_path / "lake"
+    con = store.open_db(db)
+    try:
+        ingest_paths(con, [log])
+        # As an ingest of s3://ci-logs/lanelog/ records the object: its URL as the path, and its listing.
+        con.execute("UPDATE sources SET path = ?", [url])
+        con.execute("INSERT INTO objects_read VALUES (?, 'etag', 1, now())", [url])
+        store.export_lake(con, lake)
+    finally:
+        con.close()
+    on_db = run_app(monkeypatch, db, None, "views/health.py").dataframe[0].value
+    on_lake = run_app(monkeypatch, tmp_path / "missing.duckdb", lake, "views/health.py")
+    assert on_db[["file", "still there"]].to_dict("records") == [
+        {"file": "lanelog/orders/1001-1/lane-log.jsonl", "still there": "in the bucket"}]
+    assert on_lake.dataframe[0].value[["file", "still there"]].to_dict("records") == [
+        {"file": "lanelog/orders/1001-1/lane-log.jsonl", "still there": "not checked"}]
+    assert any("the lake does not carry the listing" in str(caption.value) for caption in on_lake.caption)
