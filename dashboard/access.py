@@ -14,7 +14,7 @@ from typing import Any
 
 import streamlit as st
 
-from lanelog.dashboard.signin import ACCESS_SECTION, allowed
+from lanelog.dashboard.signin import ACCESS_SECTION, admitted
 
 SIGN_IN_ENV = "LANELOG_SIGN_IN"
 
@@ -68,8 +68,7 @@ def gate() -> None:
         _sign_in_page("Your sign-in has expired (the dashboard's session_hours): sign in again.")
         st.stop()
     email = st.user.get("email")
-    verified = st.user.get("email_verified")
-    if not isinstance(email, str) or verified is False or not allowed(email, access["allow"]):
+    if not admitted(st.user, access["allow"]):
         st.title("lanelog")
         st.error("This account may not see this dashboard. Ask whoever runs it to add you to its "
                  "allow-list, or sign in with another account.")
@@ -88,5 +87,4 @@ def may_upload() -> bool:
     access = _access()
     if access is None or not access["writers"]:
         return False
-    email = st.user.get("email")
-    return isinstance(email, str) and allowed(email, list(access["writers"]))
+    return admitted(st.user, list(access["writers"]))

@@ -25,6 +25,8 @@ import json
 import os
 import socket
 import tomllib
+import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,7 +71,7 @@ def _entries(path: Path, key: str, value: Any) -> tuple[str, ...]:
         raise DashboardError(f"{path}: {key} must be a non-empty list of e-mail addresses or domains")
     entries = []
     for item in value:
-        entry = _text(path, key, item).lower()
+        entry = ascii_lower(_text(path, key, item))
         local, at, domain = entry.partition("@")
         if not at:
             local, domain = "-", entry  # a domain alone
@@ -200,10 +202,38 @@ def is_loopback(host: str) -> bool:
     return bool(addresses) and all(ipaddress.ip_address(address).is_loopback for address in addresses)
 
 
-def allowed(email: str | None, entries: tuple[str, ...] | list[str]) -> bool:
-    """Whether an e-mail address is listed, or its domain is (exactly: a subdomain is not)."""
-    if not email or "@" not in email:
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def ascii_lower(text: str) -> str:
+    """A-Z lower-cased, nothing else: str.lower() would fold KELVIN SIGN (U+212A) into "k"."""
+    return text.translate(_ASCII_LOWER)
+
+
+def allowed(email: object, entries: tuple[str, ...] | list[str]) -> bool:
+    """Whether an e-mail address is listed, or its domain is (exactly: a subdomain is not).
+
+    Addresses compare exactly once A-Z are lower-cased.  An address that NFKC
+    normalisation would change, or whose local part is not ASCII, matches only an
+    entry naming that very address, never a domain: a provider may let someone
+    register a look-alike of a listed name.
+    """
+    if not isinstance(email, str) or "@" not in email:
         return False
-    address = email.strip().lower()
-    domain = address.rpartition("@")[2]
-    return any(entry == address or ("@" not in entry and entry == domain) for entry in entries)
+    address = ascii_lower(email)
+    listed = {ascii_lower(entry) for entry in entries}
+    if address in listed:
+        return True
+    local, _, domain = address.rpartition("@")
+    if not local or not local.isascii() or unicodedata.normalize("NFKC", email) != email:
+        return False
+    return "@" not in domain and domain in listed
+
+
+def admitted(claims: Mapping[str, object], entries: tuple[str, ...] | list[str]) -> bool:
+    """Whether the ID token's claims let someone in: an allowed address the provider verified.
+
+    `email_verified` must be the JSON value true; the string "false" is a string, and a
+    token without the claim says nothing about the address.
+    """
+    return claims.get("email_verified") is True and allowed(claims.get("email"), entries)

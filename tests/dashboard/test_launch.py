@@ -220,3 +220,26 @@ def test_the_allow_list_matches_addresses_and_whole_domains(email: str | None, e
     from lanelog.dashboard.signin import allowed
 
     assert allowed(email, ("alice@example.com", "team.example")) is expected
+
+
+@pytest.mark.parametrize(("email", "entries", "expected"), [
+    ("\u212aate@example.com", ("kate@example.com",), False),
+    ("\u212aate@example.com", ("example.com",), False),
+    ("\u212aate@example.com", ("\u212aate@example.com",), True),
+    ("j\u00f6rg@example.com", ("example.com",), False),
+    ("j\u00f6rg@example.com", ("J\u00f6rg@example.com",), True),
+    ("J\u00d6RG@example.com", ("j\u00f6rg@example.com",), False),
+    ("kate@example.com", ("\u212aate@example.com",), False),
+])
+def test_an_address_outside_ascii_matches_only_an_entry_that_names_it_exactly(
+        email: str, entries: tuple[str, ...], expected: bool) -> None:
+    from lanelog.dashboard.signin import allowed
+
+    assert allowed(email, entries) is expected
+
+
+def test_an_allow_list_entry_is_lower_cased_in_ascii_only(tmp_path: Path) -> None:
+    from lanelog.dashboard.signin import load_auth
+
+    auth = _auth_file(tmp_path, allow='["\\u212aate@example.com", "Bob@Example.COM"]')
+    assert load_auth(auth).allow == ("\u212aate@example.com", "bob@example.com")

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -76,8 +77,8 @@ def signed_in_server(provider: str, demo_db: Path, tmp_path_factory: pytest.Temp
             stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "TMPDIR": str(temp)},
         )
     wait_until_healthy(server, url, log.read_text)
-    info = {"url": url, "cookie_secret": cookie_secret, "client_secret": client_secret, "temp": temp,
-            "log": log, "server": server}
+    info = {"url": url, "provider": provider, "cookie_secret": cookie_secret, "client_secret": client_secret,
+            "temp": temp, "log": log, "server": server}
     try:
         yield info
     finally:
@@ -100,8 +101,20 @@ def fresh_page(browser: object) -> Iterator[object]:
         context.close()
 
 
-def sign_in(page: object, url: str, email: str) -> None:
+def provider_user(provider: str, email: str, **claims: object) -> None:
+    """Register a user at the provider with the claims its ID token will carry (default: a verified address)."""
+    base = provider.removesuffix("/.well-known/openid-configuration")
+    body = json.dumps({"email": email, "email_verified": True, **claims}).encode()
+    request = urllib.request.Request(f"{base}/users/{urllib.request.quote(email, safe='')}", data=body,
+                                     method="PUT", headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        assert response.status == 204
+
+
+def sign_in(page: object, server: dict, email: str, **claims: object) -> None:
     """From the sign-in page through the provider's form and back."""
+    url = server["url"]
+    provider_user(server["provider"], email, **claims)
     page.goto(url)
     page.get_by_role("button", name="Sign in").click()
     page.locator('input[name="sub"]').fill(email)
@@ -131,9 +144,8 @@ def test_signed_out_the_page_holds_no_figure(signed_in_server: dict, browser: ob
 
 
 def test_an_allowed_user_signs_in_and_sees_the_overview(signed_in_server: dict, browser: object) -> None:
-    url = signed_in_server["url"]
     with fresh_page(browser) as page:
-        sign_in(page, url, "alice@example.com")
+        sign_in(page, signed_in_server, "alice@example.com")
         page.get_by_text("Credit bugs per week").wait_for(timeout=60_000)
         page.wait_for_selector(FINISHED, timeout=60_000)
         sidebar = page.locator('[data-testid="stSidebar"]')
@@ -153,7 +165,7 @@ def test_a_user_of_an_allowed_domain_who_is_no_writer_gets_no_upload(
     signed_in_server: dict, browser: object
 ) -> None:
     with fresh_page(browser) as page:
-        sign_in(page, signed_in_server["url"], "bob@team.example")
+        sign_in(page, signed_in_server, "bob@team.example")
         page.get_by_text("Credit bugs per week").wait_for(timeout=60_000)
         page.wait_for_selector(FINISHED, timeout=60_000)
         sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
@@ -164,7 +176,7 @@ def test_a_user_of_an_allowed_domain_who_is_no_writer_gets_no_upload(
 @pytest.mark.parametrize("email", ["mallory@elsewhere.example", "eve@sub.team.example", "alice@example.com.evil"])
 def test_a_user_off_the_allow_list_is_refused(signed_in_server: dict, browser: object, email: str) -> None:
     with fresh_page(browser) as page:
-        sign_in(page, signed_in_server["url"], email)
+        sign_in(page, signed_in_server, email)
         page.get_by_text("This account may not see this dashboard").wait_for(timeout=60_000)
         page.wait_for_selector(FINISHED, timeout=60_000)
         text = page.locator('[data-testid="stApp"]').inner_text()
@@ -172,8 +184,18 @@ def test_a_user_off_the_allow_list_is_refused(signed_in_server: dict, browser: o
     assert_no_data(text.replace(email, ""))
 
 
+def test_an_address_verified_only_as_the_string_false_is_refused(signed_in_server: dict, browser: object) -> None:
+    """The provider's ID token says "email_verified": "false" (a string): that is no verification."""
+    with fresh_page(browser) as page:
+        sign_in(page, signed_in_server, "alice@example.com", email_verified="false")
+        page.get_by_text("This account may not see this dashboard").wait_for(timeout=60_000)
+        page.wait_for_selector(FINISHED, timeout=60_000)
+        text = page.locator('[data-testid="stApp"]').inner_text()
+    assert_no_data(text.replace("alice@example.com", ""))
+
+
 def forged_cookie(secret: str, origin: str, email: str, issued: float, signed_at: float | None = None) -> str:
-    payload = {"email": email, "sub": email, "iat": int(issued), "exp": int(issued) + 3600,
+    payload = {"email": email, "email_verified": True, "sub": email, "iat": int(issued), "exp": int(issued) + 3600,
                "origin": origin, "is_logged_in": True, "provider": "default"}
 
     class Signer(TimestampSigner):
