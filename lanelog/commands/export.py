@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
 from lanelog import store
-from lanelog.commands.extras import require
 from lanelog.commands.options import (
     db_option,
     endpoint_url_option,
@@ -23,6 +21,7 @@ from lanelog.commands.options import (
     spark_master_option,
     wait_option,
 )
+from lanelog.queries.source import choose_source
 
 _SETTINGS = "lanelog.lake_settings"
 
@@ -47,7 +46,7 @@ def export(lake: str, db: Path | None, wait: float, endpoint_url: str | None, fm
         lanelog ingest logs/ && lanelog export --lake /data/lanelog-lake
         lanelog report --lake /data/lanelog-lake --format json
     """
-    con = store.open_db(db or store.default_db_path(), read_only=True, wait=wait)
+    con = choose_source(db).connect(wait=wait)
     progress: Callable[[str], None] | None = None if quiet else (lambda line: click.echo(line, err=True))
     try:
         summary = store.export_lake(con, lake, progress=progress, endpoint_url=endpoint_url)
@@ -106,23 +105,3 @@ def check_sources(db: Path | None, logs: tuple[Path, ...], lake: str | None, eng
         raise click.UsageError("--spark-master needs --engine spark")
     if lake_settings()["spark_conf"] and engine != "spark":
         raise click.UsageError("--spark-conf needs --engine spark")
-
-
-@contextmanager
-def spark_lake(lake: str, master: str | None) -> Iterator[Any]:
-    """The lake on a Spark session that lives as long as the block (one already running is kept)."""
-    require("spark", "--engine spark")
-    from lanelog.queries.spark import SparkLake, running_session, start_session
-
-    settings = lake_settings()
-    files = store.lake_files(lake, settings["endpoint_url"])
-    conf = dict(settings["spark_conf"])
-    if settings["endpoint_url"] and any(path.startswith("s3a://") for paths in files.values() for path in paths):
-        conf.setdefault("spark.hadoop.fs.s3a.endpoint", settings["endpoint_url"])
-    kept = running_session()
-    spark = kept or start_session(master, conf=conf, verbose=settings["verbose"])
-    try:
-        yield SparkLake(spark, files, store.lake_schemas())
-    finally:
-        if kept is None:
-            spark.stop()

@@ -12,45 +12,41 @@ import click
 
 from lanelog import alerts, ingest, queries, store
 from lanelog.commands import render, render_money
-from lanelog.commands.export import check_sources, lake_options, lake_settings, spark_lake
+from lanelog.commands.export import check_sources, lake_options, lake_settings
+from lanelog.commands.extras import require
 from lanelog.commands.options import db_option, format_option, notify_options, wait_option
-from lanelog.errors import AlertError, IngestError, StoreError
+from lanelog.errors import AlertError, IngestError
 from lanelog.queries import Filters
+from lanelog.queries.source import choose_source
 
 
 @contextmanager
 def _database(db: Path | None, logs: tuple[Path, ...], wait: float, lake: str | None = None,
               engine: str = "duckdb", spark_master: str | None = None, write: bool = False) -> Iterator[Any]:
-    """The DuckDB file read-only, or, given LOG files, a throwaway in-memory database.
-
-    With --lake, the lake's Parquet files as DuckDB views, or on Spark with --engine spark.
-    With `write`, the DuckDB file read-write (it must exist): `check --notify` stores its sent marks.
-    """
+    """Given LOG files, a throwaway in-memory database of them; else the source --db, --lake and
+    --engine choose (lanelog.queries.source, the dashboard's rule too), read-only unless `write`
+    (`check --notify` stores its sent marks)."""
     if db is not None and logs:
         raise click.UsageError("give either --db FILE or LOG files, not both")
     check_sources(db, logs, lake, engine, spark_master)
-    if engine == "spark" and lake is not None:
-        with spark_lake(lake, spark_master) as source:
-            yield source
-        return
-    if lake is not None:
-        con = store.open_lake(lake, lake_settings()["endpoint_url"])
-    elif logs:
+    if logs:
         con = store.open_memory()
-        summary = ingest.ingest_paths(con, list(logs))
-        if summary.errors:
+        try:
+            summary = ingest.ingest_paths(con, list(logs))
+            if summary.errors:
+                raise IngestError("cannot read lane log: " + "; ".join(summary.errors))
+            yield con
+        finally:
             con.close()
-            raise IngestError("cannot read lane log: " + "; ".join(summary.errors))
-    else:
-        path = db if db is not None else store.default_db_path()
-        if write and not path.exists():
-            raise StoreError(f"no database at {path}: run `lanelog ingest ...` or `lanelog demo`")
-        con = store.open_db(path, read_only=not write, wait=wait)
+        return
+    settings = lake_settings()
+    source = choose_source(db, lake, engine=engine, endpoint_url=settings["endpoint_url"])
+    if source.engine == "spark":
+        require("spark", "--engine spark")
     # A query the database refuses is a StoreError naming its .sql file and block (lanelog.store).
-    try:
+    with source.reading(wait=wait, write=write, spark_master=spark_master, spark_conf=settings["spark_conf"],
+                        verbose=settings["verbose"]) as con:
         yield con
-    finally:
-        con.close()
 
 
 def _mark_sent(path: Path, wait: float, bug_key: str, receiver: str) -> None:
@@ -202,7 +198,7 @@ def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: st
         checked = queries.totals(con, filters)
         sent = {receiver.digest: store.alerts.sent_to(con, receiver.digest) for receiver in receivers}
     if receivers:
-        path = db if db is not None else store.default_db_path()
+        path = choose_source(db).db
         outcome = alerts.deliver(
             found["credit_bugs"], receivers, fmt=notify_format, dashboard_url=link_base,
             sent_before=lambda receiver: sent[receiver.digest],
