@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ import streamlit as st
 from lanelog import ingest, queries, store
 from lanelog.errors import DashboardError, DatabaseLocked
 from lanelog.queries import Filters
+from lanelog.queries.source import Source, choose_source
 from lanelog.store import replays
 
 # A look waits this long for an ingest to let go before showing the last figures.
@@ -56,37 +57,44 @@ class Look:
     stale: bool
 
 
+def source() -> Source:
+    """What the app reads, by the rule `report` and `check` follow (lanelog.queries.source): the lake
+    LANELOG_LAKE names (`dashboard --lake`), else the database file (LANELOG_DB), made absolute."""
+    chosen = choose_source(lake=os.environ.get(LAKE_VARIABLE) or None)
+    return replace(chosen, db=chosen.db.expanduser().resolve())
+
+
 def db_path() -> Path:
-    """The database the app reads: LANELOG_DB as set by `lanelog dashboard`, else the default."""
-    return Path(store.default_db_path()).expanduser().resolve()
+    """The database file: the one the app reads, or, on a lake, the one the hints name."""
+    return source().db
 
 
 def lake_dir() -> str | None:
     """The Parquet lake the app reads instead of a database: LANELOG_LAKE, set by `dashboard --lake`."""
-    return os.environ.get(LAKE_VARIABLE) or None
-
-
-def source_path() -> Path:
-    """What the app reads: the lake when one is set, else the database file."""
-    lake = lake_dir()
-    return Path(lake) if lake else db_path()
+    return source().lake
 
 
 def source_name() -> str:
     """What the app reads, as the user named it: the lake's folder or URL (s3://...), else the database file."""
-    return lake_dir() or str(db_path())
+    return source().name
 
 
 def source_exists() -> bool:
     """Whether there is something to read yet: a lake with its state file, or the database file."""
-    lake = lake_dir()
-    return store.lake_stamp(lake) is not None if lake else db_path().exists()
+    return source().exists()
 
 
-def _signature(path: Path) -> tuple[int, ...]:
-    """Changes whenever an ingest commits, so a rerun after it misses the cache."""
+def _signature(chosen: Source) -> tuple[Any, ...] | None:
+    """Changes whenever an ingest commits or an export runs, so a rerun after it misses the cache;
+    None when there is nothing to read yet."""
+    if chosen.lake is not None:
+        # A lake (a folder or a bucket) is known to change by its state file, which every export rewrites.
+        stamp = store.lake_stamp(chosen.lake, chosen.endpoint_url)
+        return None if stamp is None else (stamp,)
+    if not chosen.db.exists():
+        return None
     parts: list[int] = []
-    for candidate in (path, Path(f"{path}.wal")):
+    for candidate in (chosen.db, Path(f"{chosen.db}.wal")):
         try:
             stat = candidate.stat()
         except FileNotFoundError:
@@ -108,16 +116,13 @@ def bump_refresh() -> None:
 class _Connection:
     """A read-only connection opened only if some query misses the cache, closed after the look."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, chosen: Source) -> None:
+        self.source = chosen
         self.con: Any = None
 
     def get(self) -> Any:
-        lake = lake_dir()
-        if self.con is None and lake:
-            self.con = store.open_lake(lake)  # as named: a URL is no Path
         if self.con is None:
-            self.con = store.open_db(self.path, read_only=True, wait=LOCK_WAIT_SECONDS)
+            self.con = self.source.connect(wait=LOCK_WAIT_SECONDS)
         return self.con
 
     def close(self) -> None:
@@ -152,18 +157,17 @@ def look(*names: str, filters: Filters | None = None) -> Look:
     ingest holds the file and this session has no earlier figures to show.
     """
     filters = filters if filters is not None else Filters()
-    path, lake = source_path(), lake_dir()
-    # A lake (a folder or a bucket) is known to change by its state file, which every export rewrites.
-    stamp = store.lake_stamp(lake) if lake else None
-    if (lake and stamp is None) or (not lake and not path.exists()):
-        raise NoDatabase(f"no database at {source_name()}")
-    key = (source_name(), names, filters.since, filters.until, filters.repo)
+    chosen = source()
+    signature = _signature(chosen)
+    if signature is None:
+        raise NoDatabase(f"no database at {chosen.name}")
+    key = (chosen.name, names, filters.since, filters.until, filters.repo)
     last: dict[tuple[Any, ...], dict[str, Any]] = st.session_state.setdefault(LAST_KEY, {})
-    signature, token = ((stamp,) if stamp else _signature(path)), refresh_token()
-    connection = _Connection(path)
+    token = refresh_token()
+    connection = _Connection(chosen)
     try:
         figures = {
-            name: _cached_query(source_name(), signature, token, name, filters.since, filters.until, filters.repo,
+            name: _cached_query(chosen.name, signature, token, name, filters.since, filters.until, filters.repo,
                                 connection)
             for name in names
         }
@@ -178,7 +182,7 @@ def look(*names: str, filters: Filters | None = None) -> Look:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _cached_replay(db: str, signature: tuple[int, ...], token: int, replay_id: int,
+def _cached_replay(db: str, signature: tuple[Any, ...], token: int, replay_id: int,
                    _connection: _Connection) -> dict[str, Any] | None:
     return replays.by_id(_connection.get(), replay_id)
 
@@ -188,22 +192,23 @@ def replay(replay_id: int) -> dict[str, Any] | None:
 
     Raises NoDatabase when there is nothing to read, DatabaseLocked while an ingest holds the file.
     """
-    path = source_path()
-    if not path.exists():
-        raise NoDatabase(f"no database at {path}")
-    connection = _Connection(path)
+    chosen = source()
+    signature = _signature(chosen)
+    if signature is None:
+        raise NoDatabase(f"no database at {chosen.name}")
+    connection = _Connection(chosen)
     try:
-        return _cached_replay(str(path), _signature(path), refresh_token(), int(replay_id), connection)
+        return _cached_replay(chosen.name, signature, refresh_token(), int(replay_id), connection)
     finally:
         connection.close()
 
 
 def ingest_upload(name: str, payload: bytes) -> dict[str, Any]:
     """Ingest an uploaded lane-log file with the same rules as `lanelog ingest`."""
-    if lake_dir():
+    chosen = source()
+    if chosen.lake is not None:
         raise DashboardError("a lake is read-only here: ingest into the database, then `lanelog export`")
-    path = db_path()
-    con = store.open_db(path, read_only=False, wait=5.0)
+    con = store.open_db(chosen.db, read_only=False, wait=5.0)
     try:
         summary = ingest.ingest_bytes(con, name, payload)
     finally:
