@@ -160,19 +160,31 @@ _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 def expand_paths(paths: list[Path]) -> Iterator[Path | IngestError]:
     """Each log file named by paths: files as given, folders searched for *.jsonl(.gz).
 
-    A path that does not exist yields an IngestError in its place, so the
-    caller can report it and go on with the others.
+    A path that does not exist, or a folder with no log below it, yields an
+    IngestError in its place, so the caller can report it and go on with the others.
     """
     for path in paths:
         if path.is_dir():
-            found = [
-                Path(root) / name
-                for root, _dirs, names in os.walk(path)
-                for name in names
-                if name.endswith(LOG_SUFFIXES)
-            ]
-            yield from sorted(found)
+            found = sorted(logs_below(path))
+            if found:
+                yield from found
+            else:
+                yield no_logs_in(path)
         elif path.exists():
             yield path
         else:
             yield IngestError(f"{shown(path)}: no such file or folder")
+
+
+def logs_below(folder: Path) -> Iterator[Path]:
+    """The *.jsonl and *.jsonl.gz files below a folder, as the walk finds them."""
+    for root, _dirs, names in os.walk(folder):
+        for name in names:
+            if name.endswith(LOG_SUFFIXES):
+                yield Path(root) / name
+
+
+def no_logs_in(folder: Path) -> IngestError:
+    """The error for a folder that holds no lane log: ingest reads *.jsonl and *.jsonl.gz below it."""
+    return IngestError(f"{shown(folder)}: no lane logs in this folder (ingest reads the *.jsonl and "
+                       "*.jsonl.gz files below it, and there are none)")

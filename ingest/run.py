@@ -59,6 +59,9 @@ class IngestSummary:
     rejected: int = 0
     pending: int = 0
     errors: list[str] = field(default_factory=list)
+    # Logs none of whose lines read in this run was a JSON object (a README, a CSV), with
+    # their rejected lines: stored as any other's, and the command says what they are.
+    not_lane_logs: list[tuple[str, int]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, int]:
         """The JSON summary of `lanelog ingest --json`."""
@@ -377,11 +380,14 @@ def _ingest_log_unguarded(
         stale_provisional=resume.has_provisional,
     )
     pieces = Reader(log, source.position, source.lines_read + 1)
+    became = Outcome()  # what this log's lines became in this run
     try:
         piece = next(pieces)
         while piece.complete:
             position = source.position
-            summary.add(_store_group(con, source, piece, pieces))
+            group = _store_group(con, source, piece, pieces)
+            summary.add(group)
+            became.add(group)
             if progress:
                 progress(source.position - position, summary)
             piece = next(pieces)
@@ -401,6 +407,9 @@ def _ingest_log_unguarded(
             _still_the_same_log(source)
             statement("update_source").run(con, **params)
         summary.add(outcome)
+        became.add(outcome)
+    if became.rejected and not (became.attempts or became.duplicates):
+        summary.not_lane_logs.append((log.shown, became.rejected))
 
 
 def _store_group(con: duckdb.DuckDBPyConnection, source: _Source, first: Piece, pieces: Reader) -> Outcome:

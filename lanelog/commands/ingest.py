@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-if TYPE_CHECKING:
-    from click._termui_impl import ProgressBar  # the type click.progressbar returns
-
 from lanelog.commands.options import db_option, endpoint_url_option, format_option, wait_option
 from lanelog.errors import IngestError
-from lanelog.ingest import IngestSummary, ingest_paths
-from lanelog.ingest.logfile import expand_paths, is_object_url
-from lanelog.store import default_db_path, open_db
+from lanelog.ingest.logfile import expand_paths, is_object_url, logs_below, no_logs_in
+
+if TYPE_CHECKING:  # (the db extra's: imported when the command runs, so --help works without it)
+    from click._termui_impl import ProgressBar  # the type click.progressbar returns
+
+    from lanelog.ingest import IngestSummary
 
 _BAR_AFTER_S = 2.0
 
@@ -63,18 +63,40 @@ def _total_bytes(paths: list[str]) -> int:
 
 
 def _check_some_input_exists(paths: list[str]) -> None:
-    """Refuse a run in which no path names anything, before a database is opened or made.
+    """Refuse a run in which no path names a log, before a database is opened or made.
 
-    A mistyped path must not leave a new, empty database behind for `report` and
-    `check` to read as "0 attempts".  With one path that exists, the run goes on and
-    names the others as errors.
+    A mistyped path, or a folder with no lane log in it, must not leave a new, empty
+    database behind for `report` and `check` to read as "0 attempts".  With one path
+    that names a log, the run goes on and names the others as errors.
     """
-    if any(is_object_url(path) or os.path.lexists(path) for path in paths):
-        return  # an object-store URL is checked by its listing
-    if len(paths) == 1:
-        raise IngestError(f"{paths[0]}: no such file or folder")
-    listed = "".join(f"\n  {path}: no such file or folder" for path in paths)
-    raise IngestError(f"{len(paths)} files could not be read:{listed}")
+    problems = []
+    for path in paths:
+        if is_object_url(path):
+            return  # an object-store URL is checked by its listing
+        if not os.path.isdir(path):
+            if os.path.lexists(path):
+                return
+            problems.append(f"{path}: no such file or folder")
+        elif next(logs_below(Path(path)), None) is not None:
+            return
+        else:
+            problems.append(no_logs_in(Path(path)).message)
+    if len(problems) == 1:
+        raise IngestError(problems[0])
+    listed = "".join(f"\n  {problem}" for problem in problems)
+    raise IngestError(f"{len(problems)} files could not be read:{listed}")
+
+
+# What a lane log is, for a file that holds none.
+LANE_LOG_SHAPE = ('a lane log holds one JSON object per line, as `lanelog route` writes it: '
+                  '{"attempt_id": "...", "ts": "2026-10-05T09:00:00Z", "probe": "pass", ...}')
+
+
+def not_a_lane_log(name: str, rejected: int) -> str:
+    """What to say of a file none of whose lines read was a JSON object."""
+    lines = "its line" if rejected == 1 else f"its {rejected} lines"
+    return (f"{name}: not a lane log: no line read is a JSON object ({LANE_LOG_SHAPE}); "
+            f"{lines} are kept as rejected lines, listed on the dashboard's Data health page")
 
 
 @click.command()
@@ -93,8 +115,11 @@ def ingest(paths: tuple[str, ...], db: Path | None, fmt: str, endpoint_url: str 
     non-blank line ends as an attempt, a duplicate, a rejected line or
     pending (a last line still being written).
 
+    A file none of whose lines is a JSON object (a README, say) is named on
+    stderr as no lane log; its lines are still kept, as rejected lines.
+
     Exit 0 when every file was read, 2 when one could not be (the others are
-    still ingested).
+    still ingested), or when no file given was a lane log.
 
     \b
     Example:
@@ -102,6 +127,9 @@ def ingest(paths: tuple[str, ...], db: Path | None, fmt: str, endpoint_url: str 
         lanelog ingest --format json --db /tmp/lanes.duckdb logs/
         lanelog ingest s3://ci-logs/lane-logs/
     """
+    from lanelog.ingest import ingest_paths
+    from lanelog.store import default_db_path, open_db
+
     path_list = list(paths)
     _check_some_input_exists(path_list)  # before the database is opened, or made
     bar = _LateBar(_total_bytes(path_list)) if sys.stderr.isatty() else None
@@ -113,6 +141,13 @@ def ingest(paths: tuple[str, ...], db: Path | None, fmt: str, endpoint_url: str 
             bar.close()
         con.close()
     click.echo(json.dumps(summary.as_dict()) if fmt == "json" else summary.line())
+    notes = [not_a_lane_log(name, rejected) for name, rejected in summary.not_lane_logs]
+    if notes and len(notes) == summary.files and not summary.errors:
+        # Nothing named was a lane log: the user gave the wrong file, and the exit code says so.
+        raise IngestError(notes[0] if len(notes) == 1 else
+                          f"{len(notes)} files are not lane logs:" + "".join(f"\n  {note}" for note in notes))
+    for note in notes:
+        click.echo(f"Warning: {note}", err=True)
     if len(summary.errors) == 1:
         raise IngestError(summary.errors[0])
     if summary.errors:

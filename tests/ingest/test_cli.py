@@ -84,6 +84,67 @@ def test_several_unreadable_files_are_listed(logs: Path, tmp_path: Path) -> None
     )
 
 
+README = "# My project\n\nIt does things.\n\n- one\n- two\n"
+SHAPE = ('a lane log holds one JSON object per line, as `lanelog route` writes it: '
+         '{"attempt_id": "...", "ts": "2026-10-05T09:00:00Z", "probe": "pass", ...}')
+
+
+def test_a_file_that_is_no_lane_log_is_named_kept_as_rejected_lines_and_exits_2(tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text(README, encoding="utf-8")
+    db = tmp_path / "db.duckdb"
+    result = run("--db", str(db), str(readme))
+    assert result.exit_code == 2
+    # Blank lines are read past, as in any log: four lines of text.
+    assert result.stdout == "1 file, 4 lines read: 0 attempts added, 0 duplicates, 4 rejected, 0 pending\n"
+    assert result.stderr == (f"Error: {readme}: not a lane log: no line read is a JSON object ({SHAPE}); its 4 "
+                             "lines are kept as rejected lines, listed on the dashboard's Data health page\n")
+    con = store.open_db(db, read_only=True)
+    try:  # stored losslessly, as every rejected line is
+        assert con.execute("SELECT count(*) FROM rejected_lines").fetchall() == [(4,)]
+    finally:
+        con.close()
+
+
+def test_a_file_that_is_no_lane_log_beside_a_lane_log_is_a_warning(logs: Path, tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text(README, encoding="utf-8")
+    result = run("--db", str(tmp_path / "db.duckdb"), str(logs / "a.jsonl"), str(readme))
+    assert result.exit_code == 0
+    assert result.stdout == "2 files, 7 lines read: 1 attempt added, 1 duplicate, 5 rejected, 0 pending\n"
+    assert result.stderr == f"Warning: {readme}: not a lane log: no line read is a JSON object ({SHAPE}); " \
+                            "its 4 lines are kept as rejected lines, listed on the dashboard's Data health page\n"
+
+
+def test_a_lane_log_with_some_bad_lines_is_no_warning(logs: Path, tmp_path: Path) -> None:
+    result = run("--db", str(tmp_path / "db.duckdb"), str(logs / "a.jsonl"))
+    assert (result.exit_code, result.stderr) == (0, "")
+
+
+@pytest.mark.parametrize("given", ["docs", "docs/"])
+def test_a_folder_with_no_lane_log_is_an_error_naming_it_and_makes_no_database(tmp_path: Path, given: str) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "cli.md").write_text("# cli\n", encoding="utf-8")
+    folder = tmp_path / given
+    db = tmp_path / "db.duckdb"
+    result = run("--db", str(db), str(folder))
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr == (f"Error: {tmp_path / 'docs'}: no lane logs in this folder (ingest reads the *.jsonl "
+                             "and *.jsonl.gz files below it, and there are none)\n")
+    assert not db.exists()
+
+
+def test_a_folder_with_no_lane_log_beside_a_log_is_named_and_the_log_ingested(logs: Path, tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = run("--format", "json", "--db", str(tmp_path / "db.duckdb"), str(empty), str(logs / "a.jsonl"))
+    assert result.exit_code == 2
+    assert json.loads(result.stdout)["attempts_added"] == 1
+    assert result.stderr == (f"Error: {empty}: no lane logs in this folder (ingest reads the *.jsonl and "
+                             "*.jsonl.gz files below it, and there are none)\n")
+
+
 def test_a_database_from_another_schema_version(logs: Path, tmp_path: Path) -> None:
     db = tmp_path / "old.duckdb"
     con = store.open_db(db)
