@@ -8,8 +8,9 @@ plain ``LanelogError`` becomes click's "Error: ..." output and exit code.
 
 from __future__ import annotations
 
+import functools
 import importlib
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
 
@@ -53,6 +54,22 @@ def fail(ctx: click.Context, error: LanelogError) -> NoReturn:
     ctx.exit(error.exit_code)
 
 
+def _require_when_run(command: click.Command, extra: str, what: str) -> None:
+    """Check for the command's extra when it runs, after its options are read, so that
+    `--help` works on the core install; once per command, however often it is looked up."""
+    callback = command.callback
+    if callback is None or getattr(callback, "lanelog_extra", None) == extra:
+        return
+
+    @functools.wraps(callback)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        extras.require(extra, what)
+        return callback(*args, **kwargs)
+
+    run.lanelog_extra = extra  # type: ignore[attr-defined]
+    command.callback = run
+
+
 class LazyGroup(click.Group):
     """A group whose subcommands are imported on first use."""
 
@@ -75,11 +92,11 @@ class LazyGroup(click.Group):
         target = COMMANDS.get(cmd_name)
         if target is None:
             return None
-        extra = EXTRA_OF_COMMAND.get(cmd_name)
-        if extra is not None:
-            extras.require(extra, f"lanelog {cmd_name}")
         module_name, attr = target.split(":")
         command: click.Command = getattr(importlib.import_module(module_name), attr)
+        extra = EXTRA_OF_COMMAND.get(cmd_name)
+        if extra is not None:
+            _require_when_run(command, extra, f"lanelog {cmd_name}")
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import ast
 import inspect
+import os
 import re
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -132,6 +134,44 @@ def test_a_missing_optional_module_names_its_extra() -> None:
     spark = extras.from_import_error(ModuleNotFoundError(name="pyspark.sql"), "lanelog report")
     assert spark is not None and str(spark).endswith("pip install 'lanelog[spark]'")
     assert extras.from_import_error(ModuleNotFoundError(name="no_such_module"), "lanelog route") is None
+
+
+# The CLI as the core install runs it: every extra's modules unimportable (None in
+# sys.modules makes `import` fail and importlib.util.find_spec answer None, as for a
+# module that is not installed), then the console script's entry point.
+BARE = """
+import sys
+for name in {modules!r}:
+    sys.modules[name] = None
+from lanelog.cli import main
+sys.argv[0] = "lanelog"
+main()
+"""
+
+
+def bare(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    modules = sorted({module for names in extras.EXTRAS.values() for module in names})
+    return subprocess.run([sys.executable, "-P", "-c", BARE.format(modules=modules), *args], capture_output=True,
+                          text=True, cwd=cwd, timeout=60, env={**os.environ, "COLUMNS": "100"})
+
+
+@pytest.mark.parametrize("name", [None, *COMMANDS])
+def test_help_works_on_the_core_install_for_every_command(name: str | None, tmp_path: Path) -> None:
+    done = bare(*([name] if name else []), "--help", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith(f"Usage: lanelog {name} [OPTIONS]" if name else "Usage: lanelog [OPTIONS]")
+    if name:
+        assert " ".join(SUMMARIES[name].split()) in " ".join(done.stdout.split())
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_command_run_on_the_core_install_still_names_its_extra(tmp_path: Path) -> None:
+    (tmp_path / "x.jsonl").write_text('{"attempt_id": "a1"}\n', encoding="utf-8")
+    done = bare("ingest", "x.jsonl", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == ("Error: lanelog ingest needs the db extra (duckdb is not installed): "
+                           "pip install 'lanelog[db]'\n")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["x.jsonl"]
 
 
 def test_docs_cli_md_is_the_generated_help() -> None:
