@@ -163,7 +163,9 @@ class Replay:
                 for patch, baseline, candidate in pairs if baseline["probe"] != candidate["probe"]
             ],
             "reason_changes": _changes(pairs, "reasons"),
-            "quarantine_changes": _changes(pairs, "quarantine"),
+            # Among the patches that pass on both sides: a flip shows in flips.
+            "quarantine_changes": _changes([row for row in pairs if row[1]["probe"] == row[2]["probe"] == "pass"],
+                                           "quarantine"),
             "records": [
                 {"base": patch.base, "head": patch.head, "day": patch.today.isoformat(),
                  "subject": patch.subject,

@@ -67,6 +67,30 @@ def test_every_command_that_prints_data_takes_format_and_hides_the_old_json_flag
     assert "--json" not in help_of(name)
 
 
+@pytest.mark.parametrize("name", PRINTS_DATA)
+def test_plain_output_is_format_text_on_every_command(name: str) -> None:
+    flags = {opt: param for param in command(name).params for opt in param.opts}
+    choices = flags["--format"].type.choices  # type: ignore[attr-defined]
+    assert choices[0] == "text" == flags["--format"].default
+    assert "table" not in choices
+    assert "table" not in re.search(r"--format \[([^\]]*)\]", help_of(name))[1]  # type: ignore[index]
+
+
+def test_the_old_format_table_is_format_text_for_one_release_with_a_note(tmp_path: Path) -> None:
+    log = tmp_path / "lane-log.jsonl"
+    log.write_text('{"attempt_id": "a1", "ts": "2026-10-05T09:00:00Z", "probe": "reject"}\n', encoding="utf-8")
+    text = CliRunner().invoke(cli, ["report", str(log), "--format", "text"])
+    table = CliRunner().invoke(cli, ["report", str(log), "--format", "table"])
+    assert text.exit_code == table.exit_code == 0
+    assert table.stdout == text.stdout and "week" in text.stdout
+    assert text.stderr == ""
+    assert table.stderr == "warning: --format table is deprecated and goes in the next release; use --format text\n"
+    check = CliRunner().invoke(cli, ["check", str(log), "--format", "table"])
+    assert check.exit_code == 0 and check.stdout.startswith("no credit bugs in range")
+    wrong = CliRunner().invoke(cli, ["report", str(log), "--format", "tabel"])
+    assert wrong.exit_code == 2 and "'tabel' is not one of 'text', 'json', 'markdown', 'csv'" in wrong.stderr
+
+
 @pytest.mark.parametrize(("name", "old"), [("route", "--log"), ("replay", "--log"), ("demo", "--logs")])
 def test_renamed_flags_are_hidden_aliases(name: str, old: str) -> None:
     flags = {opt: param for param in command(name).params for opt in param.opts}

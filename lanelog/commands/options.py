@@ -85,14 +85,32 @@ def deprecated_alias(old: str, new: str, dest: str, *, value: Any = None, **attr
     return decorate
 
 
+# Old words for a --format value, kept one release: plain output is `text` on every
+# command, where `report` and `replay` called it `table`.
+FORMAT_ALIASES = {"table": "text"}
+
+
+class FormatChoice(click.Choice):
+    """The --format words; an old word (FORMAT_ALIASES) is taken too, with a note, and not shown."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        new = FORMAT_ALIASES.get(value) if isinstance(value, str) else None
+        if new is not None and new in self.choices:
+            click.echo(f"warning: --format {value} is deprecated and goes in the next release; use --format {new}",
+                       err=True)
+            return new
+        return super().convert(value, param, ctx)
+
+
 def format_option(choices: Sequence[str], help: str = "Output form; json is a stable contract.") -> Decorator:
     """``--format``: how a command prints its data (the first choice is the default).
 
-    The old ``--json`` flag stays one release as a deprecated alias of ``--format json``.
+    The old ``--json`` flag stays one release as a deprecated alias of ``--format json``,
+    and ``--format table`` of ``--format text``.
     """
     def decorate(command: Callable[..., Any]) -> Any:
         command = deprecated_alias("--json", "--format json", "fmt", value="json", is_flag=True)(command)
-        return click.option("--format", "fmt", type=click.Choice(list(choices)), default=choices[0],
+        return click.option("--format", "fmt", type=FormatChoice(list(choices)), default=choices[0],
                             show_default=True, help=help)(command)
 
     return decorate

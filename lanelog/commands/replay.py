@@ -44,7 +44,7 @@ FIGURES = (("probe_rejects", "probe rejects"), ("calls_armed", "armed calls"), (
               help="With --commits: leave out a patch whose change (git patch-id) was already replayed, "
                    "and list it as skipped.")
 @deprecated_alias("--log", "LOG arguments", "logs", multiple=True, type=click.Path(dir_okay=False, path_type=Path))
-@format_option(["table", "json", "markdown"])
+@format_option(["text", "json", "markdown"])
 @db_option("Also store the replay in this lanelog database (one row per patch, under a replay "
            "id); the dashboard's What-if page shows the newest.")
 @wait_option("With --db: seconds to wait for another process that holds the database.")
@@ -152,8 +152,10 @@ def _moved(result: dict[str, Any]) -> list[tuple[str, int, int]]:
 
 
 def _requeued(result: dict[str, Any]) -> list[dict[str, Any]]:
-    """The records whose quarantine differs: what a flaky-list change moves (it flips no probe)."""
+    """The patches that pass on both sides with another quarantine: what a flaky-list change
+    moves (it flips no probe; a patch that flips is in the flips)."""
     return [record for record in result["records"] if record["baseline"] is not None
+            and record["baseline"]["probe"] == record["candidate"]["probe"] == "pass"
             and record["baseline"]["quarantine"] != record["candidate"]["quarantine"]]
 
 

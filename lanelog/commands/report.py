@@ -98,7 +98,7 @@ def scope_options(command: Any) -> Any:
 
 @click.command()
 @scope_options
-@format_option(["table", "json", "markdown", "csv"])
+@format_option(["text", "json", "markdown", "csv"])
 @notify_options
 def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: str | None,
            repo: str | None, old_repo: str | None, wait: float, lake: str | None, engine: str,

@@ -111,7 +111,7 @@ def test_a_prefix_ingests_as_the_same_logs_from_disk(s3: S3, tmp_path: Path) -> 
     finally:
         disk.close()
         objects.close()
-    for fmt in ("json", "table"):
+    for fmt in ("json", "text"):
         reports = [lanelog("report", "--db", str(tmp_path / f"{name}.duckdb"), "--format", fmt, env={})
                    for name in ("disk", "bucket")]
         assert reports[0].exit_code == reports[1].exit_code == 0

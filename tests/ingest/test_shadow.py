@@ -74,7 +74,7 @@ def test_report_shows_the_shadow_in_every_format_only_when_a_line_has_one(tmp_pa
         assert result.exit_code == 0, result.output
         return result.stdout
 
-    table = report(log, "table").splitlines()
+    table = report(log, "text").splitlines()
     at = table.index("Shadow policy (route --shadow), over the 1 attempts decided under it:")
     assert table[at + 2].split() == ["week", "attempts", "probe", "rejects", "shadow", "probe", "rejects", "armed",
                                      "calls", "shadow", "armed", "calls", "would", "flip"]
@@ -84,5 +84,5 @@ def test_report_shows_the_shadow_in_every_format_only_when_a_line_has_one(tmp_pa
     assert "## Shadow policy" in markdown
     assert "| **total** | 1 | 1 | 0 | 0 | 1 | 1 |" in markdown
     assert json.loads(report(log, "json"))["shadow"]["totals"]["flips"] == 1
-    for fmt in ("table", "markdown", "json", "csv"):
+    for fmt in ("text", "markdown", "json", "csv"):
         assert "shadow" not in report(plain_log, fmt).lower(), fmt
