@@ -3,9 +3,10 @@
 Incremental: the state file records each week's row count and digest (see
 export.sql); a run rewrites only the weeks whose digest changed, removes the
 weeks the database no longer has, and leaves the rest alone, so a second run
-writes nothing.  Atomic per week: each file is renamed over the old one (see
-lakefs), and the state file is updated after each rename, so an interrupted
-export (even kill -9) leaves every week whole and the next run finishes the job.
+writes nothing.  Atomic per week: each file replaces the old one whole (a rename
+in a folder, one upload in a bucket: store/folder.py, store/bucket.py), and the
+state file is updated after each, so an interrupted export (even kill -9) leaves
+every week whole and the next run finishes the job.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ import duckdb
 
 from lanelog import __version__
 from lanelog.errors import LakeError, StoreError
+from lanelog.store.bucket import redacted
 from lanelog.store.db import SCHEMA_VERSION, open_memory
-from lanelog.store.lakefs import DATA_FILE, LAKE_SCHEMA_VERSION, LakeFolder, partition_value, redacted
+from lanelog.store.lakefs import DATA_FILE, LAKE_SCHEMA_VERSION, LakeFolder, partition_value
 from lanelog.store.sqlfile import load_resources
 
 QUERIES = load_resources("lanelog.store", "export.sql")

@@ -16,8 +16,9 @@ from typing import Any
 import duckdb
 
 from lanelog.errors import LakeError, StoreError
+from lanelog.store.bucket import redacted
 from lanelog.store.db import open_memory
-from lanelog.store.lakefs import TABLES, LakeFolder, redacted
+from lanelog.store.lakefs import TABLES, LakeFolder
 from lanelog.store.sqlfile import load_resources
 
 QUERIES = load_resources("lanelog.store", "lake.sql")

@@ -114,3 +114,12 @@ def test_a_state_file_naming_a_path_outside_the_lake_is_refused(small_db: Path, 
     assert result.exit_code == 2
     assert result.stderr == (f"Error: {lake}/_lanelog/lake.json: not a lanelog lake state file "
                              "(week '../../elsewhere' is not a Monday or __HIVE_DEFAULT_PARTITION__)\n")
+
+
+def test_a_state_file_too_large_to_be_one_is_refused(tmp_path: Path) -> None:
+    lake = tmp_path / "lake"
+    (lake / "_lanelog").mkdir(parents=True)
+    (lake / "_lanelog" / "lake.json").write_bytes(b" " * (16 * 1024 * 1024) + b"{}")
+    result = run("report", "--lake", lake)
+    assert result.exit_code == 2
+    assert result.stderr == f"Error: {lake}/_lanelog/lake.json: not a lanelog lake state file (too large)\n"

@@ -205,6 +205,14 @@ def test_credentials_refused_halfway_through_an_export_are_named_once(bucket: st
     no_secret(*results)
 
 
+def test_a_state_object_too_large_to_be_one_is_refused(bucket: str) -> None:
+    url = f"s3://{BUCKET}/swollen"
+    s3(bucket).pipe_file(f"{BUCKET}/swollen/_lanelog/lake.json", b" " * (16 * 1024 * 1024) + b"{}")
+    result = run("report", "--lake", url, "--endpoint-url", bucket)
+    assert result.exit_code == 2
+    assert result.stderr == f"Error: {url}/_lanelog/lake.json: not a lanelog lake state file (too large)\n"
+
+
 def test_a_url_with_credentials_in_it_is_refused_without_echoing_them(aws_env: str) -> None:
     result = run("report", "--lake", f"s3://AKIAX:{SECRET_KEY}@{BUCKET}/lake", "--endpoint-url", aws_env)
     assert result.exit_code == 2
