@@ -132,7 +132,7 @@ def test_the_extras_table_is_pyprojects() -> None:
 def test_every_third_party_import_is_declared() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     core = {IMPORT_NAME.get(name, name) for name in (re.split(r"[<>=!\[;]", r)[0] for r in project["dependencies"])}
-    # store/lakefs.py imports fsspec only for a lake URL and names what to install itself.
+    # store/bucket.py imports fsspec only for a lake URL and names what to install itself.
     optional = {"fsspec"}
     known = core | set().union(*map(set, extras.EXTRAS.values())) | optional | {"lanelog"}
     undeclared = []
