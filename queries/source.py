@@ -70,11 +70,11 @@ class Source:
         The Spark session lives as long as the block, unless one was already running in this
         process (an embedding program's): that one is used and kept.
         """
-        if self.engine == "spark":
+        if self.engine == "spark" and not write:
             with self._on_spark(spark_master, dict(spark_conf or {}), verbose) as lake:
                 yield lake
             return
-        con = self.connect(wait=wait, write=write)
+        con = self.connect(wait=wait, write=write)  # (which refuses a write to a lake)
         try:
             yield con
         finally:

@@ -81,8 +81,10 @@ def test_the_spark_engine_and_a_write_need_what_they_read(tmp_path: Path) -> Non
         choose_source(tmp_path / "x.duckdb", engine="spark")
     with pytest.raises(QueryError, match="no engine named 'trino'"):
         choose_source(lake="lake", engine="trino")
-    with pytest.raises(StoreError, match=f"the lake at {tmp_path} is only read"):
-        choose_source(lake=str(tmp_path)).connect(write=True)
+    for engine in ("duckdb", "spark"):
+        with pytest.raises(StoreError, match=f"the lake at {tmp_path} is only read"), \
+                choose_source(lake=str(tmp_path), engine=engine).reading(write=True):
+            pass
     missing = tmp_path / "missing.duckdb"
     with pytest.raises(StoreError, match=f"no database at {missing}: run `lanelog ingest"):
         choose_source(missing).connect(write=True)
