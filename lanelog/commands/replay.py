@@ -69,8 +69,10 @@ def replay(logs: tuple[Path, ...], repo: Path, candidate: Path, baseline: Path |
         lanelog replay --policy lanes.yaml --no-baseline --commits origin/main~300..origin/main
     """
     from lanelog.router.gitfacts import Checkout
-    from lanelog.router.replay import attempts_in, commits_in, read_policy_file
-    from lanelog.router.replay import dedupe as leave_out_copies
+    from lanelog.router.history import commits_in
+    from lanelog.router.history import dedupe as leave_out_copies
+    from lanelog.router.recorded import attempts_in
+    from lanelog.router.replay import read_policy_file
     from lanelog.router.replay import replay as run_replay
 
     if (span is None) == (not logs):

@@ -1,0 +1,146 @@
+"""The patches of a commit range, read from git: each commit on its first parent, how the
+range's merges were read, and the copies of a change made twice (git patch-id)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from datetime import UTC, date, datetime
+from typing import Any
+
+from lanelog.errors import GitError, ReplayError
+from lanelog.router.gitfacts import Checkout, check_ref
+from lanelog.router.paths import printable
+from lanelog.router.replay_result import Patch
+
+# git log's fields, NUL-separated with -z: no commit text can hold a NUL (git cuts a
+# message there), so no subject can add or shift a field.
+COMMIT_ID = re.compile(rb"[0-9a-f]{40}(?:[0-9a-f]{24})?\Z")
+SECONDS = re.compile(rb"-?[0-9]{1,30}\Z")
+
+
+def commits_in(checkout: Checkout, span: str, first_parent: bool = False,
+               ) -> tuple[list[Patch], list[dict[str, Any]], dict[str, Any]]:
+    """The patches of A..B on their first parent, on their committer day (UTC), and how the range was read.
+
+    By default every non-merge commit is a patch.  With ``first_parent`` every commit
+    on B's first-parent chain is one, a merge as its first-parent diff (the merged pull
+    request, as CI routed it); the commits behind merges are counted, not replayed.
+    One `git log` lists them all; a root commit has no parent to diff against and is skipped.
+    """
+    start, dots, end = span.partition("..")
+    if not dots or not start or not end or end.startswith("."):
+        raise ReplayError(f"--commits {span!r}: give a range A..B")
+    for ref in (start, end):
+        check_ref(ref)
+    ids = [checkout.resolve(ref) for ref in (start, end)]
+    if None in ids:
+        missing = [ref for ref, found in zip((start, end), ids) if found is None]
+        raise ReplayError(f"--commits {span!r}: {', '.join(missing)} names no commit")
+    walk = ("--first-parent",) if first_parent else ("--no-merges",)
+    out = checkout.git("log", "-z", *walk, "--reverse", "--format=%H%x00%P%x00%ct%x00%s",
+                       f"{ids[0]}..{ids[1]}", "--").stdout
+    patches: list[Patch] = []
+    skipped: list[dict[str, Any]] = []
+    for commit, parents, seconds, subject in _records(out, 4):
+        if not COMMIT_ID.match(commit) or not all(COMMIT_ID.match(p) for p in parents.split()) \
+                or not SECONDS.match(seconds):
+            raise GitError("git log answered in a shape replay does not read: "
+                           f"{printable(commit[:80].decode('ascii', 'replace'))!r}")
+        head, text = commit.decode("ascii"), subject.decode("utf-8", "replace")
+        day = commit_day(int(seconds))
+        if not parents:
+            skipped.append({"head": head, "subject": text, "reason": "a root commit: no parent to diff against"})
+        elif day is None:
+            skipped.append({"head": head, "subject": text,
+                            "reason": f"committer time {int(seconds)} is outside the years 1 to 9999"})
+        else:
+            patches.append(Patch(base=parents.split()[0].decode("ascii"), head=head, today=day, subject=text))
+    return patches, skipped, _merges(checkout, f"{ids[0]}..{ids[1]}", first_parent)
+
+
+def _count(checkout: Checkout, *args: str) -> int:
+    return int(checkout.git("rev-list", "--count", *args, "--").stdout.strip() or b"0")
+
+
+def _merges(checkout: Checkout, span: str, first_parent: bool) -> dict[str, Any]:
+    """How many merges the range holds, and the patches that came through them.
+
+    Without first_parent: the non-merge commits not on the first-parent chain, each
+    replayed as its own patch.  With it: the commits behind the merges, not replayed.
+    """
+    merges = _count(checkout, "--merges", span)
+    if first_parent:
+        behind = _count(checkout, span) - _count(checkout, "--first-parent", span)
+        return {"first_parent": True, "merges": merges, "behind_merges": behind}
+    through = _count(checkout, "--no-merges", span) - _count(checkout, "--no-merges", "--first-parent", span)
+    return {"first_parent": False, "merges": merges, "through_merges": through}
+
+
+def dedupe(checkout: Checkout, patches: list[Patch]) -> tuple[list[Patch], list[dict[str, Any]]]:
+    """Leave out each patch whose change (`git patch-id --stable`) an earlier patch already made.
+
+    A cherry-picked commit is the same change twice: replayed once, the copy listed.
+    A patch with no diff has no patch id and is always kept.
+    """
+    if not patches:
+        return patches, []
+    # Patches of --commits sit on their first parent: one git diff-tree lists each head's
+    # first-parent diff under "commit <id>" (nothing a commit's text can write), and one
+    # git patch-id reads them all.
+    listing = b"".join(f"{patch.head}\n".encode() for patch in patches)
+    diffs = checkout.git("diff-tree", "--stdin", "-p", "--no-color", "--no-ext-diff", "--no-textconv",
+                         "--no-renames", "--diff-merges=first-parent", "--pretty=tformat:commit %H",
+                         stdin=listing).stdout
+    ids = checkout.git("patch-id", "--stable", stdin=diffs).stdout
+    change = {}
+    for row in ids.splitlines():
+        fields = row.split()
+        if len(fields) == 2 and COMMIT_ID.match(fields[1]):
+            change[fields[1].decode("ascii")] = fields[0]
+    kept: list[Patch] = []
+    first: dict[bytes, str] = {}
+    left_out: list[dict[str, Any]] = []
+    for patch in patches:
+        key = change.get(patch.head)
+        if key is not None and key in first:
+            left_out.append({"head": patch.head, "subject": patch.subject,
+                             "reason": f"the same change as {first[key][:12]} (git patch-id): replayed once"})
+            continue
+        if key is not None:
+            first[key] = patch.head
+        kept.append(patch)
+    return kept, left_out
+
+
+def _records(out: bytes, width: int) -> Iterator[list[bytes]]:
+    """git's -z output as records of ``width`` NUL-separated fields (the last record has no end NUL)."""
+    if not out:
+        return
+    fields = out.removesuffix(b"\0").split(b"\0")
+    if len(fields) % width:
+        raise GitError(f"git log gave {len(fields)} fields, not a multiple of {width}")
+    for start in range(0, len(fields), width):
+        yield fields[start:start + width]
+
+
+def commit_day(seconds: int) -> date | None:
+    """The UTC day of a committer time, or None when no date of years 1 to 9999 holds it."""
+    try:
+        return datetime.fromtimestamp(seconds, UTC).date()
+    except (OverflowError, ValueError, OSError):
+        return None
+
+
+def subjects(checkout: Checkout, heads: Iterable[str]) -> dict[str, str]:
+    """git's %s of each head, in one call."""
+    wanted = sorted(set(heads))
+    if not wanted:
+        return {}
+    out = checkout.git("log", "-z", "--no-walk=unsorted", "--format=%H%x00%s", *wanted, "--").stdout
+    found = {}
+    for commit, subject in _records(out, 2):
+        if not COMMIT_ID.match(commit):
+            raise GitError("git log answered in a shape replay does not read")
+        found[commit.decode("ascii")] = subject.decode("utf-8", "replace")
+    return found

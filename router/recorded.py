@@ -1,0 +1,167 @@
+"""The attempts of lane logs, read back for a replay: each line's base, head, day and decision."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import stat
+from collections.abc import Iterator
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+from lanelog.errors import RecordedLineInvalid, RefInvalid, ReplayError
+from lanelog.router.gitfacts import Checkout, check_ref
+from lanelog.router.paths import printable
+from lanelog.router.replay_result import Patch
+
+# A lane log is read like ingest reads it: a regular file only, split on b"\n" alone (a
+# U+2028 in a file name is text, not a line break), no line held past MAX_LINE_BYTES,
+# and no more than MAX_LOG_BYTES read in all (a replay holds its patches in memory).
+MAX_LINE_BYTES = 8 * 1024 * 1024
+MAX_LOG_BYTES = 1024 * 1024 * 1024
+READ_BYTES = 1024 * 1024
+
+
+def attempts_in(checkout: Checkout, logs: list[Path]) -> tuple[list[Patch], list[dict[str, Any]]]:
+    """Every attempt of the lane logs whose base and head are in the repository, on the day of its ts.
+
+    A line that is not a lane-log line, or whose recorded fields have the wrong shape,
+    is skipped and listed with its file, line and why; it is never guessed at.
+    """
+    patches: list[Patch] = []
+    skipped: list[dict[str, Any]] = []
+    for log in logs:
+        for number, raw in log_lines(log):
+            where = f"{log}:{number}"
+            if raw is None:
+                skipped.append({"line": where, "reason": f"longer than {MAX_LINE_BYTES} bytes: not read"})
+                continue
+            if not raw.strip():
+                continue
+            try:
+                line, day = recorded_line(raw)
+            except RecordedLineInvalid as exc:
+                skipped.append({"line": where, "reason": str(exc)})
+                continue
+            base, head = (_resolve(checkout, ref) for ref in (line["base"], line["head"]))
+            if base is None or head is None:
+                skipped.append({"line": where, "base": line["base"], "head": line["head"],
+                                "reason": "its base or head is not a commit of this repository"})
+                continue
+            try:
+                recorded_decision(line)
+            except RecordedLineInvalid as exc:
+                skipped.append({"line": where, "reason": str(exc)})
+                continue
+            patches.append(Patch(base=base, head=head, today=day, subject=None, recorded=line))
+    return patches, skipped
+
+
+def log_lines(log: Path) -> Iterator[tuple[int, bytes | None]]:
+    """(line number, bytes) of a regular file, split on b"\\n" only; None for a line too long to hold.
+
+    The file is opened without blocking and checked on the open descriptor, so a FIFO
+    cannot hang the replay and a link to /dev/zero cannot feed it for ever.  A name
+    ending in .gz is read through gzip, as ingest reads it; the cap is on what it
+    decompresses to.
+    """
+    try:
+        fd = os.open(log, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise ReplayError(f"{log}: cannot read the lane log ({exc.strerror or exc})") from None
+    with os.fdopen(fd, "rb", buffering=0) as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ReplayError(f"{log}: not a regular file; only regular files are read as lane logs")
+        if info.st_size > MAX_LOG_BYTES:
+            raise ReplayError(f"{log}: {info.st_size} bytes, more than the {MAX_LOG_BYTES} a replay "
+                              "reads; replay a part of it (split the file by week)")
+        os.set_blocking(fd, True)
+        stream: Any = handle
+        if log.name.endswith(".gz"):
+            import gzip  # only a compressed log needs it
+
+            stream = gzip.GzipFile(fileobj=handle, mode="rb")
+        number, pending, too_long, total = 0, b"", False, 0
+        while True:
+            try:
+                chunk = stream.read(READ_BYTES)
+            except (OSError, EOFError) as exc:  # a damaged or cut gzip stream
+                raise ReplayError(f"{log}: cannot read the lane log ({exc})") from None
+            total += len(chunk)
+            if total > MAX_LOG_BYTES:
+                raise ReplayError(f"{log}: grew past the {MAX_LOG_BYTES} bytes a replay reads")
+            if not chunk:
+                break
+            pieces = (pending + chunk).split(b"\n")
+            pending = pieces.pop()
+            for piece in pieces:
+                number += 1
+                yield number, None if too_long or len(piece) > MAX_LINE_BYTES else piece
+                too_long = False
+            if len(pending) > MAX_LINE_BYTES:
+                pending, too_long = b"", True  # keep reading past it; the line is reported, not held
+        if pending or too_long:
+            yield number + 1, None if too_long else pending
+
+
+def recorded_line(raw: bytes) -> tuple[dict[str, Any], date]:
+    """A lane-log line's JSON object with a usable base and head, and the UTC day of its ts."""
+    try:
+        line = json.loads(raw.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        raise RecordedLineInvalid("not a JSON object: not a lane-log line") from None
+    if not isinstance(line, dict):
+        raise RecordedLineInvalid("not a JSON object: not a lane-log line")
+    for key in ("base", "head"):
+        value = line.get(key)
+        if not isinstance(value, str):
+            raise RecordedLineInvalid(f"the line records no {key}")
+        try:
+            check_ref(value)
+        except RefInvalid as exc:
+            raise RecordedLineInvalid(f"{key}: {exc}") from None
+    day = _day(line.get("ts"))
+    if day is None:
+        raise RecordedLineInvalid(f"ts {printable(str(line.get('ts'))[:60])!r} is not an RFC 3339 time, "
+                                  "or falls outside the years 1 to 9999 in UTC")
+    return line, day
+
+
+def recorded_decision(line: dict[str, Any]) -> None:
+    """Refuse a recorded decision whose fields replay would have to guess at."""
+    if line.get("probe") not in ("pass", "reject"):
+        raise RecordedLineInvalid(f"probe must be pass or reject, not {_shown(line.get('probe'))}")
+    reasons = line.get("reasons")
+    if not isinstance(reasons, list) or not all(isinstance(reason, str) for reason in reasons):
+        raise RecordedLineInvalid(f"reasons must be a list of text, not {_shown(reasons)}")
+    units = line.get("units")
+    if isinstance(units, bool) or not isinstance(units, (int, float)) or not math.isfinite(units) or units < 0:
+        raise RecordedLineInvalid(f"units must be a number of 0 or more, not {_shown(units)}")
+    if not isinstance(line.get("model_call_allowed"), bool):
+        raise RecordedLineInvalid("model_call_allowed must be true or false, not "
+                                  f"{_shown(line.get('model_call_allowed'))}")
+
+
+def _shown(value: object) -> str:
+    """A recorded value in a message: its JSON text, shortened."""
+    text = json.dumps(value) if value is not None else "missing"
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def _resolve(checkout: Checkout, ref: str) -> str | None:
+    try:
+        return checkout.resolve(ref)
+    except RefInvalid:
+        return None
+
+
+def _day(ts: object) -> date | None:
+    if not isinstance(ts, str):
+        return None
+    try:
+        return datetime.fromisoformat(ts.replace("Z", "+00:00")).astimezone(UTC).date()
+    except (ValueError, OverflowError):
+        return None
