@@ -93,4 +93,15 @@ def test_readme_is_a_first_five_minutes_page() -> None:
     assert len(readme.encode("utf-8")) <= 14 * 1024
     commands = [line for line in readme.splitlines() if line.startswith("python3 -m pip install")]
     assert commands == ["python3 -m pip install -e '.[dashboard]' && lanelog demo --serve",
-                        "python3 -m pip install -e '.[test]' && python3 -m pytest"]
+                        "python3 -m pip install -e '.[test]' && python3 -m pytest -n auto"]
+
+
+def test_ci_runs_the_readme_test_command_in_its_two_tiers() -> None:
+    """CI installs as the README says and runs the README's pytest as the fast tier, then the rest."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    install, pytest_command = next(line for line in readme.splitlines()
+                                   if line.startswith("python3 -m pip install -e '.[test]'")).split(" && ")
+    steps = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert install in steps
+    assert [line for line in steps if line.startswith("python3 -m pytest")] == [
+        f'{pytest_command} -m "not slow"', f"{pytest_command} -m slow"]
