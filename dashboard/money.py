@@ -51,6 +51,13 @@ def amount(value: float | None, row: dict[str, Any]) -> str:
     return f"{whole}.{decimals.ljust(2, '0')} {currency_of(row)}"
 
 
+def cost_text(row: dict[str, Any]) -> str:
+    """The row's cost; priced in several currencies, each one's total (0.25 GBP + 0.50 USD)."""
+    if row.get("cost") is None and row.get("costs"):
+        return " + ".join(amount(entry["cost"], entry) for entry in row["costs"])
+    return amount(row.get("cost"), row)
+
+
 def _count(value: Any) -> str:
     return "-" if value is None else f"{value:,}"
 
@@ -65,7 +72,7 @@ def week_table(money: dict[str, Any]) -> pd.DataFrame:
             if key == "week":
                 cells[words] = value or "undated"
             elif key in MONEY:
-                cells[words] = amount(value, row) if key == "cost" or value is not None else "-"
+                cells[words] = cost_text(row) if key == "cost" else amount(value, row) if value is not None else "-"
             else:
                 cells[words] = _count(value)
         rows.append(cells)
@@ -75,7 +82,7 @@ def week_table(money: dict[str, Any]) -> pd.DataFrame:
 def by_table(rows: list[dict[str, Any]], key: str) -> pd.DataFrame:
     out = [{"week": row["week"] or "undated", key: row[key] if row[key] is not None else "(none)",
             "tokens in": _count(row["input_tokens"]), "tokens out": _count(row["output_tokens"]),
-            "cost": amount(row["cost"], row)} for row in rows]
+            "cost": cost_text(row)} for row in rows]
     return pd.DataFrame(out, columns=["week", key, "tokens in", "tokens out", "cost"])
 
 
@@ -90,7 +97,7 @@ def show_money(money: dict[str, Any]) -> None:
         st.caption(f"Week of {latest['week']}, from the usage the property runs recorded.")
         # Two by two: four amounts with their currency do not fit one row of a narrow window.
         top, bottom = st.columns(2), st.columns(2)
-        top[0].metric("Cost", amount(latest["cost"], latest))
+        top[0].metric("Cost", cost_text(latest))
         top[1].metric("Spend avoided (estimate)", amount(latest["spend_avoided_estimate"], latest))
         bottom[0].metric("Cost per armed call", amount(latest["cost_per_armed_call"], latest))
         bottom[1].metric(f"Cost per unit ({_count(latest['units'])} units)",

@@ -103,8 +103,9 @@ SELECT
     -- 48-57 a digit a number, 116 t or 102 f a boolean, 91 [ a list, 123 { an
     -- object.  An absent field and a null are NULL, and so is ord of them: no
     -- anomaly.  (Comparing codes costs a tenth of the row's compute less than
-    -- looking the first character up in a string of the expected ones.)
-    list_filter([
+    -- looking the first character up in a string of the expected ones.)  Then what
+    -- lane_usage dropped from the usage object (usage.cost, usage.currency).
+    list_concat(list_filter([
         CASE WHEN ord(j_attempt_id) <> 34 THEN 'attempt_id' END,
         CASE WHEN NOT (ord(j_ts) = 34 OR ord(j_ts) = 45 OR ord(j_ts) BETWEEN 48 AND 57) THEN 'ts' END,
         CASE WHEN ord(j_repo) <> 34 THEN 'repo' END,
@@ -129,7 +130,7 @@ SELECT
                       OR NOT (ord(s.model_call_allowed) = 116 OR ord(s.model_call_allowed) = 102)
                       OR ord(s.policy_sha256) <> 34))
              THEN 'shadow' END
-    ], lambda name: name IS NOT NULL) AS type_anomalies,
+    ], lambda name: name IS NOT NULL), lane_usage_notes(j_usage)) AS type_anomalies,
     list_sum(list_transform(usage, lambda u: u.input_tokens)) AS input_tokens,
     list_sum(list_transform(usage, lambda u: u.output_tokens)) AS output_tokens,
     CASE WHEN len(currencies) = 1 THEN list_sum(list_transform(usage, lambda u: u.cost)) END AS cost,

@@ -32,41 +32,69 @@ def _money(value: Any) -> float | None:
     return round(float(value), DIGITS)
 
 
+MONEY = ("cost", "cost_per_armed_call", "cost_per_unit", "spend_avoided_estimate")
+Costs = dict[tuple[str, str | None, str | None], list[dict[str, Any]]]
+
+
 def note(row: dict[str, Any], calls_key: str = "calls_with_usage") -> str | None:
     """Why a row shows no cost: none recorded, none priced, or costs in several currencies."""
     if row["cost"] is not None:
         return None
+    if row.get("costs"):
+        return MIXED
     if not row.get(calls_key):
         return NO_USAGE
     return NO_COST if not row.get("calls_priced") else MIXED
 
 
-def _row(row: dict[str, Any], calls_key: str = "calls_with_usage") -> dict[str, Any]:
+def _costs(rows: list[dict[str, Any]]) -> Costs:
+    """money_currencies' totals by group: (scope, week, repo or property) to [{currency, cost}]."""
+    out: Costs = {}
+    for row in rows:
+        scope = row["scope"]
+        week = row["week"].isoformat() if scope != "total" and row["week"] is not None else None
+        name = row["repo"] if scope == "repo" else row["property"] if scope == "property" else None
+        out.setdefault((scope, week, name), []).append({"currency": row["currency"], "cost": _money(row["cost"])})
+    return out
+
+
+def _row(row: dict[str, Any], costs: Costs, scope: str, calls_key: str = "calls_with_usage") -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in row.items():
         if key == "is_total":
             continue
         if key == "week":
             out[key] = value.isoformat() if value is not None else None
-        elif key in ("cost", "cost_per_armed_call", "cost_per_unit", "spend_avoided_estimate"):
+        elif key in MONEY:
             out[key] = _money(value)
         elif key in ("property", "repo", "currency"):
             out[key] = value
         else:
             out[key] = _count(value)
+    name = out.get("repo") if scope == "repo" else out.get("property") if scope == "property" else None
+    currencies = costs.get((scope, out.get("week"), name), [])
+    if len(currencies) > 1:
+        # A sum across currencies means nothing: each currency's total instead, and no price per call.
+        out.update({key: None for key in MONEY if key in out}, currency=None, costs=currencies)
     out["note"] = note(out, calls_key)
     return out
 
 
 def money_figures(con: Any, filters: Any = None) -> dict[str, Any]:
-    """Tokens and cost per week (and in total), per property and per repo, with the estimate."""
+    """Tokens and cost per week (and in total), per property and per repo, with the estimate.
+
+    A group priced in more than one currency has no cost (note "more than one currency")
+    and a ``costs`` list of each currency's total; other groups have no ``costs`` key.
+    """
     from lanelog.queries import records
 
     weekly = records(con, "money_weekly", filters)
+    costs = _costs(records(con, "money_currencies", filters))
     return {
-        "weeks": [_row(row) for row in weekly[:-1]],
-        "totals": {key: value for key, value in _row(weekly[-1]).items() if key != "week"},
-        "by_property": [_row(row, "calls") for row in records(con, "money_by_property", filters)],
-        "by_repo": [_row(row) for row in records(con, "money_by_repo", filters)],
+        "weeks": [_row(row, costs, "week") for row in weekly[:-1]],
+        "totals": {key: value for key, value in _row(weekly[-1], costs, "total").items() if key != "week"},
+        "by_property": [_row(row, costs, "property", "calls")
+                        for row in records(con, "money_by_property", filters)],
+        "by_repo": [_row(row, costs, "repo") for row in records(con, "money_by_repo", filters)],
         "estimate": ESTIMATE,
     }

@@ -2,7 +2,8 @@
 -- Only armed attempts count (a model call was allowed, so the lane could spend).  A figure
 -- nobody recorded is NULL, never 0: a week without usage has no cost, not a free week.
 -- Costs are summed only within one currency; a group whose costs come in more than one
--- currency has cost NULL (and currency NULL), as a sum across currencies means nothing.
+-- currency has cost NULL (and currency NULL), as a sum across currencies means nothing,
+-- and money_currencies gives each currency's total for it instead.
 
 -- name: money_weekly
 -- One row per week with attempts, the undated bucket (week NULL) after the dated weeks,
@@ -115,3 +116,36 @@ FROM in_scope($since, $until, $repo)
 WHERE armed
 GROUP BY week, repo
 ORDER BY week NULLS LAST, repo NULLS LAST
+
+-- name: money_currencies
+-- Each currency's total cost, from the armed attempts' usage entries with a cost, for
+-- every group of the three queries above: per week (scope 'week'), over every week
+-- ('total'), per week and repo ('repo'), per week and property ('property').  What a
+-- group priced in more than one currency shows in place of its one sum (queries/costs.py).
+-- (Four plain groupings, not GROUPING SETS: Spark's form of those is the total row's only.)
+-- params: since, until, repo
+WITH priced AS (
+    SELECT week, repo, entry.property AS property, entry.currency AS currency, entry.cost AS cost
+    FROM (
+        SELECT week, repo, unnest(usage) AS entry
+        FROM in_scope($since, $until, $repo)
+        WHERE armed AND usage IS NOT NULL
+    ) AS unnested
+    WHERE entry.cost IS NOT NULL
+)
+SELECT scope, week, repo, property, currency, cost
+FROM (
+    SELECT 'week' AS scope, week, CAST(NULL AS VARCHAR) AS repo, CAST(NULL AS VARCHAR) AS property,
+           currency, sum(cost) AS cost
+    FROM priced GROUP BY week, currency
+    UNION ALL
+    SELECT 'total', CAST(NULL AS DATE), CAST(NULL AS VARCHAR), CAST(NULL AS VARCHAR), currency, sum(cost)
+    FROM priced GROUP BY currency
+    UNION ALL
+    SELECT 'repo', week, repo, CAST(NULL AS VARCHAR), currency, sum(cost)
+    FROM priced GROUP BY week, repo, currency
+    UNION ALL
+    SELECT 'property', week, CAST(NULL AS VARCHAR), property, currency, sum(cost)
+    FROM priced GROUP BY week, property, currency
+) AS groups
+ORDER BY scope, week NULLS LAST, repo NULLS LAST, property NULLS LAST, currency

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 # The named queries `report` and `check` run (every format).
 SPARK_QUERIES = ("figures", "rejected_line_count", "credit_bug_rows", "audit", "reject_reasons",
-                 "money_weekly", "money_by_property", "money_by_repo", "shadow_figures")
+                 "money_weekly", "money_by_property", "money_by_repo", "money_currencies", "shadow_figures")
 DEFAULT_MASTER = "local[*]"
 # DuckDB list functions that sqlglot passes through by name, and Spark's word for each.
 _RENAMED = {"LIST_INTERSECT": "ARRAY_INTERSECT"}

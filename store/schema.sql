@@ -78,10 +78,12 @@ CREATE TABLE IF NOT EXISTS attempts (
     reasons VARCHAR[],
     expired_freezes VARCHAR[],
     results JSON,                       -- {property id: "hold"|"fail"|"unresolved"} when an object
-    type_anomalies VARCHAR[] NOT NULL,  -- names of fields whose JSON type is unexpected
+    type_anomalies VARCHAR[] NOT NULL,  -- names of fields whose JSON type is unexpected, and usage.cost /
+                                        -- usage.currency for what lane_usage dropped
     -- What the property runs' model calls used (schema 3): the line's optional `usage`
-    -- object, one entry per property id; NULL unless the line has one.  A figure is NULL
-    -- unless it is a finite JSON number >= 0, and a cost is NULL without its currency.
+    -- object, one entry per property id; NULL unless the line has one.  A token count is
+    -- NULL unless it is a finite JSON number >= 0; a cost unless it is from 0 to 1e9 with a
+    -- currency of three capital letters (lane_usage).
     usage STRUCT(property VARCHAR, input_tokens DOUBLE, output_tokens DOUBLE, cost DOUBLE,
                  currency VARCHAR, model VARCHAR)[],
     input_tokens DOUBLE,                -- the entries' sum; NULL when no entry gives it
@@ -227,11 +229,22 @@ CREATE OR REPLACE MACRO json_valid_rfc(t) AS CASE
             '(?:^|[,:\[])[ \t\r]*-?(?:[nN][aA]|[iI])|,[ \t\r]*[\]}]')
     ELSE true END;
 
+-- A usage entry's currency: three capital letters (the shape of an ISO 4217 code), else
+-- NULL.  It is written into reports and pages, so nothing else from a log is taken as one.
+CREATE OR REPLACE MACRO lane_currency(j) AS
+    CASE WHEN regexp_full_match(json_str(j), '[A-Z]{3}') THEN json_str(j) END;
+
+-- A usage entry's cost: a JSON number from 0 to 1e9 (one call's cost), else NULL.  No sum
+-- of such costs overflows a double, as 1e308 + 1e308 does.
+CREATE OR REPLACE MACRO lane_cost(j) AS
+    CASE WHEN json_num(j) BETWEEN 0 AND 1e9 THEN json_num(j) END;
+
 -- A line's `usage` as a list of structs: {property id: {input_tokens, output_tokens,
 -- cost, currency, model}}, one entry per key (an empty object, one with a repeated key,
--- or any other JSON is no usage: NULL).  A figure is kept when it is a finite number
--- >= 0; a cost only with its currency.  Ingest (load.sql) and the upgrade to version 3
--- (upgrade.sql) both read usage by this one rule.
+-- or any other JSON is no usage: NULL).  A token count is kept when it is a finite number
+-- >= 0; a cost by lane_cost, and only with a currency lane_currency keeps.  Ingest
+-- (load.sql) and the upgrade to version 3 (upgrade.sql) both read usage by this one rule,
+-- and name what it dropped by lane_usage_notes.
 CREATE OR REPLACE MACRO lane_usage(j_usage) AS
     CASE WHEN ord(CAST(j_usage AS VARCHAR)) = 123 AND CAST(j_usage AS VARCHAR) <> '{}' THEN try(list_transform(
         map_entries(CAST(j_usage AS MAP(VARCHAR, JSON))),
@@ -243,13 +256,26 @@ CREATE OR REPLACE MACRO lane_usage(j_usage) AS
             'output_tokens': CASE WHEN json_num(json_extract(e.value, '$.output_tokens')) >= 0
                                    AND isfinite(json_num(json_extract(e.value, '$.output_tokens')))
                                   THEN json_num(json_extract(e.value, '$.output_tokens')) END,
-            'cost': CASE WHEN json_num(json_extract(e.value, '$.cost')) >= 0
-                          AND isfinite(json_num(json_extract(e.value, '$.cost')))
-                          AND json_str(json_extract(e.value, '$.currency')) IS NOT NULL
-                         THEN json_num(json_extract(e.value, '$.cost')) END,
-            'currency': json_str(json_extract(e.value, '$.currency')),
+            'cost': CASE WHEN lane_currency(json_extract(e.value, '$.currency')) IS NOT NULL
+                         THEN lane_cost(json_extract(e.value, '$.cost')) END,
+            'currency': lane_currency(json_extract(e.value, '$.currency')),
             'model': json_str(json_extract(e.value, '$.model'))
         })) END;
+
+-- What lane_usage dropped from a line's usage object, as type anomaly names (Data health):
+-- 'usage.cost' when an entry's cost is there (not null) but lane_cost refuses it;
+-- 'usage.currency' when an entry's currency is there but is no code, or a cost has none.
+-- NULL for a line without a usage object (list_concat takes it as an empty list).
+CREATE OR REPLACE MACRO lane_usage_notes(j_usage) AS
+    CASE WHEN ord(CAST(j_usage AS VARCHAR)) = 123 THEN coalesce(try(list_filter([
+        CASE WHEN list_bool_or(list_transform(map_values(CAST(j_usage AS MAP(VARCHAR, JSON))),
+            lambda v: ord(CAST(json_extract(v, '$.cost') AS VARCHAR)) <> 110
+                      AND lane_cost(json_extract(v, '$.cost')) IS NULL)) THEN 'usage.cost' END,
+        CASE WHEN list_bool_or(list_transform(map_values(CAST(j_usage AS MAP(VARCHAR, JSON))),
+            lambda v: lane_currency(json_extract(v, '$.currency')) IS NULL
+                      AND (ord(CAST(json_extract(v, '$.currency') AS VARCHAR)) <> 110
+                           OR lane_cost(json_extract(v, '$.cost')) IS NOT NULL))) THEN 'usage.currency' END
+    ], lambda name: name IS NOT NULL)), []) END;
 
 -- Week = the Monday of the ISO week of a UTC timestamp; NULL stays NULL (undated).
 CREATE OR REPLACE MACRO lane_week(ts) AS CAST(date_trunc('week', ts) AS DATE);

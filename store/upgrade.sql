@@ -79,6 +79,14 @@ FROM (
     WHERE CAST(j_shadow AS VARCHAR) <> 'null'  -- a JSON null is no shadow, as at ingest
 ) AS parsed
 WHERE attempts.source_id = parsed.source_id AND attempts.line_no = parsed.line_no;
+-- What lane_usage dropped from a usage object (usage.cost, usage.currency), named among
+-- the line's type anomalies after the others, as ingest names it.
+UPDATE attempts SET type_anomalies = list_concat(attempts.type_anomalies, parsed.notes)
+FROM (
+    SELECT source_id, line_no, lane_usage_notes(try(json_extract(raw, '$.usage'))) AS notes
+    FROM attempts WHERE contains(raw, '"usage"')
+) AS parsed
+WHERE attempts.source_id = parsed.source_id AND attempts.line_no = parsed.line_no AND len(parsed.notes) > 0;
 -- The supported ts range (schema.sql, lane_ts_in_range): an attempt that version 2
 -- dated outside 1970-01-01 up to 2200-01-01 UTC becomes undated, kept and counted,
 -- as a new ingest leaves it.  (The ts macros themselves are this version's: create_schema

@@ -127,9 +127,10 @@ def _shadow_markdown(report: dict[str, Any]) -> list[str]:
     return out
 
 
-# The money columns of the CSV (queries/money.sql), after the figures', per week.
+# The money columns of the CSV (queries/money.sql), after the figures', per week; `costs` is
+# each currency's total (GBP 0.25; USD 0.625) of a week priced in several, else empty.
 CSV_MONEY = ("calls_with_usage", "calls_priced", "input_tokens", "output_tokens", "cost", "currency",
-             "cost_per_armed_call", "spend_avoided_estimate")
+             "cost_per_armed_call", "spend_avoided_estimate", "costs")
 # The shadow columns, present only when a line in scope has a shadow (as the other formats'
 # shadow section is): the live figures of the shadowed attempts beside the shadow's.
 CSV_SHADOW = {"attempts": "shadow_attempts", "probe_rejects": "shadow_live_probe_rejects",
@@ -153,12 +154,19 @@ def csv_text(report: dict[str, Any]) -> str:
     writer.writerow([*HEADINGS, *CSV_MONEY, *(CSV_SHADOW.values() if shadow is not None else ())])
     for week in report["weeks"]:
         cells = [week[key] for key in HEADINGS]
-        cells += [money.get(week["week"], {}).get(key) for key in CSV_MONEY]
+        cells += [_csv_money(money.get(week["week"], {}), key) for key in CSV_MONEY]
         if shadow is not None:
             cells += [shadow.get(week["week"], {}).get(key) for key in CSV_SHADOW]
         writer.writerow(["" if cell is None else defused(cell) if isinstance(cell, str) else cell
                          for cell in cells])
     return buffer.getvalue()
+
+
+def _csv_money(row: dict[str, Any], key: str) -> Any:
+    if key == "costs":
+        costs = row.get("costs")
+        return "; ".join(f"{entry['currency']} {entry['cost']!r}" for entry in costs) if costs else None
+    return row.get(key)
 
 
 def _change(delta: int | float | None) -> str:

@@ -25,15 +25,23 @@ COLUMNS = (
 )
 MONEY_KEYS = ("cost", "cost_per_armed_call", "cost_per_unit", "spend_avoided_estimate")
 TOP = 5
+# The JSON's `estimate` names its key; the table and the review say the same in words.
+ESTIMATE_WORDS = ("Spend avoided is an estimate: each week's probe rejects times that week's mean cost "
+                  "per armed call (over the armed calls that recorded a cost)")
 
 
-def amount(value: float | None, currency: str | None) -> str:
-    """0.0021 USD; at least two decimals, at most six."""
+def amount(value: float | None, currency: str | None, escape: Any = plain) -> str:
+    """0.0021 USD; at least two decimals, at most six; the currency escaped as the other cells."""
     if value is None:
         return "-"
     text = f"{value:,.6f}".rstrip("0")
     whole, _, decimals = text.partition(".")
-    return f"{whole}.{decimals.ljust(2, '0')} {plain(currency)}"
+    return f"{whole}.{decimals.ljust(2, '0')} {escape(currency)}"
+
+
+def amounts(costs: list[dict[str, Any]], escape: Any = plain) -> str:
+    """Each currency's total of a group priced in several: 0.25 GBP + 0.50 USD."""
+    return " + ".join(amount(entry["cost"], entry["currency"], escape) for entry in costs)
 
 
 def _cell(key: str, row: dict[str, Any], escape: Any) -> str:
@@ -41,10 +49,10 @@ def _cell(key: str, row: dict[str, Any], escape: Any) -> str:
     if key == "week":
         return value or "undated"
     if key == "cost" and value is None:
-        return escape(row["note"] or "-")
+        return amounts(row["costs"], escape) if row.get("costs") else escape(row["note"] or "-")
     if key in MONEY_KEYS:
-        return amount(value, row.get("currency"))
-    return plain(value)
+        return amount(value, row.get("currency"), escape)
+    return escape(value)
 
 
 def _rows(money: dict[str, Any], escape: Any) -> list[list[str]]:
@@ -61,7 +69,7 @@ def table(money: dict[str, Any]) -> str:
     lines = ["  ".join(cell.ljust(width) if i == 0 else cell.rjust(width)
                        for i, (cell, width) in enumerate(zip(cells, widths)))
              for cells in [header, ["-" * width for width in widths], *rows]]
-    return "\n".join(["Money (armed calls' recorded usage)", *lines, f"({money['estimate']})"])
+    return "\n".join(["Money (armed calls' recorded usage)", *lines, f"({ESTIMATE_WORDS})"])
 
 
 def markdown(money: dict[str, Any]) -> str:
@@ -71,7 +79,7 @@ def markdown(money: dict[str, Any]) -> str:
     for row in _rows(money, md):
         row[0] = f"**{row[0]}**" if row[0] == "total" else row[0]
         out.append("| " + " | ".join(row) + " |")
-    out += ["", f"_{md(money['estimate'])}._"]
+    out += ["", f"_{ESTIMATE_WORDS}._"]
     for title, key, rows in (("property", "property", money["by_property"]),
                              ("repository", "repo", money["by_repo"])):
         out += ["", f"### Cost by {title}", ""]
@@ -81,22 +89,25 @@ def markdown(money: dict[str, Any]) -> str:
             continue
         out += [f"| {title} | input tokens | output tokens | cost |", "|---|---:|---:|---:|"]
         out += [f"| {md(name) if name is not None else '(none)'} | {plain(tokens_in)} | "
-                f"{plain(tokens_out)} | {amount(cost, currency)} |"
-                for name, tokens_in, tokens_out, cost, currency in spent[:TOP]]
+                f"{plain(tokens_out)} | {amounts(costs, md)} |"
+                for name, tokens_in, tokens_out, costs in spent[:TOP]]
     return "\n".join(out)
 
 
 def _by(rows: list[dict[str, Any]], key: str) -> list[tuple[Any, ...]]:
-    """Each name's tokens and cost over the weeks (one currency per name, else left out), largest first."""
-    sums: dict[Any, list[Any]] = {}
+    """Each name's tokens and cost over the weeks, a total per currency, largest first."""
+    sums: dict[Any, tuple[list[int | float], dict[str, float]]] = {}
     for row in rows:
-        if row["cost"] is None:
+        priced = row.get("costs") or ([{"currency": row["currency"], "cost": row["cost"]}]
+                                      if row["cost"] is not None else [])
+        if not priced:
             continue
-        entry = sums.setdefault(row[key], [0, 0, 0.0, row["currency"]])
-        if entry[3] != row["currency"]:
-            entry[3] = None
-        entry[0] += row["input_tokens"] or 0
-        entry[1] += row["output_tokens"] or 0
-        entry[2] += row["cost"]
-    found = [(name, *values) for name, values in sums.items() if values[3] is not None]
-    return sorted(found, key=lambda item: (-item[3], str(item[0])))
+        tokens, by_currency = sums.setdefault(row[key], ([0, 0], {}))
+        tokens[0] += row["input_tokens"] or 0
+        tokens[1] += row["output_tokens"] or 0
+        for entry in priced:
+            by_currency[entry["currency"]] = by_currency.get(entry["currency"], 0.0) + (entry["cost"] or 0.0)
+    found = [(name, tokens[0], tokens[1],
+              [{"currency": currency, "cost": cost} for currency, cost in sorted(by_currency.items())])
+             for name, (tokens, by_currency) in sums.items()]
+    return sorted(found, key=lambda item: (-max(entry["cost"] for entry in item[3]), str(item[0])))

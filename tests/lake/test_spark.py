@@ -196,3 +196,32 @@ def test_the_money_on_spark_is_the_database_money(spark: Any, demo_dir: Path, tm
         assert queries.money(on_spark(spark, lake), filters) == queries.money(lake_con, filters)
     finally:
         lake_con.close()
+
+
+def test_a_week_in_two_currencies_has_the_same_totals_on_spark(spark: Any, tmp_path: Path) -> None:
+    """money_currencies (each currency's total where a group has several) reads the same on Spark."""
+    import json
+
+    def armed(n: int, day: str, repo: str, usage: dict[str, Any]) -> str:
+        return json.dumps({"attempt_id": f"c{n}", "ts": f"{day}T12:00:00Z", "repo": repo, "probe": "pass",
+                           "model_call_allowed": True, "properties": list(usage), "units": 1, "usage": usage})
+
+    log = tmp_path / "lane-log.jsonl"
+    log.write_text("\n".join([
+        armed(1, "2026-10-05", "api", {"p1": {"cost": 0.5, "currency": "USD"},
+                                       "p2": {"cost": 0.25, "currency": "GBP"}}),
+        armed(2, "2026-10-06", "web", {"p1": {"cost": 0.125, "currency": "USD"}}),
+        armed(3, "2026-10-13", "web", {"p1": {"cost": 2, "currency": "EUR"}}),
+    ]) + "\n")
+    db, lake = tmp_path / "db.duckdb", tmp_path / "lake"
+    assert cli_out("ingest", log, "--db", db)[0] == 0
+    assert cli_out("export", "--db", db, "--lake", lake, "--quiet")[0] == 0
+    con = store.open_db(db, read_only=True)
+    try:
+        expected = queries.money(con)
+    finally:
+        con.close()
+    assert expected["weeks"][0]["costs"] == [{"currency": "GBP", "cost": 0.25}, {"currency": "USD", "cost": 0.625}]
+    assert [row.get("costs") for row in expected["by_repo"]] == [
+        [{"currency": "GBP", "cost": 0.25}, {"currency": "USD", "cost": 0.5}], None, None]
+    assert queries.money(on_spark(spark, lake)) == expected

@@ -15,6 +15,7 @@ from click.testing import CliRunner, Result
 
 from lanelog import ingest, store
 from lanelog.cli import cli
+from lanelog.commands import render
 
 DATA = Path(__file__).parent / "data"
 REVIEW = DATA / "review.jsonl"
@@ -144,10 +145,10 @@ def test_report_table_csv_and_markdown() -> None:
     csv_lines = run("report", REVIEW, "--format", "csv").stdout.splitlines()
     assert csv_lines[0] == ("week,attempts,probe_rejects,setup_rejects,patch_rejects,calls_armed,credit_bugs,"
                             "quarantined,units,armed_per_reject,calls_with_usage,calls_priced,input_tokens,"
-                            "output_tokens,cost,currency,cost_per_armed_call,spend_avoided_estimate")
+                            "output_tokens,cost,currency,cost_per_armed_call,spend_avoided_estimate,costs")
     # No line records a usage: the money's counts are 0 and its sums empty, never 0.
-    assert csv_lines[1:] == ["2026-10-05,2,1,0,1,1,0,0,1,1.0,0,0,,,,,,", "2026-10-12,2,0,0,0,1,1,2,2,,0,0,,,,,,",
-                             "2026-12-28,2,1,0,1,1,0,0,3,1.0,0,0,,,,,,", ",1,0,0,0,1,0,0,1,,0,0,,,,,,"]
+    assert csv_lines[1:] == ["2026-10-05,2,1,0,1,1,0,0,1,1.0,0,0,,,,,,,", "2026-10-12,2,0,0,0,1,1,2,2,,0,0,,,,,,,",
+                             "2026-12-28,2,1,0,1,1,0,0,3,1.0,0,0,,,,,,,", ",1,0,0,0,1,0,0,1,,0,0,,,,,,,"]
 
     review = run("report", REVIEW, "--format", "markdown").stdout
     assert "| 2026-10-12 | 2 | 0 | 0 | 0 | 1 | 1 | 2 | 2 | - |" in review
@@ -510,8 +511,17 @@ def test_report_csv_carries_the_money_and_the_shadow_per_week(tmp_path: Path) ->
     assert (first["cost"], first["currency"], first["cost_per_armed_call"]) == ("0.5", "USD", "0.25")
     assert (first["shadow_attempts"], first["shadow_live_probe_rejects"], first["shadow_probe_rejects"],
             first["shadow_flips"]) == ("1", "0", "1", "1")
-    # A currency from the log is text a spreadsheet shows, never a formula it runs.
-    # A carriage return in it is quoted inside its field, and the text after it defused too.
-    assert second["currency"] == "'=HYPERLINK(\"https://evil.example\")\r'@x"
-    assert (second["cost"], second["spend_avoided_estimate"], second["input_tokens"]) == ("1.5", "1.5", "")
+    # A currency that is no three-capital code is recorded absent, and its cost with it.
+    assert (second["currency"], second["cost"], second["spend_avoided_estimate"]) == ("", "", "")
+    assert second["calls_with_usage"] == "1" and second["input_tokens"] == ""
     assert second["shadow_attempts"] == ""  # no shadowed attempt that week
+    # Text that reaches the CSV some other way (a lake written by hand) is shown, never run as a
+    # formula; a carriage return in it is quoted inside its field, and the text after it defused too.
+    hostile = "=HYPERLINK(\"https://evil.example\")\r@x"
+    week = dict.fromkeys(render.HEADINGS, 0) | {"week": "2026-10-12"}
+    money = {"week": "2026-10-12", "cost": None, "currency": None, "note": "more than one currency",
+             "costs": [{"currency": hostile, "cost": 1.5}, {"currency": "USD", "cost": 2.0}]}
+    crafted = render.csv_text({"weeks": [week], "money": {"weeks": [{**money, "currency": hostile}]}})
+    (row,) = list(csv.DictReader(io.StringIO(crafted, newline="")))
+    assert row["currency"] == "'=HYPERLINK(\"https://evil.example\")\r'@x"
+    assert row["costs"] == "'=HYPERLINK(\"https://evil.example\")\r'@x 1.5; USD 2.0"

@@ -2,13 +2,14 @@
 
 The reader below is plain Python over the lines, written from docs/report.md's
 definitions, not from the SQL: tokens and cost of armed attempts, one currency
-per sum, and the spend-avoided estimate.
+per sum (each currency's total where there are several), and the spend-avoided estimate.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,8 @@ from hypothesis import strategies as st
 
 from lanelog.cli import cli
 
+CODE = re.compile(r"[A-Z]{3}\Z")
+
 
 def number(value: Any) -> float | None:
     """A usage figure: a finite JSON number >= 0, else nothing."""
@@ -28,14 +31,21 @@ def number(value: Any) -> float | None:
     return float(value) if math.isfinite(value) and value >= 0 else None
 
 
+def cost_of(value: Any) -> float | None:
+    """A call's cost: a number from 0 to 1e9, else nothing."""
+    found = number(value)
+    return found if found is not None and found <= 1e9 else None
+
+
 def entries(usage: Any) -> list[dict[str, Any]] | None:
     if not isinstance(usage, dict) or not usage:
         return None
     out = []
     for value in usage.values():
         value = value if isinstance(value, dict) else {}
-        currency = value.get("currency") if isinstance(value.get("currency"), str) else None
-        cost = number(value.get("cost"))
+        currency = value.get("currency")
+        currency = currency if isinstance(currency, str) and CODE.match(currency) else None
+        cost = cost_of(value.get("cost"))
         out.append({"input": number(value.get("input_tokens")),
                     "output": number(value.get("output_tokens")),
                     "cost": cost if currency is not None else None, "currency": currency})
@@ -57,7 +67,8 @@ def attempt_money(row: dict[str, Any]) -> dict[str, Any]:
         units = len(properties) if isinstance(properties, list) else 0
     money = {"armed": armed, "reject": row.get("probe") == "reject", "usage": found is not None,
              "input": None, "output": None, "cost": None, "currency": None,
-             "units": float(units) if armed else 0.0}
+             "units": float(units) if armed else 0.0,
+             "priced": [(entry["currency"], entry["cost"]) for entry in found or [] if entry["cost"] is not None]}
     if found:
         money["input"] = total([entry["input"] for entry in found])
         money["output"] = total([entry["output"] for entry in found])
@@ -78,12 +89,19 @@ def week_of(row: dict[str, Any]) -> str | None:
 
 def figures(parts: list[dict[str, Any]]) -> dict[str, Any]:
     priced = [part for part in parts if part["cost"] is not None]
+    by_currency: dict[str, float] = {}
+    for part in parts:
+        for currency, amount in part["priced"]:
+            by_currency[currency] = by_currency.get(currency, 0.0) + amount
+    several = len(by_currency) > 1
     currencies = {part["currency"] for part in priced}
-    cost = sum(part["cost"] for part in priced) if len(currencies) == 1 else None
+    cost = sum(part["cost"] for part in priced) if len(currencies) == 1 and not several else None
     units = sum(part["units"] for part in priced)
     per_call = cost / len(priced) if cost is not None else None
     rejects = sum(part["reject"] for part in parts)
+    costs = {"costs": [{"currency": currency, "cost": amount} for currency, amount in sorted(by_currency.items())]}
     return {
+        **(costs if several else {}),
         "attempts": len(parts),
         "probe_rejects": rejects,
         "calls_armed": sum(part["armed"] for part in parts),
@@ -92,7 +110,7 @@ def figures(parts: list[dict[str, Any]]) -> dict[str, Any]:
         "calls_priced": len(priced),
         "input_tokens": total([part["input"] for part in parts]),
         "output_tokens": total([part["output"] for part in parts]),
-        "currency": currencies.copy().pop() if len(currencies) == 1 else None,
+        "currency": currencies.copy().pop() if cost is not None else None,
         "cost": cost,
         "cost_per_armed_call": per_call,
         "cost_per_unit": cost / units if cost is not None and units else None,
@@ -117,8 +135,8 @@ def reader(path: Path) -> dict[str, Any]:
     return {"weeks": weeks, "totals": totals}
 
 
-FIGURE = st.sampled_from([None, True, "12", -1, 0, 0.0, 3, 250, 1.5, 10**6, [1], {"a": 1}])
-CURRENCY = st.sampled_from(["USD", "EUR", "", 7, None])
+FIGURE = st.sampled_from([None, True, "12", -1, 0, 0.0, 3, 250, 1.5, 10**6, 1e9, 2e9, 1e308, [1], {"a": 1}])
+CURRENCY = st.sampled_from(["USD", "EUR", "", "usd", "US$", "[x](y)", 7, None])
 ENTRY = st.fixed_dictionaries({}, optional={
     "input_tokens": FIGURE, "output_tokens": FIGURE, "cost": FIGURE, "currency": CURRENCY,
     "model": st.sampled_from(["m", 3]),
@@ -149,8 +167,16 @@ def lane_log(draw: st.DrawFn) -> list[str]:
 
 
 def close(actual: dict[str, Any], expected: dict[str, Any]) -> bool:
+    if ("costs" in actual) != ("costs" in expected):
+        return False
     for key, value in expected.items():
         got = actual[key]
+        if key == "costs":
+            if [entry["currency"] for entry in got] != [entry["currency"] for entry in value]:
+                return False
+            if any(a["cost"] != pytest.approx(b["cost"], rel=1e-9, abs=1e-9) for a, b in zip(got, value)):
+                return False
+            continue
         if isinstance(value, float) and got is not None:
             if got != pytest.approx(value, rel=1e-9, abs=1e-9):
                 return False

@@ -22,6 +22,9 @@ LINES = [
      "properties": ["p1"], "usage": [1]},
     {"attempt_id": "u4", "ts": "2026-10-07T12:00:00Z", "repo": "svc", "probe": "reject", "model_call_allowed": False,
      "usage": None},
+    {"attempt_id": "u5", "ts": "2026-10-07T12:00:00Z", "repo": "svc", "probe": "pass", "model_call_allowed": True,
+     "shadow": 7, "usage": {"p1": {"cost": 1e308, "currency": "USD"}, "p2": {"cost": 0.5, "currency": "usd"},
+                            "p3": {"cost": 0.25, "currency": "USD"}}},
 ]
 COLUMNS = "attempt_id, usage, input_tokens, output_tokens, cost, currency, type_anomalies"
 
@@ -60,8 +63,10 @@ def test_usage_stored_in_raw_by_version_2_is_read_by_the_upgrade(tmp_path: Path)
     assert rows[1][4:6] == (None, None)  # two currencies are not summed
     assert rows[2][1] is None and rows[2][6] == ["usage"]
     assert rows[3][1] is None and rows[3][6] == []
+    # A cost past 1e9 and a currency that is no code are dropped, and named, by both.
+    assert rows[4][4:7] == (0.25, "USD", ["shadow", "usage.cost", "usage.currency"])
     con = store.open_db(old, read_only=True)
     try:
-        assert queries.money(con)["totals"]["calls_with_usage"] == 2
+        assert queries.money(con)["totals"]["calls_with_usage"] == 3
     finally:
         con.close()
