@@ -15,11 +15,12 @@ from lanelog.lazy import lazy_attributes
 # Each name is imported from its module when first used: a command that only opens
 # the database (`lanelog report`) does not import pyarrow and numpy, the reading side's.
 _HOMES = {
-    "IngestSummary": "run", "ingest_bytes": "run", "ingest_paths": "run",
+    "IngestSummary": "summary", "ingest_bytes": "run", "ingest_paths": "run",
 }
 
 if TYPE_CHECKING:
-    from lanelog.ingest.run import IngestSummary, ingest_bytes, ingest_paths
+    from lanelog.ingest.run import ingest_bytes, ingest_paths
+    from lanelog.ingest.summary import IngestSummary
 
 
 __getattr__ = lazy_attributes(__name__, _HOMES)

@@ -16,26 +16,22 @@ import pytest
 import lanelog.ingest.batch
 from lanelog import ingest, store
 from lanelog.ingest import run as run_module
+from lanelog.ingest import small_logs
+from lanelog.ingest.small_logs import Batcher
 from tests.ingest.support import counts, kill_after, line, stored
 
 
-class _OneLogWay:
-    """Stands in for the batcher: every log goes the one-log way."""
-
-    def __init__(self, *args: object) -> None:
-        pass
+class _OneLogWay(Batcher):
+    """The batcher that holds no log: every log goes the one-log way."""
 
     def take(self, log: object) -> bool:
         return False
-
-    def flush(self) -> None:
-        pass
 
 
 def one_log_way(paths: list[Path], monkeypatch: pytest.MonkeyPatch):
     """What the one-log way stores for the same paths: (connection, summary)."""
     with monkeypatch.context() as patch:
-        patch.setattr(run_module, "_Batcher", _OneLogWay)
+        patch.setattr(run_module, "Batcher", _OneLogWay)
         con = store.open_memory()
         return con, ingest.ingest_paths(con, paths)
 
@@ -128,14 +124,14 @@ def test_a_folder_of_re_sent_small_logs_is_stored_in_batches_leaving_stored_ids_
     ingest.ingest_paths(con, [first])
     monkeypatch.setattr(lanelog.ingest.batch, "BATCH_LOGS", 100)
     ways: list[str] = []
-    real = run_module.store_batch
+    real = small_logs.store_batch
 
     def store_batch(con, batch, *, leave_out_stored=False):
         ways.append("leave out" if leave_out_stored else "plain")
         return real(con, batch, leave_out_stored=leave_out_stored)
 
-    monkeypatch.setattr(run_module, "store_batch", store_batch)
-    monkeypatch.setattr(run_module, "_ingest_log", lambda *a: ways.append("one log") or pytest.fail("one-log way"))
+    monkeypatch.setattr(small_logs, "store_batch", store_batch)
+    monkeypatch.setattr(small_logs, "ingest_log", lambda *a: ways.append("one log") or pytest.fail("one-log way"))
     summary = ingest.ingest_paths(con, [second])
     assert summary.as_dict() == expected.as_dict()
     assert (summary.attempts_added, summary.duplicates) == (250, 240)

@@ -104,9 +104,10 @@ def test_handed_over_groups_store_what_streamed_groups_would(
     monkeypatch.setattr(ingest.chunks, "GROUP_ROW_GROUPS", 2)
     used: list[str] = []
     real_stream, real_lines = ingest.load.store_stream, ingest.load.store_lines
-    monkeypatch.setattr("lanelog.ingest.run.store_stream", lambda *a, **k: used.append(
+    monkeypatch.setattr("lanelog.ingest.one_log.store_stream", lambda *a, **k: used.append(
         "leave out" if k.get("leave_out_stored") else "stream") or real_stream(*a, **k))
-    monkeypatch.setattr("lanelog.ingest.run.store_lines", lambda *a, **k: used.append("careful") or real_lines(*a, **k))
+    monkeypatch.setattr("lanelog.ingest.one_log.store_lines",
+                        lambda *a, **k: used.append("careful") or real_lines(*a, **k))
     log = tmp_path / "lane.jsonl"
     log.write_bytes(data)
     summary = ingest_paths(file_db, [log])
@@ -162,8 +163,8 @@ def ingest_both_ways(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, logs: list
         else:
             def streamed(*a, **k):
                 return Handover.CAREFUL
-        monkeypatch.setattr("lanelog.ingest.run.store_stream", streamed)
-        monkeypatch.setattr("lanelog.ingest.run.store_lines",
+        monkeypatch.setattr("lanelog.ingest.one_log.store_stream", streamed)
+        monkeypatch.setattr("lanelog.ingest.one_log.store_lines",
                             lambda *a, _way=way, **k: (_way == "usual" and used.append("careful"))
                             or real_lines(*a, **k))
         con = store.open_db(folder / "t.duckdb")
@@ -304,7 +305,7 @@ def test_a_group_of_many_lines_that_may_be_no_attempt_goes_the_careful_way(
     monkeypatch.setattr(ingest.chunks, "CHUNK_BYTES", 256)
     real_lines = ingest.load.store_lines
     careful: list[int] = []
-    monkeypatch.setattr("lanelog.ingest.run.store_lines",
+    monkeypatch.setattr("lanelog.ingest.one_log.store_lines",
                         lambda con, source_id, lines, **k: careful.append(lines.count) or real_lines(
                             con, source_id, lines, **k))
     log = tmp_path / "lane.jsonl"
@@ -334,7 +335,7 @@ def test_empty_lines_are_settled_where_they_are_split(tmp_path: Path, monkeypatc
     monkeypatch.setattr(ingest.batch, "SMALL_LOG_BYTES", 0)
     real_lines = ingest.load.store_lines
     careful: list[bool] = []
-    monkeypatch.setattr("lanelog.ingest.run.store_lines",
+    monkeypatch.setattr("lanelog.ingest.one_log.store_lines",
                         lambda *a, **k: careful.append(k["provisional"]) or real_lines(*a, **k))
     log = tmp_path / "lane.jsonl"
     log.write_bytes(data)

@@ -1,0 +1,97 @@
+"""Logs in an object store: every log object below a URL not read to its end before,
+and the record of the objects read (objects_read)."""
+
+from __future__ import annotations
+
+import duckdb
+import pyarrow as pa
+
+from lanelog.errors import IngestError
+from lanelog.ingest.load import statement
+from lanelog.ingest.logfile import bytes_log
+from lanelog.ingest.objects import Fetched, Listed, ObjectStore, windows
+from lanelog.ingest.small_logs import Batcher
+from lanelog.ingest.summary import IngestSummary, Progress, now
+from lanelog.store.db import transaction
+
+
+def ingest_objects(con: duckdb.DuckDBPyConnection, url: str, batcher: Batcher, summary: IngestSummary,
+                   progress: Progress | None, endpoint_url: str | None) -> None:
+    """Every log object below `url` not read to its end before: fetched a window at a time, each
+    window's small logs stored as batches, and the objects it settled recorded (objects_read).
+
+    A store that cannot be listed or read at all ends this URL with one error; what was
+    stored before stays, and the next run goes on from there.
+    """
+    try:
+        store = ObjectStore(url, endpoint_url)
+        listed = store.listing()
+    except IngestError as exc:
+        summary.errors.append(exc.message)
+        return
+    _forget_unlisted(con, store.prefix, listed)
+    read_before = {row[0]: (row[1], row[2]) for row in statement("objects_below").rows(con, prefix=store.prefix)}
+    new = []
+    for obj in listed:
+        if read_before.get(obj.url) == (obj.etag, obj.size):
+            summary.files += 1  # read to its end before, and listed unchanged: not fetched
+        else:
+            new.append(obj)
+    for window in windows(new):
+        small = [obj for obj in window if obj.small]
+        fetched: dict[str, Fetched] = dict(zip((obj.url for obj in small), store.fetch(small)))
+        settled, fatal = [], None
+        for obj in window:
+            got = fetched.get(obj.url)
+            if got is not None and got.error is not None:
+                if got.fatal:
+                    fatal = fatal or got.error
+                else:
+                    summary.errors.append(got.error.message)
+                continue
+            if fatal is not None:
+                continue  # the store went away: the objects after it are read next run
+            try:
+                with (bytes_log(obj.url, got.data or b"") if got is not None else store.open(obj)) as log:
+                    batcher.add(log)
+                settled.append(obj)
+            except IngestError as exc:
+                summary.errors.append(exc.message)
+            if progress:
+                progress(0, summary)
+        batcher.flush()
+        _record_objects(con, [obj for obj in settled if obj.url not in batcher.failed])
+        if fatal is not None:
+            summary.errors.append(fatal.message)
+            return
+
+
+def _forget_unlisted(con: duckdb.DuckDBPyConnection, prefix: str, listed: list[Listed]) -> None:
+    """Forget the objects read before at `prefix` that this listing no longer holds (deleted or
+    moved since), so objects_read says which logs the bucket held when it was last listed."""
+    table = pa.table({"url": pa.array([obj.url for obj in listed], pa.string())})
+    con.register("lane_listed", table)
+    try:
+        with transaction(con):
+            statement("forget_unlisted").run(con, prefix=prefix, below=prefix.rstrip("/") + "/")
+    finally:
+        con.unregister("lane_listed")
+
+
+def _record_objects(con: duckdb.DuckDBPyConnection, objects: list[Listed]) -> None:
+    """Record objects read to their end, after their lines committed: a kill between the two
+    only costs the next run a fetch (the object's content is then known as stored)."""
+    if not objects:
+        return
+    table = pa.table({
+        "url": [obj.url for obj in objects],
+        "etag": [obj.etag for obj in objects],
+        "size": pa.array([obj.size for obj in objects], pa.int64()),
+        "now": pa.array([now()] * len(objects), pa.timestamp("us")),
+    })
+    con.register("lane_objects", table)
+    try:
+        with transaction(con):
+            statement("record_objects").run(con)
+    finally:
+        con.unregister("lane_objects")
