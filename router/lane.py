@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from lanelog.errors import RunnerCommandError
+from lanelog.router.result_line import MAX_MEMBER, Oversized, ResultLine
 from lanelog.router.usage import UsageInvalid, check_usage, priced, read_usage_file
 
 TOKEN_SOURCES = ("stdout", "exit")
@@ -32,7 +33,8 @@ DEFAULT_TIMEOUT = 600.0
 # The last line is the token; a runner's chatter before it need not be held.
 MAX_TAIL = 64 * 1024
 REAP_TIMEOUT = 5.0
-# A JSON last line ({"token": ..., "usage": {...}}) longer than this is not read as one.
+# A JSON last line ({"token": ..., "usage": {...}}) up to this long is read from the tail;
+# a longer one as it streams (result_line.py), its usage kept up to MAX_MEMBER bytes.
 MAX_RESULT_LINE = 16 * 1024
 
 
@@ -122,6 +124,8 @@ def run_property_usage(runner: LaneRunner, prop: str, context: LaneContext,
     try:
         token, note, reported = _run(runner, prop, context, usage_file, relay)
         try:
+            if isinstance(reported, Oversized):
+                raise UsageInvalid(f"larger than {MAX_MEMBER} bytes of JSON ({reported.size} bytes)")
             if reported is None:
                 reported = read_usage_file(usage_file)
             used = priced(check_usage(reported), context.prices) if reported is not None else None
@@ -154,8 +158,9 @@ def _run(runner: LaneRunner, prop: str, context: LaneContext, usage_file: Path,
     except OSError as exc:
         return "unresolved", f"cannot start {argv[0]!r}: {exc.strerror or exc}", None
     deadline = time.monotonic() + runner.timeout
+    scanned = ResultLine()
     try:
-        stdout = _read_until(proc, deadline, relay or to_stderr)
+        stdout = _read_until(proc, deadline, relay or to_stderr, scanned)
         proc.wait(timeout=max(deadline - time.monotonic(), 0))
     except subprocess.TimeoutExpired:
         _stop(proc)
@@ -164,7 +169,7 @@ def _run(runner: LaneRunner, prop: str, context: LaneContext, usage_file: Path,
         assert proc.stdout is not None and proc.stderr is not None
         proc.stdout.close()
         proc.stderr.close()
-    return read_result(runner.token_from, proc.returncode, stdout)
+    return read_result(runner.token_from, proc.returncode, stdout, scanned.last())
 
 
 def to_stderr(chunk: bytes) -> None:
@@ -184,7 +189,7 @@ def to_stderr(chunk: bytes) -> None:
 
 
 def _read_until(proc: subprocess.Popen[bytes], deadline: float,
-                relay: Callable[[bytes], None]) -> bytes:
+                relay: Callable[[bytes], None], scanned: ResultLine) -> bytes:
     """The tail of the run's stdout up to its end, its stderr relayed; TimeoutExpired at the deadline.
 
     The pipes are read against the deadline rather than to their end: a child
@@ -192,7 +197,7 @@ def _read_until(proc: subprocess.Popen[bytes], deadline: float,
     otherwise hold the router for the child's whole life.  The pipes are the
     runner's own, so once route closes them such a child holds nothing of
     route's.  Only the tail of stdout is kept, which holds the last line, the
-    only one read.
+    only one read, when it is short; ``scanned`` reads a long JSON last line as it comes.
     """
     assert proc.stdout is not None and proc.stderr is not None
     out_fd = proc.stdout.fileno()
@@ -213,6 +218,7 @@ def _read_until(proc: subprocess.Popen[bytes], deadline: float,
                     selector.unregister(key.fd)
                 elif key.fd == out_fd:
                     tail = (tail + chunk)[-MAX_TAIL:]
+                    scanned.feed(chunk)
                 else:
                     relay(chunk)
     return tail
@@ -224,28 +230,37 @@ def read_token(token_from: str, returncode: int, stdout: bytes) -> tuple[str, st
     return token, note
 
 
-def read_result(token_from: str, returncode: int, stdout: bytes) -> tuple[str, str, Any]:
+def read_result(token_from: str, returncode: int, stdout: bytes,
+                long_line: tuple[int, dict[str, Any] | None] = (0, None)) -> tuple[str, str, Any]:
     """The token, why it is unresolved (or ""), and the usage the last line reported (unchecked).
 
     The last line is the bare token, or a JSON object ``{"token": ..., "usage": {...}}``;
     either way the token must be exactly hold or fail.  The usage of an object line is
     kept whatever its token: a call that answered prose was spent all the same.
+    ``long_line`` is the last line's length and members as ResultLine read them: a JSON
+    line longer than MAX_RESULT_LINE is read from them, its usage Oversized past
+    MAX_MEMBER bytes (left out with a note); any other member that long makes it no result.
     """
     if returncode < 0:
         return "unresolved", f"killed by signal {-returncode}", None
     lines = [line.strip() for line in stdout.decode("utf-8", "replace").splitlines()]
     last = next((line for line in reversed(lines) if line), "")
     reported: Any = None
-    if last.startswith("{") and len(last) <= MAX_RESULT_LINE:
+    length, members = long_line
+    result: Any = None
+    if length > MAX_RESULT_LINE and members is not None:
+        if not any(isinstance(value, Oversized) for key, value in members.items() if key != "usage"):
+            result = members
+    elif last.startswith("{") and len(last) <= MAX_RESULT_LINE:
         try:
             # Python's reader, which takes NaN and Infinity: a usage holding them is
             # refused when checked, and the token beside it still counts.
             result = json.loads(last)
         except (ValueError, RecursionError):
             result = None
-        if isinstance(result, dict) and "token" in result:
-            reported = result.get("usage")
-            last = result["token"] if isinstance(result["token"], str) else repr(result["token"])
+    if isinstance(result, dict) and "token" in result:
+        reported = result.get("usage")
+        last = result["token"] if isinstance(result["token"], str) else repr(result["token"])
     if token_from == "exit":
         if returncode in (0, 1):
             return ("hold", "", reported) if returncode == 0 else ("fail", "", reported)

@@ -160,3 +160,40 @@ def test_a_bad_price_table_names_file_line_and_key(prices, message):
     with pytest.raises(PolicyInvalid, match="lanes.yaml line") as caught:
         parse_policy(LANES_YAML + prices, "lanes.yaml")
     assert message in str(caught.value)
+
+
+def big_usage_line(token: str, size: int, usage_first: bool = False) -> str:
+    """Code printing a JSON last line whose usage object is `size` bytes of JSON or more."""
+    usage = "{'model': 'm', 'notes': 'x' * " + str(size) + "}"
+    parts = [f"'token': {token!r}", f"'usage': {usage}"]
+    body = ", ".join(reversed(parts) if usage_first else parts)
+    return f"import json; print(json.dumps({{{body}}}))"
+
+
+@pytest.mark.parametrize("usage_first", [False, True], ids=["token-first", "usage-first"])
+@pytest.mark.parametrize("size", [70_000, 10_000_000], ids=["70kB", "10MB"])
+def test_a_usage_over_64_kib_is_left_out_and_the_token_stands(patched, route, py_cmd, size, usage_first):
+    done = route(patched(), "--run", py_cmd(big_usage_line("hold", size, usage_first)))
+    assert done.line["results"] == {"prop_reject_empty": "hold"}
+    assert done.line["lane"] == "hold"
+    assert "usage" not in done.line
+    assert "prop_reject_empty: usage left out: larger than 65536 bytes of JSON" in done.stderr
+
+
+def test_a_usage_line_between_16_and_64_kib_keeps_its_usage(patched, route, py_cmd):
+    """A usage within the bound is read whatever the line's length (a long model name aside, it is checked)."""
+    code = last_line({"token": "fail", "usage": GOOD, "log": "y" * 30_000})
+    done = route(patched(), "--run", py_cmd(code))
+    assert done.line["results"] == {"prop_reject_empty": "fail"}
+    assert done.line["usage"] == {"prop_reject_empty": GOOD}
+
+
+@pytest.mark.parametrize("line", [
+    '{"token": "hold", "usage": {"input_tokens": 1}, "pad": "' + "z" * 70_000 + '", }',
+    '{"token": "hold", "usage": {"input_tokens": 1}, "pad": [' + "1," * 40_000 + ',1]}',
+    '{"token": "hold", "usage": {"input_tokens": 1}} trailing' + " " * 70_000 + "x",
+    '{"token": "hold" "usage": ' + '{"a": "' + "q" * 70_000 + '"}}',
+], ids=["trailing-comma", "bad-array", "trailing-text", "missing-comma"])
+def test_a_long_last_line_that_is_not_json_is_no_token(patched, route, py_cmd, line):
+    done = route(patched(), "--run", py_cmd(f"print({line!r})"))
+    assert done.line["results"] == {"prop_reject_empty": "unresolved"}
