@@ -20,6 +20,7 @@ import pandas as pd
 
 from lanelog.queries import label
 from lanelog.reasons import REASONS
+from lanelog.reasons import words as reason_words
 
 ALERT = "#d62728"  # the one alarm colour: weeks with a credit bug
 NEUTRAL = "#9aa4b1"  # quiet weeks, quarantine without credit
@@ -70,9 +71,12 @@ def chart_height(legend_rows: int) -> int:
     return PLOT_HEIGHT + AXIS_HEIGHT + LEGEND_ROW * (legend_rows + 1)
 # The freeze heatmap writes each cell's count up to this many weeks; wider, a cell is too narrow.
 HEATMAP_COUNTS_UP_TO = 26
-# Half the main column draws this many weeks as readable bars; a longer range puts each
-# weekly chart across the whole column (ui.chart_columns).
-HALF_WIDTH_WEEKS = 16
+# A weekly axis labels every week of a span up to this many weeks (week_ticks).
+EVERY_WEEK_LABELLED = 16
+# Half the main column draws this many weeks as readable bars, each week labelled (upright,
+# a line's height apart) beside the two y axes of the rejects chart, in a 1000 px window; a
+# longer range puts each weekly chart across the whole column (ui.chart_columns).
+HALF_WIDTH_WEEKS = 12
 # Patch rejects and armed calls stand side by side up to this many weeks; past it, stacked,
 # one bar a week, so a bar stays several pixels wide over a year or more.
 SIDE_BY_SIDE_WEEKS = 26
@@ -107,7 +111,7 @@ def all_weeks(labels: set[str], weeks: list[str] | None = None) -> list[str]:
 def week_ticks(weeks: list[str]) -> list[str]:
     """The week labels an axis shows: all of a short span, month or quarter starts of a long one."""
     dated = [week for week in weeks if week != "undated"]
-    if len(dated) <= 16:
+    if len(dated) <= EVERY_WEEK_LABELLED:
         shown = dated
     else:
         months = (1, 4, 7, 10) if len(dated) > 60 else tuple(range(1, 13))
@@ -116,11 +120,20 @@ def week_ticks(weeks: list[str]) -> list[str]:
     return shown + [week for week in weeks if week == "undated"]
 
 
+# Week labels slant up to this many; more stand upright, a line's height apart (slanted,
+# a label is about 50 px wide, and half a column would drop all but every third or fourth).
+# Up to EVERY_WEEK_LABELLED every label is drawn; past it, the month or quarter starts are,
+# and any that would overlap are left out.
+SLANTED_LABELS = 4
+
+
 def _week_axis(frame: pd.DataFrame, weeks: list[str] | None) -> alt.X:
     order = all_weeks(set(frame["week"]), weeks)
+    ticks = week_ticks(order)
     return alt.X(
         "week:O", sort=order, scale=alt.Scale(domain=order), title="week (Monday, UTC)",
-        axis=alt.Axis(values=week_ticks(order), labelAngle=-40, labelOverlap="greedy"),
+        axis=alt.Axis(values=ticks, labelAngle=-40 if len(ticks) <= SLANTED_LABELS else -90,
+                      labelOverlap=len(ticks) > EVERY_WEEK_LABELLED and "greedy"),
     )
 
 
@@ -222,6 +235,9 @@ def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
     """
     data = labelled(frame)
     data[part] = data[part].fillna("(none)").astype(str)
+    if part == "reason":  # each reason in words, with its one-line meaning, in the docs' words
+        data["meaning"] = [REASONS.get(reason, "not a reason lanelog writes") for reason in data[part]]
+        data[part] = [reason_words(reason) for reason in data[part]]
     present = set(data[part])
     fixed = {name: colour for name, colour in (colours or {}).items() if name in present}
     others = sorted(present - set(fixed))
@@ -235,8 +251,7 @@ def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
     )
     tooltip = [alt.Tooltip("week:O", title="week"), alt.Tooltip(f"{part}:N", title=PART_WORDS.get(part, part)),
                alt.Tooltip(f"{value}:Q", title=title)]
-    if part == "reason":  # each reason's one-line meaning, in the docs' words
-        data["meaning"] = [REASONS.get(reason, "not a reason lanelog writes") for reason in data[part]]
+    if part == "reason":
         tooltip.append(alt.Tooltip("meaning:N", title="meaning"))
     return (
         alt.Chart(data)

@@ -58,9 +58,12 @@ def split_reasons(reasons: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     return reasons[is_setup].reset_index(drop=True), reasons[~is_setup].reset_index(drop=True)
 
 
+NO_REASON = "(none recorded)"  # a probe reject whose line lists no reason
+
+
 def reason_table(reasons: pd.DataFrame) -> pd.DataFrame:
     """One row per reason in range: its kind, its count, and what it means, in the docs' words."""
-    totals = reasons.assign(reason=reasons["reason"].fillna("(none recorded)")).groupby(
+    totals = reasons.assign(reason=reasons["reason"].fillna(NO_REASON)).groupby(
         "reason", as_index=False).agg(attempts=("attempts", "sum"))
     totals["kind"] = [kind(reason) if reason in REASONS else "patch" for reason in totals["reason"]]
     totals["meaning"] = [REASONS.get(reason, "the line records no reason") for reason in totals["reason"]]
@@ -104,14 +107,17 @@ def freeze_table(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 # Data health's files table fits the main column of a 1000 px window: each file by its
-# name, whether it is still there, and its counts. Where it was read from (the whole path,
-# fingerprint, bytes and times) is a second table under an expander.
-SOURCE_COUNTS = {"file": 140, "still there": 75, "lines read": 70, "attempts": 70, "rejected": 65,
-                 "duplicates": 70}
-# A two-column table of one row's fields and values, whole, inside the main column of a 1000 px window.
+# name (an object by its key: its run folder and name, at least, which tell it apart),
+# whether it is still there, and what its lines became. Where it was read from (the whole
+# path, fingerprint, how far it was read, and when) is a second table under an expander.
+SOURCE_COUNTS = {"file": 235, "still there": 110, "attempts": 60, "rejected": 60, "duplicates": 65}
+# A two-column table of one row's fields and values, whole, inside the main column of a 1000 px window
+# (a path too long for it is cut from the front, and the page shows it whole below the table).
 DETAIL_WIDTHS = {"field": 110, "value": 380}
+# A log's name in a picker's choice, beside the other parts of the choice, in a 1000 px window.
+PICKED_NAME_PX = 200
 SOURCE_WORDS = {"source_id": "id", "path": "path", "fingerprint": "fingerprint", "bytes_read": "bytes read",
-                "first_ingested": "first read (UTC)", "last_ingested": "last read (UTC)"}
+                "lines_read": "lines read", "first_ingested": "first read (UTC)", "last_ingested": "last read (UTC)"}
 
 
 # Whether a log is still where it was read from, in words. A file is looked for on this
@@ -148,21 +154,22 @@ def source_states(sources: pd.DataFrame, listing_known: bool = True) -> list[str
 
 
 def sources_table(sources: pd.DataFrame, listing_known: bool = True) -> pd.DataFrame:
-    """The logs read: each log's name (an object's key), whether it is still there, and its counts."""
+    """The logs read: each log's name (an object's key), whether it is still there, what its lines became."""
     return pd.DataFrame({
-        "file": [log_name(path) for path in sources["path"]],
+        "file": [fit_path(log_name(path), SOURCE_COUNTS["file"]) for path in sources["path"]],
         "still there": source_states(sources, listing_known),
-        "lines read": sources["lines_read"], "attempts": sources["attempts"],
-        "rejected": sources["rejected"], "duplicates": sources["duplicates"],
+        "attempts": sources["attempts"], "rejected": sources["rejected"], "duplicates": sources["duplicates"],
     })
 
 
 def source_place(source: pd.Series) -> pd.DataFrame:
-    """Where one log was read from: id, whole path, cut fingerprint, bytes read, first and last read,
+    """Where one log was read from: id, whole path, cut fingerprint, bytes and lines read, first and last read,
     as a two-column table of field and value, which fits the main column at any width."""
     def shown(key: str) -> str:
         if key in ("first_ingested", "last_ingested"):
             return pd.Timestamp(source[key]).strftime("%Y-%m-%d %H:%M:%S")
+        if key == "path":
+            return fit_path(str(source[key]), DETAIL_WIDTHS["value"])
         return str(short(source[key], SHORT_HASH) if key == "fingerprint" else source[key])
 
     values = [shown(key) for key in SOURCE_WORDS]
@@ -171,13 +178,18 @@ def source_place(source: pd.Series) -> pd.DataFrame:
 
 def source_label(source: pd.Series) -> str:
     """A choice in the file picker: the log's name (an object's key) and its id."""
-    return f"{log_name(source['path'])} (id {source['source_id']})"
+    return f"{fit_path(log_name(source['path']), PICKED_NAME_PX)} (id {source['source_id']})"
+
+
+def cut_path(path: Any) -> str | None:
+    """The whole path when a detail table shows it cut (to show it whole below), else None."""
+    return path if isinstance(path, str) and fit_path(path, DETAIL_WIDTHS["value"]) != path else None
 
 
 # Data health's line tables: each file by its name, words as headers, fixed widths that
 # cut a long cell (the row's text shows whole in the cell's tooltip and in the CSV download).
-REJECTED_WIDTHS = {"file": 150, "line": 60, "reason": 110, "text": 170}
-UNDATED_WIDTHS = {"file": 110, "line": 45, "attempt": 85, "repository": 90, "why": 90, "raw line": 70}
+REJECTED_WIDTHS = {"file": 195, "line": 55, "reason": 95, "text": 145}
+UNDATED_WIDTHS = {"file": 125, "line": 45, "attempt": 85, "repository": 75, "why": 90, "raw line": 70}
 
 
 def plural(count: int | float | str, noun: str, nouns: str | None = None) -> str:
@@ -200,7 +212,7 @@ REJECTED_WORDS = {"invalid_utf8": "not UTF-8", "invalid_json": "not JSON", "not_
 
 def rejected_table(rejected: pd.DataFrame) -> pd.DataFrame:
     """Rejected lines: the log's name, line number, why (in words), and the readable text."""
-    return pd.DataFrame({"file": [log_name(path) for path in rejected["source"]],
+    return pd.DataFrame({"file": [fit_path(log_name(path), REJECTED_WIDTHS["file"]) for path in rejected["source"]],
                          "line": rejected["line_no"],
                          "reason": [REJECTED_WORDS.get(reason, reason) for reason in rejected["reason"]],
                          "text": rejected["text"]})
@@ -208,7 +220,7 @@ def rejected_table(rejected: pd.DataFrame) -> pd.DataFrame:
 
 def undated_table(undated: pd.DataFrame) -> pd.DataFrame:
     """Undated attempts: the log's name, line number, attempt id, repository, why, and the raw line."""
-    return pd.DataFrame({"file": [log_name(path) for path in undated["source"]],
+    return pd.DataFrame({"file": [fit_path(log_name(path), UNDATED_WIDTHS["file"]) for path in undated["source"]],
                          "line": undated["line_no"], "attempt": undated["attempt_id"],
                          "repository": undated["repo"], "why": undated["why"], "raw line": undated["raw"]})
 
@@ -334,14 +346,33 @@ TRIAGE_COLUMNS = ["ts", "attempt_id", "repo", "head", "producer", "quarantine", 
 # ids, head, merge credit, source file and line).
 TRIAGE_SHOWN = {"ts": "day (UTC)", "attempt_id": "attempt", "repo": "repository",
                 "producer": "producer", "quarantine": "quarantine"}
-TRIAGE_WIDTHS = {"day (UTC)": 85, "attempt": 95, "repository": 105, "producer": 105, "quarantine": 100}
+TRIAGE_WIDTHS = {"day (UTC)": 85, "attempt": 95, "repository": 105, "producer": 105, "quarantine": 130}
 HIGHLIGHT = "background-color: rgba(214, 39, 40, 0.16)"
 SHORT_ID, SHORT_HASH = 10, 12
+# A table draws text in Source Sans at 14 px, where an identifier's characters average about
+# 6 px (measured in Chromium: "orders-service" 83 px, "test_export_race;" 102 px), inside
+# 8 px of padding; a cell cut to the characters that fit says so with "…" (fit_cell).
+CHAR_PX, CELL_PADDING_PX = 6.2, 8
 
 
 def short(value: Any, keep: int) -> Any:
     """A long id or hash cut to `keep` characters and an ellipsis; other values as they are."""
     return value[:keep] + "…" if isinstance(value, str) and len(value) > keep + 1 else value
+
+
+def fit_cell(value: Any, width: int) -> Any:
+    """Text cut to what a column `width` px wide shows: a list ("a; b; c") at an item's end with
+    "; …" for the rest, one long value with "…"; never cut mid-word without saying so."""
+    chars = int((width - CELL_PADDING_PX) / CHAR_PX)
+    if not isinstance(value, str) or len(value) <= chars:
+        return value
+    kept = ""
+    for item in value.split("; "):
+        longer = f"{kept}; {item}" if kept else item
+        if len(longer) + len("; …") > chars:
+            break
+        kept = longer
+    return f"{kept}; …" if kept else value[:chars - 1] + "…"
 
 
 def path_lines(path: str, width: int = 30) -> str:
@@ -389,7 +420,10 @@ def triage_shown(rows: pd.DataFrame) -> pd.DataFrame:
     out = triage_table(rows)
     out["attempt_id"] = [short(value, SHORT_ID) for value in out["attempt_id"]]
     out["ts"] = [pd.Timestamp(value).strftime("%Y-%m-%d") if pd.notna(value) else "undated" for value in rows["ts"]]
-    return out[list(TRIAGE_SHOWN)].rename(columns=TRIAGE_SHOWN)
+    shown = out[list(TRIAGE_SHOWN)].rename(columns=TRIAGE_SHOWN)
+    for column in ("repository", "producer", "quarantine"):
+        shown[column] = [fit_cell(value, TRIAGE_WIDTHS[column]) for value in shown[column]]
+    return shown
 
 
 def triage_detail(row: pd.Series) -> pd.DataFrame:
@@ -397,13 +431,31 @@ def triage_detail(row: pd.Series) -> pd.DataFrame:
     fields = {
         "attempt": row["attempt_id"], "time (UTC)": row["ts"], "repository": row["repo"], "head": row["head"],
         "producer": row["producer"], "quarantine": row["quarantine"], "merge credit": row["merge_credit"],
-        "source file": row["source"], "line": row["line_no"],
+        "source file": fit_path(row["source"], DETAIL_WIDTHS["value"]) if isinstance(row["source"], str)
+        else row["source"], "line": row["line_no"],
     }
     values = ["; ".join(map(str, value)) if isinstance(value, (list, tuple, np.ndarray))
               else "not recorded" if value is None or (not isinstance(value, str) and pd.isna(value))
               else str(value)
               for value in fields.values()]
     return pd.DataFrame({"field": list(fields), "value": values})
+
+
+def fit_path(name: str, width: int) -> str:
+    """A log's name cut from the front to what a column `width` px wide shows, so that an object's
+    run folder, which tells it apart (the key layout gives every object the same file name), stays:
+    "…/" and the last parts that fit, else "…/FOLDER/…", else the last characters after "…"."""
+    chars = int((width - CELL_PADDING_PX) / CHAR_PX)
+    if len(name) <= chars:
+        return name
+    parts = name.split("/")
+    for start in range(1, len(parts) - 1):
+        tail = "…/" + "/".join(parts[start:])
+        if len(tail) <= chars:
+            return tail
+    if len(parts) > 2 and len(f"…/{parts[-2]}/…") <= chars:
+        return f"…/{parts[-2]}/…"
+    return "…" + name[-(chars - 1):]
 
 
 def highlighted(table: pd.DataFrame) -> Any:
@@ -413,7 +465,8 @@ def highlighted(table: pd.DataFrame) -> Any:
 
 def row_label(row: pd.Series) -> str:
     """A choice in the attempt picker: short id, repository, and the log's name (an object's key) and line."""
-    return f"{short(row['attempt_id'], SHORT_ID)} · {row['repo']} · {log_name(row['source'])}:{row['line_no']}"
+    name = fit_path(log_name(row["source"]), PICKED_NAME_PX)
+    return f"{short(row['attempt_id'], SHORT_ID)} · {row['repo']} · {name}:{row['line_no']}"
 
 
 # The What-if page: a stored replay in words.

@@ -43,3 +43,8 @@ Kind = Literal["setup", "patch"]
 def kind(reason: str) -> Kind:
     """`setup` for a reject that says CI is broken, `patch` for one that says the gate worked."""
     return "setup" if reason in SETUP_REASONS else "patch"
+
+
+def words(reason: str) -> str:
+    """A reason as a legend or a table says it to a person ("fixture and test"); logs keep the code."""
+    return reason.replace("_", " ")

@@ -264,3 +264,16 @@ def test_demo_report_has_money_every_week(demo_dir: Path) -> None:
     assert money["totals"]["cost"] == pytest.approx(sum(week["cost"] for week in money["weeks"]
                                                         if week["cost"] is not None))
     assert money["totals"]["spend_avoided_estimate"] > 0
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "text"])
+def test_the_review_says_in_words_that_the_spend_avoided_is_an_estimate(demo_dir: Path, fmt: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "lanelog", "report", "--db", str(demo_dir / "demo.duckdb"), "--format", fmt],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert ("Spend avoided is an estimate: each week's probe rejects times that week's mean cost per armed call"
+            in done.stdout)
+    # The JSON's key name, plain or as markdown escapes it, is no word of the review.
+    assert "spend_avoided_estimate" not in done.stdout.replace("\\_", "_")

@@ -17,7 +17,8 @@ if gone:
                "another machine): \"still there\" says which. Their lines stay in the database.")
 if unlisted:
     st.caption(f"{present.plural(unlisted, 'log was', 'logs were')} not in the bucket when ingest last listed "
-               "it (deleted or moved since): \"still there\" says which. Their lines stay in the database.")
+               f"it (deleted or moved since): \"still there\" says which. {'Its' if unlisted == 1 else 'Their'} "
+               "lines stay in the database.")
 if demo:
     st.caption(f"{present.plural(demo, 'file was', 'files were')} the demo's temporary logs, removed when "
                "`lanelog demo` finished, as it always does (keep them with `lanelog demo --out DIR`); "
@@ -36,6 +37,10 @@ else:
                               format_func=lambda i: present.source_label(sources.iloc[i]))
         st.dataframe(present.source_place(sources.iloc[choice]), hide_index=True, key="source_places_table",
                      column_config=present.fixed_columns(present.DETAIL_WIDTHS))
+        whole = present.cut_path(sources.iloc[choice]["path"])
+        if whole is not None:
+            st.caption("Path, whole")
+            st.code(whole, language=None, wrap_lines=True)
 
 st.subheader("Rejected lines")
 st.caption("Lines that were not JSON objects, kept byte for byte; shown as text.")

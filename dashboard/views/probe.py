@@ -3,6 +3,7 @@
 import streamlit as st
 
 from lanelog.dashboard import charts, present, ui
+from lanelog.reasons import words as reason_words
 
 st.title("Probe")
 reasons = ui.figures("reject_reasons")["reject_reasons"]
@@ -38,6 +39,6 @@ for kind, rows in table.groupby("kind", sort=False):
     heading[2].caption("meaning")
     for reason, count, meaning in rows[["reason", "probe rejects", "meaning"]].itertuples(index=False):
         left, middle, right = st.columns(WIDTHS, vertical_alignment="top")
-        left.text(reason)
+        left.text(reason_words(reason))  # as the legends above say it
         middle.text(str(count))
-        right.text(meaning)
+        right.text(meaning if reason == present.NO_REASON else f"{meaning} (logged as {reason})")

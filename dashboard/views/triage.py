@@ -29,6 +29,10 @@ choice = st.selectbox(
 row = rows.iloc[choice]
 st.dataframe(present.triage_detail(row), hide_index=True, key="credit_bug_detail",
              column_config=present.fixed_columns(present.DETAIL_WIDTHS))
+whole = present.cut_path(row["source"])
+if whole is not None:
+    st.caption("Source file, whole")
+    st.code(whole, language=None, wrap_lines=True)
 state = present.still_there(row["source"], row["source"] in listed, listing_known=data.lake_dir() is None)
 if state == present.DEMO_GONE:
     st.caption("The source file was one of the demo's temporary logs, removed when `lanelog demo` finished, "

@@ -15,7 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from lanelog.dashboard.present import METRICS, alert_text
+from lanelog.dashboard.present import (
+    CELL_PADDING_PX,
+    METRICS,
+    REJECTED_WIDTHS,
+    SOURCE_COUNTS,
+    TRIAGE_WIDTHS,
+    alert_text,
+)
 from lanelog.queries import FIGURES, compare_latest
 from tests.dashboard.browser_support import CHROMIUM, FINISHED, chromium, free_port, stop, wait_until_healthy
 from tests.dashboard.dashboard_support import line
@@ -318,6 +325,24 @@ def overflow(page: object) -> dict[str, object]:
     )
 
 
+def cells_cut_short(page: object, widths: dict[str, int], table: int = 0) -> list[str]:
+    """The cells of the page's `table`-th table whose text is wider than its column shows (the
+    canvas clips such text with no ellipsis), measured in the table's font."""
+    return page.evaluate(
+        """([widths, padding, index]) => {
+            const table = document.querySelectorAll('[data-testid="stDataFrame"]')[index];
+            const heads = [...table.querySelectorAll('th')].map(th => th.textContent);
+            const measure = document.createElement('canvas').getContext('2d');
+            measure.font = '14px ' + getComputedStyle(table).fontFamily;
+            return [...table.querySelectorAll('td')]
+                .filter(td => { const width = widths[heads[td.getAttribute('aria-colindex') - 1]];
+                                return measure.measureText(td.textContent).width > width - padding; })
+                .map(td => td.textContent);
+        }""",
+        [widths, CELL_PADDING_PX, table],
+    )
+
+
 @pytest.mark.parametrize("dataset", ["demo", "history"])
 def test_every_page_is_saved_at_two_widths_and_nothing_spills_sideways(
     dataset: str, served: tuple[str, Path], long_history: tuple[str, str], browser: object
@@ -325,13 +350,15 @@ def test_every_page_is_saved_at_two_widths_and_nothing_spills_sideways(
     """Full-page screenshots of all seven pages, at 1400 and 1000 px, to tests/artifacts/ for a look."""
     url, query = (served[0], "") if dataset == "demo" else long_history
     ARTIFACTS.mkdir(exist_ok=True)
-    spills, legends, heights, names = {}, {}, {}, {}
+    spills, legends, heights, names, cut_short = {}, {}, {}, {}, {}
     for width in WIDTHS:
         for name, path in PAGE_PATHS.items():
             page = drawn_page(browser, f"{url}/{path}{query}", name, width)
             assert page.locator('[data-testid="stException"]').count() == 0, (name, width)
             open_expanders(page)
             spills[name, width] = overflow(page)
+            if name == "triage":
+                cut_short[width] = cells_cut_short(page, TRIAGE_WIDTHS)
             names[name, width] = stored_names(page)
             heights[name, width] = plot_heights(page)
             if name == "overview":
@@ -350,6 +377,7 @@ def test_every_page_is_saved_at_two_widths_and_nothing_spills_sideways(
     for width, entries in legends.items():  # the rejects chart names all three series, none cut off
         assert entries == ["patch rejects", "armed calls", "armed calls per patch reject"], (width, entries)
     assert not {key: found for key, found in names.items() if found}, names
+    assert cut_short == {width: [] for width in WIDTHS}  # a long cell is cut with "…" where it ends
     for (name, width), spill in spills.items():
         assert spill["page"] <= 0, (name, width, spill)
         assert not spill["labels"], (name, width, spill)
@@ -429,3 +457,83 @@ def test_the_what_if_page_draws_the_live_shadow_beside_a_replay_at_two_widths(
             # replay: about, flips, the chosen flip; live: weeks, flips, the chosen flip
             assert len(spill["tables"]) == 6 and all(extra <= 0 for extra in spill["tables"]), spill
             assert legends == [["baseline", "candidate"]] * 2, legends
+
+
+def week_labels(page: object) -> list[list[str]]:
+    """The week labels each chart's x axis draws (a label the axis leaves out for overlap is hidden)."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"] [aria-label^="X-axis"]')]
+            .map(axis => [...axis.querySelectorAll('.role-axis-label text')]
+                 .filter(text => text.getAttribute('opacity') !== '0' && getComputedStyle(text).opacity !== '0')
+                 .map(text => text.textContent))"""
+    )
+
+
+@pytest.mark.parametrize("span", [12, 16])
+def test_every_week_is_labelled_up_to_16_weeks_in_half_and_whole_columns(
+    span: int, long_history: tuple[str, str], browser: object
+) -> None:
+    """12 weeks draw two charts side by side, 16 each across the column: every week is labelled."""
+    from tests.dashboard.dashboard_support import HISTORY_START, HISTORY_WEEKS
+
+    last = date.fromisoformat(HISTORY_START) + timedelta(weeks=HISTORY_WEEKS - 1)
+    weeks = [(last - timedelta(weeks=back)).isoformat() for back in reversed(range(span))]
+    query = f"?weeks={weeks[0]}&weeks={(last + timedelta(days=6)).isoformat()}"
+    for width in WIDTHS:
+        for name in ("overview", "spend"):
+            page = drawn_page(browser, f"{long_history[0]}/{PAGE_PATHS[name]}{query}", name, width)
+            side_by_side = page.locator('[data-testid="stColumn"] [data-testid="stVegaLiteChart"]').count()
+            labels = week_labels(page)
+            page.close()
+            assert (side_by_side > 0) == (span <= 12), (name, width, side_by_side)
+            assert labels and all(drawn == weeks for drawn in labels), (name, width, labels)
+
+
+def test_logs_from_a_bucket_are_named_by_key_and_fit_at_two_widths(browser: object, tmp_path: Path) -> None:
+    """Data health and triage on logs read from a bucket (the source rows as an ingest of
+    s3://acme-ci-logs/lanelog/ records them), saved at 1400 and 1000 px for a look."""
+    from lanelog import ingest, store
+
+    runs = ["12345678901-1", "12345678957-2", "12345679003-1"]
+    logs = []
+    for n, run in enumerate(runs):
+        lines = [line(f"2026-10-0{5 + n}", attempt_id=f"{run}-a{i}") for i in range(3)]
+        if n == 1:
+            lines.append(line("2026-10-06", attempt_id=f"{run}-bug", producer="legacy-promoter", merge_credit=1,
+                              quarantine=["test_export_race", "test_shared_tmpdir"]))
+        log = tmp_path / f"{run}.jsonl"
+        log.write_text("".join(json.dumps(row) + "\n" for row in lines) + ("not json\n" if n == 1 else ""))
+        logs.append(log)
+    db = tmp_path / "bucket.duckdb"
+    con = store.open_db(db)
+    try:
+        ingest.ingest_paths(con, logs)
+        for n, (run, log) in enumerate(zip(runs, logs)):
+            url = f"s3://acme-ci-logs/lanelog/orders-service/{run}/lane-log.jsonl"
+            con.execute("UPDATE sources SET path = ? WHERE path = ?", [url, str(log)])
+            if n < 2:  # the last listing held the first two; the third was deleted since
+                con.execute("INSERT INTO objects_read VALUES (?, 'etag', 1, now())", [url])
+    finally:
+        con.close()
+    ARTIFACTS.mkdir(exist_ok=True)
+    with serving(db) as url:
+        for width in WIDTHS:
+            for name in ("health", "triage"):
+                page = drawn_page(browser, f"{url}/{PAGE_PATHS[name]}", name, width)
+                assert page.locator('[data-testid="stException"]').count() == 0
+                spill = overflow(page)
+                if name == "health":
+                    cut = cells_cut_short(page, SOURCE_COUNTS) + cells_cut_short(page, REJECTED_WIDTHS, table=2)
+                    body = page.locator('[data-testid="stMain"]').inner_text()
+                else:
+                    cut = cells_cut_short(page, TRIAGE_WIDTHS)
+                tall = page.evaluate("""() => document.querySelector('[data-testid="stMain"]').scrollHeight""")
+                page.set_viewport_size({"width": width, "height": max(1000, int(tall) + 40)})
+                page.wait_for_selector(FINISHED, timeout=60_000)
+                page.wait_for_timeout(500)
+                page.screenshot(path=str(ARTIFACTS / f"bucket-{name}-{width}.png"), full_page=True)
+                page.close()
+                assert spill["page"] <= 0 and all(extra <= 0 for extra in spill["tables"]), (name, width, spill)
+                assert cut == [], (name, width, cut)
+            assert "1 log was not in the bucket when ingest last listed it" in body
+            assert "no longer at their recorded path" not in body

@@ -362,11 +362,14 @@ def test_setup_rejects_are_flagged_on_the_overview_and_grouped_on_the_probe_page
     assert [s.value for s in probe.subheader] == [
         "Patch rejects: the gate at work", "Setup rejects: CI to fix", "What each reason means"]
     shown = [t.value for t in probe.main.text]
-    assert shown == [
-        "base_missing", "1", REASONS["base_missing"],
-        "not_a_repo", "1", REASONS["not_a_repo"],
-        "line_cap", "1", REASONS["line_cap"],
+    assert shown == [  # in words, as the legends say them, with the code the log holds
+        "base missing", "1", f"{REASONS['base_missing']} (logged as base_missing)",
+        "not a repo", "1", f"{REASONS['not_a_repo']} (logged as not_a_repo)",
+        "line cap", "1", f"{REASONS['line_cap']} (logged as line_cap)",
     ]
+    legends = [json.loads(chart.proto.spec)["encoding"]["color"]["scale"]["domain"]
+               for chart in probe.get("vega_lite_chart")]
+    assert legends == [["line cap"], ["base missing", "not a repo"]]  # patch rejects, then setup rejects
     captions = [c.value for c in probe.caption]
     assert captions.index("Setup reason: CI to fix") < captions.index("Patch reason: the gate at work")
     clean = app(make_db([line("2026-10-06", probe="reject", reasons=["line_cap"])]))
@@ -516,7 +519,12 @@ def test_triage_table_cuts_ids_and_the_selected_attempt_shows_them_whole(
     assert row["attempt"] == "t0-0" and row["day (UTC)"] == "2026-10-05"
     detail = dict(at.dataframe[1].value.itertuples(index=False))
     assert detail["head"] == head and detail["attempt"] == "t0-0" and detail["merge credit"] == "1"
-    assert detail["source file"] == str(tmp_path / "lane-log-0.jsonl") and detail["line"] == "1"
+    from lanelog.dashboard import present
+
+    source = str(tmp_path / "lane-log-0.jsonl")  # as long as the test's folder makes it
+    assert detail["source file"] == present.fit_path(source, present.DETAIL_WIDTHS["value"]) and detail["line"] == "1"
+    # A path the table has to cut is shown whole below it.
+    assert (source in [block.value for block in at.code]) == (detail["source file"] != source)
     assert not any("no longer at its recorded path" in text for text in texts(at))
 
     (tmp_path / "lane-log-0.jsonl").unlink()
@@ -525,11 +533,13 @@ def test_triage_table_cuts_ids_and_the_selected_attempt_shows_them_whole(
     health = app(db, "views/health.py")
     assert any(text.startswith("1 of these files are no longer at their recorded path") for text in texts(health))
     files = health.dataframe[0].value  # files ingested comes first, then where they were read from
-    assert files.to_dict("records") == [{"file": "lane-log-0.jsonl", "still there": "no", "lines read": 1,
-                                         "attempts": 1, "rejected": 0, "duplicates": 0}]
+    assert files.to_dict("records") == [{"file": "lane-log-0.jsonl", "still there": "no", "attempts": 1,
+                                         "rejected": 0, "duplicates": 0}]
     place = dict(health.dataframe[1].value.itertuples(index=False))  # the picked file, field by field
-    assert place["path"] == str(tmp_path / "lane-log-0.jsonl")
+    assert place["path"] == present.fit_path(source, present.DETAIL_WIDTHS["value"])
+    assert (source in [block.value for block in health.code]) == (place["path"] != source)
     assert len(place["fingerprint"]) == 13 and place["fingerprint"].endswith("…")
+    assert place["lines read"] == "1"  # how far the log was read, beside its bytes
 
 
 def test_logs_read_from_a_bucket_are_named_by_key_and_judged_by_the_last_listing(
@@ -565,10 +575,11 @@ def test_logs_read_from_a_bucket_are_named_by_key_and_judged_by_the_last_listing
         files = health.dataframe[0].value
         assert files[["file", "still there"]].to_dict("records") == [
             {"file": bug, "still there": "in the bucket"}, {"file": fine, "still there": "in the bucket"}]
-        assert health.dataframe[2].value["file"].tolist() == [fine]  # the rejected line names its object
+        # The rejected line names its object: its run folder and name, in the column's width.
+        assert health.dataframe[2].value["file"].tolist() == ["…/orders/1002-1/lane-log.jsonl"]
         assert not any("no longer" in text or "not in the bucket" in text for text in texts(health))
         triage = app(db, "views/triage.py")
-        assert triage.selectbox(key="raw_row").options == [f"b1 · orders-service · {bug}:1"]
+        assert triage.selectbox(key="raw_row").options == ["b1 · orders-service · …/orders/1001-1/lane-log.jsonl:1"]
         assert not any("no longer" in text or "not in the bucket" in text for text in texts(triage))
 
         client.delete_object(Bucket=bucket, Key=bug)
@@ -576,7 +587,8 @@ def test_logs_read_from_a_bucket_are_named_by_key_and_judged_by_the_last_listing
     health = app(db, "views/health.py")
     assert health.dataframe[0].value[["file", "still there"]].to_dict("records") == [
         {"file": bug, "still there": "not in the bucket"}, {"file": fine, "still there": "in the bucket"}]
-    assert any(text.startswith("1 log was not in the bucket when ingest last listed it") for text in texts(health))
+    assert any(text.startswith("1 log was not in the bucket when ingest last listed it") and "Its lines stay" in text
+               for text in texts(health))
     assert not any("no longer at their recorded path" in text for text in texts(health))
     triage = app(db, "views/triage.py")
     assert any(text.startswith("The source log was not in the bucket when ingest last listed it")
@@ -605,6 +617,29 @@ def test_the_demos_removed_logs_are_said_to_be_the_demos_with_the_flag_that_keep
     (said,) = [text for text in texts(health) if "the demo's temporary logs" in text]
     assert "keep them with `lanelog demo --out DIR`" in said and "--logs" not in said
     assert not any("no longer at their recorded path" in text for text in texts(health))
+
+
+def test_the_triage_table_cuts_a_long_cell_at_an_id_and_says_so(app: Any, make_db: Any) -> None:
+    db = make_db([line("2026-10-05", merge_credit=1, quarantine=["test_export_race", "test_shared_tmpdir"],
+                       repo="payments-reconciliation-service")])
+    at = app(db, "views/triage.py")
+    (row,) = at.dataframe[0].value.to_dict("records")
+    assert row["quarantine"] == "test_export_race; …"  # whole ids, and an ellipsis for the rest
+    assert row["repository"] == "payments-recon…"
+    assert row["producer"] == "lanelog-route"
+    detail = dict(at.dataframe[1].value.itertuples(index=False))
+    assert detail["quarantine"] == "test_export_race; test_shared_tmpdir"
+    assert detail["repository"] == "payments-reconciliation-service"
+
+
+def test_a_long_key_keeps_its_run_folder_in_a_narrow_column() -> None:
+    from lanelog.dashboard import present
+
+    key = "lanelog/orders-service/12345678901-1/lane-log.jsonl"
+    assert present.fit_path(key, present.SOURCE_COUNTS["file"]) == "…/12345678901-1/lane-log.jsonl"
+    assert present.fit_path(key, present.UNDATED_WIDTHS["file"]) == "…/12345678901-1/…"
+    assert present.fit_path("lane-log-0.jsonl", present.UNDATED_WIDTHS["file"]) == "lane-log-0.jsonl"
+    assert present.fit_path("x" * 40, 100) == "…" + "x" * 13
 
 
 def test_a_long_attempt_id_is_cut_in_the_triage_table() -> None:
