@@ -4,6 +4,7 @@ range's merges were read, and the copies of a change made twice (git patch-id)."
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from datetime import UTC, date, datetime
 from typing import Any
@@ -27,19 +28,22 @@ def commits_in(checkout: Checkout, span: str, first_parent: bool = False,
     on B's first-parent chain is one, a merge as its first-parent diff (the merged pull
     request, as CI routed it); the commits behind merges are counted, not replayed.
     One `git log` lists them all; a root commit has no parent to diff against and is skipped.
+    The counts (merge_counts) are of the patches returned.
     """
     start, dots, end = span.partition("..")
     if not dots or not start or not end or end.startswith("."):
         raise ReplayError(f"--commits {span!r}: give a range A..B")
     for ref in (start, end):
         check_ref(ref)
-    ids = [checkout.resolve(ref) for ref in (start, end)]
-    if None in ids:
-        missing = [ref for ref, found in zip((start, end), ids) if found is None]
+    low, high = (checkout.resolve(ref) for ref in (start, end))
+    if low is None or high is None:
+        missing = [ref for ref, found in zip((start, end), (low, high)) if found is None]
         raise ReplayError(f"--commits {span!r}: {', '.join(missing)} names no commit")
     walk = ("--first-parent",) if first_parent else ("--no-merges",)
     out = checkout.git("log", "-z", *walk, "--reverse", "--format=%H%x00%P%x00%ct%x00%s",
-                       f"{ids[0]}..{ids[1]}", "--").stdout
+                       f"{low}..{high}", "--").stdout
+    through = _through_merges(checkout, low, high)
+    brought = Counter(through.values())
     patches: list[Patch] = []
     skipped: list[dict[str, Any]] = []
     for commit, parents, seconds, subject in _records(out, 4):
@@ -55,26 +59,61 @@ def commits_in(checkout: Checkout, span: str, first_parent: bool = False,
             skipped.append({"head": head, "subject": text,
                             "reason": f"committer time {int(seconds)} is outside the years 1 to 9999"})
         else:
-            patches.append(Patch(base=parents.split()[0].decode("ascii"), head=head, today=day, subject=text))
-    return patches, skipped, _merges(checkout, f"{ids[0]}..{ids[1]}", first_parent)
+            merge = first_parent and len(parents.split()) > 1
+            patches.append(Patch(base=parents.split()[0].decode("ascii"), head=head, today=day, subject=text,
+                                 brought=brought[head] if merge else None, through=through.get(head)))
+    return patches, skipped, merge_counts(patches, first_parent)
 
 
-def _count(checkout: Checkout, *args: str) -> int:
-    return int(checkout.git("rev-list", "--count", *args, "--").stdout.strip() or b"0")
+def merge_counts(patches: list[Patch], first_parent: bool) -> dict[str, Any]:
+    """How the range's merges were replayed, counted over these patches (what is skipped or
+    left out is not replayed, so it is not counted).
 
-
-def _merges(checkout: Checkout, span: str, first_parent: bool) -> dict[str, Any]:
-    """How many merges the range holds, and the patches that came through them.
-
-    Without first_parent: the non-merge commits not on the first-parent chain, each
-    replayed as its own patch.  With it: the commits behind the merges, not replayed.
+    Without first_parent: the merges of B's first-parent chain that brought a patch in,
+    and those patches, each replayed on its own.  With it: the merges of the chain, each
+    replayed as one patch, and the commits behind them, not replayed.
     """
-    merges = _count(checkout, "--merges", span)
     if first_parent:
-        behind = _count(checkout, span) - _count(checkout, "--first-parent", span)
-        return {"first_parent": True, "merges": merges, "behind_merges": behind}
-    through = _count(checkout, "--no-merges", span) - _count(checkout, "--no-merges", "--first-parent", span)
-    return {"first_parent": False, "merges": merges, "through_merges": through}
+        merges = [patch.brought for patch in patches if patch.brought is not None]
+        return {"first_parent": True, "merges": len(merges), "behind_merges": sum(merges)}
+    through = [patch.through for patch in patches if patch.through is not None]
+    return {"first_parent": False, "merges": len(set(through)), "through_merges": len(through)}
+
+
+def _through_merges(checkout: Checkout, start: str, end: str) -> dict[str, str]:
+    """Each commit of start..end off end's first-parent chain, with the merge of that chain
+    that brought it in: the oldest one that reaches it through a parent other than its first.
+
+    One `git rev-list --parents` lists the range.  The chain is walked oldest first, each
+    merge's other parents followed to the commits no older merge of the chain reached.
+    """
+    out = checkout.git("rev-list", "--parents", f"{start}..{end}", "--").stdout
+    parents: dict[str, list[str]] = {}
+    for row in out.splitlines():
+        fields = row.split()
+        if not fields or not all(COMMIT_ID.match(field) for field in fields):
+            raise GitError("git rev-list answered in a shape replay does not read: "
+                           f"{printable(row[:80].decode('ascii', 'replace'))!r}")
+        parents[fields[0].decode("ascii")] = [field.decode("ascii") for field in fields[1:]]
+    chain: list[str] = []
+    commit: str | None = end
+    while commit is not None and commit in parents:
+        chain.append(commit)
+        commit = parents[commit][0] if parents[commit] else None
+    reached = set(chain)
+    through: dict[str, str] = {}
+    for merge in reversed(chain):
+        # What the merge's first parent reaches in the range was reached by an older
+        # commit of the chain (or is outside the range): only its other parents bring commits in.
+        waiting = [parent for parent in parents[merge][1:] if parent in parents]
+        while waiting:
+            commit = waiting.pop()
+            if commit in reached:
+                continue
+            reached.add(commit)
+            through[commit] = merge
+            waiting += [parent for parent in parents[commit] if parent in parents and parent not in reached]
+    return through
 
 
 def dedupe(checkout: Checkout, patches: list[Patch]) -> tuple[list[Patch], list[dict[str, Any]]]:

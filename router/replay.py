@@ -21,7 +21,7 @@ from lanelog.errors import FlakyInvalid, PolicyInvalid, ReplayError
 from lanelog.router.checkout_cache import RememberingCheckout
 from lanelog.router.flaky import parse_flaky
 from lanelog.router.gitfacts import Checkout
-from lanelog.router.history import subjects
+from lanelog.router.history import merge_counts, subjects
 from lanelog.router.policy import parse_policy
 from lanelog.router.replay_result import Patch, Replay
 from lanelog.router.run import RouteOptions, run_route
@@ -55,6 +55,9 @@ def replay(checkout: Checkout, patches: list[Patch], skipped: list[dict[str, Any
     ``flaky`` is both sides' flaky list; ``baseline_flaky``, when given, is the baseline's.
     """
     result = Replay(skipped=list(skipped), about=dict(about or {}))
+    if "first_parent" in result.about:
+        # A --commits range: its merges counted over the patches replayed (--dedupe may have left some out).
+        result.about.update(merge_counts(patches, result.about["first_parent"]))
     remembering = RememberingCheckout(checkout.toplevel)
     missing = [patch.head for patch in patches if patch.subject is None]
     if missing:

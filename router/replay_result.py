@@ -22,6 +22,11 @@ class Patch:
     today: date
     subject: str | None
     recorded: dict[str, Any] | None = None  # the decision a lane-log line recorded
+    # Where a commit of a --commits range sits, for the merge counts: a merge of B's
+    # first-parent chain brought `brought` commits in (None: not a merge of the chain);
+    # a commit off that chain came `through` the chain merge that brought it in.
+    brought: int | None = None
+    through: str | None = None
 
 
 @dataclass

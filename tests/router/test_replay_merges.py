@@ -157,3 +157,92 @@ def test_table_and_markdown_say_first_n_of_m(make_repo, tmp_path):
                      "--format", "markdown").stdout
     assert "First 20 of 25 flips; `--format json` lists all" in review
     assert "| line\\_cap | 25 | 0 |" in review
+
+
+@pytest.fixture
+def merged_apart(make_repo, monkeypatch, tmp_path):
+    """main: c1, then three merges.  M1 merges a feature branch that merged a branch of its
+    own (X, a merge off main's first-parent chain); M2 merges a history with its own root
+    commit (r1); M3 merges a backport of c1 (c1_copy, the same change).  Then c2."""
+    repo = make_repo()
+    repo.git("checkout", "-q", "main")
+    day = iter(range(1, 20))
+
+    def at_next_day() -> None:
+        stamp = f"2026-10-{next(day):02d}T12:00:00+00:00"
+        monkeypatch.setenv("GIT_AUTHOR_DATE", stamp)
+        monkeypatch.setenv("GIT_COMMITTER_DATE", stamp)
+
+    ids = {"base": repo.git("rev-parse", "main").strip()}
+    at_next_day()
+    ids["c1"] = repo.write({"store.py": "def put(key, body):\n    return dict(body)\n"}).commit("Return a copy")
+    repo.git("checkout", "-q", "-b", "feature")
+    at_next_day()
+    ids["f1"] = repo.write({"api.py": "def handle(payload):\n    assert payload\n    return payload or {}\n"}).commit(
+        "Default an empty payload")
+    repo.git("checkout", "-q", "-b", "sub")
+    at_next_day()
+    ids["s1"] = repo.write({"notes.txt": "payloads default to {}\n"}).commit("Note the default")
+    repo.git("checkout", "-q", "feature")
+    at_next_day()
+    ids["f2"] = repo.write({"tests/test_api.py": "def test_handle():\n    assert True\n"}).commit("Test handle")
+    at_next_day()
+    repo.git("merge", "-q", "--no-ff", "-m", "Merge branch sub", "sub")
+    ids["x"] = repo.git("rev-parse", "HEAD").strip()
+    repo.git("checkout", "-q", "main")
+    at_next_day()
+    repo.git("merge", "-q", "--no-ff", "-m", "Merge pull request #1", "feature")
+    ids["m1"] = repo.git("rev-parse", "HEAD").strip()
+    repo.git("checkout", "-q", "--orphan", "vendored")
+    repo.git("rm", "-rfq", ".")
+    at_next_day()
+    ids["r1"] = repo.write({"vendor/LICENSE": "MIT\n"}).commit("Vendor a library")
+    repo.git("checkout", "-q", "main")
+    at_next_day()
+    repo.git("merge", "-q", "--no-ff", "--allow-unrelated-histories", "-m", "Merge the vendored library", "vendored")
+    ids["m2"] = repo.git("rev-parse", "HEAD").strip()
+    repo.git("checkout", "-q", "-b", "backport", ids["base"])
+    at_next_day()
+    repo.git("cherry-pick", ids["c1"])
+    ids["c1_copy"] = repo.git("rev-parse", "HEAD").strip()
+    repo.git("checkout", "-q", "main")
+    at_next_day()
+    repo.git("merge", "-q", "--no-ff", "-m", "Merge branch backport", "backport")
+    ids["m3"] = repo.git("rev-parse", "HEAD").strip()
+    at_next_day()
+    ids["c2"] = repo.write({"api.py": "def handle(payload):\n    assert payload is not None\n    return payload\n"}
+                           ).commit("Accept an empty payload")
+    candidate = tmp_path / "candidate.yaml"
+    candidate.write_text(LANES_YAML, encoding="utf-8")
+    return repo, ids, candidate
+
+
+def test_the_merge_counts_are_of_the_patches_replayed_not_of_the_range(merged_apart):
+    """r1, a root commit behind M2, is skipped: it came through no merge as a replayed patch,
+    and M2 brought no replayed patch.  X is a merge off the chain: f1, s1 and f2 came through M1."""
+    repo, ids, candidate = merged_apart
+    result, stderr = replay(repo, candidate, "--commits", f"{ids['base']}..main")
+    assert [record["head"] for record in result["records"]] == [
+        ids["c1"], ids["f1"], ids["s1"], ids["f2"], ids["c1_copy"], ids["c2"]]
+    assert [skip["head"] for skip in result["skipped"]] == [ids["r1"]]
+    # By hand: f1, s1 and f2 through M1, c1_copy through M3.
+    assert (result["merges"], result["through_merges"]) == (2, 4)
+    assert "lanelog replay: warning: 4 of the replayed patches came through 2 merge(s)" in stderr
+
+
+def test_first_parent_counts_the_merges_of_the_chain_it_replays(merged_apart):
+    repo, ids, candidate = merged_apart
+    result, _ = replay(repo, candidate, "--commits", f"{ids['base']}..main", "--first-parent")
+    assert [record["head"] for record in result["records"]] == [ids["c1"], ids["m1"], ids["m2"], ids["m3"], ids["c2"]]
+    # By hand: M1, M2 and M3 are replayed, X is not; behind them f1, s1, f2, X, r1 and c1_copy.
+    assert (result["merges"], result["behind_merges"]) == (3, 6)
+
+
+def test_a_copy_left_out_by_dedupe_is_not_counted_as_came_through_a_merge(merged_apart):
+    repo, ids, candidate = merged_apart
+    result, stderr = replay(repo, candidate, "--commits", f"{ids['base']}..main", "--dedupe")
+    assert [record["head"] for record in result["records"]] == [ids["c1"], ids["f1"], ids["s1"], ids["f2"], ids["c2"]]
+    assert result["duplicates"] == 1
+    # M3 brought only the copy, left out: f1, s1 and f2 came through M1 alone.
+    assert (result["merges"], result["through_merges"]) == (1, 3)
+    assert "lanelog replay: warning: 3 of the replayed patches came through 1 merge(s)" in stderr
