@@ -60,6 +60,10 @@ class RunnerCommandError(RouterError):
     """A ``--run`` command that cannot be split into an argv."""
 
 
+class RunnerUnavailable(RouterError):
+    """A ``--run`` command that cannot be started (not found, not executable): CI's set-up, not the patch."""
+
+
 class PlanError(RouterError):
     """The decision table was given inputs it cannot judge (an unknown reason, no facts and no reason)."""
 

@@ -17,6 +17,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lanelog.errors import RunnerCommandError
+from lanelog.errors import RunnerCommandError, RunnerUnavailable
 from lanelog.router.result_line import MAX_MEMBER, Oversized, ResultLine
 from lanelog.router.usage import UsageInvalid, check_usage, priced, read_usage_file
 
@@ -33,6 +34,9 @@ DEFAULT_TIMEOUT = 600.0
 # The last line is the token; a runner's chatter before it need not be held.
 MAX_TAIL = 64 * 1024
 REAP_TIMEOUT = 5.0
+# The bundled model runner (router/model.py): looked for beside the interpreter running
+# lanelog before PATH, so `/venv/bin/lanelog route --run lanelog-model` finds the venv's.
+BUNDLED_RUNNER = "lanelog-model"
 # A JSON last line ({"token": ..., "usage": {...}}) up to this long is read from the tail;
 # a longer one as it streams (result_line.py), its usage kept up to MAX_MEMBER bytes.
 MAX_RESULT_LINE = 16 * 1024
@@ -83,16 +87,24 @@ class LaneContext:
 
 def run_lane(runner: LaneRunner, properties: Sequence[str], quarantine: Sequence[str],
              context: LaneContext, notify: Callable[[str], None] = lambda _: None,
-             usage: dict[str, dict[str, Any]] | None = None) -> dict[str, str]:
+             usage: dict[str, dict[str, Any]] | None = None,
+             setup_errors: list[str] | None = None) -> dict[str, str]:
     """Run each selected property in order; quarantined ids are never run.
 
-    ``usage``, when given, receives each run's checked usage by property id.
+    ``usage``, when given, receives each run's checked usage by property id;
+    ``setup_errors`` why a run could not start (its property is unresolved), each once.
     """
     results: dict[str, str] = {}
     for prop in properties:
         if prop in quarantine or prop in results:
             continue
-        token, note, used = run_property_usage(runner, prop, context, notify)
+        try:
+            token, note, used = run_property_usage(runner, prop, context, notify)
+        except RunnerUnavailable as exc:
+            if setup_errors is not None and str(exc) not in setup_errors:
+                setup_errors.append(str(exc))
+                notify(f"setup error: {exc}")
+            token, note, used = "unresolved", "setup error", None
         results[prop] = token
         if used is not None and usage is not None:
             usage[prop] = used
@@ -104,7 +116,10 @@ def run_property(runner: LaneRunner, prop: str, context: LaneContext,
                  relay: Callable[[bytes], None] | None = None) -> tuple[str, str]:
     """One run; returns the token and, when unresolved, why.  Its stderr goes to ``relay``
     (route's own stderr by default)."""
-    token, note, _ = run_property_usage(runner, prop, context, relay=relay)
+    try:
+        token, note, _ = run_property_usage(runner, prop, context, relay=relay)
+    except RunnerUnavailable as exc:
+        return "unresolved", str(exc)
     return token, note
 
 
@@ -117,6 +132,7 @@ def run_property_usage(runner: LaneRunner, prop: str, context: LaneContext,
     The usage file is a fresh private file next to the patch file, made for
     this run alone and removed after it; what the run reported is checked, and
     a usage that is not well formed is left out with a note, whatever the token.
+    RunnerUnavailable when the command cannot be started.
     """
     fd, usage_name = tempfile.mkstemp(prefix="usage-", suffix=".json", dir=context.patch_file.parent)
     os.close(fd)
@@ -149,6 +165,9 @@ def _run(runner: LaneRunner, prop: str, context: LaneContext, usage_file: Path,
         LANELOG_USAGE_FILE=str(usage_file),
     )
     argv = runner.argv_for(prop)
+    program = argv[0]
+    if program == BUNDLED_RUNNER:
+        argv[0] = bundled_runner() or program
     try:
         # A session of its own, so a timeout ends the runner's children too; pipes of
         # its own (relayed), so nothing it leaves running holds route's stdout or stderr.
@@ -156,7 +175,10 @@ def _run(runner: LaneRunner, prop: str, context: LaneContext, usage_file: Path,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 start_new_session=True)
     except OSError as exc:
-        return "unresolved", f"cannot start {argv[0]!r}: {exc.strerror or exc}", None
+        where = (f" (not beside {sys.executable} nor on PATH)" if program == BUNDLED_RUNNER
+                 else " (not on PATH)" if os.sep not in program else "")
+        raise RunnerUnavailable(f"cannot start {program!r}: {exc.strerror or exc}"
+                                + (where if isinstance(exc, FileNotFoundError) else "")) from None
     deadline = time.monotonic() + runner.timeout
     scanned = ResultLine()
     try:
@@ -170,6 +192,19 @@ def _run(runner: LaneRunner, prop: str, context: LaneContext, usage_file: Path,
         proc.stdout.close()
         proc.stderr.close()
     return read_result(runner.token_from, proc.returncode, stdout, scanned.last())
+
+
+def bundled_runner() -> str | None:
+    """The lanelog-model script installed with the lanelog that runs, when there is one.
+
+    Beside sys.executable (a venv's bin, unresolved: a venv's python links out of it),
+    else in this interpreter's scripts folder.
+    """
+    for folder in (Path(sys.executable).parent, Path(sysconfig.get_path("scripts"))):
+        candidate = folder / BUNDLED_RUNNER
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return None
 
 
 def to_stderr(chunk: bytes) -> None:

@@ -31,13 +31,16 @@ def build_line(*, ts: datetime, attempt_id: str, repo: str, base: str | None,
                head: str | None, plan: Plan, files: list[str], policy: Policy | None,
                lane: str, results: Mapping[str, str],
                freezes: Mapping[str, FreezeRow] | None = None,
-               usage: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+               usage: Mapping[str, Mapping[str, Any]] | None = None,
+               setup_error: str | None = None) -> dict[str, Any]:
     """The attempt's line; the seed's five fields keep their names and meaning.
 
     `freezes` (optional, schema 1 all the same) gives the owner and expiry of every
     id the line lists in `quarantine` or `expired_freezes`: who to ask about it.
     `usage` (optional, schema 1 all the same) gives what each property's run
     reported it used (router/usage.py), by property id; absent when none did.
+    `setup_error` (optional) says why the property lane could not run, or a run could
+    not start (a runner not installed): CI's set-up, not the patch; absent when all ran.
     """
     message = printable(plan.message) if plan.message is not None else None
     if message is not None and len(message) > MAX_MESSAGE:
@@ -75,6 +78,8 @@ def build_line(*, ts: datetime, attempt_id: str, repo: str, base: str | None,
         line["freezes"] = known
     if usage:
         line["usage"] = {prop: dict(used) for prop, used in usage.items()}
+    if setup_error:
+        line["setup_error"] = printable(setup_error)[:MAX_MESSAGE]
     return line
 
 

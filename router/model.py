@@ -32,6 +32,7 @@ from typing import Any
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 MAX_RESPONSE = 1024 * 1024
+MAX_ERROR_BODY = 64 * 1024  # an error answer is read this far, for its code and type only
 RETRY_AFTER_CAP = 30.0
 SYSTEM_PROMPT = (
     "You judge one property of a code patch. The property is a sentence stored in the "
@@ -134,13 +135,16 @@ def call(settings: Settings, body: bytes, sleep: Any = time.sleep) -> tuple[dict
         except urllib.error.HTTPError as error:
             status = error.code
             wait = _retry_after(error.headers.get("Retry-After") if error.headers else None)
+            try:
+                detail = error.read(MAX_ERROR_BODY)
+            except (OSError, http.client.HTTPException):
+                detail = b""
             error.close()
             if (status == 429 or 500 <= status <= 599) and attempt < settings.retries:
                 sleep(wait if wait is not None else settings.backoff * 2 ** attempt)
                 attempt += 1
                 continue
-            raise ModelError(f"the endpoint answered HTTP {status}"
-                             + (f" after {attempt + 1} tries" if attempt else "")) from None
+            raise ModelError(refusal(status, detail, settings.model, attempt + 1)) from None
         except TimeoutError:
             raise ModelError(f"no answer within {settings.timeout:g} s") from None
         except urllib.error.URLError as error:
@@ -159,6 +163,34 @@ def call(settings: Settings, body: bytes, sleep: Any = time.sleep) -> tuple[dict
     if not isinstance(answer, dict):
         raise ModelError("the answer is not a JSON object")
     return answer, headers
+
+
+def refusal(status: int, body: bytes, model: str, tries: int) -> str:
+    """What an HTTP error answer means, in words.
+
+    Never the answer's own text: an endpoint's error message may echo the key
+    (OpenAI's 401 does), so only its error code and type are read, to tell an
+    unknown model from another bad request.
+    """
+    try:
+        answer = json.loads(body.decode("utf-8", "replace"), parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        answer = None
+    error = answer.get("error") if isinstance(answer, dict) else None
+    error = error if isinstance(error, dict) else {}
+    kinds = " ".join(str(error.get(key) or "") for key in ("code", "type")).lower()
+    after = f" after {tries} tries" if tries > 1 else ""
+    if status in (401, 403):
+        return (f"authentication failed (HTTP {status}): the endpoint refused the key; check "
+                "LANELOG_MODEL_API_KEY (or OPENAI_API_KEY)")
+    if status == 404 or "model_not_found" in kinds:
+        return (f"unknown model {model!r} (HTTP {status}): check LANELOG_MODEL and "
+                "LANELOG_MODEL_BASE_URL")
+    if status == 429:
+        return f"rate limited (HTTP 429){after}: the endpoint's quota or rate limit"
+    if status == 400:
+        return "bad request (HTTP 400): the endpoint refused the request (LANELOG_MODEL_MAX_TOKENS, the model)"
+    return f"the endpoint answered HTTP {status}{after}"
 
 
 def _no_constant(name: str) -> Any:

@@ -92,6 +92,7 @@ class _Attempt:
     files: list[str] = field(default_factory=list)
     policy: Policy | None = None
     freezes: dict[str, FreezeRow] = field(default_factory=dict)
+    setup_errors: list[str] = field(default_factory=list)  # why the lane could not run
 
 
 def run_route(options: RouteOptions, notify: Callable[[str], None] = lambda _: None,
@@ -129,7 +130,8 @@ def run_route(options: RouteOptions, notify: Callable[[str], None] = lambda _: N
     return build_line(ts=ts, attempt_id=attempt_id, repo=attempt.repo, base=attempt.base,
                       head=attempt.head, plan=plan, files=attempt.files, policy=attempt.policy,
                       lane=lane, results=results, freezes=attempt.freezes,
-                      usage={prop: used for prop, used in usage.items() if prop in results})
+                      usage={prop: used for prop, used in usage.items() if prop in results},
+                      setup_error="; ".join(attempt.setup_errors) or None)
 
 
 # A policy file is hand-written; past this size it is not one (the YAML reader refuses it too).
@@ -393,7 +395,10 @@ def _lane(runner: LaneRunner, plan: Plan, attempt: _Attempt, attempt_id: str,
                 attempt_id=attempt_id,
                 prices=attempt.policy.prices,
             )
-            return run_lane(runner, plan.properties, plan.quarantine, context, notify, usage)
+            return run_lane(runner, plan.properties, plan.quarantine, context, notify, usage,
+                            attempt.setup_errors)
     except Exception as exc:  # the probe stands; only the lane is left without a result
-        notify(f"the property lane could not run: {type(exc).__name__}: {exc}")
+        message = f"the property lane could not run: {type(exc).__name__}: {exc}"
+        attempt.setup_errors.append(" ".join(message.split()))
+        notify(f"setup error: {message}")
         return dict.fromkeys(to_run, "unresolved")

@@ -8,12 +8,15 @@ runner sent.
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import subprocess
 import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,6 +38,7 @@ class Reply:
                                                                    "completion_tokens": 1})
     headers: dict[str, str] = field(default_factory=dict)
     stall: float = 0.0
+    error: dict[str, Any] | None = None  # the body of an error answer
 
 
 class ChatServer:
@@ -63,7 +67,7 @@ class ChatServer:
                     if reply.usage is not None:
                         body["usage"] = reply.usage
                 else:
-                    body = {"error": {"message": "busy", "type": "server_error"}}
+                    body = {"error": reply.error or {"message": "busy", "type": "server_error"}}
                 data = json.dumps(body).encode()
                 try:
                     self.send_response(reply.status)
@@ -297,3 +301,71 @@ def test_without_a_model_name_nothing_is_called(patched, route, chat, log_file, 
     assert done.line["results"] == {"prop_reject_empty": "unresolved"}
     assert "LANELOG_MODEL is not set" in err
     assert chat.requests == []
+
+
+# An endpoint's error bodies echo what they were sent, the key included (OpenAI's 401 does).
+ECHO = f"Incorrect API key provided: {KEY}. You can find your API key at https://example.invalid."
+
+
+@pytest.mark.usefixtures("model_env")
+@pytest.mark.parametrize(("reply", "cause"), [
+    (Reply(status=401, error={"message": ECHO, "code": "invalid_api_key"}), "authentication failed (HTTP 401)"),
+    (Reply(status=403, error={"message": ECHO}), "authentication failed (HTTP 403)"),
+    (Reply(status=404, error={"message": "Not found"}), "unknown model 'test-model' (HTTP 404)"),
+    (Reply(status=400, error={"message": f"The model `test-model` does not exist {KEY}", "code": "model_not_found"}),
+     "unknown model 'test-model' (HTTP 400)"),
+    (Reply(status=400, error={"message": f"Invalid 'max_tokens' {KEY}", "type": "invalid_request_error"}),
+     "bad request (HTTP 400)"),
+    (Reply(status=429, error={"message": ECHO, "type": "rate_limit_exceeded"}),
+     "rate limited (HTTP 429) after 2 tries"),
+], ids=["401", "403", "404", "400-model-not-found", "400", "429"])
+def test_an_endpoint_error_names_its_cause_without_the_key(patched, route, chat, log_file, monkeypatch, capfd,
+                                                           reply, cause):
+    monkeypatch.setenv("LANELOG_MODEL_RETRIES", "1")
+    chat.script(reply)
+    done = route(patched(), "--run", RUNNER)
+    err = done.stderr + runner_stderr(capfd)
+    assert done.line["results"] == {"prop_reject_empty": "unresolved"}
+    assert f"lanelog-model: unresolved: {cause}" in err, err
+    no_key_anywhere(done, log_file, err)
+
+
+def _bare_env(chat: ChatServer) -> dict[str, str]:
+    """The environment of a CI step that calls lanelog by its absolute path: its venv is not on PATH."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("OPENAI_", "LANELOG_"))}
+    env.update(PATH="/usr/bin:/bin", LANELOG_MODEL="test-model", LANELOG_MODEL_BASE_URL=chat.url,
+               LANELOG_MODEL_API_KEY=KEY, GIT_CONFIG_GLOBAL="/dev/null", GIT_CONFIG_NOSYSTEM="1")
+    return env
+
+
+def test_the_bundled_runner_is_found_beside_the_interpreter_without_path(patched, chat, tmp_path):
+    """`/venv/bin/lanelog route --run lanelog-model` runs the venv's lanelog-model, with no venv on PATH."""
+    lanelog = Path(sys.executable).parent / "lanelog"
+    assert lanelog.is_file(), "the lanelog script is installed beside its interpreter"
+    repo = patched()
+    out = tmp_path / "lane-log.jsonl"
+    done = subprocess.run([str(lanelog), "route", "--repo", str(repo.root), "--base", "main", "--out", str(out),
+                           "--run", "lanelog-model", "--require-hold"],
+                          env=_bare_env(chat), capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    line = json.loads(done.stdout)
+    assert line["results"] == {"prop_reject_empty": "hold"} and line["lane"] == "hold"
+    assert "setup_error" not in line
+    assert len(chat.requests) == 1
+
+
+def test_a_runner_that_cannot_start_is_a_setup_error_on_the_line_and_stderr(patched, route, log_file):
+    done = route(patched(), "--run", "lanelog-no-such-runner --flag")
+    line = done.line
+    assert done.exit_code == 0  # the probe passed; without --require-hold its exit stands
+    assert line["results"] == {"prop_reject_empty": "unresolved"} and line["lane"] == "unresolved"
+    assert line["setup_error"].startswith("cannot start 'lanelog-no-such-runner': ")
+    assert "lanelog route: setup error: cannot start 'lanelog-no-such-runner'" in done.stderr
+    required = route(patched(), "--run", "lanelog-no-such-runner", "--require-hold")
+    assert required.exit_code == 3
+    assert required.line["setup_error"].startswith("cannot start 'lanelog-no-such-runner': ")
+
+
+def test_a_runner_that_starts_has_no_setup_error(patched, route, py_cmd):
+    done = route(patched(), "--run", py_cmd("print('unsure')"))
+    assert done.line["lane"] == "unresolved" and "setup_error" not in done.line
