@@ -16,7 +16,9 @@ import click
 
 from lanelog import __version__
 from lanelog.commands import extras
+from lanelog.commands.output import echo
 from lanelog.errors import LanelogError
+from lanelog.framing import framed
 
 COMMANDS: dict[str, str] = {
     "route": "lanelog.commands.route:route",
@@ -50,7 +52,9 @@ SUMMARIES: dict[str, str] = {
 
 def fail(ctx: click.Context, error: LanelogError) -> NoReturn:
     """A LanelogError as click prints an error: "Error: <message>" on stderr, then its exit code."""
-    click.echo(f"Error: {error}", err=True)
+    echo(f"Error: {error.headline}", err=True)
+    for detail in error.details:
+        echo(f"  {detail}", err=True)
     ctx.exit(error.exit_code)
 
 
@@ -70,12 +74,26 @@ def _require_when_run(command: click.Command, extra: str, what: str) -> None:
     command.callback = run
 
 
+def _framed(error: click.ClickException) -> click.ClickException:
+    """click's own error (a bad option value, a missing file), its message framed: it quotes what was typed."""
+    error.message = framed(error.message)
+    return error
+
+
 class LazyGroup(click.Group):
     """A group whose subcommands are imported on first use."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.ClickException as error:
+            raise _framed(error) from None
 
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
+        except click.ClickException as error:
+            raise _framed(error) from None
         except LanelogError as error:
             fail(ctx, error)
         except ImportError as error:

@@ -8,16 +8,37 @@ Exit 2 is the error code everywhere: exit 1 means "probe rejected" for
 ``route`` and "credit bug found" for ``check``.
 """
 
+from collections.abc import Sequence
+from typing import Self
+
 
 class LanelogError(Exception):
     """A failure the user can act on; the message names the file, line or key."""
 
     exit_code = 2
+    # Items listed under the headline, one a line (the files that could not be read): the
+    # CLI prints each as a line of its own, so no item's text can start another.
+    details: tuple[str, ...] = ()
+
+    @classmethod
+    def listing(cls, headline: str, details: Sequence[str]) -> Self:
+        """The error ``headline`` with ``details`` listed under it."""
+        error = cls(headline)
+        error.details = tuple(details)
+        return error
+
+    @property
+    def headline(self) -> str:
+        """The message without its listed details."""
+        return super().__str__()
 
     @property
     def message(self) -> str:
         """The text shown to the user."""
         return str(self)
+
+    def __str__(self) -> str:
+        return self.headline + "".join(f"\n  {detail}" for detail in self.details)
 
 
 class RouterError(LanelogError):

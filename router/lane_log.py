@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from lanelog.framing import framed
 from lanelog.router.decide import Plan
 from lanelog.router.flaky import FreezeRow
 from lanelog.router.paths import printable
@@ -89,8 +90,13 @@ def rfc3339(moment: datetime) -> str:
 
 
 def dumps(line: Mapping[str, Any]) -> str:
-    """The line's JSON text, without the newline (UTF-8 kept readable)."""
-    return json.dumps(line, ensure_ascii=False, separators=(", ", ": "))
+    """The line's JSON text, without the newline (UTF-8 kept readable).
+
+    A control character, a line separator (U+2028, NEL) or a bidi mark in a file
+    name is written as a JSON escape, so no reader that splits lines on more than
+    ``\\n`` (str.splitlines, the design note's Step 6) cuts the line there.
+    """
+    return framed(json.dumps(line, ensure_ascii=False, separators=(", ", ": ")), json=True)
 
 
 def append_line(path: Path, line: Mapping[str, Any]) -> None:

@@ -32,11 +32,12 @@ FOLDERS = {
 # of the project; store's SQL-file loader sits on the errors alone; store is the
 # one door to storage below ingest, queries and the dashboard; the CLI (cli,
 # commands, __main__) and the demo sit on top.
-LEAVES = {"lanelog", "lanelog.errors", "lanelog.lazy", "lanelog.reasons", "lanelog.spreadsheet"}
+LEAVES = {"lanelog", "lanelog.errors", "lanelog.framing", "lanelog.lazy", "lanelog.reasons", "lanelog.spreadsheet"}
 STORE = {"lanelog.store", "lanelog.store.sqlfile"}
 MAY_IMPORT = {
     "lanelog": set(),
     "lanelog.errors": set(),
+    "lanelog.framing": set(),
     "lanelog.lazy": set(),
     "lanelog.spreadsheet": set(),
     "lanelog.reasons": set(),
@@ -59,6 +60,7 @@ NEVER = {
     "lanelog.errors": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.reasons": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.lazy": ["click", "streamlit", "duckdb", "pandas"],
+    "lanelog.framing": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.spreadsheet": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.store.sqlfile": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.router": ["click", "streamlit", "altair", "pandas", "duckdb", "pyarrow"],
@@ -75,6 +77,8 @@ ABOVE = {
     "lanelog.reasons": ["lanelog.router", "lanelog.store", "lanelog.ingest", "lanelog.queries",
                         "lanelog.errors", *_UPPER],
     "lanelog.errors": ["lanelog.router", "lanelog.store", "lanelog.ingest", "lanelog.queries", *_UPPER],
+    "lanelog.framing": ["lanelog.router", "lanelog.store", "lanelog.ingest", "lanelog.queries", "lanelog.errors",
+                        *_UPPER],
     "lanelog.lazy": ["lanelog.router", "lanelog.store", "lanelog.ingest", "lanelog.queries", "lanelog.errors",
                      *_UPPER],
     "lanelog.store.sqlfile": ["lanelog.router", "lanelog.ingest", "lanelog.queries", *_UPPER],

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from lanelog.commands.options import db_option, endpoint_url_option, host_option, lake_option, port_option
+from lanelog.commands.output import echo
 
 
 @click.command()
@@ -46,7 +47,7 @@ def dashboard(db: Path | None, lake: str | None, endpoint_url: str | None, host:
         raise click.UsageError("give either --db FILE or --lake DIR, not both")
     check_exposure(host, auth, no_auth)
     if no_auth:
-        click.echo(f"WARNING: serving {host}:{port} WITHOUT SIGN-IN (--no-auth): anyone who can reach "
+        echo(f"WARNING: serving {host}:{port} WITHOUT SIGN-IN (--no-auth): anyone who can reach "
                    "this port sees every lane-log line and may upload into the database.", err=True)
     if endpoint_url is not None:
         # The app reads the bucket in its own process: the standard variable carries the endpoint there.

@@ -9,6 +9,7 @@ import click
 
 from lanelog.commands.extras import require
 from lanelog.commands.options import db_option, deprecated_alias, format_option, host_option, port_option
+from lanelog.commands.output import echo
 
 
 @click.command()
@@ -59,22 +60,22 @@ def demo(
         check_port_free(host, port)
     summary = run_demo(target, weeks=weeks, replace=replace, log_dir=log_dir)
     if fmt == "json":
-        click.echo(json.dumps(summary.as_dict(), sort_keys=True))
+        echo(json.dumps(summary.as_dict(), sort_keys=True), json=True)
     else:
-        click.echo(
+        echo(
             f"demo: {summary.attempts} attempts over {summary.weeks} weeks "
             f"({summary.credit_bugs} credit bugs from the legacy-promoter) "
             f"in {summary.seconds:.1f} s -> {summary.db}"
         )
         faulty = " (legacy-promoter: the labelled faulty producer)" if summary.producers["legacy-promoter"] else ""
-        click.echo("by producer: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.producers.items())) + faulty)
+        echo("by producer: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.producers.items())) + faulty)
         neither = " (neither: passed the probe without an armed call)" if summary.outcomes["neither"] else ""
-        click.echo("by outcome: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(summary.outcomes.items()))
+        echo("by outcome: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(summary.outcomes.items()))
                    + neither)
-        click.echo("lanes: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.lanes.items())))
-        click.echo("reject reasons: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.reasons.items())))
+        echo("lanes: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.lanes.items())))
+        echo("reject reasons: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.reasons.items())))
     if serve:
         from lanelog.dashboard.launch import serve as serve_dashboard
 
-        click.echo(f"serving the dashboard on http://{host}:{port}", err=True)
+        echo(f"serving the dashboard on http://{host}:{port}", err=True)
         serve_dashboard(target, host=host, port=port)

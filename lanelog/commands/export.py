@@ -21,6 +21,7 @@ from lanelog.commands.options import (
     spark_master_option,
     wait_option,
 )
+from lanelog.commands.output import echo
 from lanelog.queries.source import choose_source
 
 _SETTINGS = "lanelog.lake_settings"
@@ -47,15 +48,15 @@ def export(lake: str, db: Path | None, wait: float, endpoint_url: str | None, fm
         lanelog report --lake /data/lanelog-lake --format json
     """
     con = choose_source(db).connect(wait=wait)
-    progress: Callable[[str], None] | None = None if quiet else (lambda line: click.echo(line, err=True))
+    progress: Callable[[str], None] | None = None if quiet else (lambda line: echo(line, err=True))
     try:
         summary = store.export_lake(con, lake, progress=progress, endpoint_url=endpoint_url)
     finally:
         con.close()
     if fmt == "json":
-        click.echo(json.dumps(summary.as_dict()))
+        echo(json.dumps(summary.as_dict()), json=True)
         return
-    click.echo(f"{len(summary.weeks_written)} week(s) written ({summary.attempts_written} attempts), "
+    echo(f"{len(summary.weeks_written)} week(s) written ({summary.attempts_written} attempts), "
                f"{summary.weeks_unchanged} unchanged, {len(summary.weeks_removed)} removed; "
                f"tables rewritten: {', '.join(summary.tables_written) or 'none'}; lake at {summary.lake}")
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import click
 
 from lanelog.commands.options import db_option, endpoint_url_option, format_option, wait_option
+from lanelog.commands.output import echo
 from lanelog.errors import IngestError
 from lanelog.ingest.logfile import expand_paths, is_object_url, logs_below, no_logs_in
 
@@ -83,8 +84,7 @@ def _check_some_input_exists(paths: list[str]) -> None:
             problems.append(no_logs_in(Path(path)).message)
     if len(problems) == 1:
         raise IngestError(problems[0])
-    listed = "".join(f"\n  {problem}" for problem in problems)
-    raise IngestError(f"{len(problems)} files could not be read:{listed}")
+    raise IngestError.listing(f"{len(problems)} files could not be read:", problems)
 
 
 # What a lane log is, for a file that holds none.
@@ -140,16 +140,16 @@ def ingest(paths: tuple[str, ...], db: Path | None, fmt: str, endpoint_url: str 
         if bar is not None:
             bar.close()
         con.close()
-    click.echo(json.dumps(summary.as_dict()) if fmt == "json" else summary.line())
+    echo(json.dumps(summary.as_dict()) if fmt == "json" else summary.line(), json=fmt == "json")
     notes = [not_a_lane_log(name, rejected) for name, rejected in summary.not_lane_logs]
     if notes and len(notes) == summary.files and not summary.errors:
         # Nothing named was a lane log: the user gave the wrong file, and the exit code says so.
-        raise IngestError(notes[0] if len(notes) == 1 else
-                          f"{len(notes)} files are not lane logs:" + "".join(f"\n  {note}" for note in notes))
+        if len(notes) == 1:
+            raise IngestError(notes[0])
+        raise IngestError.listing(f"{len(notes)} files are not lane logs:", notes)
     for note in notes:
-        click.echo(f"Warning: {note}", err=True)
+        echo(f"Warning: {note}", err=True)
     if len(summary.errors) == 1:
         raise IngestError(summary.errors[0])
     if summary.errors:
-        listed = "".join(f"\n  {error}" for error in summary.errors)
-        raise IngestError(f"{len(summary.errors)} files could not be read:{listed}")
+        raise IngestError.listing(f"{len(summary.errors)} files could not be read:", summary.errors)

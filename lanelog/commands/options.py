@@ -17,6 +17,8 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
+from lanelog.commands.output import echo
+
 DB_HELP = "DuckDB file [default: $LANELOG_DB, else ./lanelog.duckdb]."
 WAIT_HELP = "Seconds to wait while another process holds the database."
 LAKE_HELP = ("Read the Parquet lake made by `lanelog export` (a folder, or an fsspec URL) "
@@ -69,7 +71,7 @@ def deprecated_alias(old: str, new: str, dest: str, *, value: Any = None, **attr
             given = kwargs.pop(key)
             if given is None or given is False or given == ():
                 return command(*args, **kwargs)
-            click.echo(f"warning: {old} is deprecated and goes in the next release; use {new}", err=True)
+            echo(f"warning: {old} is deprecated and goes in the next release; use {new}", err=True)
             chosen = value if value is not None else given
             if attrs.get("multiple"):
                 kwargs[dest] = (*kwargs[dest], *chosen)
@@ -96,7 +98,7 @@ class FormatChoice(click.Choice):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         new = FORMAT_ALIASES.get(value) if isinstance(value, str) else None
         if new is not None and new in self.choices:
-            click.echo(f"warning: --format {value} is deprecated and goes in the next release; use --format {new}",
+            echo(f"warning: --format {value} is deprecated and goes in the next release; use --format {new}",
                        err=True)
             return new
         return super().convert(value, param, ctx)

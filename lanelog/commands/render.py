@@ -15,12 +15,12 @@ import re
 from datetime import date, datetime
 from typing import Any
 
+from lanelog.framing import framed
 from lanelog.queries import FIGURES, LABELS, Filters, compare_latest
 from lanelog.reasons import kind
 from lanelog.spreadsheet import defused
 
 HEADINGS = LABELS
-CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 # Enough to stop emphasis, code, links, HTML, entities and table cells; values never open a line.
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
 TOP_REASONS = 5
@@ -35,7 +35,7 @@ def counted(count: int, noun: str, nouns: str | None = None) -> str:
 
 
 def plain(value: Any) -> str:
-    """A value as one terminal-safe line: control characters shown as \\xNN."""
+    """A value as one terminal-safe line: control characters, separators and bidi marks escaped (framing.py)."""
     if value is None:
         return "-"
     if isinstance(value, datetime):
@@ -44,7 +44,7 @@ def plain(value: Any) -> str:
         return value.isoformat()
     if isinstance(value, list):
         return "[" + ", ".join(plain(item) for item in value) + "]"
-    return CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(value))
+    return framed(str(value))
 
 
 def md(value: Any) -> str:

@@ -11,6 +11,7 @@ import click
 
 from lanelog.commands.extras import require
 from lanelog.commands.options import db_option, deprecated_alias, format_option, wait_option
+from lanelog.commands.output import echo
 from lanelog.commands.render import md, plain
 
 FLIPS_SHOWN = 20
@@ -106,7 +107,7 @@ def replay(logs: tuple[Path, ...], repo: Path, candidate: Path, baseline: Path |
                           baseline_flaky=frozen_before, alone=alone)
     result = replayed.as_dict()
     for warning in result["warnings"]:
-        click.echo(f"lanelog replay: warning: {warning}", err=True)
+        echo(f"lanelog replay: warning: {warning}", err=True)
     if db is not None:
         from lanelog.router.paths import printable
 
@@ -119,13 +120,13 @@ def replay(logs: tuple[Path, ...], repo: Path, candidate: Path, baseline: Path |
             "patches": result["patches"], "skipped": len(result["skipped"]),
         })
         result["replay_id"] = stored
-        click.echo(f"stored as replay {stored} in {db}", err=True)
+        echo(f"stored as replay {stored} in {db}", err=True)
     if fmt == "json":
-        click.echo(json.dumps(result, indent=2))
+        echo(json.dumps(result, indent=2), json=True, newline="\n")
     elif fmt == "markdown":
-        click.echo(markdown(result, candidate, baseline))
+        echo(markdown(result, candidate, baseline), newline="\n")
     else:
-        click.echo(table(result))
+        echo(table(result), newline="\n")
 
 
 def check_db(db: Path, wait: float) -> None:

@@ -15,6 +15,7 @@ from lanelog.commands import render, render_money
 from lanelog.commands.export import check_sources, lake_options, lake_settings
 from lanelog.commands.extras import require
 from lanelog.commands.options import db_option, format_option, notify_options, wait_option
+from lanelog.commands.output import echo
 from lanelog.errors import AlertError, IngestError
 from lanelog.queries import Filters
 from lanelog.queries.source import choose_source
@@ -66,7 +67,7 @@ def _deprecated_repo(ctx: click.Context, _param: click.Parameter, value: str | N
     `--repo-name`, as in `route`.
     """
     if value is not None:
-        click.echo("warning: --repo is deprecated here and goes in the next release; use --repo-name "
+        echo("warning: --repo is deprecated here and goes in the next release; use --repo-name "
                    "(route's --repo names a checkout folder)", err=True)
     return value
 
@@ -131,13 +132,13 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
             credit_bugs = queries.records(con, "credit_bug_rows", filters)
             reasons = queries.records(con, "reject_reasons", filters)
     if fmt == "json":
-        click.echo(json.dumps(figures, indent=2))
+        echo(json.dumps(figures, indent=2), json=True, newline="\n")
     elif fmt == "csv":
-        click.echo(render.csv_text(figures), nl=False)
+        echo(render.csv_text(figures), nl=False, newline="\r\n")
     elif fmt == "markdown":
         review = render.markdown(figures, credit_bugs, reasons, filters) + "\n\n" + \
             render_money.markdown(figures["money"])
-        click.echo(review)
+        echo(review, newline="\n")
         failures = []
         for receiver in receivers:
             try:
@@ -147,8 +148,8 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
         if failures:
             raise AlertError("the weekly review was not sent: " + "; ".join(failures))
     else:
-        click.echo(render.table(figures))
-        click.echo("\n" + render_money.table(figures["money"]))
+        echo(render.table(figures), newline="\n")
+        echo("\n" + render_money.table(figures["money"]), newline="\n")
 
 
 @click.command()
@@ -207,7 +208,7 @@ def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: st
     as_json = fmt == "json"
     lines = render.check_json_lines(found) if as_json else render.check_lines(found)
     for line in lines:
-        click.echo(line)
+        echo(line, json=as_json)
     bugs, warnings = len(found["credit_bugs"]), len(found["warnings"])
     if bugs:
         summary = f"{bugs} credit bug(s) in range: merge credit on quarantined attempts"
@@ -215,10 +216,10 @@ def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: st
         summary = (f"no credit bugs in range ({checked['attempts']} attempts checked, "
                    f"{checked['quarantined']} quarantined without credit)")
     summary += f"; {warnings} warning(s)" + (" (--strict)" if strict and warnings else "")
-    click.echo(summary, err=as_json)
+    echo(summary, err=as_json)
     if outcome is not None:
-        click.echo(f"alerts: {outcome.sent} sent, {outcome.already_sent} sent before "
-                   f"(to {len(receivers)} webhook(s))", err=True)
+        echo(f"alerts: {outcome.sent} sent, {outcome.already_sent} sent before "
+             f"(to {len(receivers)} webhook(s))", err=True)
         if outcome.failures:
             raise AlertError("not every credit bug was sent (the next run sends the rest): "
                              + "; ".join(outcome.failures))

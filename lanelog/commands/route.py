@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from lanelog.commands.options import deprecated_alias
+from lanelog.commands.output import echo
 from lanelog.errors import LanelogError, RefInvalid, RepoNameInvalid, RunnerCommandError
 from lanelog.router import LaneRunner, RouteOptions, append_line, dumps, exit_code, run_route
 from lanelog.router.gitfacts import check_ref
@@ -115,16 +116,16 @@ def route(repo: Path, base: str, head: str, policy: Path | None, flaky: Path | N
         today=today.date() if today is not None else None,
         repo_name=repo_name, runner=runner,
     )
-    line = run_route(options, notify=lambda note: click.echo(f"lanelog route: {note}", err=True))
+    line = run_route(options, notify=lambda note: echo(f"lanelog route: {note}", err=True))
     if shadow is not None:
         line["shadow"] = shadow_decision(options, shadow, date.fromisoformat(line["ts"][:10]))
     text = dumps(line)
     try:
         append_line(log_path, line)
     except OSError as exc:
-        click.echo(text)
+        echo(text, json=True)
         raise LanelogError(f"cannot append to the lane log {log_path}: {exc.strerror or exc}") from None
-    click.echo(text)
+    echo(text, json=True)
     if line["reasons"]:
-        click.echo(f"lanelog route: probe reject: {line['message']}", err=True)
+        echo(f"lanelog route: probe reject: {line['message']}", err=True)
     click.get_current_context().exit(exit_code(line, require_hold))
