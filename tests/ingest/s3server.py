@@ -70,12 +70,15 @@ def running_s3() -> Iterator[S3]:
         endpoint = f"http://{host}:{port}"
         iam = boto3.client("iam", endpoint_url=endpoint, region_name=REGION,
                            aws_access_key_id="bootstrap", aws_secret_access_key="bootstrap")
-        iam.create_user(UserName="ci")
-        iam.put_user_policy(UserName="ci", PolicyName="s3", PolicyDocument=json.dumps({
+        # moto keeps its accounts in the process, not the server: a second server started by
+        # another test module in the same process already knows the first one's user.
+        user = f"ci-{uuid.uuid4().hex[:8]}"
+        iam.create_user(UserName=user)
+        iam.put_user_policy(UserName=user, PolicyName="s3", PolicyDocument=json.dumps({
             "Version": "2012-10-17",
             "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}],
         }))
-        key = iam.create_access_key(UserName="ci")["AccessKey"]
+        key = iam.create_access_key(UserName=user)["AccessKey"]
         with enable_iam_authentication():
             yield S3(endpoint, key["AccessKeyId"], key["SecretAccessKey"])
     finally:
