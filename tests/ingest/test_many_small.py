@@ -55,6 +55,7 @@ def sources(con) -> list[tuple]:
         "seen_fingerprint, lines_read, duplicates FROM sources").fetchall())
 
 
+@pytest.mark.slow  # about a minute: every log stored both ways
 def test_a_folder_of_small_logs_is_stored_as_the_one_log_way_stores_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -190,6 +191,7 @@ print("done", flush=True)
 """
 
 
+@pytest.mark.slow  # a minute each: thousands of logs, killed and run again (tests/ingest/test_kill.py is the fast twin)
 @pytest.mark.parametrize("batches_before_kill", [0, 2, 7])
 def test_kill_9_between_batches_then_rerun_stores_every_log_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batches_before_kill: int

@@ -123,6 +123,7 @@ def test_every_line_ends_in_one_outcome_when_lines_are_too_long_to_hold(data: by
     assert_one_outcome_each(data, LONGEST)
 
 
+@pytest.mark.slow  # each example ingests twice; the one-outcome properties stay in the fast tier
 @SETTINGS
 @given(logs, st.data())
 def test_two_part_ingest_equals_one_shot_ingest(data: bytes, draw) -> None:
@@ -130,6 +131,7 @@ def test_two_part_ingest_equals_one_shot_ingest(data: bytes, draw) -> None:
     assert_two_parts_equal_one_shot(data, cut, None)
 
 
+@pytest.mark.slow  # as above, with lines too long to hold
 @SETTINGS
 @given(logs, st.data())
 def test_two_part_ingest_equals_one_shot_ingest_when_lines_are_too_long_to_hold(data: bytes, draw) -> None:
