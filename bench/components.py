@@ -37,7 +37,7 @@ def ingest_api() -> str | None:
 
 def ingest_cli() -> str | None:
     """Why `lanelog ingest` cannot run, or None."""
-    return _missing_module("lanelog.commands.ingest", "ingest")
+    return _missing_module("lanelog.cli.commands.ingest", "ingest")
 
 
 def weekly_query() -> str | None:
@@ -47,12 +47,12 @@ def weekly_query() -> str | None:
 
 def report_cli() -> str | None:
     """Why `lanelog report` cannot run, or None."""
-    return _missing_module("lanelog.commands.report", "report")
+    return _missing_module("lanelog.cli.commands.report", "report")
 
 
 def route_cli() -> str | None:
     """Why `lanelog route` cannot run, or None."""
-    return _missing_module("lanelog.commands.route", "route")
+    return _missing_module("lanelog.cli.commands.route", "route")
 
 
 def dashboard_app(app: Path = DASHBOARD_APP) -> str | None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from lanelog.demo.runner import wanted_outcome
+from lanelog.cli.demo.runner import wanted_outcome
 from lanelog.router.decide import REASONS
 
 # internal_error marks a router bug (an unexpected exception); honest demo data has none.

@@ -55,7 +55,9 @@ def test_one_import_name(target: Path) -> None:
     )
     assert importable == ["lanelog"]
     assert sorted(p.name for p in (target / "lanelog").iterdir() if p.is_dir() and p.name != "__pycache__") == [
-        "commands", "dashboard", "demo", "ingest", "queries", "router", "store"]
+        "cli", "dashboard", "ingest", "queries", "router", "store"]
+    assert sorted(p.name for p in (target / "lanelog" / "cli").iterdir() if p.is_dir() and p.name != "__pycache__") == [
+        "commands", "demo"]
     assert (target / "lanelog" / "py.typed").is_file()
     assert (target / "lanelog" / "dashboard" / "views" / "overview.py").is_file()
 

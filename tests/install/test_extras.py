@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from lanelog.commands.extras import EXTRAS
+from lanelog.cli.commands.extras import EXTRAS
 from tests.dashboard.browser_support import chromium, free_port, stop, wait_until_healthy
 from tests.dashboard.test_browser import PAGE_PATHS, TITLES, drawn_page
 from tests.ingest.s3server import running_s3

@@ -15,7 +15,7 @@ from click.testing import CliRunner, Result
 
 from lanelog import ingest, store
 from lanelog.cli import cli
-from lanelog.commands import render
+from lanelog.cli.commands import render
 
 DATA = Path(__file__).parent / "data"
 REVIEW = DATA / "review.jsonl"

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from lanelog.commands.route import route as route_command
+from lanelog.cli.commands.route import route as route_command
 
 TODAY = "2026-10-08"
 

@@ -10,7 +10,7 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from lanelog.demo.promoter import promotion
+from lanelog.cli.demo.promoter import promotion
 from tests.alerts.receiver import receiver
 
 DEPLOY = Path(__file__).resolve().parents[2] / "docs" / "deploy.md"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lanelog.demo.promoter import promotion
+from lanelog.cli.demo.promoter import promotion
 from tests.alerts.receiver import receiver
 from tests.ingest.s3server import S3, Proxy, running_s3
 from tests.workflows.harness import Event, GitHub, JobRun, make_origin

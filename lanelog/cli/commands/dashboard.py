@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from lanelog.commands.options import db_option, endpoint_url_option, host_option, lake_option, port_option
-from lanelog.commands.output import echo
+from lanelog.cli.commands.options import db_option, endpoint_url_option, host_option, lake_option, port_option
+from lanelog.cli.commands.output import echo
 
 
 @click.command()

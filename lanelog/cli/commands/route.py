@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from lanelog.commands.options import deprecated_alias
-from lanelog.commands.output import echo
+from lanelog.cli.commands.options import deprecated_alias
+from lanelog.cli.commands.output import echo
 from lanelog.errors import LanelogError, RefInvalid, RepoNameInvalid, RunnerCommandError
 from lanelog.router import LaneRunner, RouteOptions, append_line, dumps, exit_code, run_route
 from lanelog.router.gitfacts import check_ref

@@ -17,7 +17,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from lanelog.commands.output import echo
+from lanelog.cli.commands.output import echo
 
 DB_HELP = "DuckDB file [default: $LANELOG_DB, else ./lanelog.duckdb]."
 WAIT_HELP = "Seconds to wait while another process holds the database."

@@ -24,9 +24,9 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from lanelog.demo.agent import Patch
-from lanelog.demo.promoter import promotion_lines
-from lanelog.demo.scenario import START, build_repos, human_changes, week_patches
+from lanelog.cli.demo.agent import Patch
+from lanelog.cli.demo.promoter import promotion_lines
+from lanelog.cli.demo.scenario import START, build_repos, human_changes, week_patches
 from lanelog.errors import DemoError, LanelogError
 
 ROUTER_LOG = "lane-log.jsonl"
@@ -34,7 +34,7 @@ PROMOTER_LOG = "legacy-promoter.jsonl"
 MADE_BY = "lanelog demo"  # recorded in lanelog_meta, so a rerun may rebuild its own database
 # -P: run from a folder holding a clone at ./lanelog, `python -m` would import the clone's
 # folder in place of the installed package.
-RUNNER = f"{shlex.quote(sys.executable)} -P -m lanelog.demo.runner"
+RUNNER = f"{shlex.quote(sys.executable)} -P -m lanelog.cli.demo.runner"
 ROUTE_TIMEOUT = 300  # seconds for one patch: the router's own limits stop it long before
 ROUTE_WORKERS = min(4, os.cpu_count() or 1)
 

@@ -1,6 +1,6 @@
 """The `lanelog` command line: a thin click group over the library packages.
 
-Each subcommand lives in its own module under ``lanelog/commands`` and is
+Each subcommand lives in its own module under ``lanelog/cli/commands`` and is
 imported only when it runs, so ``lanelog route`` in CI never pays for
 importing DuckDB or Streamlit.  This is the one place where the library's
 plain ``LanelogError`` becomes click's "Error: ..." output and exit code.
@@ -15,20 +15,20 @@ from typing import Any, NoReturn
 import click
 
 from lanelog import __version__
-from lanelog.commands import extras
-from lanelog.commands.output import echo
+from lanelog.cli.commands import extras
+from lanelog.cli.commands.output import echo
 from lanelog.errors import LanelogError
 from lanelog.framing import framed
 
 COMMANDS: dict[str, str] = {
-    "route": "lanelog.commands.route:route",
-    "ingest": "lanelog.commands.ingest:ingest",
-    "report": "lanelog.commands.report:report",
-    "check": "lanelog.commands.report:check",
-    "dashboard": "lanelog.commands.dashboard:dashboard",
-    "demo": "lanelog.commands.demo:demo",
-    "export": "lanelog.commands.export:export",
-    "replay": "lanelog.commands.replay:replay",
+    "route": "lanelog.cli.commands.route:route",
+    "ingest": "lanelog.cli.commands.ingest:ingest",
+    "report": "lanelog.cli.commands.report:report",
+    "check": "lanelog.cli.commands.report:check",
+    "dashboard": "lanelog.cli.commands.dashboard:dashboard",
+    "demo": "lanelog.cli.commands.demo:demo",
+    "export": "lanelog.cli.commands.export:export",
+    "replay": "lanelog.cli.commands.replay:replay",
 }
 # What a command needs besides the core install (pyproject.toml's extras); an option that
 # needs more (`replay --db`, `--engine spark`, `demo --serve`) is caught by its ImportError.

@@ -10,12 +10,13 @@ from typing import Any
 
 import click
 
-from lanelog import alerts, ingest, queries, store
-from lanelog.commands import render, render_money
-from lanelog.commands.export import check_sources, lake_options, lake_settings
-from lanelog.commands.extras import require
-from lanelog.commands.options import db_option, format_option, notify_options, wait_option
-from lanelog.commands.output import echo
+import lanelog.cli.alerts as alerts
+from lanelog import ingest, queries, store
+from lanelog.cli.commands import render, render_money
+from lanelog.cli.commands.export import check_sources, lake_options, lake_settings
+from lanelog.cli.commands.extras import require
+from lanelog.cli.commands.options import db_option, format_option, notify_options, wait_option
+from lanelog.cli.commands.output import echo
 from lanelog.errors import AlertError, IngestError
 from lanelog.queries import Filters
 from lanelog.queries.source import choose_source

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 
-from lanelog.demo import agent
-from lanelog.demo.agent import Patch
-from lanelog.demo.repos import (
+from lanelog.cli.demo import agent
+from lanelog.cli.demo.agent import Patch
+from lanelog.cli.demo.repos import (
     LANES_BILLING,
     LANES_BILLING_INVALID,
     LANES_ORDERS,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lanelog.commands.render import md, plain
+from lanelog.cli.commands.render import md, plain
 
 COLUMNS = (
     ("week", "week"),

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from lanelog.commands.options import db_option, endpoint_url_option, format_option, wait_option
-from lanelog.commands.output import echo
+from lanelog.cli.commands.options import db_option, endpoint_url_option, format_option, wait_option
+from lanelog.cli.commands.output import echo
 from lanelog.errors import IngestError
 from lanelog.ingest.logfile import expand_paths, is_object_url, logs_below, no_logs_in
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from lanelog.commands.extras import require
-from lanelog.commands.options import db_option, deprecated_alias, format_option, host_option, port_option
-from lanelog.commands.output import echo
+from lanelog.cli.commands.extras import require
+from lanelog.cli.commands.options import db_option, deprecated_alias, format_option, host_option, port_option
+from lanelog.cli.commands.output import echo
 
 
 @click.command()
@@ -47,7 +47,7 @@ def demo(
         lanelog demo --serve
         lanelog demo --db /tmp/demo.duckdb --weeks 4 --replace
     """
-    from lanelog.demo import run_demo
+    from lanelog.cli.demo import run_demo
     from lanelog.store import default_db_path
 
     target = db if db is not None else default_db_path()

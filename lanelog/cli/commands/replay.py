@@ -9,10 +9,10 @@ from typing import Any
 
 import click
 
-from lanelog.commands.extras import require
-from lanelog.commands.options import db_option, deprecated_alias, format_option, wait_option
-from lanelog.commands.output import echo
-from lanelog.commands.render import md, plain
+from lanelog.cli.commands.extras import require
+from lanelog.cli.commands.options import db_option, deprecated_alias, format_option, wait_option
+from lanelog.cli.commands.output import echo
+from lanelog.cli.commands.render import md, plain
 
 FLIPS_SHOWN = 20
 FIGURES = (("probe_rejects", "probe rejects"), ("calls_armed", "armed calls"), ("units", "units"))

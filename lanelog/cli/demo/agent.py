@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from lanelog.demo.repos import DemoRepo
+from lanelog.cli.demo.repos import DemoRepo
 
 # The outcome a narrow patch asks the runner for, per property or for all ("*").
 Outcome = dict[str, str]

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from lanelog import store
-from lanelog.commands.options import (
+from lanelog.cli.commands.options import (
     db_option,
     endpoint_url_option,
     engine_option,
@@ -21,7 +21,7 @@ from lanelog.commands.options import (
     spark_master_option,
     wait_option,
 )
-from lanelog.commands.output import echo
+from lanelog.cli.commands.output import echo
 from lanelog.queries.source import choose_source
 
 _SETTINGS = "lanelog.lake_settings"
