@@ -154,10 +154,29 @@ def test_a_missing_optional_module_names_its_extra() -> None:
                                      "lanelog ingest")
     assert error is not None and error.exit_code == 2
     assert str(error) == ("lanelog ingest needs the db extra (duckdb is not installed): "
-                          "pip install 'lanelog[db]'")
+                          f"{extras.pip_line('db')}")
     spark = extras.from_import_error(ModuleNotFoundError(name="pyspark.sql"), "lanelog report")
-    assert spark is not None and str(spark).endswith("pip install 'lanelog[spark]'")
+    assert spark is not None and str(spark).endswith(extras.pip_line("spark"))
     assert extras.from_import_error(ModuleNotFoundError(name="no_such_module"), "lanelog route") is None
+
+
+def test_the_pip_line_installs_from_where_lanelog_came_from() -> None:
+    """No release is on the registry yet: the line names the source pip recorded (PEP 610)."""
+    line = extras.pip_line_from
+    assert line(None, "db") == "pip install 'lanelog[db]'"
+    assert line({"url": "file:///home/kate/lanelog", "dir_info": {"editable": True}}, "db") == (
+        "pip install -e '/home/kate/lanelog[db]'")
+    assert line({"url": "file:///tmp/it%27s/lanelog-0.1.0-py3-none-any.whl", "archive_info": {}}, "s3") == (
+        "pip install '/tmp/it'\"'\"'s/lanelog-0.1.0-py3-none-any.whl[s3]'")
+    commit = "0123456789abcdef" * 2 + "01234567"
+    assert line({"url": "https://kate:ghp_secret@github.com/acme/lanelog", "vcs_info": {
+        "vcs": "git", "commit_id": commit, "requested_revision": "v0.1.0"}}, "s3") == (
+        f"pip install 'lanelog[s3] @ git+https://github.com/acme/lanelog@{commit}'")
+    # A commit id that is not one is left out rather than printed.
+    assert line({"url": "https://github.com/acme/lanelog", "vcs_info": {"vcs": "git", "commit_id": "x; rm -rf"}},
+                "db") == "pip install 'lanelog[db] @ git+https://github.com/acme/lanelog'"
+    # The running install: this test bed is an editable install of the checkout.
+    assert extras.pip_line("db").startswith("pip install ")
 
 
 # The CLI as the core install runs it: every extra's modules unimportable (None in
@@ -194,7 +213,7 @@ def test_a_command_run_on_the_core_install_still_names_its_extra(tmp_path: Path)
     done = bare("ingest", "x.jsonl", cwd=tmp_path)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == ("Error: lanelog ingest needs the db extra (duckdb is not installed): "
-                           "pip install 'lanelog[db]'\n")
+                           f"{extras.pip_line('db')}\n")
     assert sorted(path.name for path in tmp_path.iterdir()) == ["x.jsonl"]
 
 

@@ -173,8 +173,10 @@ def test_a_command_without_its_extra_exits_2_with_the_pip_line(bare: Path, tmp_p
     done = _bare(bare, *args, cwd=tmp_path)
     assert done.returncode == 2
     assert done.stdout == ""
+    # Installed from a wheel file: the line installs the extra from that wheel (no release yet).
+    [wheel] = (bare.parent / "wheels").glob("lanelog-*.whl")
     assert done.stderr == (f"Error: {what} needs the {extra} extra (duckdb is not installed): "
-                           f"pip install 'lanelog[{extra}]'\n")
+                           f"pip install '{wheel}[{extra}]'\n")
     assert "Traceback" not in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["lanes.yaml", "x.jsonl"]
 

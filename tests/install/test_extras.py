@@ -169,11 +169,14 @@ def test_bare_runs_the_bundled_model_runner_against_a_chat_server(bare: Path, ch
     assert {headers["Authorization"] for headers in chat.headers} == {"Bearer sk-local"}
 
 
-def test_bare_report_names_the_pip_line_it_needs(bare: Path, tmp_path: Path) -> None:
+def test_bare_report_names_the_pip_line_it_needs(bare: Path, release: tuple[Path, Path], tmp_path: Path) -> None:
+    """Installed from a wheel file, the line installs the extra from that same wheel (no release
+    is on the registry yet), and it works: run as printed, `report` then runs."""
+    _, wheel = release
     done = lanelog(bare, "report", str(REVIEW / "review.jsonl"), cwd=tmp_path)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == ("Error: lanelog report needs the db extra (duckdb is not installed): "
-                           "pip install 'lanelog[db]'\n")
+                           f"pip install '{wheel}[db]'\n")
 
 
 # -- db: ingest, report, check, export ---------------------------------------------------------------
