@@ -158,7 +158,7 @@ def test_the_set_up_command_twice_keeps_what_the_user_ingested_in_between(tmp_pa
     assert f"`lanelog demo --db {db} --replace`" in again.stderr  # the hint carries the user's --db
     assert db.read_bytes() == before
     report = subprocess.run(
-        [sys.executable, "-m", "lanelog", "report", "--db", str(db), "--repo", "mine", "--format", "json"],
+        [sys.executable, "-m", "lanelog", "report", "--db", str(db), "--repo-name", "mine", "--format", "json"],
         capture_output=True, text=True, check=True, timeout=120,
     )
     assert json.loads(report.stdout)["totals"]["attempts"] == 6

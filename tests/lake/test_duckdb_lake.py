@@ -58,7 +58,7 @@ def test_every_query_gives_the_same_rows_on_lake_and_database(generated: tuple[P
 
 def test_the_report_cli_with_filters_matches(generated: tuple[Path, Path]) -> None:
     db, lake = generated
-    for extra in ([], ["--since", "2026-03-10", "--until", "2026-03-25"], ["--repo", "ledger"]):
+    for extra in ([], ["--since", "2026-03-10", "--until", "2026-03-25"], ["--repo-name", "ledger"]):
         code, from_db = cli_json("report", "--db", db, "--format", "json", *extra)
         assert code == 0
         weeks = [week["week"] for week in json.loads(from_db)["weeks"]]

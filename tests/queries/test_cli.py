@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -129,7 +130,7 @@ def test_report_reads_a_database_file_and_filters(tmp_path: Path) -> None:
 
     assert weeks("--since", "2026-10-18") == ["2026-10-12", "2026-12-28", None]  # a Sunday
     assert weeks("--since", "2026-10-19") == ["2026-12-28", None]
-    assert weeks("--until", "2026-10-12", "--repo", "svc") == ["2026-10-05", "2026-10-12"]
+    assert weeks("--until", "2026-10-12", "--repo-name", "svc") == ["2026-10-05", "2026-10-12"]
     assert weeks("--repo-name", "api") == ["2026-10-05"]  # the undated line names no repo
 
 
@@ -328,8 +329,8 @@ def test_check_old_json_flag_prints_the_same_lines_for_one_release_with_a_note()
 
 
 def test_check_repo_filter(tmp_path: Path) -> None:
-    assert run("check", REVIEW, "--repo", "api").exit_code == 0
-    assert run("check", REVIEW, "--repo", "svc").exit_code == 1
+    assert run("check", REVIEW, "--repo-name", "api").exit_code == 0
+    assert run("check", REVIEW, "--repo-name", "svc").exit_code == 1
 
 
 @pytest.mark.parametrize(
@@ -481,10 +482,13 @@ def test_repo_name_filters_and_the_old_repo_flag_still_works_with_a_note(command
     filtered = run(command, REVIEW, "--repo-name", "api", *(["--format", "json"] if command == "check" else []))
     old = run(command, REVIEW, "--repo", "api", *(["--format", "json"] if command == "check" else []))
     assert old.stdout == filtered.stdout
-    assert "warning: --repo is deprecated here" in old.stderr and "deprecated" not in filtered.stderr
+    assert old.stderr.startswith("warning: --repo is deprecated and goes in the next release; use --repo-name NAME\n")
+    assert "deprecated" not in filtered.stderr
     both = run(command, REVIEW, "--repo-name", "api", "--repo", "svc")
     assert both.exit_code == 2
-    assert "--repo-name and the deprecated --repo name different repositories" in both.stderr
+    assert "Error: --repo-name and the deprecated --repo disagree" in both.stderr
+    help_text = run(command, "--help").stdout
+    assert "--repo-name NAME" in help_text and not re.search(r"--repo\b(?!-)", help_text)
 
 
 def test_report_csv_carries_the_money_and_the_shadow_per_week(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from lanelog import ingest, queries, store
 from lanelog.cli.commands import render, render_money
 from lanelog.cli.commands.export import check_sources, lake_options, lake_settings
 from lanelog.cli.commands.extras import require
-from lanelog.cli.commands.options import db_option, format_option, notify_options, wait_option
+from lanelog.cli.commands.options import db_option, deprecated_alias, format_option, notify_options, wait_option
 from lanelog.cli.commands.output import echo
 from lanelog.errors import AlertError, IngestError
 from lanelog.queries import Filters
@@ -61,24 +61,6 @@ def _mark_sent(path: Path, wait: float, bug_key: str, receiver: str) -> None:
         con.close()
 
 
-def _deprecated_repo(ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-    """`--repo NAME`, the filter's old spelling: kept for one release, with a note.
-
-    `route --repo` names a checkout folder; here the filter names a repository, so it is
-    `--repo-name`, as in `route`.
-    """
-    if value is not None:
-        echo("warning: --repo is deprecated here and goes in the next release; use --repo-name "
-                   "(route's --repo names a checkout folder)", err=True)
-    return value
-
-
-def _repo_filter(repo: str | None, old_repo: str | None) -> str | None:
-    if repo is not None and old_repo is not None and repo != old_repo:
-        raise click.UsageError("--repo-name and the deprecated --repo name different repositories")
-    return repo if repo is not None else old_repo
-
-
 def scope_options(command: Any) -> Any:
     """The options `report` and `check` share: where the data is and which of it counts."""
     options = [
@@ -88,8 +70,8 @@ def scope_options(command: Any) -> Any:
         click.option("--until", metavar="DATE", help="Last day (YYYY-MM-DD); its whole week counts."),
         click.option("--repo-name", "repo", metavar="NAME",
                      help="Only attempts of this repository (the line's `repo`, as `route --repo-name` wrote it)."),
-        click.option("--repo", "old_repo", metavar="NAME", callback=_deprecated_repo,
-                     help="Deprecated (goes in the next release): use --repo-name."),
+        # `route --repo` is a checkout folder; here the filter names a repository, as `route --repo-name` does.
+        deprecated_alias("--repo", "--repo-name NAME", "repo", metavar="NAME"),
         wait_option(),
         lake_options,
     ]
@@ -103,7 +85,7 @@ def scope_options(command: Any) -> Any:
 @format_option(["text", "json", "markdown", "csv"])
 @notify_options
 def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: str | None,
-           repo: str | None, old_repo: str | None, wait: float, lake: str | None, engine: str,
+           repo: str | None, wait: float, lake: str | None, engine: str,
            spark_master: str | None, fmt: str, notify: tuple[str, ...], notify_format: str,
            notify_timeout: float) -> None:
     """Print the weekly figures: attempts, probe rejects, armed calls, credit bugs, units.
@@ -125,7 +107,7 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
     if notify and fmt != "markdown":
         raise click.UsageError("--notify sends the weekly review: give --format markdown")
     receivers = [alerts.Receiver(url) for url in notify]
-    filters = Filters.parse(since, until, _repo_filter(repo, old_repo))
+    filters = Filters.parse(since, until, repo)
     with _database(db, logs, wait, lake, engine, spark_master) as con:
         figures = queries.report(con, filters)
         figures["money"] = queries.money(con, filters)
@@ -163,7 +145,7 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
               help="With --notify: the dashboard's address, so each alert links to its triage page.")
 @click.pass_context
 def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: str | None,
-          until: str | None, repo: str | None, old_repo: str | None, wait: float, lake: str | None,
+          until: str | None, repo: str | None, wait: float, lake: str | None,
           engine: str, spark_master: str | None, strict: bool, fmt: str, notify: tuple[str, ...],
           notify_format: str, notify_timeout: float, renotify: bool, dashboard_url: str | None) -> None:
     """Alert on credit bugs (exit 1) and audit the decision table's other rules.
@@ -191,7 +173,7 @@ def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: st
                                "record of what was sent")
     receivers = [alerts.Receiver(url) for url in notify]
     link_base = alerts.check_dashboard_url(dashboard_url)
-    filters = Filters.parse(since, until, _repo_filter(repo, old_repo))
+    filters = Filters.parse(since, until, repo)
     outcome = None
     # With --notify the file is opened read-write first, so a database that cannot take the
     # marks is refused before anything is sent; it is closed again before the first send.
