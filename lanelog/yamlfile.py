@@ -1,5 +1,8 @@
 """Read a small YAML file and remember the line of every key, for error messages.
 
+The policy, the flaky list and the budgets file are read here (the router and the
+queries both use it, so it sits beside the leaves, on the errors alone).
+
 A policy error must name the file, the key and the line, so the loaders need
 more than ``yaml.safe_load`` gives: this keeps a map from key paths to lines,
 and refuses a duplicate key (PyYAML would silently keep the last one).

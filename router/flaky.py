@@ -18,7 +18,7 @@ import pathspec
 
 from lanelog.errors import FlakyInvalid, YamlFileError
 from lanelog.router.paths import printable
-from lanelog.router.yamlfile import YamlFile
+from lanelog.yamlfile import YamlFile
 
 ROW_KEYS = ("id", "expires", "owner", "reason")
 SCOPE_KEYS = ("paths", "properties")

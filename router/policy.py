@@ -23,7 +23,7 @@ import re2
 
 from lanelog.errors import PolicyInvalid, YamlFileError
 from lanelog.router.paths import printable
-from lanelog.router.yamlfile import YamlFile
+from lanelog.yamlfile import YamlFile
 
 DEFAULTS: dict[str, Any] = {
     "line_cap": 400,
