@@ -129,6 +129,10 @@ class LakeError(StoreError):
     """A lake that cannot be used (its folder or bucket, its state file, its credentials); the message names it."""
 
 
+class BudgetInvalid(LanelogError):
+    """A budgets file (`--budgets FILE`) that cannot be used; the message names file, line and key."""
+
+
 class QueryError(LanelogError):
     """A query that cannot run: a bad filter, an unknown query name, a bad .sql file."""
 
