@@ -171,3 +171,31 @@ def endpoint_url_option(**attrs: Any) -> Decorator:
     return click.option("--endpoint-url", metavar="URL",
                         help="S3-compatible endpoint for s3:// URLs [default: $AWS_ENDPOINT_URL, else AWS].",
                         **attrs)
+
+
+def verbose_option() -> Decorator:
+    """``--verbose``: Spark's progress bar and log on stderr."""
+    return click.option("--verbose", is_flag=True, help="Show Spark's progress bar and log on stderr (--engine spark).")
+
+
+def lake_options(command: Any) -> Any:
+    """Where `report` and `check` read besides --db and LOG files: ``--lake``, ``--engine``,
+    ``--spark-master``, ``--spark-conf``, ``--endpoint-url`` and ``--verbose``, each a parameter."""
+    options = [lake_option(), engine_option(), spark_master_option(), spark_conf_option(), endpoint_url_option(),
+               verbose_option()]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def check_sources(db: Path | None, logs: tuple[Path, ...], lake: str | None, engine: str,
+                  spark_master: str | None, spark_conf: dict[str, str]) -> None:
+    """Refuse option combinations that name two places to read, or Spark without a lake."""
+    if lake is not None and (db is not None or logs):
+        raise click.UsageError("give one of --db FILE, --lake DIR or LOG files")
+    if engine == "spark" and lake is None:
+        raise click.UsageError("--engine spark reads a lake: give --lake DIR (make one with `lanelog export`)")
+    if spark_master is not None and engine != "spark":
+        raise click.UsageError("--spark-master needs --engine spark")
+    if spark_conf and engine != "spark":
+        raise click.UsageError("--spark-conf needs --engine spark")

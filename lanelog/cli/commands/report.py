@@ -13,9 +13,16 @@ import click
 import lanelog.cli.alerts as alerts
 from lanelog import ingest, queries, store
 from lanelog.cli.commands import render, render_money
-from lanelog.cli.commands.export import check_sources, lake_options, lake_settings
 from lanelog.cli.commands.extras import require
-from lanelog.cli.commands.options import db_option, deprecated_alias, format_option, notify_options, wait_option
+from lanelog.cli.commands.options import (
+    check_sources,
+    db_option,
+    deprecated_alias,
+    format_option,
+    lake_options,
+    notify_options,
+    wait_option,
+)
 from lanelog.cli.commands.output import echo
 from lanelog.errors import AlertError, IngestError
 from lanelog.queries import Filters
@@ -23,14 +30,15 @@ from lanelog.queries.source import choose_source
 
 
 @contextmanager
-def _database(db: Path | None, logs: tuple[Path, ...], wait: float, lake: str | None = None,
-              engine: str = "duckdb", spark_master: str | None = None, write: bool = False) -> Iterator[Any]:
+def _database(db: Path | None, logs: tuple[Path, ...], wait: float, *, lake: str | None, engine: str,
+              spark_master: str | None, spark_conf: dict[str, str], endpoint_url: str | None, verbose: bool,
+              write: bool = False) -> Iterator[Any]:
     """Given LOG files, a throwaway in-memory database of them; else the source --db, --lake and
     --engine choose (lanelog.queries.source, the dashboard's rule too), read-only unless `write`
     (`check --notify` stores its sent marks)."""
     if db is not None and logs:
         raise click.UsageError("give either --db FILE or LOG files, not both")
-    check_sources(db, logs, lake, engine, spark_master)
+    check_sources(db, logs, lake, engine, spark_master, spark_conf)
     if logs:
         con = store.open_memory()
         try:
@@ -41,13 +49,12 @@ def _database(db: Path | None, logs: tuple[Path, ...], wait: float, lake: str | 
         finally:
             con.close()
         return
-    settings = lake_settings()
-    source = choose_source(db, lake, engine=engine, endpoint_url=settings["endpoint_url"])
+    source = choose_source(db, lake, engine=engine, endpoint_url=endpoint_url)
     if source.engine == "spark":
         require("spark", "--engine spark")
     # A query the database refuses is a StoreError naming its .sql file and block (lanelog.store).
-    with source.reading(wait=wait, write=write, spark_master=spark_master, spark_conf=settings["spark_conf"],
-                        verbose=settings["verbose"]) as con:
+    with source.reading(wait=wait, write=write, spark_master=spark_master, spark_conf=spark_conf,
+                        verbose=verbose) as con:
         yield con
 
 
@@ -85,9 +92,9 @@ def scope_options(command: Any) -> Any:
 @format_option(["text", "json", "markdown", "csv"])
 @notify_options
 def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: str | None,
-           repo: str | None, wait: float, lake: str | None, engine: str,
-           spark_master: str | None, fmt: str, notify: tuple[str, ...], notify_format: str,
-           notify_timeout: float) -> None:
+           repo: str | None, wait: float, lake: str | None, engine: str, spark_master: str | None,
+           spark_conf: dict[str, str], endpoint_url: str | None, verbose: bool, fmt: str,
+           notify: tuple[str, ...], notify_format: str, notify_timeout: float) -> None:
     """Print the weekly figures: attempts, probe rejects, armed calls, credit bugs, units.
 
     Reads the DuckDB file, or, given LOG files, ingests them into a throwaway
@@ -108,7 +115,8 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
         raise click.UsageError("--notify sends the weekly review: give --format markdown")
     receivers = [alerts.Receiver(url) for url in notify]
     filters = Filters.parse(since, until, repo)
-    with _database(db, logs, wait, lake, engine, spark_master) as con:
+    with _database(db, logs, wait, lake=lake, engine=engine, spark_master=spark_master, spark_conf=spark_conf,
+                   endpoint_url=endpoint_url, verbose=verbose) as con:
         figures = queries.report(con, filters)
         figures["money"] = queries.money(con, filters)
         if fmt == "markdown":
@@ -145,8 +153,9 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
               help="With --notify: the dashboard's address, so each alert links to its triage page.")
 @click.pass_context
 def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: str | None,
-          until: str | None, repo: str | None, wait: float, lake: str | None,
-          engine: str, spark_master: str | None, strict: bool, fmt: str, notify: tuple[str, ...],
+          until: str | None, repo: str | None, wait: float, lake: str | None, engine: str,
+          spark_master: str | None, spark_conf: dict[str, str], endpoint_url: str | None, verbose: bool,
+          strict: bool, fmt: str, notify: tuple[str, ...],
           notify_format: str, notify_timeout: float, renotify: bool, dashboard_url: str | None) -> None:
     """Alert on credit bugs (exit 1) and audit the decision table's other rules.
 
@@ -177,7 +186,8 @@ def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: st
     outcome = None
     # With --notify the file is opened read-write first, so a database that cannot take the
     # marks is refused before anything is sent; it is closed again before the first send.
-    with _database(db, logs, wait, lake, engine, spark_master, write=bool(receivers)) as con:
+    with _database(db, logs, wait, lake=lake, engine=engine, spark_master=spark_master, spark_conf=spark_conf,
+                   endpoint_url=endpoint_url, verbose=verbose, write=bool(receivers)) as con:
         found = queries.check(con, filters)
         checked = queries.totals(con, filters)
         sent = {receiver.digest: store.alerts.sent_to(con, receiver.digest) for receiver in receivers}
