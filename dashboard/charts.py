@@ -127,7 +127,8 @@ def week_ticks(weeks: list[str]) -> list[str]:
 SLANTED_LABELS = 4
 
 
-def _week_axis(frame: pd.DataFrame, weeks: list[str] | None) -> alt.X:
+def week_axis(frame: pd.DataFrame, weeks: list[str] | None) -> alt.X:
+    """The week axis every weekly chart draws (its `week` column holds labels)."""
     order = all_weeks(set(frame["week"]), weeks)
     ticks = week_ticks(order)
     return alt.X(
@@ -166,7 +167,7 @@ def rejects_vs_armed(weekly: pd.DataFrame, weeks: list[str] | None = None) -> al
         alt.Chart(bars_data)
         .mark_bar()
         .encode(
-            x=_week_axis(frame, weeks),
+            x=week_axis(frame, weeks),
             **offset,
             y=alt.Y("count:Q", title="attempts", axis=count_axis(), stack=None if side_by_side else "zero"),
             order=alt.Order("order:Q"),
@@ -184,7 +185,7 @@ def rejects_vs_armed(weekly: pd.DataFrame, weeks: list[str] | None = None) -> al
         .transform_calculate(line=f"'{ratio_name}'")
         .mark_line(point=True)
         .encode(
-            x=_week_axis(frame, weeks),
+            x=week_axis(frame, weeks),
             y=alt.Y("armed_per_reject:Q", title=ratio_name),
             color=alt.Color("line:N", scale=colours, legend=None),
             tooltip=[alt.Tooltip("week:O", title="week"),
@@ -204,7 +205,7 @@ def credit_bug_weeks(weekly: pd.DataFrame, weeks: list[str] | None = None) -> al
     """
     frame = labelled(weekly)[["week", "credit_bugs", "quarantined"]]
     frame["status"] = [CREDIT_BUG if count > 0 else CLEAN for count in frame["credit_bugs"]]
-    base = alt.Chart(frame).encode(x=_week_axis(frame, weeks))
+    base = alt.Chart(frame).encode(x=week_axis(frame, weeks))
     bars = base.mark_bar().encode(
         y=alt.Y("credit_bugs:Q", title="credit bugs", axis=count_axis()),
         color=alt.Color(
@@ -257,7 +258,7 @@ def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
         alt.Chart(data)
         .mark_bar()
         .encode(
-            x=_week_axis(data, weeks),
+            x=week_axis(data, weeks),
             y=alt.Y(f"{value}:Q", title=title, stack="zero", axis=count_axis()),
             color=colour,
             tooltip=tooltip,
@@ -274,7 +275,7 @@ def freeze_heatmap(freezes: pd.DataFrame, weeks: list[str] | None = None) -> alt
     """
     data = labelled(freezes)
     base = alt.Chart(data).encode(
-        x=_week_axis(data, weeks),
+        x=week_axis(data, weeks),
         y=alt.Y("quarantine_id:N", title="freeze", axis=alt.Axis(labelLimit=260)),
     )
     cells = base.mark_rect(stroke="white").encode(
@@ -310,7 +311,7 @@ def unresolved_units(frame: pd.DataFrame, weeks: list[str] | None = None) -> alt
         alt.Chart(data)
         .mark_bar(color=LANE_COLOURS["unresolved"])
         .encode(
-            x=_week_axis(data, weeks),
+            x=week_axis(data, weeks),
             y=alt.Y("units:Q", title="units on unresolved lanes", axis=count_axis()),
             tooltip=[
                 alt.Tooltip("week:O", title="week"), alt.Tooltip("units:Q", title="units"),
@@ -337,7 +338,7 @@ def replay_weeks(weeks: pd.DataFrame, measure: str, title: str) -> alt.Chart:
         alt.Chart(data)
         .mark_bar()
         .encode(
-            x=_week_axis(frame, None),
+            x=week_axis(frame, None),
             xOffset=alt.XOffset("policy:N", sort=sides),
             y=alt.Y("value:Q", title=title, axis=count_axis()),
             color=alt.Color("policy:N", scale=alt.Scale(domain=sides, range=[BASELINE, CANDIDATE]),
