@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any
 
 from lanelog.errors import PlanError
 from lanelog.reasons import REASONS
+from lanelog.router import evidence
 from lanelog.router.policy import SEED_POLICY, Policy
 
 # The property lane's outcomes (the last two rows of the seed's table).
@@ -44,6 +46,8 @@ class PatchFacts:
     assertion_additions: int = 0
     assertion_restored: int = 0
     assertion_files: list[str] = field(default_factory=list)
+    # The first removed matching lines, as evidence.assertion_evidence records them.
+    assertion_lines: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -73,6 +77,8 @@ class Plan:
     lines_changed: int | None = None
     expired_freezes: list[str] = field(default_factory=list)
     review: str = "pending"
+    # What a reviewer decides on, by reason code (router/evidence.py); the line's `evidence`.
+    evidence: dict[str, Any] = field(default_factory=dict)
 
     @property
     def message(self) -> str | None:
@@ -144,6 +150,7 @@ def _judge_diff(plan: Plan, facts: PatchFacts, policy: Policy) -> list[str]:
     if counted > policy.line_cap:
         _add(plan, "line_cap", f"{counted} lines changed (excluded paths left out) "
              f"> line_cap {policy.line_cap}")
+        plan.evidence["line_cap"] = evidence.line_cap(facts.line_counts, excluded, counted, policy.line_cap)
     unknown = [path for path, count in facts.line_counts.items()
                if count is None and not excluded_path(path)]
     if unknown:
@@ -154,8 +161,15 @@ def _judge_diff(plan: Plan, facts: PatchFacts, policy: Policy) -> list[str]:
     if fixtures and tests:
         _add(plan, "fixture_and_test", f"fixture {_few(fixtures)} and test {_few(tests)} "
              "in one diff")
-    if assertion_fires(facts, policy.assertion_rule):
+        plan.evidence["fixture_and_test"] = evidence.fixture_and_test(fixtures, tests)
+    fired = assertion_fires(facts, policy.assertion_rule)
+    if fired:
         _add(plan, "assertion_removed", _assertion_evidence(facts, policy.assertion_rule))
+    if facts.assertion_deletions:
+        # Kept whether or not the rule fired: under net and moved_ok the lines decide a pass too.
+        plan.evidence["assertion_removed"] = evidence.assertions(
+            facts.assertion_deletions, facts.assertion_additions, facts.assertion_restored,
+            facts.assertion_lines, policy.assertion_rule, fired)
     selected = _unique(prop for path in facts.files for prop in policy.properties_for(path))
     if not selected:
         _add(plan, "no_properties", REASONS["no_properties"])

@@ -40,7 +40,7 @@ GIT_TIMEOUT = 300.0
 # Far longer than any ref or revision expression a person or CI writes.
 MAX_REF = 1024
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-HUNK = re.compile(rb"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+HUNK = re.compile(rb"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,10 @@ class Diff:
     def changed_lines(self) -> Iterator[tuple[str, str, str]]:
         """(file as shown, "-" or "+", text) of every removed and added line."""
         return changed_from_patch(self.patch)
+
+    def numbered_lines(self) -> Iterator[Change]:
+        """Every removed and added line with its file, line numbers and change block."""
+        return numbered_from_patch(self.patch)
 
     @property
     def paths(self) -> list[str]:
@@ -227,20 +231,47 @@ def _split_stat(out: bytes) -> tuple[list[bytes], bytes]:
 
 def removed_from_patch(patch: bytes) -> Iterator[str]:
     """Removed lines of a patch."""
-    return (text for _path, sign, text in changed_from_patch(patch) if sign == "-")
+    return (change.text for change in numbered_from_patch(patch) if change.sign == "-")
 
 
 def changed_from_patch(patch: bytes) -> Iterator[tuple[str, str, str]]:
-    """(file, "-" or "+", text) of the removed and added lines of a patch, counted by hunk header.
+    """(file, "-" or "+", text) of the removed and added lines of a patch (numbered_from_patch)."""
+    return ((change.file, change.sign, change.text) for change in numbered_from_patch(patch))
+
+
+@dataclass(frozen=True)
+class Change:
+    """One removed or added line of a patch, where it stands, and the change block it is in.
+
+    ``file`` is the new path as the patch shows it (the old one for a deletion) and
+    ``old_file`` the old one ("" for an added file).  ``old_line`` is a removed line's
+    number in the old file; ``new_line`` an added line's number in the new file, and for
+    a removed line the number the next line keeps in the new file (where it was removed).
+    A block is a run of removed lines and the added lines right after them: how git
+    shows lines changed in place.
+    """
+
+    file: str
+    old_file: str
+    sign: str
+    text: str
+    old_line: int
+    new_line: int
+    block: int
+    deleted: bool = False  # the patch deletes the file: no new line stands for it
+
+
+def numbered_from_patch(patch: bytes) -> Iterator[Change]:
+    """The removed and added lines of a patch, numbered, counted by hunk header.
 
     Counting by the header's line numbers, rather than by a leading ``-``,
     keeps a removed line that itself starts with ``--`` from being taken for
     a file header, and a file header from being taken for a removed line.
-    The file is the new path as the patch shows it (the old one for a deletion).
     """
     lines = patch.split(b"\n")
     index = 0
     old_name = new_name = ""
+    block = 0
     while index < len(lines):
         line = lines[index]
         index += 1
@@ -253,20 +284,31 @@ def changed_from_patch(patch: bytes) -> Iterator[tuple[str, str, str]]:
         match = HUNK.match(line)
         if match is None:
             continue
-        shown = new_name or old_name
-        old = int(match.group(1) or b"1")
-        new = int(match.group(2) or b"1")
+        shown, deleted = new_name or old_name, not new_name
+        old_at, new_at = int(match.group(1)), int(match.group(3))
+        # A hunk of no old (new) lines names the line before it: the first is one further.
+        old_at += match.group(2) == b"0"
+        new_at += match.group(4) == b"0"
+        old = int(match.group(2) or b"1")
+        new = int(match.group(4) or b"1")
+        block += 1
+        last = ""
         while (old or new) and index < len(lines):
             line = lines[index]
             index += 1
             if line.startswith(b"-"):
-                old -= 1
-                yield shown, "-", line[1:].decode("utf-8", "replace")
+                block += last == "+"
+                yield Change(shown, old_name, "-", line[1:].decode("utf-8", "replace"), old_at, new_at, block,
+                             deleted)
+                old, old_at, last = old - 1, old_at + 1, "-"
             elif line.startswith(b"+"):
-                new -= 1
-                yield shown, "+", line[1:].decode("utf-8", "replace")
+                yield Change(shown, old_name, "+", line[1:].decode("utf-8", "replace"), old_at, new_at, block,
+                             deleted)
+                new, new_at, last = new - 1, new_at + 1, "+"
             elif line.startswith(b" "):
-                old, new = old - 1, new - 1
+                old, new, old_at, new_at = old - 1, new - 1, old_at + 1, new_at + 1
+                block += last != ""
+                last = ""
 
 
 def _patch_name(raw: bytes) -> str:

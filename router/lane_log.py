@@ -40,6 +40,9 @@ def build_line(*, ts: datetime, attempt_id: str, repo: str, base: str | None,
     id the line lists in `quarantine` or `expired_freezes`: who to ask about it.
     `usage` (optional, schema 1 all the same) gives what each property's run
     reported it used (router/usage.py), by property id; absent when none did.
+    `evidence` (optional) is what a reviewer decides on, by reason code (router/evidence.py):
+    the removed assertion lines, the files that weigh most against the cap, the fixtures and
+    tests; absent when the decision read none.
     `setup_error` (optional) says why the property lane could not run, or a run could
     not start (a runner not installed): CI's set-up, not the patch; absent when all ran.
     """
@@ -75,6 +78,8 @@ def build_line(*, ts: datetime, attempt_id: str, repo: str, base: str | None,
         "lane": lane,
         "results": dict(results),
     }
+    if plan.evidence:
+        line["evidence"] = plan.evidence
     if known:
         line["freezes"] = known
     if usage:

@@ -11,7 +11,6 @@ import os
 import stat
 import tempfile
 import uuid
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
@@ -20,8 +19,9 @@ from typing import Any
 
 from lanelog.errors import FlakyInvalid, NotARepo, PolicyInvalid, RepoNameInvalid
 from lanelog.router.decide import PatchFacts, Plan, Problem, lane_for, route
+from lanelog.router.evidence import AssertionEvidence, assertion_evidence
 from lanelog.router.flaky import FreezeRow, freeze_expiry, parse_flaky
-from lanelog.router.gitfacts import Checkout, Diff, check_ref
+from lanelog.router.gitfacts import Checkout, check_ref
 from lanelog.router.lane import LaneContext, LaneRunner, run_lane
 from lanelog.router.lane_log import build_line
 from lanelog.router.paths import printable
@@ -229,7 +229,8 @@ def _probe(options: RouteOptions, today: date, attempt: _Attempt) -> Plan:
     diff = checkout.diff(attempt.start, attempt.head, renames=renames)
     counts = diff.line_counts
     attempt.files = diff.paths
-    evidence = assertion_evidence(diff, attempt.policy) if attempt.policy is not None else AssertionEvidence()
+    evidence = (assertion_evidence(diff.numbered_lines(), attempt.policy) if attempt.policy is not None
+                else AssertionEvidence())
     in_repo = {path for path in (policy_path, flaky_path) if isinstance(path, str)}
     # A freeze scoped to paths or properties guards only the patches in its scope;
     # --required-tests narrows further.
@@ -251,46 +252,9 @@ def _probe(options: RouteOptions, today: date, attempt: _Attempt) -> Plan:
         assertion_additions=evidence.added,
         assertion_restored=evidence.restored,
         assertion_files=evidence.files,
+        assertion_lines=evidence.lines,
     )
     return route(facts, today, freeze_expiry(rows), attempt.policy, problems=problems)
-
-
-@dataclass
-class AssertionEvidence:
-    """Matching lines removed and added, removed ones that come back verbatim, and their files."""
-
-    removed: int = 0
-    added: int = 0
-    restored: int = 0
-    files: list[str] = field(default_factory=list)
-
-
-def assertion_evidence(diff: Diff, policy: Policy) -> AssertionEvidence:
-    """Read the whole diff's removed and added lines once, for every assertion rule.
-
-    Only files the policy's assertion_paths match (every file by default) give removed
-    and added matching lines.  A removed matching line is restored by an added line
-    (any file, matching or not) with the same text after str.strip(); each added line
-    restores at most one.
-    """
-    evidence = AssertionEvidence()
-    removed: list[str] = []
-    added_texts: Counter[str] = Counter()
-    files: dict[str, None] = {}
-    for path, sign, text in diff.changed_lines():
-        if sign == "+":
-            added_texts[text.strip()] += 1
-            evidence.added += policy.counts_assertions_in(path) and policy.is_assertion(text)
-        elif policy.counts_assertions_in(path) and policy.is_assertion(text):
-            removed.append(text.strip())
-            files.setdefault(path, None)
-    evidence.removed = len(removed)
-    for text in removed:
-        if added_texts[text] > 0:
-            added_texts[text] -= 1
-            evidence.restored += 1
-    evidence.files = list(files)
-    return evidence
 
 
 def _locate(option: Path | None, default: str, checkout: Checkout) -> str | Path:
