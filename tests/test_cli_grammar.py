@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from lanelog.cli import COMMANDS, EXTRA_OF_COMMAND, SUMMARIES, cli
-from lanelog.cli.commands import docs, extras
+from lanelog.cli.commands import docs, extras, options
 
 ROOT = Path(__file__).resolve().parents[1]
 PRINTS_DATA = ["ingest", "export", "demo", "check", "report", "replay"]
@@ -106,6 +106,18 @@ def test_demo_out_and_the_old_logs_flag_naming_two_folders_is_a_usage_error(tmp_
     assert "Error: --out and the deprecated --logs disagree" in result.stderr
     assert "warning: --logs is deprecated and goes in the next release; use --out DIR" in result.stderr
     assert not db.exists()
+
+
+def test_the_default_database_is_found_in_one_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--db FILE, else $LANELOG_DB, else ./lanelog.duckdb: options.db_path, choose_source's rule, never a copy."""
+    monkeypatch.setenv("LANELOG_DB", "/data/lanes.duckdb")
+    assert options.db_path(None) == Path("/data/lanes.duckdb")
+    assert options.db_path(Path("mine.duckdb")) == Path("mine.duckdb")
+    monkeypatch.delenv("LANELOG_DB")
+    assert options.db_path(None) == Path("lanelog.duckdb")
+    copies = [str(path.relative_to(ROOT)) for path in sorted((ROOT / "lanelog" / "cli").rglob("*.py"))
+              if "default_db_path" in path.read_text(encoding="utf-8")]
+    assert copies == []
 
 
 def test_the_extras_table_is_pyprojects() -> None:

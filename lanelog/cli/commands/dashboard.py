@@ -7,7 +7,14 @@ from pathlib import Path
 
 import click
 
-from lanelog.cli.commands.options import db_option, endpoint_url_option, host_option, lake_option, port_option
+from lanelog.cli.commands.options import (
+    db_option,
+    db_path,
+    endpoint_url_option,
+    host_option,
+    lake_option,
+    port_option,
+)
 from lanelog.cli.commands.output import echo
 
 
@@ -41,7 +48,6 @@ def dashboard(db: Path | None, lake: str | None, endpoint_url: str | None, host:
         lanelog dashboard --host 10.0.0.5 --auth /etc/lanelog/auth.toml
     """
     from lanelog.dashboard.launch import check_exposure, serve
-    from lanelog.store import default_db_path
 
     if lake is not None and db is not None:
         raise click.UsageError("give either --db FILE or --lake DIR, not both")
@@ -52,6 +58,5 @@ def dashboard(db: Path | None, lake: str | None, endpoint_url: str | None, host:
     if endpoint_url is not None:
         # The app reads the bucket in its own process: the standard variable carries the endpoint there.
         os.environ["AWS_ENDPOINT_URL"] = endpoint_url
-    code = serve(db if db is not None else default_db_path(), host=host, port=port, lake=lake, auth=auth,
-                 no_auth=no_auth)
+    code = serve(db_path(db), host=host, port=port, lake=lake, auth=auth, no_auth=no_auth)
     raise SystemExit(code)

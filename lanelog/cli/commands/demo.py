@@ -8,7 +8,14 @@ from pathlib import Path
 import click
 
 from lanelog.cli.commands.extras import require
-from lanelog.cli.commands.options import db_option, deprecated_alias, format_option, host_option, port_option
+from lanelog.cli.commands.options import (
+    db_option,
+    db_path,
+    deprecated_alias,
+    format_option,
+    host_option,
+    port_option,
+)
 from lanelog.cli.commands.output import echo
 
 
@@ -48,9 +55,8 @@ def demo(
         lanelog demo --db /tmp/demo.duckdb --weeks 4 --replace
     """
     from lanelog.cli.demo import run_demo
-    from lanelog.store import default_db_path
 
-    target = db if db is not None else default_db_path()
+    target = db_path(db)
     if serve:
         require("dashboard", "lanelog demo --serve")
         from lanelog.dashboard.launch import check_exposure, check_port_free

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from lanelog.cli.commands.options import db_option, endpoint_url_option, format_option, wait_option
+from lanelog.cli.commands.options import db_option, db_path, endpoint_url_option, format_option, wait_option
 from lanelog.cli.commands.output import echo
 from lanelog.errors import IngestError
 from lanelog.ingest.logfile import expand_paths, is_object_url, logs_below, no_logs_in
@@ -128,12 +128,12 @@ def ingest(paths: tuple[str, ...], db: Path | None, fmt: str, endpoint_url: str 
         lanelog ingest s3://ci-logs/lane-logs/
     """
     from lanelog.ingest import ingest_paths
-    from lanelog.store import default_db_path, open_db
+    from lanelog.store import open_db
 
     path_list = list(paths)
     _check_some_input_exists(path_list)  # before the database is opened, or made
     bar = _LateBar(_total_bytes(path_list)) if sys.stderr.isatty() else None
-    con = open_db(db or default_db_path(), wait=wait)
+    con = open_db(db_path(db), wait=wait)
     try:
         summary = ingest_paths(con, path_list, progress=bar, endpoint_url=endpoint_url)
     finally:

@@ -33,6 +33,16 @@ def db_option(help: str = DB_HELP) -> Decorator:
                         metavar="FILE", help=help)
 
 
+def db_path(db: Path | None) -> Path:
+    """The database file a command opens: ``--db FILE``, else $LANELOG_DB, else ./lanelog.duckdb.
+
+    The rule is lanelog.queries.source.choose_source's, the one every reader follows too.
+    """
+    from lanelog.queries.source import choose_source
+
+    return choose_source(db).db
+
+
 def wait_option(help: str = WAIT_HELP) -> Decorator:
     """``--wait SECONDS``: how long to wait while another process holds the database."""
     return click.option("--wait", type=click.FloatRange(min=0), default=60.0, show_default=True,

@@ -17,6 +17,7 @@ from lanelog.cli.commands.extras import require
 from lanelog.cli.commands.options import (
     check_sources,
     db_option,
+    db_path,
     deprecated_alias,
     format_option,
     lake_options,
@@ -192,7 +193,7 @@ def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: st
         checked = queries.totals(con, filters)
         sent = {receiver.digest: store.alerts.sent_to(con, receiver.digest) for receiver in receivers}
     if receivers:
-        path = choose_source(db).db
+        path = db_path(db)
         outcome = alerts.deliver(
             found["credit_bugs"], receivers, fmt=notify_format, dashboard_url=link_base,
             sent_before=lambda receiver: sent[receiver.digest],
