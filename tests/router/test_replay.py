@@ -18,9 +18,10 @@ POLICY = LANES_YAML.replace('  "src/db/*.py": [prop_round_trip]\n',
 TESTS = "".join(f"def test_{n}():\n    assert put({n}, {n}) == {n}, \"put {n}\"\n\n" for n in range(4))
 
 
-def lanelog(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def lanelog(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+            ) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "lanelog", *args], capture_output=True, text=True,
-                          timeout=300, cwd=cwd)
+                          timeout=300, cwd=cwd, env={**os.environ, **(env or {})})
 
 
 @pytest.fixture
@@ -212,6 +213,24 @@ def test_a_replay_stored_with_db_holds_each_patch_and_leaves_the_lane_log_data_a
             for flip in stored["flips"]] == [("Fix a typo in an assert message", "reject", "pass",
                                               ["assertion_removed"])]
     assert stored["flips"][0]["head"] == result["flips"][0]["head"]
+
+
+def test_only_db_stores_a_replay_even_when_lanelog_db_names_the_teams_database(history, tmp_path):
+    """The readers' --db falls back to $LANELOG_DB; replay stores only where --db says (docs/replay.md)."""
+    repo, base, _steps, candidate = history
+    work = tmp_path / "work"
+    work.mkdir()
+    team = tmp_path / "team.duckdb"
+    args = ("replay", "--repo", str(repo.root), "--policy", str(candidate), "--commits", f"{base}..main",
+            "--format", "json")
+    done = lanelog(*args, cwd=work, env={"LANELOG_DB": str(team)})
+    assert done.returncode == 0, done.stderr
+    assert "replay_id" not in json.loads(done.stdout) and "stored as replay" not in done.stderr
+    assert not team.exists() and list(work.iterdir()) == []
+    named = lanelog(*args, "--db", str(team), cwd=work, env={"LANELOG_DB": str(team)})
+    assert named.returncode == 0, named.stderr
+    assert json.loads(named.stdout)["replay_id"] == 1 and f"stored as replay 1 in {team}" in named.stderr
+    assert "even when $LANELOG_DB is set" in " ".join(lanelog("replay", "--help").stdout.split())
 
 
 def test_a_replay_with_db_on_a_file_that_is_no_lanelog_database_stores_nothing(history, tmp_path):

@@ -46,8 +46,11 @@ FIGURES = (("probe_rejects", "probe rejects"), ("calls_armed", "armed calls"), (
                    "and list it as skipped.")
 @deprecated_alias("--log", "LOG arguments", "logs", multiple=True, type=click.Path(dir_okay=False, path_type=Path))
 @format_option(["text", "json", "markdown"])
-@db_option("Also store the replay in this lanelog database (one row per patch, under a replay "
-           "id); the dashboard's What-if page shows the newest.")
+# Opt-in, unlike the readers' --db: a replay is a question asked of history, on the core install,
+# and each one stored becomes the What-if page's newest (docs/replay.md).
+@db_option("Also store the replay in this lanelog database, made when missing (one row per patch, under "
+           "a replay id); the dashboard's What-if page shows the newest.  Without --db nothing is stored, "
+           "even when $LANELOG_DB is set (give --db \"$LANELOG_DB\" to store there).")
 @wait_option("With --db: seconds to wait for another process that holds the database.")
 def replay(logs: tuple[Path, ...], repo: Path, candidate: Path, baseline: Path | None, alone: bool,
            flaky: Path | None, baseline_flaky: Path | None, span: str | None, first_parent: bool, dedupe: bool,
