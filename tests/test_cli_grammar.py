@@ -91,6 +91,64 @@ def test_the_old_format_table_is_format_text_for_one_release_with_a_note(tmp_pat
     assert wrong.exit_code == 2 and "'tabel' is not one of 'text', 'json', 'markdown', 'csv'" in wrong.stderr
 
 
+FORMAT_VALUES = re.compile(r"--format(?:\s+|=)\[?([a-z]+(?:\|[a-z]+)*)\]?")
+COMMAND_USE = re.compile(r"lanelog (" + "|".join(COMMANDS) + r")\b([^`\n]*)")
+# Where a command's use on a line ends: the next command, or a shell operator (a pipe into a program,
+# not the `|` between alternatives of a synopsis).
+USE_ENDS = re.compile(r"\s(?:&&|\|\||;)\s|\s\|\s+(?=[a-z])|\blanelog\b|\bgit\b")
+
+
+def format_values_named(doc: Path) -> list[tuple[str, str, str]]:
+    """(where, command, value) for every --format value the page names for a command: in a use
+    `lanelog CMD ... --format V` (or `a|b`, `[a|b]`), and in docs/cli.md anywhere in CMD's section."""
+    found = []
+    section = None
+    for number, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), start=1):
+        where = f"{doc.name}:{number}"
+        heading = re.fullmatch(r"## lanelog (\w+)", line)
+        if doc.name == "cli.md" and (heading or section):
+            section = heading[1] if heading else section
+            found += [(where, section, value) for values in FORMAT_VALUES.findall(line) for value in values.split("|")]
+            continue
+        for name, rest in COMMAND_USE.findall(line):
+            rest = USE_ENDS.split(rest)[0]
+            found += [(where, name, value) for values in FORMAT_VALUES.findall(rest) for value in values.split("|")]
+    return found
+
+
+def refused_format_values(named: list[tuple[str, str, str]]) -> list[str]:
+    """The named values the command does not offer (an old word such as `table` is taken with a note,
+    but a page does not offer it)."""
+    refused = []
+    for where, name, value in named:
+        flags = {opt: param for param in command(name).params for opt in param.opts}
+        if "--format" not in flags or value not in flags["--format"].type.choices:  # type: ignore[attr-defined]
+            refused.append(f"{where}: lanelog {name} --format {value}")
+    return refused
+
+
+def test_every_format_value_the_docs_name_is_one_the_command_takes() -> None:
+    named = [item for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+             for item in format_values_named(doc)]
+    assert {name for where, name, _ in named if where.startswith("cli.md:")} == set(PRINTS_DATA)
+    assert refused_format_values(named) == []
+
+
+def test_the_format_check_sees_a_value_a_command_refuses(tmp_path: Path) -> None:
+    page = tmp_path / "cli.md"
+    page.write_text("Run `lanelog replay --format table | jq .` or lanelog route --format json.\n\n"
+                    "## lanelog check\n\n  --format [text|json|markdown]  Output form.\n"
+                    "      lanelog report --format csv\n", encoding="utf-8")
+    named = format_values_named(page)
+    assert [(name, value) for _, name, value in named] == [
+        ("replay", "table"), ("route", "json"), ("check", "text"), ("check", "json"), ("check", "markdown"),
+        ("check", "csv")]
+    assert refused_format_values(named) == ["cli.md:1: lanelog replay --format table",
+                                            "cli.md:1: lanelog route --format json",
+                                            "cli.md:5: lanelog check --format markdown",
+                                            "cli.md:6: lanelog check --format csv"]
+
+
 @pytest.mark.parametrize(("name", "old"), [("route", "--log"), ("replay", "--log"), ("demo", "--logs")])
 def test_renamed_flags_are_hidden_aliases(name: str, old: str) -> None:
     flags = {opt: param for param in command(name).params for opt in param.opts}
