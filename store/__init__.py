@@ -1,11 +1,17 @@
-"""The one door to storage: connections and their rules, the schema, the lake, the SQL files.
+"""The one door to storage: the database file, the schema, the lake, and the SQL files' runner.
 
     from lanelog.store import open_db, default_db_path
     con = open_db(default_db_path(), read_only=True)
 
-store/schema.sql is the table contract the queries read; export_lake writes it
-as a Parquet lake (docs/lake.md) and open_lake reads one back as DuckDB views.
-Ingest, queries, the dashboard, replay and the demo reach DuckDB only through here.
+db.py opens the database (waiting out another process's lock, upgrading an older
+schema with upgrade.sql), and sniff.py tells by its first bytes a file that is no
+database; schema.sql is the table contract the queries read.  sqlfile.py loads and runs every ``.sql`` file,
+the store's, ingest's and queries', and names the file and block of a query the
+database refuses.  export_lake writes the tables as a Parquet lake (docs/lake.md),
+laid out by lakefs.py in a local folder (folder.py) or a bucket (bucket.py), and
+open_lake reads one back as DuckDB views.  replays.py keeps `lanelog replay --db`'s
+replays and alerts.py what `lanelog check --notify` sent.  Ingest, queries, the
+dashboard and the commands open DuckDB only through here.
 """
 
 from typing import TYPE_CHECKING

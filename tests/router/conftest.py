@@ -1,7 +1,10 @@
 """Real temporary git repositories and the real `lanelog route` command, for the router's tests.
 
-(The folder is not called ``tests/router``: with ``tests/`` on ``sys.path``,
-a ``router`` folder there would shadow the real package as a namespace.)
+`make_repo` makes a repository with the policy and flaky list on `main`, checked out on a
+branch `patch`; `route` runs the command in-process and checks that every call appends one
+line (a usage error none); `cli` runs it as its own process; `py_cmd` turns a script into a
+`--run` command.  `tests/` is a package, so this folder is `tests.router` and the router is
+the installed `lanelog.router`.
 """
 
 from __future__ import annotations
@@ -69,6 +72,9 @@ def _quiet_git(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GIT_COMMITTER_NAME", "lanelog tests")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "tests@lanelog.invalid")
     monkeypatch.delenv("LANELOG_LOG", raising=False)
+    # Off GitHub Actions unless a test says otherwise: under CI a reject would annotate the suite's own job.
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
 
 
 class Repo:
