@@ -119,7 +119,8 @@ def line_cap(line_counts: Mapping[str, int | None], excluded: Sequence[str], cou
     """The ``line_cap`` evidence: the count, the cap, the counted files that weigh most and the
     excluded ones, each list cut to MAX_PATHS with its total."""
     left_out = set(excluded)
-    weighed = [(path, count) for path, count in line_counts.items() if path not in left_out and count]
+    weighed: list[tuple[str, int | None]] = [(path, count) for path, count in line_counts.items()
+                                            if path not in left_out and count]
     dropped = [(path, count) for path, count in line_counts.items() if path in left_out]
     return {"counted": counted, "line_cap": cap,
             "files": _heaviest(weighed), "files_total": len(weighed),
@@ -137,3 +138,66 @@ def fixture_and_test(fixtures: Sequence[str], tests: Sequence[str]) -> dict[str,
     """The ``fixture_and_test`` evidence: the fixture paths and the test paths, MAX_PATHS of each."""
     return {"fixtures": [printable(path) for path in fixtures[:MAX_PATHS]], "fixtures_total": len(fixtures),
             "tests": [printable(path) for path in tests[:MAX_PATHS]], "tests_total": len(tests)}
+
+
+def checked(value: object) -> dict[str, Any] | None:
+    """A line's evidence in the shape route writes it, or None: a recorded lane-log line is
+    untrusted, so only the known keys with values of their type are kept, each list cut to its
+    bound and each text to MAX_TEXT.  route's own evidence comes back equal."""
+    if not isinstance(value, dict):
+        return None
+    out: dict[str, Any] = {}
+    for reason, part in value.items():
+        if not isinstance(part, dict):
+            continue
+        if reason == "assertion_removed":
+            out[reason] = {"rule": _text(part.get("rule")), "fired": part.get("fired") is True,
+                           **{key: _count(part.get(key)) for key in ("removed", "added", "restored", "net")},
+                           "lines": [_checked_line(row) for row in _rows(part.get("lines"), MAX_LINES)],
+                           "lines_total": _count(part.get("lines_total"))}
+        elif reason == "line_cap":
+            out[reason] = {"counted": _count(part.get("counted")), "line_cap": _count(part.get("line_cap")),
+                           "files": [_file_row(row) for row in _rows(part.get("files"), MAX_PATHS)],
+                           "files_total": _count(part.get("files_total")),
+                           "excluded": [_file_row(row) for row in _rows(part.get("excluded"), MAX_PATHS)],
+                           "excluded_total": _count(part.get("excluded_total")),
+                           "excluded_lines": _count(part.get("excluded_lines"))}
+        elif reason == "fixture_and_test":
+            out[reason] = {key: value for side in ("fixtures", "tests") for key, value in (
+                (side, [_text(path) for path in _list(part.get(side))[:MAX_PATHS] if isinstance(path, str)]),
+                (f"{side}_total", _count(part.get(f"{side}_total"))))}
+    return out or None
+
+
+def _checked_line(row: dict[str, Any]) -> dict[str, Any]:
+    replaced, back = row.get("replaced_by"), row.get("back_verbatim")
+    line: dict[str, Any] = {
+        "file": _text(row.get("file")), "old_line": _count(row.get("old_line")),
+        "at": _count(row["at"]) if row.get("at") is not None else None, "text": _text(row.get("text")),
+        "replaced_by": {"line": _count(replaced.get("line")), "text": _text(replaced.get("text"))}
+        if isinstance(replaced, dict) else None,
+        "back_verbatim": {"file": _text(back.get("file")), "line": _count(back.get("line"))}
+        if isinstance(back, dict) else None}
+    if isinstance(row.get("old_file"), str):
+        line["old_file"] = _text(row["old_file"])
+    return line
+
+
+def _file_row(row: dict[str, Any]) -> dict[str, Any]:
+    return {"file": _text(row.get("file")), "lines": _count(row["lines"]) if row.get("lines") is not None else None}
+
+
+def _rows(value: object, limit: int) -> list[dict[str, Any]]:
+    return [row for row in _list(value) if isinstance(row, dict)][:limit]
+
+
+def _list(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _text(value: object) -> str:
+    return cut(value) if isinstance(value, str) else ""

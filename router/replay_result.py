@@ -11,6 +11,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from lanelog.errors import ReplayError
+from lanelog.router.evidence import checked
 
 
 @dataclass(frozen=True)
@@ -142,13 +143,15 @@ def _changes(rows: list[tuple[Patch, dict[str, Any], dict[str, Any]]], key: str)
 
 def _evidence(line: dict[str, Any]) -> dict[str, Any]:
     """What a reviewer reads a decision by: lines counted, armed or not, the reject message,
-    and the tests a passing patch parks in quarantine (the flaky list's live freezes)."""
+    the tests a passing patch parks in quarantine (the flaky list's live freezes), and the
+    line's evidence (the removed lines, the heaviest files: router/evidence.py), checked."""
     lines = line.get("lines_changed")
     message = line.get("message")
     return {"lines_changed": lines if isinstance(lines, int) and not isinstance(lines, bool) else None,
             "model_call_allowed": line.get("model_call_allowed") is True,
             "message": message if isinstance(message, str) else None,
-            "quarantine": _texts(line.get("quarantine"))}
+            "quarantine": _texts(line.get("quarantine")),
+            "evidence": checked(line.get("evidence"))}
 
 
 def _texts(value: object) -> list[str]:

@@ -11,18 +11,16 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 from datetime import date, datetime
 from typing import Any
 
+from lanelog.evidence_text import MARKDOWN_SPECIAL
 from lanelog.framing import framed
 from lanelog.queries import FIGURES, LABELS, Filters, compare_latest
 from lanelog.reasons import kind
 from lanelog.spreadsheet import defused
 
 HEADINGS = LABELS
-# Enough to stop emphasis, code, links, HTML, entities and table cells; values never open a line.
-MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
 TOP_REASONS = 5
 # A rejected line has no week and no repository, so no filter applies to its count,
 # whether the figures come from a database or a lake.

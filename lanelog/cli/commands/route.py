@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import date
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import click
 from lanelog.cli.commands.options import deprecated_alias
 from lanelog.cli.commands.output import echo
 from lanelog.errors import LanelogError, RefInvalid, RepoNameInvalid, RunnerCommandError
-from lanelog.router import LaneRunner, RouteOptions, append_line, dumps, exit_code, run_route
+from lanelog.router import LaneRunner, RouteOptions, append_line, dumps, exit_code, github, run_route
 from lanelog.router.gitfacts import check_ref
 from lanelog.router.lane import DEFAULT_TIMEOUT, TOKEN_SOURCES
 from lanelog.router.run import check_repo_name, shadow_decision
@@ -86,10 +87,13 @@ def _required_tests(path: Path | None) -> list[str] | None:
               help="Also decide the patch under this policy, read as it is from disk, and add the "
                    "decision to the line as shadow (no lane runs for it; the live decision, the exit "
                    "code and the lane are unchanged).")
+@click.option("--annotations", type=click.Choice(["never", "auto", "always"]), default="auto", show_default=True,
+              help="On a reject, also write GitHub error annotations on the lines that caused it (stderr) "
+                   "and a job summary to $GITHUB_STEP_SUMMARY; auto: only when GITHUB_ACTIONS=true.")
 def route(repo: Path, base: str, head: str, policy: Path | None, flaky: Path | None,
           required_tests: Path | None, today, log_path: Path, repo_name: str | None,
           run_command: str | None, token_from: str, property_timeout: float,
-          require_hold: bool, shadow: Path | None) -> None:
+          require_hold: bool, shadow: Path | None, annotations: str) -> None:
     """Bound an agent patch on a git checkout and append one lane-log line.
 
     Prints the line (one JSON object) on stdout and appends it to the log.
@@ -128,4 +132,18 @@ def route(repo: Path, base: str, head: str, policy: Path | None, flaky: Path | N
     echo(text, json=True)
     if line["reasons"]:
         echo(f"lanelog route: probe reject: {line['message']}", err=True)
+        if github.on_actions(annotations):
+            _annotate(line)
     click.get_current_context().exit(exit_code(line, require_hold))
+
+
+def _annotate(line: dict) -> None:
+    """The reject on the pull request: annotations on stderr (the runner reads both streams) and the
+    job summary; a summary that cannot be written is said on stderr and changes nothing else."""
+    for command in github.error_annotations(line):
+        echo(command, err=True)
+    try:
+        github.append_summary(github.job_summary(line))
+    except OSError as exc:
+        echo(f"lanelog route: cannot write the job summary to {os.environ.get('GITHUB_STEP_SUMMARY')}: "
+             f"{exc.strerror or exc}", err=True)

@@ -1,0 +1,131 @@
+"""The evidence of a decision as text a reviewer reads, wherever it is shown.
+
+A line's ``evidence`` (router/evidence.py) holds lines of files and paths the patch
+wrote: untrusted text.  ``evidence_lines`` turns it into plain lines (the job summary,
+the policy-review comment and the What-if page show the same ones); ``fenced`` wraps
+lines in a Markdown code block that no line can close, with every line framed (no
+line break, control character or bidi mark survives); ``markdown_text`` escapes text
+for running Markdown; ``details`` folds a fenced block under a fixed summary.  No
+text from a log or a commit is ever placed where Markdown or HTML would read it.
+
+Beside the leaves, on framing and the reason codes alone: the router, the commands
+and the dashboard share it without loading each other.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from lanelog.framing import framed
+from lanelog.reasons import REASONS
+
+# Enough to stop emphasis, code, links, HTML, entities and table cells; values never open a line.
+MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
+BACKTICKS = re.compile(r"`+")
+
+
+def markdown_text(text: str) -> str:
+    """Text as Markdown that renders literally, on one line."""
+    return MARKDOWN_SPECIAL.sub(r"\\\1", framed(text))
+
+
+def reason_words(reason: str) -> str:
+    """A reason code and its sentence, as a person reads it ("line cap: too many lines changed")."""
+    sentence = REASONS.get(reason)
+    words = reason.replace("_", " ")
+    return f"{words}: {sentence}" if sentence else words
+
+
+def fenced(lines: Sequence[str]) -> list[str]:
+    """``lines`` in a fenced code block: each framed, the fence longer than any backtick run in them."""
+    shown = [framed(line) for line in lines]
+    longest = max((len(run) for line in shown for run in BACKTICKS.findall(line)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence, *shown, fence]
+
+
+def details(summary: str, lines: Sequence[str]) -> list[str]:
+    """A collapsed block: ``summary`` (words of ours, escaped all the same) over ``lines`` fenced.
+
+    The blank lines around the fence let GitHub read the block as Markdown inside the HTML.
+    """
+    return ["<details>", f"<summary>{html.escape(framed(summary))}</summary>", "", *fenced(lines), "",
+            "</details>"]
+
+
+def evidence_lines(evidence: object) -> list[str]:
+    """The evidence as plain lines: removed assertion lines as ``file:line  -text`` with what
+    replaced them (``+``, its new line number), the files that weigh most against the cap,
+    the fixtures and tests.  Anything not in route's shape (a lane log is untrusted) is left out."""
+    if not isinstance(evidence, Mapping):
+        return []
+    out: list[str] = []
+    for key, part in evidence.items():
+        if not isinstance(part, Mapping):
+            continue
+        section = {"assertion_removed": _assertion_lines, "line_cap": _line_cap_lines,
+                   "fixture_and_test": _fixture_lines}.get(key)
+        if section is not None:
+            out += ([""] if out else []) + section(part)
+    return out
+
+
+def _assertion_lines(part: Mapping[str, Any]) -> list[str]:
+    removed, lines = _number(part.get("removed")), _records(part.get("lines"))
+    restored, net = _number(part.get("restored")), _number(part.get("net"))
+    verdict = "fired" if part.get("fired") is True else "did not fire"
+    out = [f"{removed} removed line(s) match an assertion pattern, {restored} come back verbatim, "
+           f"net change {net:+d}; assertion_rule {_text(part.get('rule'))} {verdict}"]
+    for line in lines:
+        where = _text(line.get("old_file")) or _text(line.get("file"))
+        out.append(f"{where}:{_number(line.get('old_line'))}  -{_text(line.get('text'))}")
+        replaced = line.get("replaced_by")
+        if isinstance(replaced, Mapping):
+            out.append(f"{_text(line.get('file'))}:{_number(replaced.get('line'))}  +{_text(replaced.get('text'))}")
+        back = line.get("back_verbatim")
+        if isinstance(back, Mapping):
+            out.append(f"    back verbatim at {_text(back.get('file'))}:{_number(back.get('line'))}")
+    total = _number(part.get("lines_total"))
+    if total > len(lines):
+        out.append(f"... and {total - len(lines)} more (the line keeps the first {len(lines)})")
+    return out
+
+
+def _line_cap_lines(part: Mapping[str, Any]) -> list[str]:
+    out = [f"{_number(part.get('counted'))} lines counted > line_cap {_number(part.get('line_cap'))}; "
+           "the files that weigh most:"]
+    files = _records(part.get("files"))
+    out += [f"{_number(row.get('lines')):>8}  {_text(row.get('file'))}" for row in files]
+    if _number(part.get("files_total")) > len(files):
+        out.append(f"... and {_number(part.get('files_total')) - len(files)} more files")
+    excluded = _records(part.get("excluded"))
+    if excluded:
+        out.append(f"excluded by the policy (not counted): {_number(part.get('excluded_total'))} file(s), "
+                   f"{_number(part.get('excluded_lines'))} lines")
+        out += [f"{_number(row.get('lines')):>8}  {_text(row.get('file'))}" for row in excluded]
+    return out
+
+
+def _fixture_lines(part: Mapping[str, Any]) -> list[str]:
+    out = []
+    for side in ("fixtures", "tests"):
+        paths = [_text(path) for path in part.get(side) or [] if isinstance(path, str)] \
+            if isinstance(part.get(side), list) else []
+        more = _number(part.get(f"{side}_total")) - len(paths)
+        out.append(f"{side}: {', '.join(paths)}" + (f" and {more} more" if more > 0 else ""))
+    return out
+
+
+def _records(value: object) -> list[Mapping[str, Any]]:
+    return [item for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []
+
+
+def _number(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""

@@ -1,0 +1,175 @@
+"""A reject shown where the pull request is read: GitHub annotations and the job summary.
+
+Under GitHub Actions, ``lanelog route`` writes a reject's reasons as workflow-command
+annotations on the lines that caused it (``::error file=...,line=...,title=...::...``)
+and appends a job summary in Markdown to ``$GITHUB_STEP_SUMMARY``.  Both are built
+from the lane-log line alone, so they say what the line says.
+
+``workflow_command`` is the one place a workflow command is built: every property
+value and the message are escaped as the runner reads them, so no file name or line of
+a patch can end the command early, add a property, or start a command of its own.
+GitHub shows 10 error annotations per step: at most MAX_ANNOTATIONS are written, the
+last saying how many more the summary holds.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from lanelog.evidence_text import evidence_lines, fenced, markdown_text, reason_words
+from lanelog.reasons import SETUP_REASONS
+
+# GitHub shows at most 10 error annotations of a step (and 50 of a job).
+MAX_ANNOTATIONS = 10
+# The runner reads these as escapes in a property value; the message escapes the first three.
+DATA_ESCAPES = (("%", "%25"), ("\r", "%0D"), ("\n", "%0A"))
+PROPERTY_ESCAPES = (*DATA_ESCAPES, (":", "%3A"), (",", "%2C"))
+# What a reviewer or the author can do next, by reason.
+NEXT_STEPS = {
+    "assertion_removed": "If the assertion moved or was reworded (a formatter, a type comment), say so "
+                         "in the pull request and ask a reviewer for an exception; otherwise keep it.",
+    "line_cap": "Split the patch into smaller pull requests; a generated path belongs in the policy's "
+                "exclude, changed in its own reviewed pull request.",
+    "size_unknown": "Exclude the generated binary paths in the policy, in its own reviewed pull request.",
+    "fixture_and_test": "Split the patch: change the fixture in one pull request and the test in another.",
+    "policy_changed": "Merge the policy first, in its own reviewed pull request; then route this patch "
+                      "against a base that holds it.",
+    "no_properties": "Map the touched paths to properties in the policy (its own reviewed pull request).",
+    "over_budget": "Split the patch; do not raise the cap.",
+}
+EXCEPTION = ("Or ask for a reviewed exception: a person reviews the patch and merges it by hand; the "
+             "router never promotes it, and its merge credit stays 0.")
+SETUP = "Fix the CI set-up (the checkout, the refs, the policy files): nothing about the patch was judged."
+
+
+def _escaped(text: str, escapes: Sequence[tuple[str, str]]) -> str:
+    for raw, escape in escapes:
+        text = text.replace(raw, escape)
+    return text
+
+
+def workflow_command(command: str, message: str, **properties: str | int | None) -> str:
+    """``::command key=value,...::message``, every value and the message escaped; None values left out."""
+    shown = ",".join(f"{key}={_escaped(str(value), PROPERTY_ESCAPES)}"
+                     for key, value in properties.items() if value is not None)
+    return f"::{command}{' ' + shown if shown else ''}::{_escaped(message, DATA_ESCAPES)}"
+
+
+def error_annotations(line: Mapping[str, Any]) -> list[str]:
+    """The reject's error annotations: one for each reason, the removed assertion lines each on
+    their own line; at most MAX_ANNOTATIONS, the last then saying how many more."""
+    wanted: list[dict[str, Any]] = []
+    evidence = _mapping(line.get("evidence"))
+    messages = _messages(line)
+    for reason in line.get("reasons") or []:
+        part = _mapping(evidence.get(reason))
+        title = f"lanelog: {reason.replace('_', ' ')}"
+        if reason == "assertion_removed" and part.get("lines"):
+            wanted += [{**spot, "title": title} for spot in _assertion_spots(part)]
+        else:
+            wanted.append({"file": _first_file(reason, part), "title": title,
+                           "message": messages.get(reason) or reason_words(reason)})
+    if len(wanted) > MAX_ANNOTATIONS:
+        more = len(wanted) - (MAX_ANNOTATIONS - 1)
+        wanted = wanted[:MAX_ANNOTATIONS - 1] + [{
+            "title": "lanelog: more", "message": f"{more} more annotation(s) left out (GitHub shows "
+            f"{MAX_ANNOTATIONS} a step): the job summary lists every reason and the removed lines"}]
+    return [workflow_command("error", spot["message"], file=spot.get("file"), line=spot.get("line"),
+                             title=spot["title"]) for spot in wanted]
+
+
+def _messages(line: Mapping[str, Any]) -> dict[str, str]:
+    """Each reason's own sentence from the line's message ("reason: text; reason: text")."""
+    found: dict[str, str] = {}
+    recorded = line.get("message")
+    message = recorded if isinstance(recorded, str) else ""
+    reasons = [reason for reason in line.get("reasons") or [] if isinstance(reason, str)]
+    for index, reason in enumerate(reasons):
+        start = message.find(f"{reason}: ")
+        if start < 0:
+            continue
+        ends = [message.find(f"; {later}: ", start) for later in reasons[index + 1:]]
+        end = min((at for at in ends if at >= 0), default=len(message))
+        found[reason] = message[start:end]
+    return found
+
+
+def _assertion_spots(part: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The removed assertion lines that caused the reject, each at the line of the new file that stands
+    for it: the line that replaced it, else where it was removed (no line in a deleted file)."""
+    lines = [row for row in part.get("lines") or [] if isinstance(row, dict)]
+    rule = part.get("rule")
+    if rule == "moved_ok":
+        lines = [row for row in lines if not row.get("back_verbatim")] or lines
+    elif rule == "net":
+        lines = [row for row in lines if not row.get("replaced_by")] or lines
+    spots = []
+    for row in lines:
+        replaced = row.get("replaced_by") if isinstance(row.get("replaced_by"), dict) else None
+        message = f"removed (old line {row.get('old_line')}): {str(row.get('text', '')).strip()}"
+        if replaced is not None:
+            message += f"\nreplaced by: {str(replaced.get('text', '')).strip()}"
+        message += f"\nassertion_rule {rule}: a removed assertion line rejects the patch"
+        spots.append({"file": row.get("file"), "line": replaced.get("line") if replaced else row.get("at"),
+                      "message": message})
+    return spots
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _first_file(reason: str, part: Mapping[str, Any]) -> str | None:
+    """The file a file-wide reason points at: the heaviest file for line_cap, the first fixture."""
+    rows = part.get("files") if reason == "line_cap" else part.get("fixtures") if reason == "fixture_and_test" \
+        else None
+    if not isinstance(rows, list) or not rows:
+        return None
+    first = rows[0]["file"] if isinstance(rows[0], dict) else rows[0]
+    return first if isinstance(first, str) else None
+
+
+def job_summary(line: Mapping[str, Any]) -> str:
+    """The reject in Markdown: the decision, the reasons in words, the lines in a fenced block, what to do next."""
+    reasons = [reason for reason in line.get("reasons") or [] if isinstance(reason, str)]
+    messages = _messages(line)
+    head = str(line.get("head") or "?")[:12]
+    out = ["## lanelog route: probe reject", "",
+           f"The probe rejected patch `{markdown_text(head)}` of {markdown_text(str(line.get('repo')))}: "
+           "no model call was made, and merge credit stays 0.", "", "### Why", ""]
+    for reason in reasons:
+        out.append(f"- **{markdown_text(reason.replace('_', ' '))}**: {markdown_text(reason_words(reason))}")
+        if reason in messages:
+            out.append(f"  {markdown_text(messages[reason])}")
+    shown = evidence_lines(line.get("evidence"))
+    if shown:
+        out += ["", "### The lines", "",
+                "Removed lines show their old line number (`-`), the lines that replaced them their "
+                "new one (`+`).", "", *fenced(shown)]
+    out += ["", "### What to do next", ""]
+    steps = [NEXT_STEPS[reason] for reason in reasons if reason in NEXT_STEPS]
+    if any(reason in SETUP_REASONS for reason in reasons):
+        steps.insert(0, SETUP)
+    out += [f"- {step}" for step in dict.fromkeys(steps)] + [f"- {EXCEPTION}"]
+    return "\n".join(out) + "\n"
+
+
+def on_actions(choice: str, environ: Mapping[str, str] | None = None) -> bool:
+    """Whether ``--annotations`` (never, auto, always) asks for them here: auto only under GitHub Actions."""
+    env = os.environ if environ is None else environ
+    return choice == "always" or (choice == "auto" and env.get("GITHUB_ACTIONS") == "true")
+
+
+def append_summary(text: str, environ: Mapping[str, str] | None = None) -> Path | None:
+    """Append ``text`` to the file ``$GITHUB_STEP_SUMMARY`` names; None when it names none."""
+    env = os.environ if environ is None else environ
+    target = env.get("GITHUB_STEP_SUMMARY")
+    if not target:
+        return None
+    path = Path(target)
+    with path.open("a", encoding="utf-8") as out:
+        out.write(text)
+    return path

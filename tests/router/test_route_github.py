@@ -1,0 +1,170 @@
+"""A reject under GitHub Actions: annotations on the lines that caused it and a job summary, escaped.
+
+The annotations are read back as GitHub's runner reads a step's output (actions/runner,
+ActionCommand.TryParseV2: a line, trimmed, starting with ``::``; the properties up to the
+next ``::``, split on ``,`` and ``=``; then unescaped), and the summary is rendered by a
+CommonMark renderer, so a file name or a removed line that tried to forge a command, a
+property or HTML would show up as one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+from markdown_it import MarkdownIt
+
+from lanelog.router.github import MAX_ANNOTATIONS, workflow_command
+from tests.router.conftest import LANES_YAML
+
+POLICY = LANES_YAML + '  "src/": [prop_round_trip]\n'
+# Names and lines written to break out: a command in a name, a property separator, a percent
+# escape, a line break starting a command of its own, HTML, and a run of backticks.
+HOSTILE = {
+    "src/a::error file=x,line=1::forged%0A.py": "    assert ok  # ::warning::forged, 100%\n",
+    "src/nl\n::warning::injected.py": "    assert ok  </details><script>alert(1)</script>\n",
+    "src/</details>/````.py": "    assert ok  # ```` closes? ~~~\r\n",
+}
+
+
+def runner_reads(output: bytes) -> list[tuple[str, dict[str, str], str]]:
+    """The workflow commands the runner takes from a step's output: (command, properties, message)."""
+    found = []
+    for raw in re.split(r"\r\n|\r|\n", output.decode("utf-8")):  # .NET's ReadLine ends a line at each
+        line = raw.strip()
+        end = line.find("::", 2)
+        if not line.startswith("::") or end < 0:
+            continue
+        command, _, listed = line[2:end].partition(" ")
+        properties = {}
+        for pair in listed.split(",") if listed else []:
+            key, _, value = pair.partition("=")
+            if key and value:
+                properties[key] = _unescape(value, ("%0D", "\r"), ("%0A", "\n"), ("%3A", ":"), ("%2C", ","))
+        found.append((command, properties, _unescape(line[end + 2:], ("%0D", "\r"), ("%0A", "\n"))))
+    return found
+
+
+def _unescape(text: str, *pairs: tuple[str, str]) -> str:
+    for escape, raw in (*pairs, ("%25", "%")):
+        text = text.replace(escape, raw)
+    return text
+
+
+def route(repo, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    """The real command in a real process, its output as bytes (no newline translation)."""
+    return subprocess.run([sys.executable, "-m", "lanelog", "route", "--repo", str(repo.root), "--base", "main",
+                           "--today", "2026-10-08", "--out", str(repo.root.parent / "lane-log.jsonl"), *args],
+                          capture_output=True, env={**os.environ, **(env or {})}, timeout=120)
+
+
+@pytest.fixture
+def hostile(make_repo):
+    """A patch that removes one assert from each hostile file."""
+    repo = make_repo({"lanes.yaml": POLICY, **{name: "def f(ok):\n" + line + "    return ok\n"
+                                                for name, line in HOSTILE.items()}})
+    repo.write(dict.fromkeys(HOSTILE, "def f(ok):\n    return ok\n")).commit("Drop the asserts")
+    return repo
+
+
+def test_a_reject_under_actions_annotates_each_removed_line_escaped(hostile, tmp_path):
+    summary = tmp_path / "summary.md"
+    done = route(hostile, env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)})
+    assert done.returncode == 1, done.stderr
+    line = json.loads(done.stdout)
+    assert line["reasons"] == ["assertion_removed"]
+    read = runner_reads(done.stderr) + runner_reads(done.stdout)
+    # One error a removed line, each on the file and line where it was removed, and nothing else.
+    assert sorted((command, props["file"], props["line"], props["title"]) for command, props, _ in read) == sorted(
+        ("error", name, "2", "lanelog: assertion removed") for name in HOSTILE)
+    for _command, props, message in read:
+        removed = HOSTILE[props["file"]].strip()
+        assert message.startswith(f"removed (old line 2): {removed}\n")
+        assert set(props) == {"file", "line", "title"}
+
+
+def test_the_job_summary_says_why_shows_the_lines_and_cannot_be_broken_out_of(hostile, tmp_path):
+    summary = tmp_path / "summary.md"
+    summary.write_text("An earlier step's summary.\n", encoding="utf-8")
+    done = route(hostile, env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)})
+    assert done.returncode == 1
+    text = summary.read_text(encoding="utf-8")
+    assert text.startswith("An earlier step's summary.\n## lanelog route: probe reject\n")  # appended
+    for words in ("the patch removes an assertion", "### What to do next", "ask a reviewer for an exception",
+                  "Or ask for a reviewed exception"):
+        assert words in text
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    fences = [token for token in tokens if token.type == "fence"]
+    assert len(fences) == 1  # no line of the patch closed the block or opened another
+    shown = fences[0].content
+    for name, removed in HOSTILE.items():
+        escaped_name = name.replace("\n", "\\x0a")
+        assert f"{escaped_name}:2  -{removed.rstrip(chr(10)).replace(chr(13), chr(92) + 'x0d')}" in shown
+    rendered = MarkdownIt("commonmark").enable("table").render(text)
+    assert "<script" not in rendered and "</details>" not in rendered and "<details" not in rendered
+    assert "&lt;/details&gt;&lt;script&gt;" in rendered  # shown, as text
+
+
+def test_off_actions_nothing_changes(hostile, tmp_path):
+    summary = tmp_path / "summary.md"
+    done = route(hostile, env={"GITHUB_ACTIONS": "", "GITHUB_STEP_SUMMARY": str(summary)})
+    assert done.returncode == 1
+    assert runner_reads(done.stderr) == [] and not summary.exists()
+    assert done.stderr.decode().startswith("lanelog route: probe reject: assertion_removed: 3 removed line(s)")
+
+
+def test_annotations_never_and_always(hostile, tmp_path):
+    summary = tmp_path / "summary.md"
+    never = route(hostile, "--annotations", "never", env={"GITHUB_ACTIONS": "true",
+                                                           "GITHUB_STEP_SUMMARY": str(summary)})
+    assert runner_reads(never.stderr) == [] and not summary.exists()
+    always = route(hostile, "--annotations", "always", env={"GITHUB_ACTIONS": "", "GITHUB_STEP_SUMMARY": ""})
+    assert len(runner_reads(always.stderr)) == len(HOSTILE)
+
+
+def test_a_pass_under_actions_writes_nothing(make_repo, tmp_path):
+    repo = make_repo()
+    repo.write({"store.py": "def put(key, body):\n    return dict(body)\n"}).commit()
+    summary = tmp_path / "summary.md"
+    done = route(repo, env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)})
+    assert done.returncode == 0 and done.stderr == b"" and not summary.exists()
+
+
+def test_at_most_ten_annotations_the_last_saying_how_many_more(make_repo, tmp_path):
+    asserts = "".join(f"    assert value != {n}\n" for n in range(15))
+    repo = make_repo({"lanes.yaml": POLICY, "src/many.py": f"def f(value):\n{asserts}"})
+    repo.write({"src/many.py": "def f(value):\n    return value\n", "docs/notes.md": "a note\n"}).commit()
+    done = route(repo, env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(tmp_path / "s.md")})
+    read = runner_reads(done.stderr)
+    assert len(read) == MAX_ANNOTATIONS
+    # By hand: 15 removed lines, one annotation each; 9 shown, the tenth says 6 more.
+    assert [props.get("line") for _, props, _ in read[:9]] == ["2"] * 9
+    assert read[-1][1] == {"title": "lanelog: more"} and read[-1][2].startswith("6 more annotation(s) left out")
+
+
+def test_a_reason_without_lines_is_one_annotation_on_its_file(make_repo, tmp_path):
+    repo = make_repo()
+    repo.write({"fixtures/order.fixture.json": "{}\n", "tests/test_store.py": "def test_put():\n    pass\n\n"
+                                                                               "def test_two():\n    pass\n"})
+    repo.commit()
+    done = route(repo, env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(tmp_path / "s")})
+    read = runner_reads(done.stderr)
+    by_title = {props["title"]: (props.get("file"), message) for _, props, message in read}
+    assert by_title["lanelog: fixture and test"] == (
+        "fixtures/order.fixture.json",
+        "fixture_and_test: fixture fixtures/order.fixture.json and test tests/test_store.py in one diff")
+    assert by_title["lanelog: assertion removed"][0] == "tests/test_store.py"
+
+
+@pytest.mark.parametrize(("value", "escaped"), [
+    ("a::b", "a%3A%3Ab"), ("x,line=9", "x%2Cline=9"), ("100%", "100%25"), ("%0A", "%250A"),
+    ("two\nlines\r", "two%0Alines%0D"),
+])
+def test_a_property_value_is_escaped_as_the_runner_reads_it(value, escaped):
+    command = workflow_command("error", value, file=value, title="t")
+    assert command == f"::error file={escaped},title=t::{escaped.replace('%3A', ':').replace('%2C', ',')}"
+    assert runner_reads(command.encode()) == [("error", {"file": value, "title": "t"}, value)]
