@@ -1,10 +1,14 @@
 """Which extra each optional import belongs to, and the error that names it.
 
 The core install is what `route` and `replay` need (pyproject.toml's
-``dependencies``).  Everything else sits in an extra; a command run without its
-extra exits 2 with the exact ``pip install`` line instead of an ImportError.
-This table and the extras in pyproject.toml change together
-(tests/test_install.py checks the bare install against it).
+``dependencies``); `replay --db` and every other command need an extra.  A
+command run without its extra exits 2 with the ``pip install`` line that brings
+it (from where this lanelog was installed, ``pip_line``) instead of an
+ImportError: lanelog.cli.group checks each command's extra when it runs and
+turns any other missing optional import into the same error.  This table and
+the extras in pyproject.toml change together (tests/test_cli_grammar.py checks
+it against pyproject.toml; tests/install/test_extras.py installs each extra
+alone from the wheel and finds exactly the modules it lists).
 """
 
 from __future__ import annotations
