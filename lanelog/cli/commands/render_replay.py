@@ -1,0 +1,177 @@
+"""`lanelog replay`'s text forms: the terminal table and the markdown review (the policy-review comment).
+
+Both work on the dict of `replay --format json`.  Every recorded value is escaped for its
+form (render.plain, render.md); the lines of a flip are shown through lanelog.evidence_text,
+fenced, in a collapsed block: text from a commit or a log never becomes Markdown or HTML.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from lanelog.cli.commands.render import md, plain
+
+FLIPS_SHOWN = 20
+FIGURES = (("probe_rejects", "probe rejects"), ("calls_armed", "armed calls"), ("units", "units"))
+
+
+def _moved(result: dict[str, Any]) -> list[tuple[str, int, int]]:
+    before, after = result["baseline"]["reasons"], result["candidate"]["reasons"]
+    return [(reason, before.get(reason, 0), after.get(reason, 0))
+            for reason in sorted(set(before) | set(after)) if before.get(reason, 0) != after.get(reason, 0)]
+
+
+def _requeued(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """The patches that pass on both sides with another quarantine: what a flaky-list change
+    moves (it flips no probe; a patch that flips is in the flips)."""
+    return [record for record in result["records"] if record["baseline"] is not None
+            and record["baseline"]["probe"] == record["candidate"]["probe"] == "pass"
+            and record["baseline"]["quarantine"] != record["candidate"]["quarantine"]]
+
+
+def _rejected(result: dict[str, Any]) -> list[dict[str, Any]]:
+    return [record for record in result["records"] if record["candidate"]["probe"] == "reject"]
+
+
+def _first(rows: list[Any]) -> str:
+    return f" (first {FLIPS_SHOWN} of {len(rows)}; --format json lists all)" if len(rows) > FLIPS_SHOWN else ""
+
+
+def table(result: dict[str, Any]) -> str:
+    """The replay for a terminal: the three figures on both sides, reasons that moved, the flips."""
+    out = [f"{result['patches']} patches replayed, {len(result['skipped'])} skipped", ""]
+    if result["baseline"] is None:
+        return "\n".join(out + _table_alone(result) + _table_tail(result))
+    out.append(f"{'':<14}{'baseline':>10}{'candidate':>11}")
+    for key, words in FIGURES:
+        out.append(f"{words:<14}{result['baseline'][key]:>10}{result['candidate'][key]:>11}")
+    moved = _moved(result)
+    if moved:
+        out += ["", "reasons that moved:"]
+        out += [f"  {plain(reason)}: {before} -> {after}" for reason, before, after in moved]
+    for key, words in (("reason_changes", "reasons"), ("quarantine_changes", "quarantined tests")):
+        changes = result.get(key) or {}
+        if changes:
+            out += ["", f"{words} gained and lost, patch by patch:"]
+            out += [f"  {plain(item)}: +{change['gained']} -{change['lost']}" for item, change in changes.items()]
+    out += ["", f"{len(result['flips'])} flips{_first(result['flips'])}"]
+    for flip in result["flips"][:FLIPS_SHOWN]:
+        out.append(f"  {plain(flip['head'][:12])} {plain(flip['baseline']['probe'])} -> "
+                   f"{plain(flip['candidate']['probe'])} {plain(flip['subject'])}")
+    requeued = _requeued(result)
+    if requeued:
+        out += ["", f"{len(requeued)} quarantine changes{_first(requeued)}"]
+        out += [f"  {plain(record['head'][:12])} [{plain(', '.join(record['baseline']['quarantine']))}] -> "
+                f"[{plain(', '.join(record['candidate']['quarantine']))}] {plain(record['subject'])}"
+                for record in requeued[:FLIPS_SHOWN]]
+    return "\n".join(out + _table_tail(result))
+
+
+def _table_alone(result: dict[str, Any]) -> list[str]:
+    """The candidate's figures and its rejects, when there is no baseline to compare with."""
+    out = [f"{'':<14}{'candidate':>11}"]
+    out += [f"{words:<14}{result['candidate'][key]:>11}" for key, words in FIGURES]
+    reasons = result["candidate"]["reasons"]
+    if reasons:
+        out += ["", "reasons:"] + [f"  {plain(reason)}: {count}" for reason, count in reasons.items()]
+    rejected = _rejected(result)
+    out += ["", f"{len(rejected)} rejects{_first(rejected)}"]
+    out += [f"  {plain(record['head'][:12])} {plain(', '.join(record['candidate']['reasons']))} "
+            f"{plain(record['subject'])}" for record in rejected[:FLIPS_SHOWN]]
+    return out
+
+
+def _table_tail(result: dict[str, Any]) -> list[str]:
+    out = [f"skipped {plain(skip.get('head') or skip.get('line'))}: {plain(skip['reason'])}"
+           for skip in result["skipped"]]
+    return out + [f"warning: {plain(warning)}" for warning in result.get("warnings") or []]
+
+
+def _side(decision: dict[str, Any]) -> str:
+    """A decision in a markdown cell: its probe and reasons, escaped."""
+    return f"{md(decision['probe'])} {md(', '.join(decision['reasons']))}"
+
+
+def markdown(result: dict[str, Any], candidate: Path, baseline: Path | None) -> str:
+    """The replay for the weekly review, ready to paste."""
+    if result["baseline"] is None:
+        return _markdown_alone(result, candidate)
+    against = md(str(baseline)) if baseline is not None else "each base commit's policy (or the recorded decision)"
+    out = ["# Policy replay", "", f"Candidate {md(str(candidate))} against {against}: "
+           f"{result['patches']} patches, {len(result['skipped'])} skipped.", "",
+           "| figure | baseline | candidate |", "|---|---:|---:|"]
+    for key, words in FIGURES:
+        out.append(f"| {words} | {result['baseline'][key]} | {result['candidate'][key]} |")
+    if result.get("warnings"):
+        out += [""] + [f"> **Warning:** {md(warning)}" for warning in result["warnings"]]
+    out += ["", "## Reasons that moved", ""]
+    moved = _moved(result)
+    out += (["| reason | baseline | candidate |", "|---|---:|---:|"]
+            + [f"| {md(reason)} | {before} | {after} |" for reason, before, after in moved]) if moved else ["None."]
+    changes = result.get("reason_changes") or {}
+    if changes:
+        out += ["", "Patch by patch (a reason can leave a patch that stays rejected):", "",
+                "| reason | patches that gain it | patches that lose it |", "|---|---:|---:|"]
+        out += [f"| {md(reason)} | {change['gained']} | {change['lost']} |" for reason, change in changes.items()]
+    out += ["", f"## Flips ({len(result['flips'])})", ""]
+    if not result["flips"]:
+        out.append("No patch changes its probe.")
+    else:
+        out += ["| commit | baseline | candidate | subject |", "|---|---|---|---|"]
+        out += [f"| {md(flip['head'][:12])} | {_side(flip['baseline'])} | {_side(flip['candidate'])} | "
+                f"{md(flip['subject'])} |" for flip in result["flips"][:FLIPS_SHOWN]]
+        if len(result["flips"]) > FLIPS_SHOWN:
+            out += ["", f"First {FLIPS_SHOWN} of {len(result['flips'])} flips; `--format json` lists all, "
+                        "with each patch's evidence."]
+    out += _markdown_quarantine(result)
+    return "\n".join(out)
+
+
+def _markdown_quarantine(result: dict[str, Any]) -> list[str]:
+    """The passing patches whose quarantine moves: a flaky-list change shows here, not in the flips."""
+    requeued = _requeued(result)
+    if not requeued:
+        return []
+    out = ["", f"## Quarantine changes ({len(requeued)})", "",
+           "A live freeze parks its test in quarantine, with merge credit held at 0.", "",
+           "| test | patches that gain it | patches that lose it |", "|---|---:|---:|"]
+    out += [f"| {md(test)} | {change['gained']} | {change['lost']} |"
+            for test, change in (result.get("quarantine_changes") or {}).items()]
+    out += ["", "| commit | baseline quarantine | candidate quarantine | subject |", "|---|---|---|---|"]
+    out += [f"| {md(record['head'][:12])} | {_tests(record['baseline'])} | {_tests(record['candidate'])} | "
+            f"{md(record['subject'])} |" for record in requeued[:FLIPS_SHOWN]]
+    if len(requeued) > FLIPS_SHOWN:
+        out += ["", f"First {FLIPS_SHOWN} of {len(requeued)}; `--format json` lists all."]
+    return out
+
+
+def _tests(decision: dict[str, Any]) -> str:
+    """A decision's quarantined tests in a markdown cell, escaped."""
+    return md(", ".join(decision["quarantine"])) or "none"
+
+
+def _markdown_alone(result: dict[str, Any], candidate: Path) -> str:
+    """The candidate alone: its figures, reasons and rejects (there is nothing to flip from)."""
+    out = ["# Policy replay", "", f"Candidate {md(str(candidate))} alone, with no baseline to compare with: "
+           f"{result['patches']} patches, {len(result['skipped'])} skipped.", "",
+           "| figure | candidate |", "|---|---:|"]
+    out += [f"| {words} | {result['candidate'][key]} |" for key, words in FIGURES]
+    if result.get("warnings"):
+        out += [""] + [f"> **Warning:** {md(warning)}" for warning in result["warnings"]]
+    reasons = result["candidate"]["reasons"]
+    out += ["", "## Reasons", ""]
+    out += (["| reason | patches |", "|---|---:|"] + [f"| {md(reason)} | {count} |" for reason, count
+                                                      in reasons.items()]) if reasons else ["None."]
+    rejected = _rejected(result)
+    out += ["", f"## Rejects ({len(rejected)})", ""]
+    if not rejected:
+        out.append("The candidate passes every patch.")
+    else:
+        out += ["| commit | candidate | subject |", "|---|---|---|"]
+        out += [f"| {md(record['head'][:12])} | {_side(record['candidate'])} | {md(record['subject'])} |"
+                for record in rejected[:FLIPS_SHOWN]]
+        if len(rejected) > FLIPS_SHOWN:
+            out += ["", f"First {FLIPS_SHOWN} of {len(rejected)} rejects; `--format json` lists all, "
+                        "with each patch's evidence."]
+    return "\n".join(out)
