@@ -39,6 +39,20 @@ def reason_words(reason: str) -> str:
     return f"{words}: {sentence}" if sentence else words
 
 
+def reason_messages(reasons: object, message: str | None) -> dict[str, str]:
+    """Each reason's own part of a line's message ("reason: text; reason: text"), by reason."""
+    found: dict[str, str] = {}
+    codes = [reason for reason in reasons if isinstance(reason, str)] if isinstance(reasons, list) else []
+    text = message or ""
+    for index, reason in enumerate(codes):
+        start = text.find(f"{reason}: ")
+        if start < 0:
+            continue
+        ends = [text.find(f"; {later}: ", start) for later in codes[index + 1:]]
+        found[reason] = text[start:min((at for at in ends if at >= 0), default=len(text))]
+    return found
+
+
 def fenced(lines: Sequence[str]) -> list[str]:
     """``lines`` in a fenced code block: each framed, the fence longer than any backtick run in them."""
     shown = [framed(line) for line in lines]

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from lanelog.evidence_text import evidence_lines, fenced, markdown_text, reason_words
+from lanelog.evidence_text import evidence_lines, fenced, markdown_text, reason_messages, reason_words
 from lanelog.reasons import SETUP_REASONS
 
 # GitHub shows at most 10 error annotations of a step (and 50 of a job).
@@ -82,19 +82,8 @@ def error_annotations(line: Mapping[str, Any]) -> list[str]:
 
 
 def _messages(line: Mapping[str, Any]) -> dict[str, str]:
-    """Each reason's own sentence from the line's message ("reason: text; reason: text")."""
-    found: dict[str, str] = {}
     recorded = line.get("message")
-    message = recorded if isinstance(recorded, str) else ""
-    reasons = [reason for reason in line.get("reasons") or [] if isinstance(reason, str)]
-    for index, reason in enumerate(reasons):
-        start = message.find(f"{reason}: ")
-        if start < 0:
-            continue
-        ends = [message.find(f"; {later}: ", start) for later in reasons[index + 1:]]
-        end = min((at for at in ends if at >= 0), default=len(message))
-        found[reason] = message[start:end]
-    return found
+    return reason_messages(line.get("reasons"), recorded if isinstance(recorded, str) else "")
 
 
 def _assertion_spots(part: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -11,8 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from lanelog.cli.commands.render import md, plain
+from lanelog.evidence_text import details, evidence_lines, reason_messages
+from lanelog.reasons import REASONS
 
 FLIPS_SHOWN = 20
+# Characters of evidence lines shown in all the collapsed blocks together: GitHub takes a comment
+# of at most 65,536 characters, and the tables and words around them need room too.
+LINES_BUDGET = 30_000
 FIGURES = (("probe_rejects", "probe rejects"), ("calls_armed", "armed calls"), ("units", "units"))
 
 
@@ -124,6 +129,9 @@ def markdown(result: dict[str, Any], candidate: Path, baseline: Path | None) -> 
         if len(result["flips"]) > FLIPS_SHOWN:
             out += ["", f"First {FLIPS_SHOWN} of {len(result['flips'])} flips; `--format json` lists all, "
                         "with each patch's evidence."]
+        out += _why_each([(flip, [("baseline", {**flip["baseline"], **flip["evidence"]["baseline"]}),
+                                  ("candidate", {**flip["candidate"], **flip["evidence"]["candidate"]})])
+                          for flip in result["flips"][:FLIPS_SHOWN]], "flip")
     out += _markdown_quarantine(result)
     return "\n".join(out)
 
@@ -174,4 +182,35 @@ def _markdown_alone(result: dict[str, Any], candidate: Path) -> str:
         if len(rejected) > FLIPS_SHOWN:
             out += ["", f"First {FLIPS_SHOWN} of {len(rejected)} rejects; `--format json` lists all, "
                         "with each patch's evidence."]
+        out += _why_each([(record, [("candidate", record["candidate"])]) for record in rejected[:FLIPS_SHOWN]],
+                         "reject")
     return "\n".join(out)
+
+
+def _why_each(rows: list[tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]], noun: str) -> list[str]:
+    """Each shown patch: what each side decided, the rejecting side's reasons in words, and the lines
+    it decided on in a collapsed block (the rejecting side's, else the other's).  The blocks share
+    LINES_BUDGET characters, so the comment stays within GitHub's limit."""
+    out = ["", f"### Why each {noun}", ""]
+    budget = LINES_BUDGET
+    for patch, sides in rows:
+        out += [f"**{md(patch['head'][:12])}** {md(patch['subject'])}", ""]
+        for side, decision in sides:
+            if decision["probe"] != "reject":
+                out.append(f"- {side}: {md(decision['probe'])}")
+                continue
+            out.append(f"- {side}: reject")
+            messages = reason_messages(decision.get("reasons"), decision.get("message"))
+            for reason in decision["reasons"]:
+                out.append(f"  - **{md(reason.replace('_', ' '))}**: {md(REASONS.get(reason, ''))}"
+                           + (f" ({md(messages[reason])})" if reason in messages else ""))
+        shown = sorted(sides, key=lambda pair: pair[1]["probe"] != "reject")
+        side, lines = next(((side, evidence_lines(decision.get("evidence"))) for side, decision in shown
+                            if evidence_lines(decision.get("evidence"))), ("", []))
+        if lines and sum(len(line) + 1 for line in lines) <= budget:
+            budget -= sum(len(line) + 1 for line in lines)
+            out += ["", *details(f"The lines the {side} decided on", lines)]
+        elif lines:
+            out.append("- (its lines are left out to keep the comment short: `--format json` carries them)")
+        out.append("")
+    return out

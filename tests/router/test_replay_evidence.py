@@ -1,0 +1,72 @@
+"""The policy-review comment (replay --format markdown) shows each flip's lines, safe for GitHub's markdown."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from markdown_it import MarkdownIt
+
+from lanelog.evidence_text import evidence_lines
+from tests.router.test_route_evidence import IGNORED, POLICY, REFLOW_AFTER, REFLOW_BEFORE
+
+# A subject written to break out of the comment: HTML that would close the block, a script,
+# a fence, a table cell.
+HOSTILE_SUBJECT = "Reformat </details><script>alert(1)</script> ```` | cell"
+
+
+def replay(repo, candidate, *args: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "lanelog", "replay", "--repo", str(repo.root), "--policy",
+                           str(candidate), *args], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def history(make_repo, tmp_path, subject: str = "Reformat with the new formatter"):
+    repo = make_repo({"lanes.yaml": POLICY, "src/flask/app.py": REFLOW_BEFORE, "src/httpx/client.py": IGNORED})
+    repo.git("checkout", "-q", "main")
+    base = repo.git("rev-parse", "HEAD").strip()
+    reflow = repo.write({"src/flask/app.py": REFLOW_AFTER}).commit(subject)
+    ignore = repo.write({"src/httpx/client.py": IGNORED.replace("# type: ignore", "# type: ignore[arg-type]")}
+                        ).commit("Narrow the type ignores")
+    candidate = tmp_path / "net.yaml"
+    candidate.write_text(POLICY + "assertion_rule: net\n", encoding="utf-8")
+    return repo, base, (reflow, ignore), candidate
+
+
+def test_each_flip_shows_its_reason_in_words_and_its_lines_in_a_details_block(make_repo, tmp_path):
+    repo, base, heads, candidate = history(make_repo, tmp_path)
+    result = json.loads(replay(repo, candidate, "--commits", f"{base}..main", "--format", "json"))
+    assert [flip["head"] for flip in result["flips"]] == list(heads)
+    review = replay(repo, candidate, "--commits", f"{base}..main", "--format", "markdown")
+    tokens = MarkdownIt("commonmark").enable("table").parse(review)
+    fences = [token.content for token in tokens if token.type == "fence"]
+    # One block a flip, holding the lines the baseline (strict, rejecting) decided on.
+    assert fences == ["\n".join(evidence_lines(flip["evidence"]["baseline"]["evidence"])) + "\n"
+                      for flip in result["flips"]]
+    assert "src/flask/app.py:2  -    assert (\nsrc/flask/app.py:2  +    assert app.config[\"A\"] == 1, (" in fences[0]
+    assert review.count("<details>") == review.count("</details>") == 2
+    assert "**assertion removed**: the patch removes an assertion" in review
+    assert "- candidate: pass" in review
+
+
+def test_commit_text_cannot_close_the_block_or_become_html(make_repo, tmp_path):
+    repo, base, _heads, candidate = history(make_repo, tmp_path, subject=HOSTILE_SUBJECT)
+    review = replay(repo, candidate, "--commits", f"{base}..main", "--format", "markdown")
+    rendered = MarkdownIt("commonmark").enable("table").render(review)
+    # Only the blocks' own tags are HTML; the subject's are text.
+    assert rendered.count("<details>") == rendered.count("</details>") == 2
+    assert "<script" not in rendered and "&lt;/details&gt;&lt;script&gt;" in rendered
+    tokens = MarkdownIt("commonmark").enable("table").parse(review)
+    assert len([token for token in tokens if token.type == "fence"]) == 2
+
+
+def test_the_json_carries_the_lines_of_each_side(make_repo, tmp_path):
+    repo, base, (reflow, _ignore), candidate = history(make_repo, tmp_path)
+    result = json.loads(replay(repo, candidate, "--commits", f"{base}..main", "--format", "json"))
+    flip = result["flips"][0]
+    assert flip["head"] == reflow
+    for side, fired in (("baseline", True), ("candidate", False)):
+        part = flip["evidence"][side]["evidence"]["assertion_removed"]
+        assert (part["fired"], part["lines"][0]["text"]) == (fired, "    assert (")
