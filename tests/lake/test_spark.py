@@ -64,7 +64,8 @@ def test_the_cli_gives_the_same_output_on_spark(spark: Any, generated: tuple[Pat
                        "--format", fmt, "--since", "2026-03-16") == (0, duck)
     code, duck = cli_out("check", "--lake", lake, "--format", "json", "--repo-name", "billing")
     assert code == 1 and duck.count('"kind": "credit_bug"') >= 1
-    assert cli_out("check", "--lake", lake, "--engine", "spark", "--format", "json", "--repo-name", "billing") == (1, duck)
+    assert cli_out("check", "--lake", lake, "--engine", "spark", "--format", "json",
+                   "--repo-name", "billing") == (1, duck)
     # The session belongs to the tests: a command that found it running leaves it running.
     assert spark.sparkContext._jsc is not None
 
