@@ -31,7 +31,8 @@ COMMANDS: dict[str, str] = {
     "replay": "lanelog.cli.commands.replay:replay",
 }
 # What a command needs besides the core install (pyproject.toml's extras); an option that
-# needs more (`replay --db`, `--engine spark`, `demo --serve`) is caught by its ImportError.
+# needs more (`replay --db`, `--engine spark`, `demo --serve`) is checked by its command
+# (extras.require), and any other missing optional import is caught in LazyGroup.invoke.
 EXTRA_OF_COMMAND: dict[str, str] = {
     "ingest": "db", "report": "db", "check": "db", "export": "db", "demo": "db", "dashboard": "dashboard",
 }
