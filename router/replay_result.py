@@ -28,6 +28,8 @@ class Patch:
     # a commit off that chain came `through` the chain merge that brought it in.
     brought: int | None = None
     through: str | None = None
+    # A merge of B's first-parent chain, read with --first-parent: "pull_request" or "sync".
+    merge: str | None = None
 
 
 @dataclass
@@ -75,7 +77,7 @@ class Replay:
                                            "quarantine"),
             "records": [
                 {"base": patch.base, "head": patch.head, "day": patch.today.isoformat(),
-                 "subject": patch.subject,
+                 "subject": patch.subject, "merge": patch.merge,
                  "baseline": None if baseline is None else {**_decision(baseline), **_evidence(baseline)},
                  "candidate": {**_decision(candidate), **_evidence(candidate)}}
                 for patch, baseline, candidate in self.rows

@@ -87,8 +87,48 @@ def _table_alone(result: dict[str, Any]) -> list[str]:
     return out
 
 
+def _merge_words(result: dict[str, Any]) -> str | None:
+    """How --first-parent told the chain's merges apart, in a sentence; None without --first-parent."""
+    kinds = result.get("merge_kinds")
+    if not isinstance(kinds, dict):
+        return None
+    rule = ("by --sync-merges" if result.get("sync_rule") == "--sync-merges"
+            else "by subject: a merge GitHub or GitLab wrote for a pull request is one, any other a sync")
+    counted = ("counted in the figures" if result.get("syncs_included")
+               else "listed apart and left out of the figures (--include-syncs counts them)")
+    return (f"Of the first-parent chain's merges, {kinds.get('pull_request', 0)} are pull requests and "
+            f"{kinds.get('sync', 0)} branch syncs (told apart {rule}); the syncs are {counted}.")
+
+
+def _table_syncs(result: dict[str, Any]) -> list[str]:
+    words = _merge_words(result)
+    if words is None:
+        return []
+    syncs = result.get("syncs") or []
+    out = ["", plain(words)]
+    out += [f"  sync {plain(sync['head'][:12])} {plain(sync['subject'])} (brought {sync['brought']} commits)"
+            for sync in syncs[:FLIPS_SHOWN]]
+    return out + ([f"  (first {FLIPS_SHOWN} of {len(syncs)} syncs; --format json lists all)"]
+                  if len(syncs) > FLIPS_SHOWN else [])
+
+
+def _markdown_syncs(result: dict[str, Any]) -> list[str]:
+    words = _merge_words(result)
+    syncs = result.get("syncs") or []
+    if words is None:
+        return []
+    out = ["", f"## Branch syncs ({len(syncs)})", "", md(words)]
+    if syncs:
+        out += ["", "| commit | day | subject | commits it brought |", "|---|---|---|---:|"]
+        out += [f"| {md(sync['head'][:12])} | {md(sync['day'])} | {md(sync['subject'])} | {sync['brought']} |"
+                for sync in syncs[:FLIPS_SHOWN]]
+        if len(syncs) > FLIPS_SHOWN:
+            out += ["", f"First {FLIPS_SHOWN} of {len(syncs)} syncs; `--format json` lists all."]
+    return out
+
+
 def _table_tail(result: dict[str, Any]) -> list[str]:
-    out = [f"skipped {plain(skip.get('head') or skip.get('line'))}: {plain(skip['reason'])}"
+    out = _table_syncs(result) + [f"skipped {plain(skip.get('head') or skip.get('line'))}: {plain(skip['reason'])}"
            for skip in result["skipped"]]
     return out + [f"warning: {plain(warning)}" for warning in result.get("warnings") or []]
 
@@ -110,6 +150,7 @@ def markdown(result: dict[str, Any], candidate: Path, baseline: Path | None) -> 
         out.append(f"| {words} | {result['baseline'][key]} | {result['candidate'][key]} |")
     if result.get("warnings"):
         out += [""] + [f"> **Warning:** {md(warning)}" for warning in result["warnings"]]
+    out += _markdown_syncs(result)
     out += ["", "## Reasons that moved", ""]
     moved = _moved(result)
     out += (["| reason | baseline | candidate |", "|---|---:|---:|"]
@@ -167,6 +208,7 @@ def _markdown_alone(result: dict[str, Any], candidate: Path) -> str:
     out += [f"| {words} | {result['candidate'][key]} |" for key, words in FIGURES]
     if result.get("warnings"):
         out += [""] + [f"> **Warning:** {md(warning)}" for warning in result["warnings"]]
+    out += _markdown_syncs(result)
     reasons = result["candidate"]["reasons"]
     out += ["", "## Reasons", ""]
     out += (["| reason | patches |", "|---|---:|"] + [f"| {md(reason)} | {count} |" for reason, count

@@ -38,6 +38,13 @@ from lanelog.cli.commands.render_replay import markdown, table
 @click.option("--first-parent", is_flag=True,
               help="With --commits: replay each commit of B's first-parent chain instead, a merge as "
                    "its first-parent diff (the merged pull request); commits behind merges are counted.")
+@click.option("--sync-merges", metavar="PATTERN", default=None,
+              help="With --first-parent: an RE2 pattern searched in each merge's subject; a merge it matches is "
+                   "a branch sync, any other a pull request [default: a merge is a pull request when GitHub or "
+                   "GitLab wrote its subject for one, else a branch sync].")
+@click.option("--include-syncs", is_flag=True,
+              help="With --first-parent: replay the branch syncs too and count them in the figures (they are "
+                   "listed apart either way).")
 @click.option("--dedupe", is_flag=True,
               help="With --commits: leave out a patch whose change (git patch-id) was already replayed, "
                    "and list it as skipped.")
@@ -50,8 +57,8 @@ from lanelog.cli.commands.render_replay import markdown, table
            "even when $LANELOG_DB is set (give --db \"$LANELOG_DB\" to store there).")
 @wait_option("With --db: seconds to wait for another process that holds the database.")
 def replay(logs: tuple[Path, ...], repo: Path, candidate: Path, baseline: Path | None, alone: bool,
-           flaky: Path | None, baseline_flaky: Path | None, span: str | None, first_parent: bool, dedupe: bool,
-           fmt: str, db: Path | None, wait: float) -> None:
+           flaky: Path | None, baseline_flaky: Path | None, span: str | None, first_parent: bool,
+           sync_merges: str | None, include_syncs: bool, dedupe: bool, fmt: str, db: Path | None, wait: float) -> None:
     """Route history again under a candidate policy, writing no lane log.
 
     The patches are the attempts of the LOG files whose commits are in the
@@ -65,6 +72,7 @@ def replay(logs: tuple[Path, ...], repo: Path, candidate: Path, baseline: Path |
     Examples:
         lanelog replay --repo . --policy lanes-candidate.yaml --baseline lanes.yaml --commits v1.0..main
         lanelog replay --policy candidate.yaml --commits origin/main~300..origin/main --first-parent
+        lanelog replay --policy candidate.yaml --commits v1.0..main --first-parent --sync-merges "^Merge branch '"
         lanelog replay --policy candidate.yaml lane-log.jsonl --format json
         lanelog replay --policy lanes.yaml --flaky flaky.yaml --baseline-flaky base.yaml --commits main~50..main
         lanelog replay --policy lanes.yaml --no-baseline --commits origin/main~300..origin/main
@@ -80,6 +88,9 @@ def replay(logs: tuple[Path, ...], repo: Path, candidate: Path, baseline: Path |
         raise click.UsageError("give either --commits A..B or LOG files")
     if span is None and (first_parent or dedupe):
         raise click.UsageError("--first-parent and --dedupe read a commit range: give --commits A..B")
+    if not first_parent and (sync_merges is not None or include_syncs):
+        raise click.UsageError("--sync-merges and --include-syncs tell the merges of --first-parent apart: "
+                               "give --first-parent")
     if alone and (baseline is not None or baseline_flaky is not None):
         raise click.UsageError("--no-baseline decides under the candidate alone: leave out --baseline "
                                "and --baseline-flaky")
@@ -96,7 +107,8 @@ def replay(logs: tuple[Path, ...], repo: Path, candidate: Path, baseline: Path |
     checkout = Checkout.open(repo)
     about: dict[str, Any] = {}
     if span is not None:
-        patches, skipped, about = commits_in(checkout, span, first_parent)
+        patches, skipped, about = commits_in(checkout, span, first_parent, syncs=sync_merges,
+                                             include_syncs=include_syncs)
         if dedupe:
             patches, copies = leave_out_copies(checkout, patches)
             skipped += copies
