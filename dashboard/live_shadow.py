@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from lanelog.dashboard.present import fit_cell
+
 # Widths (px) that fit the main column of a 1000 px window with the sidebar open (about 490 px).
 FLIP_WIDTHS = {"day": 85, "attempt": 95, "probe": 100, "reasons": 210}
 WEEK_WIDTHS = {"week": 85, "attempts": 70, "probe rejects": 110, "armed calls": 105, "would flip": 80}
@@ -80,9 +82,9 @@ def flips_table(flips: list[dict[str, Any]], whole: bool = False) -> pd.DataFram
                     "shadow_reasons", "shadow_policy"])
     return pd.DataFrame({
         "day": [_day(row["ts"]) for row in flips],
-        "attempt": [row["attempt_id"] or "(no id)" for row in flips],
+        "attempt": [fit_cell(row["attempt_id"] or "(no id)", FLIP_WIDTHS["attempt"]) for row in flips],
         "probe": [f"{row['probe'] or '-'} → {row['shadow_probe'] or '-'}" for row in flips],
-        "reasons": [reasons(row) for row in flips],
+        "reasons": [fit_cell(reasons(row), FLIP_WIDTHS["reasons"], sep=", ") for row in flips],
     }, columns=list(FLIP_WIDTHS))
 
 

@@ -115,7 +115,7 @@ SOURCE_COUNTS = {"file": 235, "still there": 110, "attempts": 60, "rejected": 60
 # (a path too long for it is cut from the front, and the page shows it whole below the table).
 DETAIL_WIDTHS = {"field": 110, "value": 380}
 # A log's name in a picker's choice, beside the other parts of the choice, in a 1000 px window.
-PICKED_NAME_PX = 200
+PICKED_NAME_PX = 220
 SOURCE_WORDS = {"source_id": "id", "path": "path", "fingerprint": "fingerprint", "bytes_read": "bytes read",
                 "lines_read": "lines read", "first_ingested": "first read (UTC)", "last_ingested": "last read (UTC)"}
 
@@ -188,7 +188,7 @@ def cut_path(path: Any) -> str | None:
 
 # Data health's line tables: each file by its name, words as headers, fixed widths that
 # cut a long cell (the row's text shows whole in the cell's tooltip and in the CSV download).
-REJECTED_WIDTHS = {"file": 195, "line": 55, "reason": 95, "text": 145}
+REJECTED_WIDTHS = {"file": 205, "line": 55, "reason": 95, "text": 135}
 UNDATED_WIDTHS = {"file": 125, "line": 45, "attempt": 85, "repository": 75, "why": 90, "raw line": 70}
 
 
@@ -346,13 +346,14 @@ TRIAGE_COLUMNS = ["ts", "attempt_id", "repo", "head", "producer", "quarantine", 
 # ids, head, merge credit, source file and line).
 TRIAGE_SHOWN = {"ts": "day (UTC)", "attempt_id": "attempt", "repo": "repository",
                 "producer": "producer", "quarantine": "quarantine"}
-TRIAGE_WIDTHS = {"day (UTC)": 85, "attempt": 95, "repository": 105, "producer": 105, "quarantine": 130}
+TRIAGE_WIDTHS = {"day (UTC)": 85, "attempt": 95, "repository": 105, "producer": 110, "quarantine": 135}
 HIGHLIGHT = "background-color: rgba(214, 39, 40, 0.16)"
 SHORT_ID, SHORT_HASH = 10, 12
-# A table draws text in Source Sans at 14 px, where an identifier's characters average about
-# 6 px (measured in Chromium: "orders-service" 83 px, "test_export_race;" 102 px), inside
-# 8 px of padding; a cell cut to the characters that fit says so with "…" (fit_cell).
-CHAR_PX, CELL_PADDING_PX = 6.2, 8
+# A table draws text in Source Sans at 14 px, where an identifier's characters take about
+# 6 px and no more than 6.5 on average (measured in Chromium: "orders-service" 83 px,
+# "test_export_race;" 102 px, "ci-run-4-xxxx…" 88 px), inside 8 px of padding; a cell cut
+# to the characters that fit says so with "…" (fit_cell, fit_path).
+CHAR_PX, CELL_PADDING_PX = 6.5, 8
 
 
 def short(value: Any, keep: int) -> Any:
@@ -360,19 +361,24 @@ def short(value: Any, keep: int) -> Any:
     return value[:keep] + "…" if isinstance(value, str) and len(value) > keep + 1 else value
 
 
-def fit_cell(value: Any, width: int) -> Any:
-    """Text cut to what a column `width` px wide shows: a list ("a; b; c") at an item's end with
-    "; …" for the rest, one long value with "…"; never cut mid-word without saying so."""
+def fit_cell(value: Any, width: int, sep: str = "; ") -> Any:
+    """Text cut to what a column `width` px wide shows: a list ("a; b; c", items joined by `sep`)
+    at an item's end with "; …" for the rest, a sentence at a word's end with "…", one long word with "…"; never cut
+    without saying so."""
     chars = int((width - CELL_PADDING_PX) / CHAR_PX)
     if not isinstance(value, str) or len(value) <= chars:
         return value
     kept = ""
-    for item in value.split("; "):
-        longer = f"{kept}; {item}" if kept else item
-        if len(longer) + len("; …") > chars:
+    for item in value.split(sep):
+        longer = f"{kept}{sep}{item}" if kept else item
+        if len(longer) + len(sep) + 1 > chars:
             break
         kept = longer
-    return f"{kept}; …" if kept else value[:chars - 1] + "…"
+    if kept:
+        return f"{kept}{sep}…"
+    cut = value[:chars - 1]
+    words = cut.rsplit(" ", 1)[0]  # a sentence (a commit subject) ends at a whole word
+    return (words if " " in cut and len(words) >= chars // 2 else cut) + "…"
 
 
 def path_lines(path: str, width: int = 30) -> str:
@@ -527,10 +533,11 @@ def flips_shown(flips: pd.DataFrame) -> pd.DataFrame:
     subject, the probe's flip ("reject → pass") and the reasons of the side that rejects."""
     return pd.DataFrame({
         "commit": [value[:SHORT_COMMIT] for value in flips["head"]],
-        "subject": flips["subject"].fillna(""),
+        "subject": [fit_cell(subject, FLIP_WIDTHS["subject"]) for subject in flips["subject"].fillna("")],
         "probe": [f"{before} → {after}" for before, after in zip(flips["baseline_probe"], flips["candidate_probe"])],
-        "reasons": [", ".join(_reasons(bp, br) + _reasons(cp, cr)) for bp, br, cp, cr in zip(
-            flips["baseline_probe"], flips["baseline_reasons"], flips["candidate_probe"], flips["candidate_reasons"])],
+        "reasons": [fit_cell("; ".join(_reasons(bp, br) + _reasons(cp, cr)), FLIP_WIDTHS["reasons"])
+                    for bp, br, cp, cr in zip(flips["baseline_probe"], flips["baseline_reasons"],
+                                              flips["candidate_probe"], flips["candidate_reasons"])],
     })
 
 

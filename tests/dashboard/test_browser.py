@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from lanelog.dashboard import live_shadow
 from lanelog.dashboard.present import (
     CELL_PADDING_PX,
+    FLIP_WIDTHS,
     METRICS,
     REJECTED_WIDTHS,
     SOURCE_COUNTS,
@@ -327,17 +329,23 @@ def overflow(page: object) -> dict[str, object]:
 
 def cells_cut_short(page: object, widths: dict[str, int], table: int = 0) -> list[str]:
     """The cells of the page's `table`-th table whose text is wider than its column shows (the
-    canvas clips such text with no ellipsis), measured in the table's font."""
+    canvas clips such text with no ellipsis), measured in the tables' font once the table's rows
+    are there; each cell is matched to its column's header by its place in the row."""
+    page.wait_for_function(
+        """index => (document.querySelectorAll('[data-testid="stDataFrame"]')[index]
+                     ?.querySelectorAll('tbody tr').length || 0) > 0""", arg=table, timeout=30_000)
     return page.evaluate(
-        """([widths, padding, index]) => {
+        """async ([widths, padding, index]) => {
             const table = document.querySelectorAll('[data-testid="stDataFrame"]')[index];
-            const heads = [...table.querySelectorAll('th')].map(th => th.textContent);
+            const heads = [...table.querySelectorAll('thead tr > *')].map(cell => cell.textContent);
             const measure = document.createElement('canvas').getContext('2d');
-            measure.font = '14px ' + getComputedStyle(table).fontFamily;
-            return [...table.querySelectorAll('td')]
-                .filter(td => { const width = widths[heads[td.getAttribute('aria-colindex') - 1]];
-                                return measure.measureText(td.textContent).width > width - padding; })
-                .map(td => td.textContent);
+            // The font the tables draw in (Streamlit's body font at 14 px), loaded, never a fallback.
+            const font = '14px "Source Sans"';
+            if (!(await document.fonts.load(font)).length) { return ['the table font did not load']; }
+            measure.font = font;
+            return [...table.querySelectorAll('tbody tr')].flatMap(row => [...row.children].flatMap((cell, at) =>
+                heads[at] in widths && measure.measureText(cell.textContent).width > widths[heads[at]] - padding
+                    ? [`${heads[at]}: ${cell.textContent}`] : []));
         }""",
         [widths, CELL_PADDING_PX, table],
     )
@@ -400,6 +408,7 @@ def test_the_what_if_page_draws_a_stored_replay_at_two_widths(
             assert page.locator('[data-testid="stException"]').count() == 0
             spill = overflow(page)
             assert not stored_names(page), stored_names(page)
+            assert cells_cut_short(page, FLIP_WIDTHS, table=1) == []  # the flips: a long subject ends in "…"
             legends = legend_entries(page)
             tall = page.evaluate("""() => document.querySelector('[data-testid="stMain"]').scrollHeight""")
             page.set_viewport_size({"width": width, "height": max(1000, int(tall) + 40)})
@@ -445,6 +454,8 @@ def test_the_what_if_page_draws_the_live_shadow_beside_a_replay_at_two_widths(
             page.get_by_text(f"Attempts whose probe would flip ({flips})").wait_for(timeout=30_000)
             assert page.locator('[data-testid="stException"]').count() == 0
             spill = overflow(page)
+            # replay: about, flips, the chosen flip; live: weeks, then the flips, each cut with "…"
+            assert cells_cut_short(page, live_shadow.FLIP_WIDTHS, table=4) == []
             legends = legend_entries(page)
             tall = page.evaluate("""() => document.querySelector('[data-testid="stMain"]').scrollHeight""")
             page.set_viewport_size({"width": width, "height": max(1000, int(tall) + 40)})

@@ -573,8 +573,15 @@ def test_logs_read_from_a_bucket_are_named_by_key_and_judged_by_the_last_listing
         health = app(db, "views/health.py")
         assert not health.exception
         files = health.dataframe[0].value
+        # Each by its key, from its run folder on where the whole is wider than the column.
         assert files[["file", "still there"]].to_dict("records") == [
-            {"file": bug, "still there": "in the bucket"}, {"file": fine, "still there": "in the bucket"}]
+            {"file": "…/orders/1001-1/lane-log.jsonl", "still there": "in the bucket"},
+            {"file": "…/orders/1002-1/lane-log.jsonl", "still there": "in the bucket"}]
+        assert health.selectbox(key="source_pick").options == [
+            "…/orders/1001-1/lane-log.jsonl (id 1)", "…/orders/1002-1/lane-log.jsonl (id 2)"]
+        place = dict(health.dataframe[1].value.itertuples(index=False))
+        assert place["path"].endswith("/lanelog/orders/1001-1/lane-log.jsonl")
+        assert f"s3://{bucket}/{bug}" in [block.value for block in health.code]  # the whole URL, below it
         # The rejected line names its object: its run folder and name, in the column's width.
         assert health.dataframe[2].value["file"].tolist() == ["…/orders/1002-1/lane-log.jsonl"]
         assert not any("no longer" in text or "not in the bucket" in text for text in texts(health))
@@ -586,7 +593,8 @@ def test_logs_read_from_a_bucket_are_named_by_key_and_judged_by_the_last_listing
         ingest_bucket()  # its listing no longer holds the object
     health = app(db, "views/health.py")
     assert health.dataframe[0].value[["file", "still there"]].to_dict("records") == [
-        {"file": bug, "still there": "not in the bucket"}, {"file": fine, "still there": "in the bucket"}]
+        {"file": "…/orders/1001-1/lane-log.jsonl", "still there": "not in the bucket"},
+        {"file": "…/orders/1002-1/lane-log.jsonl", "still there": "in the bucket"}]
     assert any(text.startswith("1 log was not in the bucket when ingest last listed it") and "Its lines stay" in text
                for text in texts(health))
     assert not any("no longer at their recorded path" in text for text in texts(health))
@@ -594,7 +602,8 @@ def test_logs_read_from_a_bucket_are_named_by_key_and_judged_by_the_last_listing
     assert any(text.startswith("The source log was not in the bucket when ingest last listed it")
                for text in texts(triage))
     detail = dict(triage.dataframe[1].value.itertuples(index=False))
-    assert detail["source file"] == f"s3://{bucket}/{bug}"
+    assert detail["source file"].endswith("/lanelog/orders/1001-1/lane-log.jsonl")
+    assert f"s3://{bucket}/{bug}" in [block.value for block in triage.code]  # whole, below the detail
 
 
 def test_the_demos_removed_logs_are_said_to_be_the_demos_with_the_flag_that_keeps_them(
@@ -625,7 +634,7 @@ def test_the_triage_table_cuts_a_long_cell_at_an_id_and_says_so(app: Any, make_d
     at = app(db, "views/triage.py")
     (row,) = at.dataframe[0].value.to_dict("records")
     assert row["quarantine"] == "test_export_race; …"  # whole ids, and an ellipsis for the rest
-    assert row["repository"] == "payments-recon…"
+    assert row["repository"] == "payments-reco…"
     assert row["producer"] == "lanelog-route"
     detail = dict(at.dataframe[1].value.itertuples(index=False))
     assert detail["quarantine"] == "test_export_race; test_shared_tmpdir"
@@ -695,12 +704,14 @@ def test_the_what_if_page_draws_the_stored_replay(app: Any, replay_run: tuple[Pa
         for side in ("baseline", "candidate"):
             assert drawn[week["week"], side] == week[side]["probe_rejects"]
     [flips] = [frame.value for frame in at.dataframe if "probe" in frame.value.columns]
-    assert flips["subject"].tolist() == ["Fix a typo in an assert message", "Reword an assert message"]
+    # A subject too long for its column ends at a whole word, with "…"; the detail below holds it whole.
+    assert flips["subject"].tolist() == ["Fix a typo in an…", "Reword an assert message"]
     assert flips["probe"].tolist() == ["reject → pass"] * 2
     assert flips["reasons"].tolist() == ["assertion_removed"] * 2
     detail = dict(at.dataframe[-1].value.itertuples(index=False))  # the selected flip, whole
     assert detail["baseline"] == "reject (assertion_removed)" and detail["candidate"] == "pass"
     assert detail["commit"] == result["flips"][0]["head"]
+    assert detail["subject"] == "Fix a typo in an assert message"
     at.segmented_control(key="whatif_measure").set_value("armed").run()
     _, rows = _chart_rows(at, "armed calls")
     assert sum(row["value"] for row in rows if row["policy"] == "candidate") == result["candidate"]["calls_armed"]
@@ -960,7 +971,8 @@ def test_the_what_if_page_shows_the_live_shadow_and_lets_a_replay_be_chosen(app:
     flips = _frame_with(at, "attempt")
     assert flips.to_dict("records") == [
         {"day": "2026-10-07", "attempt": "third", "probe": "pass → reject", "reasons": "line_cap"},
-        {"day": "2026-10-05", "attempt": hostile, "probe": "reject → pass", "reasons": "assertion_removed"},
+        # An id too long for its column ends at a whole word with "…"; the chosen flip holds it whole.
+        {"day": "2026-10-05", "attempt": "<img src=x…", "probe": "reject → pass", "reasons": "assertion_removed"},
     ]
     # The chosen flip whole: the hostile id as text, both sides' reasons, the policy's digest.
     at.selectbox(key="shadow_flip_pick").set_value(1).run()
