@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 
@@ -20,6 +19,7 @@ from markdown_it import MarkdownIt
 
 from lanelog.router.github import MAX_ANNOTATIONS, workflow_command
 from tests.router.conftest import LANES_YAML
+from tests.workflows.harness import workflow_commands
 
 POLICY = LANES_YAML + '  "src/": [prop_round_trip]\n'
 # Names and lines written to break out: a command in a name, a property separator, a percent
@@ -33,26 +33,7 @@ HOSTILE = {
 
 def runner_reads(output: bytes) -> list[tuple[str, dict[str, str], str]]:
     """The workflow commands the runner takes from a step's output: (command, properties, message)."""
-    found = []
-    for raw in re.split(r"\r\n|\r|\n", output.decode("utf-8")):  # .NET's ReadLine ends a line at each
-        line = raw.strip()
-        end = line.find("::", 2)
-        if not line.startswith("::") or end < 0:
-            continue
-        command, _, listed = line[2:end].partition(" ")
-        properties = {}
-        for pair in listed.split(",") if listed else []:
-            key, _, value = pair.partition("=")
-            if key and value:
-                properties[key] = _unescape(value, ("%0D", "\r"), ("%0A", "\n"), ("%3A", ":"), ("%2C", ","))
-        found.append((command, properties, _unescape(line[end + 2:], ("%0D", "\r"), ("%0A", "\n"))))
-    return found
-
-
-def _unescape(text: str, *pairs: tuple[str, str]) -> str:
-    for escape, raw in (*pairs, ("%25", "%")):
-        text = text.replace(escape, raw)
-    return text
+    return workflow_commands(output.decode("utf-8"))
 
 
 def route(repo, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:

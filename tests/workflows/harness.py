@@ -89,6 +89,12 @@ class StepRun:
     stdout: str = ""
     stderr: str = ""
     outputs: dict[str, str] = field(default_factory=dict)
+    summary: str = ""  # what the step appended to $GITHUB_STEP_SUMMARY
+
+    @property
+    def commands(self) -> list[tuple[str, dict[str, str], str]]:
+        """The workflow commands the runner reads in the step's output (stdout, then stderr)."""
+        return workflow_commands(self.stdout) + workflow_commands(self.stderr)
 
 
 @dataclass
@@ -337,6 +343,7 @@ class GitHub:
         for line_key, value in _file_commands(files["GITHUB_ENV"]).items():
             job.env[line_key] = value
         result.outputs.update(_file_commands(files["GITHUB_OUTPUT"]))
+        result.summary = files["GITHUB_STEP_SUMMARY"].read_text(encoding="utf-8")
         added = [line for line in files["GITHUB_PATH"].read_text(encoding="utf-8").splitlines() if line]
         if added:
             job.env["PATH"] = os.pathsep.join([*reversed(added), job.env["PATH"]])
@@ -495,6 +502,35 @@ def _git_ok(cwd: Path, *args: str) -> bool:
     except HarnessError:
         return False
     return True
+
+
+def workflow_commands(output: str) -> list[tuple[str, dict[str, str], str]]:
+    """(command, properties, message) of each line the runner takes for a workflow command.
+
+    As actions/runner reads one (ActionCommand.TryParseV2): a line (ended by \\n, \\r or both),
+    trimmed, starting with ``::``; the command and its properties up to the next ``::``, the
+    properties split on ``,`` and ``=``; values and the message unescaped.
+    """
+    found = []
+    for raw in re.split(r"\r\n|\r|\n", output):
+        line = raw.strip()
+        end = line.find("::", 2)
+        if not line.startswith("::") or end < 0:
+            continue
+        command, _, listed = line[2:end].partition(" ")
+        properties = {}
+        for pair in listed.split(",") if listed else []:
+            key, _, value = pair.partition("=")
+            if key and value:
+                properties[key] = _unescape(value, ("%0D", "\r"), ("%0A", "\n"), ("%3A", ":"), ("%2C", ","))
+        found.append((command, properties, _unescape(line[end + 2:], ("%0D", "\r"), ("%0A", "\n"))))
+    return found
+
+
+def _unescape(text: str, *pairs: tuple[str, str]) -> str:
+    for escape, raw in (*pairs, ("%25", "%")):
+        text = text.replace(escape, raw)
+    return text
 
 
 def _file_commands(path: Path) -> dict[str, str]:

@@ -200,6 +200,10 @@ def test_an_ordinary_policy_pull_request_shows_what_flips(tmp_path):
     assert (f"| {team.merges['rewrite-assert'][:12]} | reject assertion\\_removed | pass  | "
             "Merge pull request #2 from acme/rewrite-assert |") in comment
     assert "Quarantine changes" not in comment
+    # The flip's lines, as the reviewer reads them: the assert the strict baseline rejected, and its rewrite.
+    assert "<details>\n<summary>The lines the baseline decided on</summary>\n\n```\n" in comment
+    assert "api.py:2  -    assert payload\napi.py:2  +    assert payload is not None\n```" in comment
+    assert run.step("Replay the last merged pull requests").summary == comment  # a fork's run shows it too
 
 
 def test_a_pull_request_that_changes_no_policy_file_does_not_start_the_review(tmp_path):
@@ -245,6 +249,22 @@ def test_a_rejected_agent_patch_fails_the_job_and_its_log_is_in_the_bucket(tmp_p
     assert (line["repo"], line["head"], line["probe"], line["reasons"]) == (
         REPOSITORY, head, "reject", ["assertion_removed"])
     assert s3.secret not in run.log()
+
+
+def test_a_rejected_agent_patch_is_annotated_on_its_line_and_explained_in_the_job_summary(tmp_path):
+    team, head, origin = agent_pull_request(tmp_path, {"api.py": "def handle(payload):\n    return payload\n"})
+    github = GitHub(tmp_path / "github", origin=origin)
+    run = github.run(ROUTE, "probe", pull_request(7, "agent/patch-1", head, run_id=9002), installed=BARE)
+    step = run.step("Bound the diff before any model call")
+    assert step.outcome == "failure"
+    # By hand: `assert payload` was line 2 of api.py; `return payload` stands there now.
+    assert step.commands == [("error", {"file": "api.py", "line": "2", "title": "lanelog: assertion removed"},
+                              "removed (old line 2): assert payload\n"
+                              "assertion_rule strict: a removed assertion line rejects the patch")]
+    assert step.summary.startswith("## lanelog route: probe reject\n")
+    assert "```\n1 removed line(s) match an assertion pattern" in step.summary
+    assert "api.py:2  -    assert payload\n```" in step.summary
+    assert "- If the assertion moved or was reworded" in step.summary
 
 
 def test_a_passing_agent_patch_without_a_bucket_keeps_its_log_as_an_artifact_only(tmp_path):
