@@ -88,8 +88,9 @@ def _required_tests(path: Path | None) -> list[str] | None:
                    "decision to the line as shadow (no lane runs for it; the live decision, the exit "
                    "code and the lane are unchanged).")
 @click.option("--annotations", type=click.Choice(["never", "auto", "always"]), default="auto", show_default=True,
+              metavar="WHEN",
               help="On a reject, also write GitHub error annotations on the lines that caused it (stderr) "
-                   "and a job summary to $GITHUB_STEP_SUMMARY; auto: only when GITHUB_ACTIONS=true.")
+                   "and a job summary to $GITHUB_STEP_SUMMARY: never, auto (when GITHUB_ACTIONS=true) or always.")
 def route(repo: Path, base: str, head: str, policy: Path | None, flaky: Path | None,
           required_tests: Path | None, today, log_path: Path, repo_name: str | None,
           run_command: str | None, token_from: str, property_timeout: float,
