@@ -203,6 +203,51 @@ def replay(replay_id: int) -> dict[str, Any] | None:
         connection.close()
 
 
+BUDGETS_VARIABLE = "LANELOG_BUDGETS"
+
+
+def budgets_file() -> Path | None:
+    """The budgets file `lanelog dashboard --budgets FILE` passed (LANELOG_BUDGETS), else None."""
+    named = os.environ.get(BUDGETS_VARIABLE)
+    return Path(named) if named else None
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _cached_budgets(db: str, signature: tuple[Any, ...], token: int, text: str, name: str, today: date,
+                    _connection: _Connection) -> dict[str, Any]:
+    from lanelog.queries.budget_file import parse_budgets
+    from lanelog.queries.budgets import budget_status, scope_warnings
+
+    con = _connection.get()
+    budgets = parse_budgets(text, name)
+    return {"statuses": [status.as_dict() for status in budget_status(con, budgets, today)],
+            "warnings": scope_warnings(con, budgets)}
+
+
+def budgets(today: date) -> dict[str, Any] | None:
+    """Each budget of the budgets file judged over the period holding `today` (cached like `look`),
+    and the scopes that match nothing; None when the app was given no budgets file.
+
+    The file is read again on every look, so an edit shows at the next rerun; an unusable
+    file raises BudgetInvalid naming its line and key.
+    """
+    path = budgets_file()
+    if path is None:
+        return None
+    from lanelog.queries.budget_file import read_budget_text
+
+    text = read_budget_text(path)  # as `check --budgets` reads it: a regular file, bounded, UTF-8
+    chosen = source()
+    signature = _signature(chosen)
+    if signature is None:
+        raise NoDatabase(f"no database at {chosen.name}")
+    connection = _Connection(chosen)
+    try:
+        return _cached_budgets(chosen.name, signature, refresh_token(), text, str(path), today, connection)
+    finally:
+        connection.close()
+
+
 def ingest_upload(name: str, payload: bytes) -> dict[str, Any]:
     """Ingest an uploaded lane-log file with the same rules as `lanelog ingest`."""
     chosen = source()

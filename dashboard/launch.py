@@ -21,6 +21,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+from datetime import date
 from pathlib import Path
 
 from lanelog.dashboard import signin
@@ -94,11 +95,19 @@ def streamlit_argv(host: str, port: int) -> list[str]:
     ]
 
 
-def app_environment(db: Path, lake: str | None = None, sign_in: bool = False) -> dict[str, str]:
+def app_environment(db: Path, lake: str | None = None, sign_in: bool = False,
+                    budgets: Path | None = None, today: date | None = None) -> dict[str, str]:
     """The environment for the app: this one, with LANELOG_DB set to the database
-    and LANELOG_LAKE to the lake when the app reads one (unset otherwise), and
-    LANELOG_SIGN_IN=1 when the pages must pass the sign-in gate."""
+    and LANELOG_LAKE to the lake when the app reads one (unset otherwise),
+    LANELOG_SIGN_IN=1 when the pages must pass the sign-in gate, LANELOG_BUDGETS
+    to the budgets file and LANELOG_TODAY to the day they are judged on, when given
+    (unset otherwise)."""
     env = dict(os.environ)
+    for name, value in (("LANELOG_BUDGETS", budgets and str(budgets.expanduser().resolve())),
+                        ("LANELOG_TODAY", today and today.isoformat())):
+        env.pop(name, None)
+        if value:
+            env[name] = value
     env["PYTHONSAFEPATH"] = "1"
     env.pop("LANELOG_SIGN_IN", None)
     if sign_in:
@@ -153,7 +162,8 @@ def check_exposure(host: str, auth: Path | None, no_auth: bool) -> None:
 
 
 def serve(db: Path, host: str = "127.0.0.1", port: int = 8501, lake: str | None = None,
-          auth: Path | None = None, no_auth: bool = False) -> int:
+          auth: Path | None = None, no_auth: bool = False, budgets: Path | None = None,
+          today: date | None = None) -> int:
     """Run the Streamlit server until it stops; its exit code.
 
     Without sign-in this process becomes the server (so stopping it stops the app).
@@ -164,13 +174,14 @@ def serve(db: Path, host: str = "127.0.0.1", port: int = 8501, lake: str | None 
     argv = streamlit_argv(host, port)
     if auth is None:
         check_port_free(host, port)
-        os.execve(sys.executable, argv, app_environment(db, lake))
+        os.execve(sys.executable, argv, app_environment(db, lake, budgets=budgets, today=today))
     settings = signin.load_auth(auth)
     check_port_free(host, port)
     folder = Path(tempfile.mkdtemp(prefix="lanelog-signin-"))
     try:
         secrets = signin.write_secrets(settings, folder)
-        return _run_child([*argv, "--secrets.files", str(secrets)], app_environment(db, lake, sign_in=True))
+        return _run_child([*argv, "--secrets.files", str(secrets)],
+                          app_environment(db, lake, sign_in=True, budgets=budgets, today=today))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -87,7 +87,7 @@ def by_table(rows: list[dict[str, Any]], key: str) -> pd.DataFrame:
 
 
 def show_money(money: dict[str, Any]) -> None:
-    """The money section: the latest week's cost and estimate, then cost per week, property, repo."""
+    """The money section's figures: the latest week's cost and estimate (its tables: money_tables)."""
     st.subheader("What the armed calls cost")
     dated = [row for row in money["weeks"] if row["week"] is not None]
     latest = dated[-1] if dated else None
@@ -105,6 +105,10 @@ def show_money(money: dict[str, Any]) -> None:
     st.caption("Spend avoided is an estimate: each week's probe rejects times that week's mean cost "
                "per armed call (over the armed calls that recorded a cost). A week without usage "
                "shows \"no usage recorded\", not a zero cost.")
+
+
+def money_tables(money: dict[str, Any]) -> None:
+    """The money section's tables: cost per week, then per week and property, per week and repository."""
     weeks = week_table(money)
     st.caption("Armed calls, units and tokens per week")
     st.dataframe(weeks[list(COUNT_WIDTHS)], hide_index=True, key="money_weeks_table",

@@ -96,6 +96,11 @@ def glob_match(pattern: str, text: str) -> bool:
 
 def read_budgets(path: Path) -> list[Budget]:
     """The budgets of a file: a regular file of at most MAX_BYTES bytes of UTF-8 YAML."""
+    return parse_budgets(read_budget_text(path), str(path))
+
+
+def read_budget_text(path: Path) -> str:
+    """A budgets file's text, read only from a regular file of at most MAX_BYTES bytes of UTF-8."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
@@ -108,10 +113,9 @@ def read_budgets(path: Path) -> list[Budget]:
     if len(data) > MAX_BYTES:
         raise BudgetInvalid(f"{path}: larger than {MAX_BYTES} bytes: no budgets file is this long")
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise BudgetInvalid(f"{path}: not UTF-8 text") from None
-    return parse_budgets(text, str(path))
 
 
 def parse_budgets(text: str, name: str) -> list[Budget]:

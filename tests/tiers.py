@@ -13,6 +13,7 @@ from __future__ import annotations
 # Path prefix (relative to the repository, with forward slashes) -> the markers its tests carry.
 BY_PATH: dict[str, tuple[str, ...]] = {
     "tests/dashboard/test_browser.py": ("browser", "slow"),
+    "tests/dashboard/test_browser_budgets.py": ("browser", "slow"),
     "tests/dashboard/test_signin.py": ("browser", "slow"),
     "tests/lake/test_spark.py": ("spark", "slow"),
     "tests/lake/test_spark_master.py": ("spark", "slow"),

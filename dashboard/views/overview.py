@@ -3,7 +3,7 @@
 import streamlit as st
 
 from lanelog import queries
-from lanelog.dashboard import charts, present, ui
+from lanelog.dashboard import budget_section, charts, present, ui
 
 st.title("Overview")
 report = ui.figures("report")["report"]
@@ -14,6 +14,7 @@ if totals["credit_bugs"]:
     st.error(present.alert_text(totals["credit_bugs"]), icon=":material/crisis_alert:")
 if totals["setup_rejects"]:
     st.warning(present.setup_text(totals["setup_rejects"]), icon=":material/build:")
+budget_section.overview_note()
 
 comparison = queries.compare_latest(report["weeks"])
 latest = comparison.latest

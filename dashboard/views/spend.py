@@ -1,15 +1,23 @@
-"""Spend review: what armed calls cost, where, and what the property lane bought."""
+"""Spend review: the budgets, what armed calls cost, where, and what the property lane bought.
+
+Charts first; every table is folded below them.
+"""
 
 import streamlit as st
 
-from lanelog.dashboard import charts, present, ui
-from lanelog.dashboard.money import show_money
+from lanelog.dashboard import budget_section, charts, present, ui
+from lanelog.dashboard.money import money_tables, show_money
 
 st.title("Spend review")
-show_money(ui.figures("money", note=False)["money"])
+money = ui.figures("money", note=False)["money"]
 f = ui.figures("weekly", "spend_by_property", "spend_by_repo", "lanes_weekly", "unresolved_units",
                "property_results")
 weeks = ui.axis_weeks()
+budgets = budget_section.judged()
+if budgets is not None:
+    budget_section.show_budgets(budgets)
+show_money(money)
+budget_section.show_weekly_cost(money, budgets, weeks)
 
 MEASURES = {"units": "units spent", "calls_armed": "armed calls"}
 measure = st.segmented_control(
@@ -58,9 +66,10 @@ else:
     st.caption("None: no property lane ran in range.")
 
 with st.expander("Tables"):
-    st.caption("Per week and property")
+    money_tables(money)
+    st.caption("Units per week and property")
     ui.table(present.worded(f["spend_by_property"]), key="spend_property_table")
-    st.caption("Per week and repository")
+    st.caption("Units per week and repository")
     ui.table(present.worded(f["spend_by_repo"]), key="spend_repo_table")
     st.caption("Lane results per property")
     ui.table(present.worded(f["property_results"]), key="property_results_table")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from datetime import datetime
 from pathlib import Path
 
 import click
@@ -29,8 +30,12 @@ from lanelog.cli.commands.output import echo
                    "secrets file with [auth] and [lanelog_access]); see docs/deploy.md.")
 @click.option("--no-auth", is_flag=True,
               help="Serve an address other than loopback without sign-in (a network you trust).")
+@click.option("--budgets", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Budgets file (YAML, as `check --budgets` reads it): the Spend review draws each one.")
+@click.option("--today", type=click.DateTime(["%Y-%m-%d"]), metavar="DATE",
+              help="Judge the budgets on this day (UTC) instead of today, as `check --today` does.")
 def dashboard(db: Path | None, lake: str | None, endpoint_url: str | None, host: str, port: int, auth: Path | None,
-              no_auth: bool) -> None:
+              no_auth: bool, budgets: Path | None, today: datetime | None) -> None:
     """Serve the dashboard on the lane-log database, locally and headless.
 
     The app opens the database read-only for each look and never holds it, so
@@ -46,17 +51,23 @@ def dashboard(db: Path | None, lake: str | None, endpoint_url: str | None, host:
         lanelog dashboard --lake /data/lanelog-lake
         lanelog dashboard --lake s3://data-lake/lanelog
         lanelog dashboard --host 10.0.0.5 --auth /etc/lanelog/auth.toml
+        lanelog dashboard --budgets budgets.yaml
     """
     from lanelog.dashboard.launch import check_exposure, serve
 
     if lake is not None and db is not None:
         raise click.UsageError("give either --db FILE or --lake DIR, not both")
     check_exposure(host, auth, no_auth)
+    if budgets is not None:
+        from lanelog.queries.budget_file import read_budgets
+
+        read_budgets(budgets)  # a file that cannot be used is named now, not on the page
     if no_auth:
         echo(f"WARNING: serving {host}:{port} WITHOUT SIGN-IN (--no-auth): anyone who can reach "
                    "this port sees every lane-log line and may upload into the database.", err=True)
     if endpoint_url is not None:
         # The app reads the bucket in its own process: the standard variable carries the endpoint there.
         os.environ["AWS_ENDPOINT_URL"] = endpoint_url
-    code = serve(db_path(db), host=host, port=port, lake=lake, auth=auth, no_auth=no_auth)
+    code = serve(db_path(db), host=host, port=port, lake=lake, auth=auth,
+                 no_auth=no_auth, budgets=budgets, today=today.date() if today else None)
     raise SystemExit(code)

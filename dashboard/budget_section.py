@@ -1,0 +1,112 @@
+"""The budgets on the pages: the Spend review's share chart and weekly cost against them, the Overview's note.
+
+The budgets file comes from `lanelog dashboard --budgets FILE`; each budget is judged
+over the period that holds today (UTC), or the day `--today` names, whatever the
+sidebar's weeks are: a budget is about the money going out now.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import UTC, date, datetime
+from typing import Any
+
+import streamlit as st
+
+from lanelog.dashboard import data, spend_charts
+from lanelog.errors import BudgetInvalid, DatabaseLocked
+
+TODAY_VARIABLE = "LANELOG_TODAY"
+# The Overview names a budget that has spent this share of its amount.
+NOTE_SHARE = 0.8
+PERIOD_WORDS = {"week": "this week", "month": "this month"}
+# Markdown's punctuation: a budget's name or a repo pattern shown in an alert box is text, never markup.
+MARKUP = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
+
+
+def as_text(text: str) -> str:
+    """Text for st.warning and st.error, which render markdown: every markup character escaped."""
+    return MARKUP.sub(r"\\\1", text)
+
+
+def budget_day() -> date:
+    """The day budgets are judged on: LANELOG_TODAY (`dashboard --today`), else today in UTC."""
+    named = os.environ.get(TODAY_VARIABLE)
+    return date.fromisoformat(named) if named else datetime.now(UTC).date()
+
+
+def judged() -> dict[str, Any] | None:
+    """The budgets' status and warnings, None without a budgets file; a file that cannot be used,
+    or a database an ingest holds, is said on the page and gives None too."""
+    try:
+        return data.budgets(budget_day())
+    except BudgetInvalid as error:
+        st.error("The budgets file cannot be used.", icon=":material/error:")
+        st.text(error.message)
+        st.caption("Fix the line the message names; `lanelog check --budgets FILE` reads it the same way.")
+    except DatabaseLocked:
+        st.caption("ingest in progress: the budgets show when it finishes (press Refresh)")
+    return None
+
+
+def sentence(status: dict[str, Any]) -> str:
+    """"svc (repositories svc-*): 8.50 USD of 10.00 USD this week (85%), 14.88 USD projected by Sunday
+    2026-10-18"."""
+    currency = status["currency"]
+    end = date.fromisoformat(status["end"])
+    scope = f" ({status['scope']})" if status["scope"] != "all spend" else ""
+    return (f"{status['name']}{scope}: {spend_charts.money_text(status['spend'], currency)} of "
+            f"{spend_charts.money_text(status['amount'], currency)} {PERIOD_WORDS[status['period']]} "
+            f"({status['share']:.0%}), {spend_charts.money_text(status['projected'], currency)} projected by "
+            f"{end.strftime('%A')} {end.isoformat()}")
+
+
+def show_budgets(found: dict[str, Any]) -> None:
+    """The Spend review's budgets: a bar of each one's share used, its threshold marks and projection."""
+    statuses = found["statuses"]
+    st.subheader("Budgets")
+    for warning in found["warnings"]:
+        st.warning(as_text(warning), icon=":material/search_off:")
+    st.altair_chart(spend_charts.budget_shares(statuses), key="budget_shares")
+    st.caption(f"Each budget over the period that holds {budget_day().isoformat()} (UTC): weeks from Monday, "
+               "months from the 1st, whatever weeks the sidebar picks. Only spend in the budget's own "
+               "currency counts. The projection is the spend so far at the same daily rate to the period's end.")
+    for status in statuses:
+        st.text(sentence(status))
+
+
+def show_weekly_cost(money: dict[str, Any], found: dict[str, Any] | None, weeks: list[str] | None) -> None:
+    """Cost per week in each currency, each budget of that currency a dashed line at what it allows a week."""
+    costs = spend_charts.weekly_cost_frame(money)
+    statuses = found["statuses"] if found else []
+    currencies = sorted(set(costs["currency"]))
+    st.subheader("Cost per week")
+    if not currencies:
+        st.info("No armed call in range recorded a cost, so there is no cost to draw. A runner reports "
+                "what its call used, or the policy's `prices` table prices its tokens.")
+    for currency in currencies:
+        if len(currencies) > 1:
+            st.caption(f"In {currency}")
+        st.altair_chart(spend_charts.weekly_cost(costs, statuses, currency, budget_day(), weeks=weeks),
+                        key=f"weekly_cost_{currency}")
+    unspent = sorted({status["currency"] for status in statuses} - set(currencies))
+    for currency in unspent:  # a budget in a currency nothing was priced in: no chart of nothing
+        named = ", ".join(status["name"] for status in statuses if status["currency"] == currency)
+        st.caption(f"No cost recorded in {currency} in range, the currency of budget(s) {named}.")
+    if currencies:
+        st.caption("A week without a recorded cost has no bar. A month's budget is drawn as its amount "
+                   "spread over the month's days, seven of them a week.")
+
+
+def overview_note() -> None:
+    """The Overview names each budget that has spent NOTE_SHARE of its amount or more (silent without budgets)."""
+    try:
+        found = data.budgets(budget_day())
+    except (BudgetInvalid, DatabaseLocked):
+        return  # the Spend review says why; the Overview stays on its figures
+    for status in (found or {}).get("statuses", []):
+        if status["share"] >= NOTE_SHARE:
+            icon = ":material/money_off:" if status["over"] else ":material/savings:"
+            text = as_text(f"Budget {sentence(status)}. See the Spend review.")
+            (st.error if status["over"] else st.warning)(text, icon=icon)
