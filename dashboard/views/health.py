@@ -2,16 +2,16 @@
 
 import streamlit as st
 
-from lanelog.dashboard import data, present, ui
+from lanelog.dashboard import data, health_tables, present, ui
 
 st.title("Data health")
 f = ui.figures("sources", "rejected_lines", "type_anomalies", "undated", "undated_counts")
 
 st.subheader("Files ingested")
 listing_known = data.lake_dir() is None  # a lake does not carry the bucket listings ingest made
-states = present.source_states(f["sources"], listing_known)
-gone, demo, unlisted = (states.count(state) for state in (present.FILE_GONE, present.DEMO_GONE,
-                                                          present.NOT_IN_BUCKET))
+states = health_tables.source_states(f["sources"], listing_known)
+gone, demo, unlisted = (states.count(state) for state in (health_tables.FILE_GONE, health_tables.DEMO_GONE,
+                                                          health_tables.NOT_IN_BUCKET))
 if gone:
     st.caption(f"{gone} of these files are no longer at their recorded path (moved, deleted, or read on "
                "another machine): \"still there\" says which. Their lines stay in the database.")
@@ -23,28 +23,28 @@ if demo:
     st.caption(f"{present.plural(demo, 'file was', 'files were')} the demo's temporary logs, removed when "
                "`lanelog demo` finished, as it always does (keep them with `lanelog demo --out DIR`); "
                "their lines stay in the database. Nothing is wrong.")
-if present.NOT_CHECKED in states:
+if health_tables.NOT_CHECKED in states:
     st.caption("A log read from a bucket is not checked here: the lake does not carry the listing ingest "
                "made; the database it was exported from does.")
 if f["sources"].empty:
     st.text("none")
 else:
-    st.dataframe(present.sources_table(f["sources"], listing_known), hide_index=True, key="sources_table",
-                 column_config=present.fixed_columns(present.SOURCE_COUNTS))
+    st.dataframe(health_tables.sources_table(f["sources"], listing_known), hide_index=True, key="sources_table",
+                 column_config=present.fixed_columns(health_tables.SOURCE_COUNTS))
     with st.expander("Where each file was read from"):
         sources = f["sources"]
         choice = st.selectbox("File", range(len(sources)), key="source_pick",
-                              format_func=lambda i: present.source_label(sources.iloc[i]))
-        st.dataframe(present.source_place(sources.iloc[choice]), hide_index=True, key="source_places_table",
-                     column_config=present.fixed_columns(present.DETAIL_WIDTHS))
-        whole = present.cut_path(sources.iloc[choice]["path"])
+                              format_func=lambda i: health_tables.source_label(sources.iloc[i]))
+        st.dataframe(health_tables.source_place(sources.iloc[choice]), hide_index=True, key="source_places_table",
+                     column_config=present.fixed_columns(health_tables.DETAIL_WIDTHS))
+        whole = health_tables.cut_path(sources.iloc[choice]["path"])
         if whole is not None:
             st.caption("Path, whole")
             st.code(whole, language=None, wrap_lines=True)
 
 st.subheader("Rejected lines")
 st.caption("Lines that were not JSON objects, kept byte for byte; shown as text.")
-ui.table(present.rejected_table(f["rejected_lines"]), "rejected_table", present.REJECTED_WIDTHS)
+ui.table(health_tables.rejected_table(f["rejected_lines"]), "rejected_table", health_tables.REJECTED_WIDTHS)
 
 st.subheader("Type anomalies")
 st.caption("Fields whose JSON type was unexpected (a number where text belongs, say). The rows are kept; "
@@ -58,5 +58,5 @@ st.caption("Attempts without a usable ts: always in scope, counted in their own 
            "or a value that is not a date.")
 counts = f["undated_counts"]
 if counts["out_of_range"]:
-    st.warning(present.out_of_range_text(counts["out_of_range"]), icon=":material/event_busy:")
-ui.table(present.undated_table(f["undated"]), "undated_table", present.UNDATED_WIDTHS)
+    st.warning(health_tables.out_of_range_text(counts["out_of_range"]), icon=":material/event_busy:")
+ui.table(health_tables.undated_table(f["undated"]), "undated_table", health_tables.UNDATED_WIDTHS)

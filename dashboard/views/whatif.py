@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from lanelog.dashboard import charts, data, live_shadow, present, ui
+from lanelog.dashboard import charts, data, health_tables, live_shadow, present, ui, whatif_tables
 from lanelog.errors import DatabaseLocked, LanelogError
 
 st.title("What-if")
@@ -21,7 +21,7 @@ def stored_replay() -> None:
     by_id = {row["replay_id"]: row for row in listed}
     chosen = st.selectbox(
         "Replay", list(by_id), key="replay_pick",
-        format_func=lambda rid: present.replay_label(by_id[rid]),
+        format_func=lambda rid: whatif_tables.replay_label(by_id[rid]),
         help="Stored replays, newest first.")
     try:
         replay = data.replay(chosen)
@@ -38,23 +38,23 @@ def stored_replay() -> None:
     about = replay["replay"]
     st.caption(f"Replay {about['replay_id']}, stored {about['made'][:16].replace('T', ' ')} UTC: "
                f"{about['patches']} patches, {about['skipped']} skipped. The sidebar's filters do not apply here.")
-    st.dataframe(present.replay_about(about), hide_index=True, key="replay_about",
-                 column_config=present.fixed_columns(present.REPLAY_ABOUT_WIDTHS))
+    st.dataframe(whatif_tables.replay_about(about), hide_index=True, key="replay_about",
+                 column_config=present.fixed_columns(whatif_tables.REPLAY_ABOUT_WIDTHS))
 
-    weeks = present.replay_weeks_frame(replay["weeks"])
+    weeks = whatif_tables.replay_weeks_frame(replay["weeks"])
     columns = st.columns(3)
-    for column, (measure, words) in zip(columns, present.REPLAY_MEASURES.items()):
+    for column, (measure, words) in zip(columns, whatif_tables.REPLAY_MEASURES.items()):
         before, after = weeks[f"baseline_{measure}"].sum(), weeks[f"candidate_{measure}"].sum()
         column.metric(f"{words} (candidate)", present.number(after),
                       delta=present.number(after - before), delta_color="off",
                       help=f"Baseline: {present.number(before)}.")
 
     measure = st.segmented_control(
-        "Measure", list(present.REPLAY_MEASURES), default="rejects", key="whatif_measure",
-        format_func=present.REPLAY_MEASURES.__getitem__,
+        "Measure", list(whatif_tables.REPLAY_MEASURES), default="rejects", key="whatif_measure",
+        format_func=whatif_tables.REPLAY_MEASURES.__getitem__,
     ) or "rejects"
-    st.subheader(f"{present.REPLAY_MEASURES[measure]} per week: baseline and candidate")
-    st.altair_chart(charts.replay_weeks(weeks, measure, present.REPLAY_MEASURES[measure].lower()),
+    st.subheader(f"{whatif_tables.REPLAY_MEASURES[measure]} per week: baseline and candidate")
+    st.altair_chart(charts.replay_weeks(weeks, measure, whatif_tables.REPLAY_MEASURES[measure].lower()),
                     key="replay_weeks")
 
     flips = pd.DataFrame(replay["flips"])
@@ -64,18 +64,18 @@ def stored_replay() -> None:
     else:
         st.caption("Commits by git's short id; \"probe\" is the baseline's, then the candidate's, and \"reasons\" "
                    "are the rejecting side's. The selected flip below, and the CSV, hold every value whole.")
-        shown = present.flips_shown(flips)
+        shown = whatif_tables.flips_shown(flips)
         st.dataframe(shown, hide_index=True, key="replay_flips", height=present.table_height(len(shown)),
-                     column_config=present.fixed_columns(present.FLIP_WIDTHS))
-        st.download_button("Download CSV", present.csv_bytes(present.flips_table(flips, whole=True)),
+                     column_config=present.fixed_columns(whatif_tables.FLIP_WIDTHS))
+        st.download_button("Download CSV", present.csv_bytes(whatif_tables.flips_table(flips, whole=True)),
                            file_name="replay-flips.csv", mime="text/csv", key="replay_flips_csv")
-        whole = present.flips_table(flips, whole=True)
+        whole = whatif_tables.flips_table(flips, whole=True)
         commits, subjects = [str(value) for value in whole["commit"]], [str(value) for value in whole["subject"]]
         choice = st.selectbox("Flip", range(len(whole)), key="replay_flip_pick",
-                              format_func=lambda i: f"{commits[i][:present.SHORT_COMMIT]} · "
+                              format_func=lambda i: f"{commits[i][:whatif_tables.SHORT_COMMIT]} · "
                                                     f"{present.short(subjects[i], 60)}")
-        st.dataframe(present.flip_detail(whole.iloc[choice]), hide_index=True, key="replay_flip_detail",
-                     column_config=present.fixed_columns(present.DETAIL_WIDTHS))
+        st.dataframe(whatif_tables.flip_detail(whole.iloc[choice]), hide_index=True, key="replay_flip_detail",
+                     column_config=present.fixed_columns(health_tables.DETAIL_WIDTHS))
 
 
 def live() -> None:

@@ -16,15 +16,10 @@ from pathlib import Path
 import pytest
 
 from lanelog.dashboard import live_shadow
-from lanelog.dashboard.present import (
-    CELL_PADDING_PX,
-    FLIP_WIDTHS,
-    METRICS,
-    REJECTED_WIDTHS,
-    SOURCE_COUNTS,
-    TRIAGE_WIDTHS,
-    alert_text,
-)
+from lanelog.dashboard.health_tables import REJECTED_WIDTHS, SOURCE_COUNTS
+from lanelog.dashboard.present import CELL_PADDING_PX, METRICS, alert_text
+from lanelog.dashboard.triage_tables import TRIAGE_WIDTHS
+from lanelog.dashboard.whatif_tables import FLIP_WIDTHS
 from lanelog.queries import FIGURES, compare_latest
 from tests.dashboard.browser_support import CHROMIUM, FINISHED, chromium, free_port, stop, wait_until_healthy
 from tests.dashboard.dashboard_support import line

@@ -310,9 +310,9 @@ def test_triage_csv_read_back_holds_one_row_per_credit_bug_and_no_live_formula(m
         rows = queries.credit_bug_rows(con)
     finally:
         con.close()
-    from lanelog.dashboard import present
+    from lanelog.dashboard import present, triage_tables
 
-    payload = present.csv_bytes(present.triage_table(rows)).decode("utf-8")
+    payload = present.csv_bytes(triage_tables.triage_table(rows)).decode("utf-8")
     read = list(csv.DictReader(io.StringIO(payload, newline="")))
     assert len(read) == 2
     by_repo = {row["repo"].replace("'", ""): row for row in read}
@@ -519,10 +519,11 @@ def test_triage_table_cuts_ids_and_the_selected_attempt_shows_them_whole(
     assert row["attempt"] == "t0-0" and row["day (UTC)"] == "2026-10-05"
     detail = dict(at.dataframe[1].value.itertuples(index=False))
     assert detail["head"] == head and detail["attempt"] == "t0-0" and detail["merge credit"] == "1"
-    from lanelog.dashboard import present
+    from lanelog.dashboard import health_tables, present
 
     source = str(tmp_path / "lane-log-0.jsonl")  # as long as the test's folder makes it
-    assert detail["source file"] == present.fit_path(source, present.DETAIL_WIDTHS["value"]) and detail["line"] == "1"
+    assert detail["source file"] == present.fit_path(source, health_tables.DETAIL_WIDTHS["value"])
+    assert detail["line"] == "1"
     # A path the table has to cut is shown whole below it.
     assert (source in [block.value for block in at.code]) == (detail["source file"] != source)
     assert not any("no longer at its recorded path" in text for text in texts(at))
@@ -536,7 +537,7 @@ def test_triage_table_cuts_ids_and_the_selected_attempt_shows_them_whole(
     assert files.to_dict("records") == [{"file": "lane-log-0.jsonl", "still there": "no", "attempts": 1,
                                          "rejected": 0, "duplicates": 0}]
     place = dict(health.dataframe[1].value.itertuples(index=False))  # the picked file, field by field
-    assert place["path"] == present.fit_path(source, present.DETAIL_WIDTHS["value"])
+    assert place["path"] == present.fit_path(source, health_tables.DETAIL_WIDTHS["value"])
     assert (source in [block.value for block in health.code]) == (place["path"] != source)
     assert len(place["fingerprint"]) == 13 and place["fingerprint"].endswith("…")
     assert place["lines read"] == "1"  # how far the log was read, beside its bytes
@@ -642,12 +643,12 @@ def test_the_triage_table_cuts_a_long_cell_at_an_id_and_says_so(app: Any, make_d
 
 
 def test_a_long_key_keeps_its_run_folder_in_a_narrow_column() -> None:
-    from lanelog.dashboard import present
+    from lanelog.dashboard import health_tables, present
 
     key = "lanelog/orders-service/12345678901-1/lane-log.jsonl"
-    assert present.fit_path(key, present.SOURCE_COUNTS["file"]) == "…/12345678901-1/lane-log.jsonl"
-    assert present.fit_path(key, present.UNDATED_WIDTHS["file"]) == "…/12345678901-1/…"
-    assert present.fit_path("lane-log-0.jsonl", present.UNDATED_WIDTHS["file"]) == "lane-log-0.jsonl"
+    assert present.fit_path(key, health_tables.SOURCE_COUNTS["file"]) == "…/12345678901-1/lane-log.jsonl"
+    assert present.fit_path(key, health_tables.UNDATED_WIDTHS["file"]) == "…/12345678901-1/…"
+    assert present.fit_path("lane-log-0.jsonl", health_tables.UNDATED_WIDTHS["file"]) == "lane-log-0.jsonl"
     assert present.fit_path("x" * 40, 100) == "…" + "x" * 13
 
 

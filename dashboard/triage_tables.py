@@ -1,0 +1,72 @@
+"""Credit-bug triage's tables: the rows whole for the CSV, cut to fit for the page, one row's detail."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from lanelog.dashboard.health_tables import DETAIL_WIDTHS, PICKED_NAME_PX, log_name
+from lanelog.dashboard.present import SHORT_ID, fit_cell, fit_path, flat, short
+
+TRIAGE_COLUMNS = ["ts", "attempt_id", "repo", "head", "producer", "quarantine", "merge_credit", "line"]
+
+
+
+# The table on the page fits the main column of a 1000 px window (about 500 px): words as
+# headers, the day, the attempt id cut, and fixed widths that cut a long cell with an
+# ellipsis. The selected attempt's detail and the CSV carry every value whole (time, full
+# ids, head, merge credit, source file and line).
+TRIAGE_SHOWN = {"ts": "day (UTC)", "attempt_id": "attempt", "repo": "repository",
+                "producer": "producer", "quarantine": "quarantine"}
+
+
+TRIAGE_WIDTHS = {"day (UTC)": 85, "attempt": 95, "repository": 105, "producer": 110, "quarantine": 135}
+
+
+HIGHLIGHT = "background-color: rgba(214, 39, 40, 0.16)"
+
+
+def triage_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """The credit-bug rows whole, as the CSV carries them: source file and line as one column, lists as text."""
+    out = rows.copy()
+    out["line"] = [f"{source}:{line_no}" for source, line_no in zip(rows["source"], rows["line_no"])]
+    return flat(out[TRIAGE_COLUMNS])
+
+
+def triage_shown(rows: pd.DataFrame) -> pd.DataFrame:
+    """The credit-bug rows as the page's table shows them: the day and short ids (TRIAGE_WIDTHS fits them)."""
+    out = triage_table(rows)
+    out["attempt_id"] = [short(value, SHORT_ID) for value in out["attempt_id"]]
+    out["ts"] = [pd.Timestamp(value).strftime("%Y-%m-%d") if pd.notna(value) else "undated" for value in rows["ts"]]
+    shown = out[list(TRIAGE_SHOWN)].rename(columns=TRIAGE_SHOWN)
+    for column in ("repository", "producer", "quarantine"):
+        shown[column] = [fit_cell(value, TRIAGE_WIDTHS[column]) for value in shown[column]]
+    return shown
+
+
+def triage_detail(row: pd.Series) -> pd.DataFrame:
+    """Every value of one credit-bug row, whole, as a two-column table of field and value."""
+    fields = {
+        "attempt": row["attempt_id"], "time (UTC)": row["ts"], "repository": row["repo"], "head": row["head"],
+        "producer": row["producer"], "quarantine": row["quarantine"], "merge credit": row["merge_credit"],
+        "source file": fit_path(row["source"], DETAIL_WIDTHS["value"]) if isinstance(row["source"], str)
+        else row["source"], "line": row["line_no"],
+    }
+    values = ["; ".join(map(str, value)) if isinstance(value, (list, tuple, np.ndarray))
+              else "not recorded" if value is None or (not isinstance(value, str) and pd.isna(value))
+              else str(value)
+              for value in fields.values()]
+    return pd.DataFrame({"field": list(fields), "value": values})
+
+
+def highlighted(table: pd.DataFrame) -> Any:
+    """Every row tinted with the alert colour (cell values stay plain text)."""
+    return table.style.map(lambda _: HIGHLIGHT)
+
+
+def row_label(row: pd.Series) -> str:
+    """A choice in the attempt picker: short id, repository, and the log's name (an object's key) and line."""
+    name = fit_path(log_name(row["source"]), PICKED_NAME_PX)
+    return f"{short(row['attempt_id'], SHORT_ID)} · {row['repo']} · {name}:{row['line_no']}"
