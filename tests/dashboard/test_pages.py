@@ -79,7 +79,7 @@ def test_repo_filter_changes_the_figures_and_is_read_from_the_url(app: Any, demo
     at = app(demo_db)
     everything = metrics(at)
     at.selectbox(key="repo").set_value("billing-service").run()
-    billing = report_json(demo_db, "--repo", "billing-service")
+    billing = report_json(demo_db, "--repo-name", "billing-service")
     assert metrics(at) == expected_metrics(billing)
     assert metrics(at) != everything
 
