@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from lanelog.evidence_text import evidence_lines, fenced, markdown_text, reason_messages, reason_words
-from lanelog.reasons import SETUP_REASONS
+from lanelog.reasons import REASONS, SETUP_REASONS
 
 # GitHub shows at most 10 error annotations of a step (and 50 of a job).
 MAX_ANNOTATIONS = 10
@@ -130,7 +130,7 @@ def job_summary(line: Mapping[str, Any]) -> str:
            f"The probe rejected patch `{markdown_text(head)}` of {markdown_text(str(line.get('repo')))}: "
            "no model call was made, and merge credit stays 0.", "", "### Why", ""]
     for reason in reasons:
-        out.append(f"- **{markdown_text(reason.replace('_', ' '))}**: {markdown_text(reason_words(reason))}")
+        out.append(f"- **{markdown_text(reason.replace('_', ' '))}**: {markdown_text(REASONS.get(reason, reason))}")
         if reason in messages:
             out.append(f"  {markdown_text(messages[reason])}")
     shown = evidence_lines(line.get("evidence"))
@@ -142,7 +142,9 @@ def job_summary(line: Mapping[str, Any]) -> str:
     steps = [NEXT_STEPS[reason] for reason in reasons if reason in NEXT_STEPS]
     if any(reason in SETUP_REASONS for reason in reasons):
         steps.insert(0, SETUP)
-    out += [f"- {step}" for step in dict.fromkeys(steps)] + [f"- {EXCEPTION}"]
+    if any(reason not in SETUP_REASONS for reason in reasons):
+        steps.append(EXCEPTION)  # an exception is for a judged patch, never for a broken set-up
+    out += [f"- {step}" for step in dict.fromkeys(steps)]
     return "\n".join(out) + "\n"
 
 

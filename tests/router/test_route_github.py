@@ -149,3 +149,17 @@ def test_a_property_value_is_escaped_as_the_runner_reads_it(value, escaped):
     command = workflow_command("error", value, file=value, title="t")
     assert command == f"::error file={escaped},title=t::{escaped.replace('%3A', ':').replace('%2C', ',')}"
     assert runner_reads(command.encode()) == [("error", {"file": value, "title": "t"}, value)]
+
+
+def test_a_setup_reject_says_to_fix_ci_and_offers_no_exception(make_repo, tmp_path):
+    repo = make_repo()
+    repo.write({"store.py": "def put(key, body):\n    return dict(body)\n"}).commit()
+    summary = tmp_path / "summary.md"
+    done = route(repo, "--policy", str(tmp_path / "missing.yaml"),
+                 env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)})
+    assert done.returncode == 1
+    assert [(props, message.split(":")[0]) for _, props, message in runner_reads(done.stderr)] == [
+        ({"title": "lanelog: policy missing"}, "policy_missing")]
+    text = summary.read_text(encoding="utf-8")
+    assert "- **policy missing**: no policy file: the router fails closed\n" in text
+    assert "- Fix the CI set-up" in text and "reviewed exception" not in text and "### The lines" not in text
