@@ -70,3 +70,19 @@ def test_the_json_carries_the_lines_of_each_side(make_repo, tmp_path):
     for side, fired in (("baseline", True), ("candidate", False)):
         part = flip["evidence"][side]["evidence"]["assertion_removed"]
         assert (part["fired"], part["lines"][0]["text"]) == (fired, "    assert (")
+
+
+def test_a_recorded_lines_evidence_is_kept_only_in_routes_shape(make_repo, tmp_path, route, log_file):
+    """A lane log is untrusted: evidence of another shape is cut to route's, never passed on as it came."""
+    repo, base, (reflow, _ignore), candidate = history(make_repo, tmp_path)
+    line = route(repo, "--base", base, "--head", reflow, base=None).line
+    rows = [{"file": 7, "old_line": "2", "text": "x" * 5000, "replaced_by": "</details>", "extra": True}] * 50
+    line["evidence"] = {"assertion_removed": {"rule": ["strict"], "fired": "yes", "removed": 1.5, "lines": rows},
+                        "line_cap": "404", "unknown": {"a": 1}}
+    log_file.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    result = json.loads(replay(repo, candidate, str(log_file), "--format", "json"))
+    recorded = result["records"][0]["baseline"]["evidence"]
+    assert recorded == {"assertion_removed": {
+        "rule": "", "fired": False, "removed": 0, "added": 0, "restored": 0, "net": 0, "lines_total": 0,
+        "lines": [{"file": "", "old_line": 0, "at": None, "text": "x" * 199 + "…", "replaced_by": None,
+                   "back_verbatim": None}] * 20}}
