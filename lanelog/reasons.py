@@ -28,6 +28,8 @@ REASONS: dict[str, str] = {
     "no_properties": "no touched path maps to a property: nothing means stop",
     "over_budget": "the selected properties cost more units than the budget cap: "
     "split the patch; do not raise the cap",
+    "over_cost_cap": "the selected properties' calls are estimated to cost more money than the cost cap: "
+    "split the patch; do not raise the cap",
     "internal_error": "the router failed unexpectedly",
 }
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from lanelog.errors import PlanError
 from lanelog.reasons import REASONS
-from lanelog.router import evidence
+from lanelog.router import cost, evidence
 from lanelog.router.policy import SEED_POLICY, Policy
 
 # The property lane's outcomes (the last two rows of the seed's table).
@@ -48,6 +48,8 @@ class PatchFacts:
     assertion_files: list[str] = field(default_factory=list)
     # The first removed matching lines, as evidence.assertion_evidence records them.
     assertion_lines: list[dict[str, Any]] = field(default_factory=list)
+    # The bytes of the patch the runner would get; None when not measured (no cost_cap).
+    patch_bytes: int | None = None
 
 
 @dataclass
@@ -79,6 +81,8 @@ class Plan:
     review: str = "pending"
     # What a reviewer decides on, by reason code (router/evidence.py); the line's `evidence`.
     evidence: dict[str, Any] = field(default_factory=dict)
+    # The estimate of the calls' cost and its inputs (router/cost.py); the line's `cost_estimate`.
+    cost_estimate: dict[str, Any] | None = None
 
     @property
     def message(self) -> str | None:
@@ -178,6 +182,14 @@ def _judge_diff(plan: Plan, facts: PatchFacts, policy: Policy) -> list[str]:
     if units > policy.budget_cap:
         _add(plan, "over_budget", f"{units} units > budget_cap {policy.budget_cap}: "
              "split the patch; do not raise the cap")
+    if policy.cost_cap is not None and facts.patch_bytes is not None:
+        estimate = cost.estimate(facts.patch_bytes, [policy.properties[prop].says for prop in selected], policy)
+        plan.cost_estimate = estimate
+        if estimate["cost"] > policy.cost_cap:
+            _add(plan, "over_cost_cap", f"{estimate['calls']} call(s) estimated at {estimate['cost']:.6g} "
+                 f"{estimate['currency']} > cost_cap {policy.cost_cap:g} {estimate['currency']} "
+                 f"({estimate['input_tokens']} input tokens from a {estimate['patch_bytes']}-byte patch): "
+                 "split the patch; do not raise the cap")
     return selected
 
 

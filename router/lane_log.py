@@ -43,6 +43,8 @@ def build_line(*, ts: datetime, attempt_id: str, repo: str, base: str | None,
     `evidence` (optional) is what a reviewer decides on, by reason code (router/evidence.py):
     the removed assertion lines, the files that weigh most against the cap, the fixtures and
     tests; absent when the decision read none.
+    `cost_estimate` (optional) is what the selected properties' calls were estimated to cost
+    before arming, with its inputs (router/cost.py); present when the policy sets cost_cap.
     `setup_error` (optional) says why the property lane could not run, or a run could
     not start (a runner not installed): CI's set-up, not the patch; absent when all ran.
     """
@@ -80,6 +82,8 @@ def build_line(*, ts: datetime, attempt_id: str, repo: str, base: str | None,
     }
     if plan.evidence:
         line["evidence"] = plan.evidence
+    if plan.cost_estimate is not None:
+        line["cost_estimate"] = plan.cost_estimate
     if known:
         line["freezes"] = known
     if usage:

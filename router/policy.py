@@ -22,6 +22,7 @@ import pathspec
 import re2
 
 from lanelog.errors import PolicyInvalid, YamlFileError
+from lanelog.router.cost import cost_settings
 from lanelog.router.paths import printable
 from lanelog.yamlfile import YamlFile
 
@@ -46,8 +47,9 @@ ASSERTION_RULES = ("strict", "net", "moved_ok")
 # detect: git's rename detection (git diff -M); split: a rename is a delete plus an add.
 RENAME_SETTINGS = ("detect", "split")
 REQUIRED = ("properties", "map")
-# Optional and without a default value: a price table, model -> Price (see _prices).
-OPTIONAL = ("prices",)
+# Optional and without a default value: a price table, model -> Price (see _prices), and
+# a ceiling in money per patch with the model its estimate prices (router/cost.py).
+OPTIONAL = ("prices", "cost_cap", "cost_model")
 KNOWN_KEYS = (*DEFAULTS, *REQUIRED, *OPTIONAL)
 PRICE_KEYS = ("input_per_million", "output_per_million", "currency")
 CURRENCY = re.compile(r"[A-Z]{3}\Z")
@@ -119,6 +121,10 @@ class Policy:
     assertion_paths: pathspec.GitIgnoreSpec | None = None
     # Prices of model calls by model name, for a runner's usage that gives no cost.
     prices: Mapping[str, Price] = field(default_factory=dict)
+    # Money per patch the selected properties' calls may cost, estimated before arming (router/cost.py),
+    # and the priced model the estimate uses; None: no ceiling in money.
+    cost_cap: float | None = None
+    cost_model: str | None = None
 
     # Patterns see a path as the line shows it (paths.printable): they are
     # UTF-8 text, and pathspec may match on RE2, which takes nothing else.
@@ -174,6 +180,8 @@ def _build(data: dict[str, Any], doc: YamlFile) -> Policy:
     value = {**DEFAULTS, **data}
     properties = _properties(value["properties"], doc)
     assertion_patterns = _regexes(value["assertion_patterns"], doc)
+    prices = _prices(value.get("prices", {}), doc)
+    cost_cap, cost_model = cost_settings(value, prices, doc)
     return Policy(
         line_cap=_count(value["line_cap"], ("line_cap",), doc),
         budget_cap=_count(value["budget_cap"], ("budget_cap",), doc),
@@ -188,7 +196,9 @@ def _build(data: dict[str, Any], doc: YamlFile) -> Policy:
         renames=_choice(value["renames"], "renames", RENAME_SETTINGS, doc),
         assertion_paths=(None if value["assertion_paths"] is None
                          else _patterns(value["assertion_paths"], ("assertion_paths",), doc)),
-        prices=_prices(value.get("prices", {}), doc),
+        prices=prices,
+        cost_cap=cost_cap,
+        cost_model=cost_model,
     )
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from lanelog.errors import FlakyInvalid, NotARepo, PolicyInvalid, RepoNameInvalid
+from lanelog.router import cost
 from lanelog.router.decide import PatchFacts, Plan, Problem, lane_for, route
 from lanelog.router.evidence import AssertionEvidence, assertion_evidence
 from lanelog.router.flaky import FreezeRow, freeze_expiry, parse_flaky
@@ -160,7 +161,7 @@ def shadow_decision(options: RouteOptions, path: Path, day: date) -> dict[str, A
     return {"policy": printable(str(target)), "policy_sha256": digest,
             "probe": line["probe"], "reasons": line["reasons"], "units": line["units"],
             "model_call_allowed": line["model_call_allowed"], "lines_changed": line["lines_changed"],
-            "message": line["message"]}
+            "message": line["message"], **({"cost_estimate": line["cost_estimate"]} if "cost_estimate" in line else {})}
 
 
 def _regular_file(path: Path, limit: int) -> bytes | None:
@@ -253,6 +254,7 @@ def _probe(options: RouteOptions, today: date, attempt: _Attempt) -> Plan:
         assertion_restored=evidence.restored,
         assertion_files=evidence.files,
         assertion_lines=evidence.lines,
+        patch_bytes=cost.patch_bytes(checkout, attempt.start, attempt.head, attempt.policy),
     )
     return route(facts, today, freeze_expiry(rows), attempt.policy, problems=problems)
 
