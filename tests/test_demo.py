@@ -31,9 +31,11 @@ def lines(path: Path) -> list[dict[str, Any]]:
 def test_demo_lines_come_from_the_real_router_and_cover_every_reject_reason(demo_dir: Path) -> None:
     routed = lines(demo_dir / "logs" / "lane-log.jsonl")
     assert 40 <= len(routed) <= 80  # 4 weeks of 10-20 patches
-    # `freezes` is optional: present exactly when the line lists a freeze id; `usage` when a run reported one.
-    assert all(set(row) - {"freezes", "usage"} == ROUTER_FIELDS and row["producer"] == "lanelog-route"
-               for row in routed)
+    # `freezes` is optional: present exactly when the line lists a freeze id; `usage` when a run reported one;
+    # `evidence` when the decision read some; `cost_estimate` when the policy sets a cost cap (billing's).
+    assert all(set(row) - {"freezes", "usage", "evidence", "cost_estimate"} == ROUTER_FIELDS
+               and row["producer"] == "lanelog-route" for row in routed)
+    assert {row["repo"] for row in routed if "cost_estimate" in row} == {"billing-service"}
     assert all(("freezes" in row) == bool(row["quarantine"] or row["expired_freezes"]) for row in routed)
     assert all(row["schema"] == 1 and row["merge_credit"] == 0 and row["review"] == "pending" for row in routed)
     assert {reason for row in routed for reason in row["reasons"]} == DEMO_REASONS

@@ -101,6 +101,14 @@ def over_budget(repo: DemoRepo, n: int, day: date) -> Patch:
     return Patch("over_budget", repo, repo.commit_branch("store and export in one go", day))
 
 
+def over_cost_cap(repo: DemoRepo, n: int, day: date) -> Patch:
+    """A long edit under the line cap whose call is estimated above the policy's cost cap."""
+    repo.start_branch(f"agent/{n}-costly")
+    _append(repo, "ledger.py", [f"RATE_{n}_{i:03d} = 'a posting rate copied in from the finance sheet'"
+                                for i in range(300)])
+    return Patch("over_cost_cap", repo, repo.commit_branch("inline the rate table", day))
+
+
 def policy_change(repo: DemoRepo, n: int, day: date) -> Patch:
     """A patch that raises its own line cap: judged by the base commit's policy, rejected."""
     repo.start_branch(f"agent/{n}-policy")

@@ -39,6 +39,7 @@ map:
   api.py: [prop_reject_empty]
 prices:
   demo-model: {input_per_million: 3.00, output_per_million: 15.00, currency: USD}
+cost_cap: 0.01           # USD a patch, estimated before the call from the patch's bytes
 """
 
 # A reviewed change that went wrong: the map names a property nobody declared.

@@ -125,6 +125,8 @@ def week_patches(repos: Repos, week: int, monday: date, numbers: Iterator[int]) 
     add(agent.fixture_and_test, orders)
     add(agent.assertion_removed if week % 2 == 0 else agent.unmapped, orders)
     add(agent.over_budget if week % 2 == 0 else agent.policy_change, orders)
+    if week % 2 == 0:  # billing's policy holds a cost cap (in week 1 the policy is broken)
+        add(agent.over_cost_cap, billing)
     add(agent.binary_file if week % 2 == 1 else agent.unmapped, orders)
     rare = (agent.base_missing, agent.head_missing, agent.not_a_repo)[week % 3]
     if rare is agent.not_a_repo:
