@@ -70,12 +70,12 @@ def budget_line_label(budget: dict[str, Any], today: date) -> str:
 
 
 def weekly_cost(costs: pd.DataFrame, budgets: list[dict[str, Any]], currency: str, today: date,
-                weeks: list[str] | None = None) -> alt.LayerChart:
+                weeks: list[str] | None = None) -> alt.LayerChart | alt.FacetChart:
     """Bars of one currency's cost per week, each budget in that currency a dashed line at what it allows a week."""
     data = costs[costs["currency"] == currency]
-    lines = [{"line": budget_line_label(budget, today), "allowed": weekly_amount(budget, today)}
-             for budget in budgets if budget["currency"] == currency]
-    series = [f"{COST} ({currency})", *[line["line"] for line in lines]]
+    lines: list[dict[str, Any]] = [{"line": budget_line_label(budget, today), "allowed": weekly_amount(budget, today)}
+                                   for budget in budgets if budget["currency"] == currency]
+    series: list[str] = [f"{COST} ({currency})", *[str(line["line"]) for line in lines]]
     colours = alt.Scale(domain=series, range=[ARMED, *itertools.islice(itertools.cycle(BUDGET_COLOURS), len(lines))])
     legend = alt.Legend(title=None, orient="bottom", columns=1, labelLimit=440, symbolType="stroke")
     bars = alt.Chart(data).transform_calculate(series=_literal(f"{COST} ({currency})")).mark_bar().encode(
@@ -114,7 +114,7 @@ def share_frame(statuses: list[dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def budget_shares(statuses: list[dict[str, Any]]) -> alt.LayerChart:
+def budget_shares(statuses: list[dict[str, Any]]) -> alt.LayerChart | alt.FacetChart:
     """A bar per budget of the share of its amount spent this period, the projection, and its thresholds."""
     frame = share_frame(statuses)
     states = [state for state in (SPENT, PAST, OVER) if state in set(frame["state"])]
