@@ -1,0 +1,31 @@
+"""`lanelog report --format json` held byte for byte against golden files made before the
+report's figures and money came from one pass over the attempts (docs/performance.md).
+
+demo.report.json is the report of `lanelog demo --weeks 4` (the session's demo database,
+tests/conftest.py); when the demo itself changes, make it again with
+`lanelog demo --db D --weeks 4 --out L && lanelog report --db D --format json`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from lanelog.cli import cli
+
+DATA = Path(__file__).parent / "data"
+
+
+def report_json(*args: str) -> str:
+    result = CliRunner().invoke(cli, ["report", *args, "--format", "json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def test_the_demo_report_is_the_golden_file_byte_for_byte(demo_dir: Path) -> None:
+    assert report_json("--db", str(demo_dir / "demo.duckdb")) == (DATA / "demo.report.json").read_text()
+
+
+def test_the_review_report_is_the_golden_file_byte_for_byte() -> None:
+    assert report_json(str(DATA / "review.jsonl")) == (DATA / "review.report.json").read_text()
