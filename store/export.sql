@@ -102,10 +102,13 @@ FROM replays
 ORDER BY replay_id
 
 -- name: lake_replay_patches
--- Every replayed patch of the stored replays and its two decisions.
+-- Every replayed patch of the stored replays and its two decisions; each side's evidence as
+-- JSON text (lake.sql's view makes it JSON again), NULL for a replay stored before it was kept.
 -- params:
 SELECT replay_id, seq, base, head, day, week, subject,
        baseline_probe, baseline_reasons, baseline_units, baseline_armed,
-       candidate_probe, candidate_reasons, candidate_units, candidate_armed
+       candidate_probe, candidate_reasons, candidate_units, candidate_armed,
+       CAST(baseline_evidence AS VARCHAR) AS baseline_evidence,
+       CAST(candidate_evidence AS VARCHAR) AS candidate_evidence
 FROM replay_patches
 ORDER BY replay_id, seq

@@ -48,11 +48,13 @@ CREATE VIEW replays AS
 SELECT * FROM read_parquet(getvariable('lake_replays'), hive_partitioning = false)
 
 -- name: lake_replay_patches_view
--- Replaces the empty replay_patches table with a view over replay_patches/data.parquet.
+-- Replaces the empty replay_patches table with a view over replay_patches/data.parquet; the evidence is JSON again.
 -- params:
 DROP TABLE replay_patches;
 CREATE VIEW replay_patches AS
-SELECT * FROM read_parquet(getvariable('lake_replay_patches'), hive_partitioning = false)
+SELECT * REPLACE (CAST(baseline_evidence AS JSON) AS baseline_evidence,
+                  CAST(candidate_evidence AS JSON) AS candidate_evidence)
+FROM read_parquet(getvariable('lake_replay_patches'), hive_partitioning = false)
 
 -- name: lake_replays_files
 -- The replays view's data files.

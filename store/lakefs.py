@@ -30,7 +30,7 @@ from lanelog.store.bucket import Bucket
 from lanelog.store.folder import LocalFolder
 
 # Bump with any change to the lake's tables, columns, types or their meaning (docs/lake.md).
-LAKE_SCHEMA_VERSION = 3
+LAKE_SCHEMA_VERSION = 4
 # Hive's own name for a NULL partition value: Hive, Spark and Trino read it as NULL.
 UNDATED = "__HIVE_DEFAULT_PARTITION__"
 TABLES = ("attempts", "rejected_lines", "sources", "replays", "replay_patches")

@@ -2,7 +2,8 @@
 
 A replay is one row in `replays` and one row per patch in `replay_patches`, both
 written in one transaction, so a replay is stored whole or not at all. The
-tables are part of the schema (store/schema.sql, since version 3; docs/replay.md).
+tables are part of the schema (store/schema.sql, since version 3; each side's evidence
+since version 4; docs/replay.md).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ def store(con: duckdb.DuckDBPyConnection, about: dict[str, Any], patches: Iterab
 
     `about` gives checkout, candidate, baseline and source (text), patches and skipped
     (counts); each patch gives base, head, day, subject and both sides' probe, reasons,
-    units and armed.
+    units and armed, and may give both sides' evidence (JSON text; missing: NULL, none kept).
     """
     rows = list(patches)
     with transaction(con):
@@ -32,7 +33,8 @@ def store(con: duckdb.DuckDBPyConnection, about: dict[str, Any], patches: Iterab
         QUERIES["add_replay"].run(con, replay_id=replay_id, made=datetime.now(UTC).replace(tzinfo=None),
              checkout=about["checkout"], candidate=about["candidate"], baseline=about["baseline"],
              source=about["source"], patches=about["patches"], skipped=about["skipped"])
-        QUERIES["add_patch"].run_many(con, [{"replay_id": replay_id, "seq": seq, **row}
+        QUERIES["add_patch"].run_many(con, [{"replay_id": replay_id, "seq": seq, "baseline_evidence": None,
+                                             "candidate_evidence": None, **row}
                                             for seq, row in enumerate(rows, start=1)])
     return int(replay_id)
 

@@ -1,6 +1,7 @@
 -- Stored replays (`lanelog replay --db`): one row per replay, one row per replayed patch.
--- The tables are in store/schema.sql (schema version 3); the lake export copies them
--- (store/export.sql), and these queries run on a lake's views of them unchanged.
+-- The tables are in store/schema.sql (since schema version 3; each side's evidence since 4);
+-- the lake export copies them (store/export.sql), and these queries run on a lake's views
+-- of them unchanged.
 
 -- name: next_id
 -- The id the next stored replay gets.
@@ -14,11 +15,12 @@ INSERT INTO replays VALUES ($replay_id, $made, $checkout, $candidate, $baseline,
 
 -- name: add_patch
 -- One replayed patch and its two decisions.
--- params: replay_id, seq, base, head, day, subject, baseline_probe, baseline_reasons, baseline_units, baseline_armed, candidate_probe, candidate_reasons, candidate_units, candidate_armed
+-- params: replay_id, seq, base, head, day, subject, baseline_probe, baseline_reasons, baseline_units, baseline_armed, candidate_probe, candidate_reasons, candidate_units, candidate_armed, baseline_evidence, candidate_evidence
 INSERT INTO replay_patches VALUES (
     $replay_id, $seq, $base, $head, $day, date_trunc('week', $day)::DATE, $subject,
     $baseline_probe, $baseline_reasons, $baseline_units, $baseline_armed,
-    $candidate_probe, $candidate_reasons, $candidate_units, $candidate_armed
+    $candidate_probe, $candidate_reasons, $candidate_units, $candidate_armed,
+    CAST($baseline_evidence AS JSON), CAST($candidate_evidence AS JSON)
 )
 
 -- name: latest
@@ -54,10 +56,13 @@ GROUP BY week
 ORDER BY week
 
 -- name: replay_flips
--- The patches of one replay whose probe differs between the two sides, in replay order.
+-- The patches of one replay whose probe differs between the two sides, in replay order, with
+-- each side's evidence as JSON text (NULL: the replay was stored before version 4 kept it).
 -- params: replay_id
 SELECT seq, day, base, head, subject, baseline_probe, baseline_reasons, baseline_units,
-       candidate_probe, candidate_reasons, candidate_units
+       candidate_probe, candidate_reasons, candidate_units,
+       CAST(baseline_evidence AS VARCHAR) AS baseline_evidence,
+       CAST(candidate_evidence AS VARCHAR) AS candidate_evidence
 FROM replay_patches
 WHERE replay_id = $replay_id AND baseline_probe <> candidate_probe
 ORDER BY seq

@@ -309,5 +309,10 @@ CREATE TABLE IF NOT EXISTS replay_patches (
     candidate_reasons VARCHAR[] NOT NULL,
     candidate_units DOUBLE NOT NULL,
     candidate_armed BOOLEAN NOT NULL,
+    -- Each side's evidence (router/evidence.py, checked; {} when the decision has none), so
+    -- the What-if page shows a flip's lines as `replay --format markdown` does (version 4;
+    -- NULL for a replay stored before, which kept none).
+    baseline_evidence JSON,
+    candidate_evidence JSON,
     PRIMARY KEY (replay_id, seq)
 );

@@ -93,3 +93,12 @@ WHERE attempts.source_id = parsed.source_id AND attempts.line_no = parsed.line_n
 -- ran first.)
 UPDATE attempts SET ts = NULL, week = NULL
 WHERE ts < TIMESTAMP '1970-01-01' OR ts >= TIMESTAMP '2200-01-01';
+
+-- name: upgrade_to_4
+-- Each side's evidence on a stored replay's patch (replay_patches.baseline_evidence and
+-- candidate_evidence), so the What-if page shows a flip's lines.  A replay stored before
+-- kept none: its rows get NULL, and the page says so.  (A version-3 database always has
+-- replay_patches; a version-2 one made it in this shape in create_schema, or has its own.)
+-- params:
+ALTER TABLE replay_patches ADD COLUMN IF NOT EXISTS baseline_evidence JSON;
+ALTER TABLE replay_patches ADD COLUMN IF NOT EXISTS candidate_evidence JSON;

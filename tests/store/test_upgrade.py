@@ -1,4 +1,4 @@
-"""A database made by the release before schema version 3 is upgraded in place, losing nothing.
+"""A database made by the release of schema version 2 is upgraded in place, losing nothing.
 
 tests/store/data/v2.duckdb was made by lanelog at commit 73df201 (schema version 2)
 with tests/store/data/make_v2_db.sh: one lane log of every kind of line, and one
@@ -57,7 +57,7 @@ def test_a_read_only_open_refuses_and_says_how_to_upgrade(v2: Path) -> None:
     with pytest.raises(SchemaMismatch) as caught:
         store.open_db(v2, read_only=True)
     assert caught.value.message == (
-        f"{v2} was made with lanelog schema version 2, and this lanelog uses version 3: run "
+        f"{v2} was made with lanelog schema version 2, and this lanelog uses version 4: run "
         f"`lanelog ingest LANE_LOG --db {v2}` once (with any of your logs; a log read before adds "
         "nothing) to upgrade it in place, keeping every row"
     )
@@ -69,13 +69,18 @@ def test_a_read_write_open_upgrades_keeping_every_row_and_figure(v2: Path) -> No
     store.open_db(v2).close()
     after = _every_row(v2)
     meta = dict(after.pop("lanelog_meta"))
-    assert meta["schema_version"] == "3" and meta["created_by"] == "lanelog 0.1.0"
+    assert meta["schema_version"] == "4" and meta["created_by"] == "lanelog 0.1.0"
     assert meta["upgraded_by"].startswith("lanelog ")
     # Version 3 adds the usage and the shadow columns at the end of attempts: NULL, as the log records
     # neither.
     width = len(before["attempts"][0])
     assert all(row[width:] == (None,) * 10 for row in after["attempts"])
     after["attempts"] = sorted((row[:width] for row in after["attempts"]), key=repr)
+    # Version 4 adds each side's evidence at the end of replay_patches: NULL, as the old replay kept none.
+    width = len(before["replay_patches"][0])
+    assert len(after["replay_patches"]) == 2
+    assert all(row[width:] == (None, None) for row in after["replay_patches"])
+    after["replay_patches"] = sorted((row[:width] for row in after["replay_patches"]), key=repr)
     assert after == {table: rows for table, rows in before.items() if table != "lanelog_meta"}
 
     # The figures read from the upgraded file are those of the same log ingested today.
