@@ -176,7 +176,7 @@ def store_batch(con: duckdb.DuckDBPyConnection, batch: list[Small], *, leave_out
         con.register("lane_lines", pa.concat_tables(tables))
         insert = "insert_new_attempts_batch" if leave_out_stored else "insert_attempts_batch"
         try:
-            attempt_rows(con)  # (after lane_lines: DuckDB binds a macro's tables when it is made)
+            attempt_rows(con)
             with settings(con, STREAM):
                 stored = statement(insert).rows(con, provisional=False)[0][0]
         except StoreError as exc:

@@ -19,6 +19,7 @@ read position.
 from __future__ import annotations
 
 import enum
+import hashlib
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ import pyarrow as pa
 
 from lanelog.errors import StoreError
 from lanelog.ingest.lines import LINES_SCHEMA, Lines, LongLine, arrow_table, bytes_array, int64_array, readable
-from lanelog.store.db import settings
+from lanelog.store.db import put_meta, read_meta, settings
 from lanelog.store.sqlfile import Query, load_resources
 
 # Verdicts of lines that are no attempt; "blank" lines are counted nowhere.
@@ -51,9 +52,26 @@ def statements() -> dict[str, Query]:
 BROKEN_LINE = "lanelog: a line broken in its middle"
 
 
+# The lanelog_meta key naming the lane_attempt_rows macro the database holds (a digest of its text).
+MACRO_KEY = "attempt_rows_macro"
+
+
+@cache
+def _macro_digest() -> str:
+    return "sha256:" + hashlib.sha256(statement("attempt_rows").sql.encode()).hexdigest()
+
+
 def attempt_rows(con: duckdb.DuckDBPyConnection) -> None:
-    """Install load.sql's lane_attempt_rows macro, which the statements storing lines read."""
+    """Make sure the database holds load.sql's lane_attempt_rows macro as this lanelog writes it.
+
+    The macro is kept with the schema: made on the first ingest, and made again only
+    when its text differs from the one recorded (another lanelog's), inside the caller's
+    transaction, so a run cut short leaves the old macro and its digest, or both new.
+    """
+    if read_meta(con).get(MACRO_KEY) == _macro_digest():
+        return
     statement("attempt_rows").run(con)
+    put_meta(con, MACRO_KEY, _macro_digest())
 
 
 def statement(name: str) -> Query:
@@ -156,7 +174,7 @@ def store_stream(
     insert = "insert_new_attempts" if leave_out_stored else "insert_attempts"
     con.register("lane_lines", pa.RecordBatchReader.from_batches(LINES_SCHEMA, batches()))
     try:
-        attempt_rows(con)  # (after lane_lines: DuckDB binds a macro's tables when it is made)
+        attempt_rows(con)
         with settings(con, STREAM):
             stored = statement(insert).rows(con, source_id=source_id, provisional=False)[0][0]
     except (StoreError, pa.ArrowException) as exc:
@@ -230,7 +248,7 @@ def store_lines(
     if lines.valid:
         con.register("lane_lines", lines.table)
         try:
-            attempt_rows(con)  # (after lane_lines: DuckDB binds a macro's tables when it is made)
+            attempt_rows(con)
             with settings(con, PARSE_ONCE):
                 statement("stage_attempts").run(con, source_id=source_id, provisional=provisional)
             if not provisional:

@@ -1,8 +1,9 @@
 -- Statements that store runs of lines, inside the caller's transaction.
 
 -- name: attempt_rows
--- Installs the table macro lane_attempt_rows(fail_broken): the attempts rows of
--- lane_lines(line_no, byte_offset, line, suspect, unsure, is_text), each
+-- Installs the table macro lane_attempt_rows(lines, fail_broken): the attempts rows of
+-- the table named `lines` (always 'lane_lines', registered by the caller:
+-- line_no, byte_offset, line, suspect, unsure, is_text), each
 -- statement below selecting its source_id and provisional around them; a
 -- batch's lane_lines (ingest/batch.py) has a source_id column first, and it
 -- is passed through.  line is the text of a line that is valid UTF-8, without
@@ -23,8 +24,12 @@
 -- `v IS NOT NULL` would make DuckDB parse every line twice.  (DuckDB expands a
 -- table macro into the statement that calls it: the plans are those of the
 -- statement written out whole.)
+-- The macro is kept in the database, made once and not on every run (ingest/load.py
+-- makes it again when this text changes): the table is named by a parameter, read by
+-- query_table, because DuckDB checks the tables a macro names when it is made, and
+-- lane_lines exists only while a run stores lines.
 -- params:
-CREATE OR REPLACE TEMP MACRO lane_attempt_rows(fail_broken) AS TABLE
+CREATE OR REPLACE MACRO lane_attempt_rows(lines, fail_broken) AS TABLE
 WITH parsed AS (
     SELECT * EXCLUDE (suspect, is_text),
            CASE WHEN NOT (starts_with(line, '{') OR regexp_matches(line, '^[ \t\r]+\{')) THEN NULL
@@ -36,7 +41,7 @@ WITH parsed AS (
                     '"units": "JSON", "budget_cap": "JSON", "properties": "JSON", "reasons": "JSON", ' ||
                     '"expired_freezes": "JSON", "results": "JSON", "usage": "JSON", "shadow": "JSON"' ||
                     '}')) END AS v
-    FROM lane_lines
+    FROM query_table(lines)
     WHERE is_text
 ), fields AS (
     SELECT * EXCLUDE (v, unsure),
@@ -147,14 +152,14 @@ FROM priced;
 -- params: provisional, source_id
 INSERT INTO attempts BY NAME
 SELECT CAST($source_id AS INTEGER) AS source_id, CAST($provisional AS BOOLEAN) AS provisional, *
-FROM lane_attempt_rows(false);
+FROM lane_attempt_rows('lane_lines', false);
 
 -- name: stage_attempts
 -- Stage the attempts of one log's lane_lines (attempt_rows) in lane_staged, for insert_staged.
 -- params: provisional, source_id
 CREATE OR REPLACE TEMP TABLE lane_staged AS
 SELECT CAST($source_id AS INTEGER) AS source_id, CAST($provisional AS BOOLEAN) AS provisional, *
-FROM lane_attempt_rows(false);
+FROM lane_attempt_rows('lane_lines', false);
 
 -- name: insert_attempts_batch
 -- Store every attempt of a batch of small logs (ingest/batch.py): lane_lines
@@ -162,7 +167,7 @@ FROM lane_attempt_rows(false);
 -- params: provisional
 INSERT INTO attempts BY NAME
 SELECT CAST($provisional AS BOOLEAN) AS provisional, *
-FROM lane_attempt_rows(false);
+FROM lane_attempt_rows('lane_lines', false);
 
 -- name: insert_new_attempts
 -- Store the attempts of one log's lane_lines but those whose attempt_id a
@@ -175,7 +180,7 @@ FROM lane_attempt_rows(false);
 -- params: provisional, source_id
 INSERT INTO attempts BY NAME
 SELECT CAST($source_id AS INTEGER) AS source_id, CAST($provisional AS BOOLEAN) AS provisional, rows.*
-FROM lane_attempt_rows(true) AS rows
+FROM lane_attempt_rows('lane_lines', true) AS rows
 ANTI JOIN (SELECT attempt_id FROM attempts WHERE NOT provisional AND attempt_id IS NOT NULL) AS known
     ON rows.attempt_id = known.attempt_id;
 
@@ -184,7 +189,7 @@ ANTI JOIN (SELECT attempt_id FROM attempts WHERE NOT provisional AND attempt_id 
 -- params: provisional
 INSERT INTO attempts BY NAME
 SELECT CAST($provisional AS BOOLEAN) AS provisional, rows.*
-FROM lane_attempt_rows(true) AS rows
+FROM lane_attempt_rows('lane_lines', true) AS rows
 ANTI JOIN (SELECT attempt_id FROM attempts WHERE NOT provisional AND attempt_id IS NOT NULL) AS known
     ON rows.attempt_id = known.attempt_id;
 
