@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import os
-from datetime import datetime
+from datetime import date
 from pathlib import Path
 
 import click
 
 from lanelog.cli.commands.options import (
+    budgets_option,
     db_option,
     db_path,
     endpoint_url_option,
     host_option,
     lake_option,
     port_option,
+    today_option,
 )
 from lanelog.cli.commands.output import echo
 
@@ -30,12 +32,10 @@ from lanelog.cli.commands.output import echo
                    "secrets file with [auth] and [lanelog_access]); see docs/deploy.md.")
 @click.option("--no-auth", is_flag=True,
               help="Serve an address other than loopback without sign-in (a network you trust).")
-@click.option("--budgets", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
-              help="Budgets file (YAML, as `check --budgets` reads it): the Spend review draws each one.")
-@click.option("--today", type=click.DateTime(["%Y-%m-%d"]), metavar="DATE",
-              help="Judge the budgets on this day (UTC) instead of today, as `check --today` does.")
+@budgets_option("Budgets file (YAML, as `check --budgets` reads it): the Spend review draws each one.")
+@today_option("Judge the budgets on this day (YYYY-MM-DD, UTC) instead of today, as `check --today` does.")
 def dashboard(db: Path | None, lake: str | None, endpoint_url: str | None, host: str, port: int, auth: Path | None,
-              no_auth: bool, budgets: Path | None, today: datetime | None) -> None:
+              no_auth: bool, budgets: Path | None, today: date | None) -> None:
     """Serve the dashboard on the lane-log database, locally and headless.
 
     The app opens the database read-only for each look and never holds it, so
@@ -69,5 +69,5 @@ def dashboard(db: Path | None, lake: str | None, endpoint_url: str | None, host:
         # The app reads the bucket in its own process: the standard variable carries the endpoint there.
         os.environ["AWS_ENDPOINT_URL"] = endpoint_url
     code = serve(db_path(db), host=host, port=port, lake=lake, auth=auth,
-                 no_auth=no_auth, budgets=budgets, today=today.date() if today else None)
+                 no_auth=no_auth, budgets=budgets, today=today)
     raise SystemExit(code)

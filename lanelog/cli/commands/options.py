@@ -139,6 +139,18 @@ def port_option(help: str = "Port to listen on.") -> Decorator:
                         metavar="PORT", help=help)
 
 
+def budgets_option(help: str = "Budgets file (YAML: amounts of money per week or month, docs/report.md).") -> Decorator:
+    """``--budgets FILE``: the budgets file, read by lanelog.queries.budget_file."""
+    return click.option("--budgets", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE", help=help)
+
+
+def today_option(help: str = "The day taken as today (YYYY-MM-DD, UTC) [default: today]: budgets judge "
+                             "the period that holds it.") -> Decorator:
+    """``--today DATE``: the job clock's day, as a date (None: today in UTC)."""
+    return click.option("--today", type=click.DateTime(["%Y-%m-%d"]), metavar="DATE",
+                        callback=lambda _ctx, _param, value: value.date() if value is not None else None, help=help)
+
+
 def notify_options(command: Any) -> Any:
     """``--notify URL`` (repeatable, or $LANELOG_NOTIFY), ``--notify-format``, ``--notify-timeout``."""
     options = [

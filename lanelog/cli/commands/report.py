@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +13,10 @@ import click
 
 import lanelog.cli.alerts as alerts
 from lanelog import ingest, queries, store
-from lanelog.cli.commands import render, render_money
+from lanelog.cli.commands import render, render_money, spend
 from lanelog.cli.commands.extras import require
 from lanelog.cli.commands.options import (
+    budgets_option,
     check_sources,
     db_option,
     db_path,
@@ -22,6 +24,7 @@ from lanelog.cli.commands.options import (
     format_option,
     lake_options,
     notify_options,
+    today_option,
     wait_option,
 )
 from lanelog.cli.commands.output import echo
@@ -90,12 +93,17 @@ def scope_options(command: Any) -> Any:
 
 @click.command()
 @scope_options
+@click.option("--week", "week_text", metavar="LAST|DATE",
+              help="Only one week: LAST (the one before the week holding today) or the week holding DATE.")
 @format_option(["text", "json", "markdown", "csv"])
+@budgets_option()
+@today_option()
 @notify_options
 def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: str | None,
            repo: str | None, wait: float, lake: str | None, engine: str, spark_master: str | None,
-           spark_conf: dict[str, str], endpoint_url: str | None, verbose: bool, fmt: str,
-           notify: tuple[str, ...], notify_format: str, notify_timeout: float) -> None:
+           spark_conf: dict[str, str], endpoint_url: str | None, verbose: bool, week_text: str | None, fmt: str,
+           budgets: Path | None, today: date | None, notify: tuple[str, ...], notify_format: str,
+           notify_timeout: float) -> None:
     """Print the weekly figures: attempts, probe rejects, armed calls, credit bugs, units.
 
     Reads the DuckDB file, or, given LOG files, ingests them into a throwaway
@@ -108,21 +116,38 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
         lanelog report --lake lake/ --engine spark --format json
         lanelog report --repo-name orders-service --format markdown
         LANELOG_NOTIFY="$SLACK_WEBHOOK" lanelog report --format markdown --since 2026-10-01
+        lanelog report --week LAST --budgets budgets.yaml --format markdown
 
     With --notify (or $LANELOG_NOTIFY), the markdown review is also posted to each
     webhook as a digest; a webhook that does not take it exits 2 after printing.
+    --budgets FILE adds each budget, judged on the report's last day (the Sunday of
+    --week, else --today).
     """
     if notify and fmt != "markdown":
         raise click.UsageError("--notify sends the weekly review: give --format markdown")
+    if budgets is not None and fmt == "csv":
+        raise click.UsageError("--budgets adds a section a CSV of weeks has no place for: give --format "
+                               "text, json or markdown")
+    day = spend.today_or_now(today)
+    week = spend.week_of(week_text, day) if week_text is not None else None
+    if week is not None:
+        if since is not None or until is not None:
+            raise click.UsageError("--week names the week: leave out --since and --until")
+        since, until = week[0].isoformat(), week[1].isoformat()
     receivers = [alerts.Receiver(url) for url in notify]
     filters = Filters.parse(since, until, repo)
+    budget_list = spend.read(budgets, engine)
     with _database(db, logs, wait, lake=lake, engine=engine, spark_master=spark_master, spark_conf=spark_conf,
                    endpoint_url=endpoint_url, verbose=verbose) as con:
-        figures = queries.report(con, filters)
-        figures["money"] = queries.money(con, filters)
+        figures = queries.report(con, filters, with_money=True)
+        statuses = spend.judge(con, budget_list, spend.report_day(week, day)).statuses
+        if budgets is not None:
+            figures["budgets"] = spend.report_rows(statuses)
         if fmt == "markdown":
             credit_bugs = queries.records(con, "credit_bug_rows", filters)
             reasons = queries.records(con, "reject_reasons", filters)
+        if verbose and hasattr(con, "jobs_run"):  # the lake on Spark
+            echo(f"Spark ran {con.jobs_run()} job(s) for this report", err=True)
     if fmt == "json":
         echo(json.dumps(figures, indent=2), json=True, newline="\n")
     elif fmt == "csv":
@@ -130,6 +155,8 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
     elif fmt == "markdown":
         review = render.markdown(figures, credit_bugs, reasons, filters) + "\n\n" + \
             render_money.markdown(figures["money"])
+        if budgets is not None:
+            review += "\n\n" + spend.markdown(statuses, spend.report_day(week, day))
         echo(review, newline="\n")
         failures = []
         for receiver in receivers:
@@ -142,6 +169,8 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
     else:
         echo(render.table(figures), newline="\n")
         echo("\n" + render_money.table(figures["money"]), newline="\n")
+        if budgets is not None:
+            echo("\n" + spend.table(statuses), newline="\n")
 
 
 @click.command()
@@ -152,12 +181,20 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
 @click.option("--renotify", is_flag=True, help="With --notify: send every credit bug in range again.")
 @click.option("--dashboard-url", metavar="URL",
               help="With --notify: the dashboard's address, so each alert links to its triage page.")
+@budgets_option()
+@today_option()
+@click.option("--spike-factor", type=click.FloatRange(min=1, max=1000), default=2.0, show_default=True,
+              metavar="FACTOR", help="A week spending more than FACTOR times the mean of the four before it "
+                                     "is a spend spike.")
+@click.option("--spike-min", type=click.FloatRange(min=0, max=1e9), default=1.0, show_default=True,
+              metavar="AMOUNT", help="...when it spends at least AMOUNT (in its currency).")
 @click.pass_context
 def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: str | None,
           until: str | None, repo: str | None, wait: float, lake: str | None, engine: str,
           spark_master: str | None, spark_conf: dict[str, str], endpoint_url: str | None, verbose: bool,
-          strict: bool, fmt: str, notify: tuple[str, ...],
-          notify_format: str, notify_timeout: float, renotify: bool, dashboard_url: str | None) -> None:
+          strict: bool, fmt: str, notify: tuple[str, ...], notify_format: str, notify_timeout: float,
+          renotify: bool, dashboard_url: str | None, budgets: Path | None, today: date | None,
+          spike_factor: float, spike_min: float) -> None:
     """Alert on credit bugs (exit 1) and audit the decision table's other rules.
 
     A credit bug is merge credit on an attempt whose quarantine is not empty; each
@@ -165,11 +202,17 @@ def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: st
     quarantine without merge credit never alerts.  Other breaches are warnings
     (exit 1 only with --strict).  Errors exit 2.
 
+    With --budgets FILE, each budget's spend in the period holding today (--today),
+    its share used and its projection are printed; one over its amount exits 1, as
+    a credit bug does.  A week spending more than --spike-factor times the mean of
+    the four before it (and at least --spike-min) is a spend spike (exit 1 with --strict).
+
     \b
     Example (cron or CI):
         lanelog check --since "$(date -d '7 days ago' +%F)" || notify-on-call
         LANELOG_NOTIFY="$SLACK_WEBHOOK" lanelog check --since "$(date -d '7 days ago' +%F)" \\
             --dashboard-url https://lanelog.example.com
+        lanelog check --budgets budgets.yaml
 
     With --notify (or $LANELOG_NOTIFY), each credit bug is posted once to each webhook:
     the database remembers what was sent where (by a digest of the URL, never the URL),
@@ -184,6 +227,7 @@ def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: st
     receivers = [alerts.Receiver(url) for url in notify]
     link_base = alerts.check_dashboard_url(dashboard_url)
     filters = Filters.parse(since, until, repo)
+    budget_list = spend.read(budgets, engine)
     outcome = None
     # With --notify the file is opened read-write first, so a database that cannot take the
     # marks is refused before anything is sent; it is closed again before the first send.
@@ -191,6 +235,9 @@ def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: st
                    endpoint_url=endpoint_url, verbose=verbose, write=bool(receivers)) as con:
         found = queries.check(con, filters)
         checked = queries.totals(con, filters)
+        # Spikes are judged with DuckDB (the database, LOG files, a lake read with DuckDB).
+        money = spend.judge(con, budget_list, spend.today_or_now(today), spike_minimum=spike_min,
+                            spike_factor=spike_factor if engine == "duckdb" else None)
         sent = {receiver.digest: store.alerts.sent_to(con, receiver.digest) for receiver in receivers}
     if receivers:
         path = db_path(db)
@@ -201,15 +248,17 @@ def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: st
             renotify=renotify, timeout=notify_timeout)
     as_json = fmt == "json"
     lines = render.check_json_lines(found) if as_json else render.check_lines(found)
+    lines += spend.check_json_lines(money) if as_json else spend.check_lines(money)
     for line in lines:
         echo(line, json=as_json)
-    bugs, warnings = len(found["credit_bugs"]), len(found["warnings"])
+    bugs, warnings = len(found["credit_bugs"]), len(found["warnings"]) + len(money.warnings)
     if bugs:
         summary = f"{bugs} credit bug(s) in range: merge credit on quarantined attempts"
     else:
         summary = (f"no credit bugs in range ({checked['attempts']} attempts checked, "
                    f"{checked['quarantined']} quarantined without credit)")
-    summary += f"; {warnings} warning(s)" + (" (--strict)" if strict and warnings else "")
+    summary += f"; {warnings} warning(s)" + spend.summary(money) + (
+        " (--strict)" if strict and (warnings or money.spikes) else "")
     echo(summary, err=as_json)
     if outcome is not None:
         echo(f"alerts: {outcome.sent} sent, {outcome.already_sent} sent before "
@@ -217,4 +266,4 @@ def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: st
         if outcome.failures:
             raise AlertError("not every credit bug was sent (the next run sends the rest): "
                              + "; ".join(outcome.failures))
-    ctx.exit(1 if bugs or (strict and warnings) else 0)
+    ctx.exit(1 if bugs or money.over or (strict and (warnings or money.spikes)) else 0)
