@@ -82,7 +82,8 @@ def test_the_attempts_columns_are_the_tables_own(generated: tuple[Path, Path]) -
 def test_the_state_file_records_the_lake_schema_version(generated: tuple[Path, Path]) -> None:
     _, lake = generated
     state = json.loads((lake / "_lanelog" / "lake.json").read_text())
-    assert state["lake_schema_version"] == LAKE_SCHEMA_VERSION == 4  # 2: usage; 3: shadow columns, replay tables; 4: replay evidence
+    # 2: usage; 3: shadow columns, replay tables; 4: each side's evidence on replay_patches
+    assert state["lake_schema_version"] == LAKE_SCHEMA_VERSION == 4
     assert state["database_schema_version"] == store.SCHEMA_VERSION
 
 
