@@ -106,11 +106,12 @@ class Replay:
 
 
 def _stored(line: dict[str, Any]) -> dict[str, Any]:
-    """A decision's probe, reasons, units and armed bit, typed for storage.
+    """A decision's probe, reasons, units, armed bit and evidence, typed for storage.
 
     A line recorded in a lane log is untrusted: a probe that is not text is stored
     as its JSON text, reasons that are not text are left out, units that are not a
-    finite number count 0.
+    finite number count 0, and the evidence is checked (router/evidence.py), stored
+    as JSON text, ``{}`` when there is none.
     """
     probe = line.get("probe")
     recorded = line.get("reasons")
@@ -120,7 +121,8 @@ def _stored(line: dict[str, Any]) -> dict[str, Any]:
     return {"probe": probe if isinstance(probe, str) else json.dumps(probe),
             "reasons": [reason for reason in reasons if isinstance(reason, str)],
             "units": number if number == number and abs(number) != float("inf") else 0.0,
-            "armed": bool(line.get("model_call_allowed"))}
+            "armed": bool(line.get("model_call_allowed")),
+            "evidence": json.dumps(checked(line.get("evidence")) or {})}
 
 
 def _decision(line: dict[str, Any]) -> dict[str, Any]:
