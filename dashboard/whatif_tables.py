@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -9,6 +10,8 @@ import numpy as np
 import pandas as pd
 
 from lanelog.dashboard.present import fit_cell
+from lanelog.evidence_text import evidence_lines
+from lanelog.framing import framed
 
 # The What-if page: a stored replay in words.
 REPLAY_MEASURES = {"rejects": "Probe rejects", "armed": "Armed calls", "units": "Units"}
@@ -90,3 +93,23 @@ def flips_table(flips: pd.DataFrame, whole: bool = False) -> pd.DataFrame:
         "baseline": [_side(p, r) for p, r in zip(flips["baseline_probe"], flips["baseline_reasons"])],
         "candidate": [_side(p, r) for p, r in zip(flips["candidate_probe"], flips["candidate_reasons"])],
     })
+
+
+def flip_lines(flip: dict[str, Any]) -> list[tuple[str, list[str]]] | None:
+    """The lines each side of a stored flip decided on, the rejecting side first, as plain text
+    (lanelog.evidence_text, as `replay --format markdown` shows them; each line framed, so no
+    control character or bidi mark reaches the page).  Sides without lines are left out;
+    None when the replay was stored before the evidence was kept."""
+    stored = [(side, flip.get(f"{side}_evidence")) for side in ("baseline", "candidate")]
+    if all(text is None for _side, text in stored):
+        return None
+    shown = []
+    for side, text in sorted(stored, key=lambda pair: flip.get(f"{pair[0]}_probe") != "reject"):
+        try:
+            evidence = json.loads(text) if isinstance(text, str) else None
+        except ValueError:  # a lake is files anyone may have written: unreadable text shows no lines
+            evidence = None
+        lines = [framed(line) for line in evidence_lines(evidence)]
+        if lines:
+            shown.append((side, lines))
+    return shown

@@ -1,5 +1,7 @@
 """What-if: stored replays (`replay --db`) and the live shadow (`route --shadow`), baseline against candidate."""
 
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
@@ -76,6 +78,24 @@ def stored_replay() -> None:
                                                     f"{present.short(subjects[i], 60)}")
         st.dataframe(whatif_tables.flip_detail(whole.iloc[choice]), hide_index=True, key="replay_flip_detail",
                      column_config=present.fixed_columns(health_tables.DETAIL_WIDTHS))
+        flip_lines(replay["flips"][choice])
+
+
+def flip_lines(flip: dict[str, Any]) -> None:
+    """The lines each side of the chosen flip decided on, as plain text: they come from the commits."""
+    sides = whatif_tables.flip_lines(flip)
+    if sides is None:
+        st.info("No lines stored for this replay: an earlier lanelog stored it without them. Run the "
+                "replay again with --db to keep each flip's lines.")
+        return
+    if not sides:
+        st.caption("Neither side's decision rests on lines of this patch (no removed assertion, line cap "
+                   "or fixture and test evidence).")
+        return
+    for side, lines in sides:
+        rejects = " (it rejects)" if flip[f"{side}_probe"] == "reject" else ""
+        st.caption(f"The lines the {side}{rejects} decided on:")
+        st.code("\n".join(lines), language=None, wrap_lines=True)
 
 
 def live() -> None:
