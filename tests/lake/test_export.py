@@ -269,10 +269,18 @@ def test_stored_replays_and_shadow_figures_read_the_same_on_the_lake(tmp_path: P
              "baseline_probe": "reject", "baseline_reasons": ["line_cap"], "baseline_units": 0.0,
              "baseline_armed": False, "candidate_probe": "pass", "candidate_reasons": [],
              "candidate_units": 1.0, "candidate_armed": True}
-    for candidate in ("/ci/a.yaml", "/ci/b.yaml"):
+    # The first replay keeps no evidence (as one stored before version 4); the second keeps each side's.
+    evidence = {"line_cap": {"counted": 900, "line_cap": 400, "files": [{"file": "</details>`x`", "lines": 900}],
+                             "files_total": 1, "excluded": [], "excluded_total": 0, "excluded_lines": 0}}
+    kept = {**patch, "baseline_evidence": json.dumps(evidence), "candidate_evidence": "{}"}
+    for candidate, row in (("/ci/a.yaml", patch), ("/ci/b.yaml", kept)):
         replays.store(con, {"checkout": "/src/svc", "candidate": candidate, "baseline": "/ci/live.yaml",
-                            "source": "v1..main", "patches": 1, "skipped": 0}, [patch])
+                            "source": "v1..main", "patches": 1, "skipped": 0}, [row])
     on_db = (replays.listing(con), replays.latest(con), replays.by_id(con, 1))
+    assert on_db[2] is not None and on_db[1] is not None
+    assert (on_db[2]["flips"][0]["baseline_evidence"], on_db[2]["flips"][0]["candidate_evidence"]) == (None, None)
+    assert json.loads(on_db[1]["flips"][0]["baseline_evidence"]) == evidence
+    assert on_db[1]["flips"][0]["candidate_evidence"] == "{}"
     con.close()
     summary = export(db, tmp_path / "lake")
     assert {"replays", "replay_patches"} <= set(summary["tables_written"])
