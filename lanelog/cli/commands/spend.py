@@ -64,8 +64,8 @@ def judge(con: Any, budgets: list[Budget], today: date, *, spike_factor: float |
 
 
 def money(value: float, currency: str) -> str:
-    """0.0021 USD, 12.50 USD: two decimals at least, six at most."""
-    text = f"{value:,.6f}".rstrip("0")
+    """12.50 USD, 0.0021 USD: cents from 1 up, up to six decimals below it (a call's cost)."""
+    text = f"{value:,.2f}" if abs(value) >= 1 else f"{value:,.6f}".rstrip("0")
     whole, _, decimals = text.partition(".")
     return f"{whole}.{decimals.ljust(2, '0')} {currency}"
 
