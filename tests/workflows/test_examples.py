@@ -298,14 +298,19 @@ def test_the_nightly_job_keeps_its_database_and_sent_marks_through_failing_night
         client.put_object(Bucket=logs, Key=key, Body=body)
     host, port = s3.endpoint.removeprefix("http://").split(":")
     proxy = Proxy((host, int(port)))
-    github = GitHub(tmp_path / "github", aws={**s3.env(), "AWS_ENDPOINT_URL": proxy.endpoint})
+    # The repository that keeps the figures holds the budgets file the check reads.
+    team = Team(tmp_path / "figures")
+    head = team.commit({"lanelog-budgets.yaml": "budgets:\n  - {name: all-spend, amount: 5, currency: USD, "
+                                                "period: week}\n"}, "Budget the model calls")
+    github = GitHub(tmp_path / "github", origin=make_origin(team.root, tmp_path / "figures.git"),
+                    aws={**s3.env(), "AWS_ENDPOINT_URL": proxy.endpoint})
     nights: list[JobRun] = []
     reads: list[list[str]] = []
     try:
         with receiver() as webhook:
             for run_id in (5001, 5002):
                 before = len(proxy.object_reads())
-                event = Event(name="schedule", repository=REPOSITORY, run_id=run_id, base_ref="main",
+                event = Event(name="schedule", repository=REPOSITORY, run_id=run_id, base_ref="main", sha=head,
                               vars={"LANELOG_BUCKET": logs, "LANELOG_LAKE_BUCKET": lake, "AWS_REGION": "us-east-1",
                                     "LANELOG_ROLE_ARN": "arn:aws:iam::123456789012:role/nightly"},
                               secrets={"LANELOG_NOTIFY": webhook.url})
@@ -320,6 +325,9 @@ def test_the_nightly_job_keeps_its_database_and_sent_marks_through_failing_night
         assert night.status == "failure"
         assert night.step("Check the figures (exit 1 on a credit bug)").outcome == "failure"
         assert "CREDIT BUG" in night.step("Check the figures (exit 1 on a credit bug)").stdout, night.log()
+        # No line records a cost: the budget is judged, and nothing of it is spent.
+        assert "budget all-spend: 0.00 USD of 5.00 USD (0%) in the week " in night.step(
+            "Check the figures (exit 1 on a credit bug)").stdout, night.log()
         assert night.step("Export the lake (only the weeks that changed)").outcome == "success", night.log()
         assert webhook.url not in night.log() and s3.secret not in night.log()
     assert "Cache not found" in first.step("Restore the database").stdout
