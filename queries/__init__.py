@@ -130,7 +130,8 @@ def _frame(con: duckdb.DuckDBPyConnection, name: str, filters: Filters | None,
 def weekly(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> pd.DataFrame:
     """week, attempts, probe_rejects, calls_armed, credit_bugs, quarantined, units, armed_per_reject."""
     frame = _frame(con, "figures", filters)
-    return frame[~frame["is_total"]].drop(columns="is_total").reset_index(drop=True)
+    weeks = frame[~frame["is_total"] & ~frame["by_repo"]]
+    return weeks[["week", *FIGURES, "armed_per_reject"]].reset_index(drop=True)
 
 
 def _number(value: float | None) -> int | float | None:
@@ -149,22 +150,33 @@ def _figures(row: dict[str, Any]) -> dict[str, Any]:
 
 def totals(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> dict[str, Any]:
     """The figures over every week in scope, the undated bucket included."""
-    rows = records(con, "figures", filters)
-    return _figures(rows[-1])
+    return _figures(_total_row(records(con, "figures", filters)))
 
 
-def report(con: duckdb.DuckDBPyConnection, filters: Filters | None = None) -> dict[str, Any]:
-    """The JSON contract of ``lanelog report --format json`` (see the README)."""
+def _total_row(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    return next(row for row in rows if row["is_total"])
+
+
+def report(con: duckdb.DuckDBPyConnection | RowSource, filters: Filters | None = None, *,
+           with_money: bool = False) -> dict[str, Any]:
+    """The JSON contract of ``lanelog report --format json`` (see the README).
+
+    with_money: the report's ``money`` section too, last, from the same pass over the attempts.
+    """
     rows = records(con, "figures", filters)
     weeks = [
         {"week": row["week"].isoformat() if row["week"] else None, **_figures(row)}
-        for row in rows[:-1]
+        for row in rows if not row["is_total"] and not row["by_repo"]
     ]
     rejected = records(con, "rejected_line_count")[0]["rejected_lines"]
-    out: dict[str, Any] = {"weeks": weeks, "totals": _figures(rows[-1]), "rejected_lines": rejected}
+    out: dict[str, Any] = {"weeks": weeks, "totals": _figures(_total_row(rows)), "rejected_lines": rejected}
     shadow = shadow_report(con, filters)
     if shadow is not None:
         out["shadow"] = shadow
+    if with_money:
+        from lanelog.queries.costs import money_figures
+
+        out["money"] = money_figures(con, filters, rows)
     return out
 
 

@@ -1,6 +1,6 @@
 """What the armed calls cost, for the report's ``money`` section and the Spend review.
 
-From money.sql's three queries, as plain JSON-ready dicts (no pandas), on DuckDB
+From the ``figures`` query and money.sql's, as plain JSON-ready dicts (no pandas), on DuckDB
 or another RowSource (Spark).  A figure nobody recorded stays None, and every
 row says why in ``note``: a week without usage is never shown as free.
 """
@@ -80,21 +80,32 @@ def _row(row: dict[str, Any], costs: Costs, scope: str, calls_key: str = "calls_
     return out
 
 
-def money_figures(con: Any, filters: Any = None) -> dict[str, Any]:
+# The keys of a week's and of a repo's money, in the order the report lists them.
+WEEK_KEYS = ("week", "attempts", "probe_rejects", "calls_armed", "units", "calls_with_usage", "calls_priced",
+             "input_tokens", "output_tokens", "currency", "cost", "cost_per_armed_call", "cost_per_unit",
+             "spend_avoided_estimate")
+REPO_KEYS = ("week", "repo", "calls_armed", "calls_with_usage", "calls_priced", "input_tokens", "output_tokens",
+             "currency", "cost")
+
+
+def money_figures(con: Any, filters: Any = None, figures: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Tokens and cost per week (and in total), per property and per repo, with the estimate.
 
     A group priced in more than one currency has no cost (note "more than one currency")
     and a ``costs`` list of each currency's total; other groups have no ``costs`` key.
+    figures: the rows of the ``figures`` query for the same scope, when the caller has them.
     """
     from lanelog.queries import records
 
-    weekly = records(con, "money_weekly", filters)
+    rows = figures if figures is not None else records(con, "figures", filters)
+    weekly = [{key: row[key] for key in WEEK_KEYS} for row in rows if not row["by_repo"] and not row["is_total"]]
+    total = next({key: row[key] for key in WEEK_KEYS} for row in rows if row["is_total"])
     costs = _costs(records(con, "money_currencies", filters))
     return {
-        "weeks": [_row(row, costs, "week") for row in weekly[:-1]],
-        "totals": {key: value for key, value in _row(weekly[-1], costs, "total").items() if key != "week"},
+        "weeks": [_row(row, costs, "week") for row in weekly],
+        "totals": {key: value for key, value in _row(total, costs, "total").items() if key != "week"},
         "by_property": [_row(row, costs, "property", "calls")
                         for row in records(con, "money_by_property", filters)],
-        "by_repo": [_row(row, costs, "repo") for row in records(con, "money_by_repo", filters)],
+        "by_repo": [_row({key: row[key] for key in REPO_KEYS}, costs, "repo") for row in rows if row["by_repo"]],
         "estimate": ESTIMATE,
     }
