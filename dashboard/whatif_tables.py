@@ -95,21 +95,30 @@ def flips_table(flips: pd.DataFrame, whole: bool = False) -> pd.DataFrame:
     })
 
 
-def flip_lines(flip: dict[str, Any]) -> list[tuple[str, list[str]]] | None:
-    """The lines each side of a stored flip decided on, the rejecting side first, as plain text
-    (lanelog.evidence_text, as `replay --format markdown` shows them; each line framed, so no
-    control character or bidi mark reaches the page).  Sides without lines are left out;
-    None when the replay was stored before the evidence was kept."""
+def flip_lines(flip: dict[str, Any]) -> list[tuple[str, list[str], bool]] | None:
+    """The lines each side of a stored flip decided on, as plain text (lanelog.evidence_text, as
+    `replay --format markdown` shows them; each line framed, so no control character or bidi mark
+    reaches the page): (side, lines, whole), the rejecting side first and whole.  The other side
+    often reads the same lines under another rule: it keeps only the lines that differ (whole
+    False), none when all are the same.  Sides without lines are left out; None when the replay
+    was stored before the evidence was kept."""
     stored = [(side, flip.get(f"{side}_evidence")) for side in ("baseline", "candidate")]
     if all(text is None for _side, text in stored):
         return None
-    shown = []
+    shown: list[tuple[str, list[str], bool]] = []
     for side, text in sorted(stored, key=lambda pair: flip.get(f"{pair[0]}_probe") != "reject"):
-        try:
-            evidence = json.loads(text) if isinstance(text, str) else None
-        except ValueError:  # a lake is files anyone may have written: unreadable text shows no lines
-            evidence = None
-        lines = [framed(line) for line in evidence_lines(evidence)]
-        if lines:
-            shown.append((side, lines))
+        lines = [framed(line) for line in evidence_lines(_parsed(text))]
+        if lines and shown:
+            first = set(shown[0][1])
+            shown.append((side, [line for line in lines if line and line not in first], not first & set(lines)))
+        elif lines:
+            shown.append((side, lines, True))
     return shown
+
+
+def _parsed(text: Any) -> Any:
+    """Stored evidence as data; a lake is files anyone may have written, so unreadable text is none."""
+    try:
+        return json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return None

@@ -92,9 +92,15 @@ def flip_lines(flip: dict[str, Any]) -> None:
         st.caption("Neither side's decision rests on lines of this patch (no removed assertion, line cap "
                    "or fixture and test evidence).")
         return
-    for side, lines in sides:
-        rejects = " (it rejects)" if flip[f"{side}_probe"] == "reject" else ""
-        st.caption(f"The lines the {side}{rejects} decided on:")
+    for side, lines, whole in sides:
+        verb = {"reject": "rejects", "pass": "passes"}.get(flip[f"{side}_probe"], "decides")
+        if whole:
+            st.caption(f"Why the {side} {verb}: the lines it decided on.")
+        elif lines:
+            st.caption(f"The {side} {verb} on the same lines; what it reads otherwise:")
+        else:
+            st.caption(f"The {side} {verb} on the same lines.")
+            continue
         st.code("\n".join(lines), language=None, wrap_lines=True)
 
 

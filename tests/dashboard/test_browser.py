@@ -400,6 +400,8 @@ def test_the_what_if_page_draws_a_stored_replay_at_two_widths(
         for width in WIDTHS:
             page = drawn_page(browser, f"{url}/whatif", "whatif", width)
             page.get_by_text(f"Patches whose probe flips ({flips})").wait_for(timeout=30_000)
+            # The chosen flip's lines, in code blocks measured with the rest (spill["code"]).
+            page.get_by_text("Why the baseline rejects: the lines it decided on.").wait_for(timeout=30_000)
             assert page.locator('[data-testid="stException"]').count() == 0
             spill = overflow(page)
             assert not stored_names(page), stored_names(page)

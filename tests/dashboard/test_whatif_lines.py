@@ -12,6 +12,7 @@ from typing import Any
 
 import duckdb
 
+from lanelog.dashboard import whatif_tables
 from lanelog.evidence_text import evidence_lines
 from tests.dashboard.test_pages import WHAT_IF, texts
 from tests.router.conftest import LANES_YAML
@@ -69,14 +70,14 @@ def test_a_stored_replay_shows_the_chosen_flips_removed_lines_as_the_replay_prin
         at.selectbox(key="replay_flip_pick").set_value(index).run()
         assert not at.exception
         # The baseline rejects (a removed assertion) and the candidate passes: the rejecting side's
-        # lines first, the very lines `replay --format json` carries (and `--format markdown` folds
-        # under the flip), then the candidate's (the same lines, its rule not firing).
-        sides = [evidence_lines(flip["evidence"][side]["evidence"]) for side in ("baseline", "candidate")]
-        assert flip["baseline"]["probe"] == "reject" and any("  -" in line for line in sides[0])
-        assert "did not fire" in sides[1][0]
-        assert _codes(at) == ["\n".join(lines) for lines in sides]
-        assert {"The lines the baseline (it rejects) decided on:", "The lines the candidate decided on:"} \
-            <= set(texts(at))
+        # lines whole, the very lines `replay --format json` carries (and `--format markdown` folds
+        # under the flip); the candidate read the same lines, and only its verdict differs.
+        baseline, candidate = (evidence_lines(flip["evidence"][side]["evidence"]) for side in ("baseline", "candidate"))
+        assert flip["baseline"]["probe"] == "reject" and any("  -" in line for line in baseline)
+        assert candidate[1:] == baseline[1:] and "assertion_rule net did not fire" in candidate[0]
+        assert _codes(at) == ["\n".join(baseline), candidate[0]]
+        assert {"Why the baseline rejects: the lines it decided on.",
+                "The candidate passes on the same lines; what it reads otherwise:"} <= set(texts(at))
 
 
 def test_hostile_text_in_the_lines_is_shown_literally(app: Any, tmp_path: Path) -> None:
@@ -86,7 +87,8 @@ def test_hostile_text_in_the_lines_is_shown_literally(app: Any, tmp_path: Path) 
     assert not at.exception, [e.value for e in at.exception]
     evidence = result["flips"][0]["evidence"]
     shown = _codes(at)
-    assert shown == ["\n".join(evidence_lines(evidence[side]["evidence"])) for side in ("baseline", "candidate")]
+    assert shown[0] == "\n".join(evidence_lines(evidence["baseline"]["evidence"]))
+    assert shown[1] == evidence_lines(evidence["candidate"]["evidence"])[0]  # the rest are the baseline's
     assert f"tests/test_store.py:2  -    assert put(1, 1) == 1, {json.dumps(HOSTILE)}" in shown[0].splitlines()
     # Nothing of the commit reaches text the page draws as Markdown.
     assert not any("<script>" in text or "**bold**" in text or "Reformat" in text for text in texts(at))
@@ -107,3 +109,40 @@ def test_a_replay_stored_before_the_lines_were_kept_says_so(
         "No lines stored for this replay: an earlier lanelog stored it without them. Run the replay "
         "again with --db to keep each flip's lines."]
     assert _codes(at) == []
+
+
+def _flip(baseline: object, candidate: object, probes: tuple[str, str] = ("reject", "pass")) -> dict[str, Any]:
+    return {"baseline_probe": probes[0], "candidate_probe": probes[1],
+            "baseline_evidence": None if baseline is None else json.dumps(baseline),
+            "candidate_evidence": None if candidate is None else json.dumps(candidate)}
+
+
+CAP = {"line_cap": {"counted": 900, "line_cap": 400, "files": [{"file": "big.py", "lines": 900}], "files_total": 1,
+                    "excluded": [], "excluded_total": 0, "excluded_lines": 0}}
+FIXTURES = {"fixture_and_test": {"fixtures": ["fixtures/a.json"], "fixtures_total": 1, "tests": ["tests/t.py"],
+                                 "tests_total": 1}}
+
+
+def test_the_rejecting_side_comes_first_whole_and_the_other_keeps_what_differs() -> None:
+    # The candidate rejects here: it comes first, whole; the baseline's own lines are all its own.
+    flip = _flip(FIXTURES, CAP, probes=("pass", "reject"))
+    assert whatif_tables.flip_lines(flip) == [("candidate", evidence_lines(CAP), True),
+                                              ("baseline", evidence_lines(FIXTURES), True)]
+    # The same evidence on both sides: the other side shows no lines of its own.
+    assert whatif_tables.flip_lines(_flip(CAP, CAP)) == [("baseline", evidence_lines(CAP), True),
+                                                        ("candidate", [], False)]
+
+
+def test_sides_without_lines_are_left_out_and_a_replay_that_kept_none_is_told_apart() -> None:
+    assert whatif_tables.flip_lines(_flip({}, {})) == []
+    assert whatif_tables.flip_lines(_flip(CAP, {})) == [("baseline", evidence_lines(CAP), True)]
+    assert whatif_tables.flip_lines(_flip(None, None)) is None
+    # A lake's file holding text that is no JSON shows no lines rather than failing the page.
+    assert whatif_tables.flip_lines({**_flip(None, None), "baseline_evidence": "{not json"}) == []
+
+
+def test_a_line_holding_control_characters_is_shown_framed() -> None:
+    flip = _flip({"fixture_and_test": {"fixtures": ["a\u202eb\nc"], "fixtures_total": 1, "tests": [],
+                                       "tests_total": 0}}, {})
+    shown = whatif_tables.flip_lines(flip)
+    assert shown == [("baseline", ["fixtures: a\\u202eb\\x0ac", "tests: "], True)]
