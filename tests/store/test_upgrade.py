@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+from datetime import date
 from pathlib import Path
 
 import duckdb
@@ -186,3 +187,44 @@ def test_the_upgrade_leaves_a_ts_outside_the_supported_range_undated(tmp_path: P
                            "ORDER BY attempt_id").fetchall() == [("far-1", False), ("far-2", True)]
     finally:
         con.close()
+
+
+def test_a_version_3_database_keeps_its_replays_and_gets_empty_evidence(tmp_path: Path) -> None:
+    """Version 4 adds each side's evidence to replay_patches; a version-3 replay is kept, with NULL."""
+    from lanelog.store.replays import store as store_replay
+
+    path = tmp_path / "v3.duckdb"
+    con = store.open_db(path)
+    try:
+        store_replay(con, {"checkout": "/src", "candidate": "c.yaml", "baseline": "b", "source": "s",
+                           "patches": 1, "skipped": 0},
+                     [{"base": "a" * 40, "head": "b" * 40, "day": date(2026, 9, 15), "subject": "Fix it",
+                       "baseline_probe": "reject", "baseline_reasons": ["assertion_removed"], "baseline_units": 0.0,
+                       "baseline_armed": False, "candidate_probe": "pass", "candidate_reasons": [],
+                       "candidate_units": 1.0, "candidate_armed": True}])
+    finally:
+        con.close()
+    # The version-3 shape: replay_patches without the evidence columns, and version 3 recorded.
+    con = duckdb.connect(str(path))
+    try:
+        con.execute("ALTER TABLE replay_patches DROP COLUMN baseline_evidence")
+        con.execute("ALTER TABLE replay_patches DROP COLUMN candidate_evidence")
+        con.execute("UPDATE lanelog_meta SET value = '3' WHERE key = 'schema_version'")
+        before = con.execute("SELECT * FROM replay_patches").fetchall()
+    finally:
+        con.close()
+    with pytest.raises(SchemaMismatch, match="schema version 3, and this lanelog uses version 4"):
+        store.open_db(path, read_only=True)
+    con = store.open_db(path)
+    try:
+        assert store.read_meta(con)["schema_version"] == "4"
+        stored = latest(con)
+    finally:
+        con.close()
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        assert con.execute("SELECT * FROM replay_patches").fetchall() == [(*before[0], None, None)]
+    finally:
+        con.close()
+    assert stored is not None and len(stored["flips"]) == 1
+    assert (stored["flips"][0]["baseline_evidence"], stored["flips"][0]["candidate_evidence"]) == (None, None)
