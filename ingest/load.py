@@ -57,7 +57,8 @@ MACRO_KEY = "attempt_rows_macro"
 
 
 @cache
-def _macro_digest() -> str:
+def macro_digest() -> str:
+    """A digest of load.sql's lane_attempt_rows text: the version lanelog_meta records."""
     return "sha256:" + hashlib.sha256(statement("attempt_rows").sql.encode()).hexdigest()
 
 
@@ -68,10 +69,10 @@ def attempt_rows(con: duckdb.DuckDBPyConnection) -> None:
     when its text differs from the one recorded (another lanelog's), inside the caller's
     transaction, so a run cut short leaves the old macro and its digest, or both new.
     """
-    if read_meta(con).get(MACRO_KEY) == _macro_digest():
+    if read_meta(con).get(MACRO_KEY) == macro_digest():
         return
     statement("attempt_rows").run(con)
-    put_meta(con, MACRO_KEY, _macro_digest())
+    put_meta(con, MACRO_KEY, macro_digest())
 
 
 def statement(name: str) -> Query:
