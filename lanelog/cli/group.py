@@ -77,7 +77,9 @@ def _require_when_run(command: click.Command, extra: str, what: str) -> None:
 
 def _framed(error: click.ClickException) -> click.ClickException:
     """click's own error (a bad option value, a missing file), its message framed: it quotes what was typed."""
-    error.message = framed(error.message)
+    # click 8.5 types `message` Final; the error is about to be shown once, by click, and framing
+    # it in place keeps each subclass's own format (BadParameter's "Invalid value for ...").
+    object.__setattr__(error, "message", framed(error.message))
     return error
 
 
