@@ -187,7 +187,7 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
               metavar="FACTOR", help="A week spending more than FACTOR times the mean of the four before it "
                                      "is a spend spike.")
 @click.option("--spike-min", type=click.FloatRange(min=0, max=1e9), default=1.0, show_default=True,
-              metavar="AMOUNT", help="...when it spends at least AMOUNT (in its currency).")
+              metavar="AMOUNT", help="A spend spike spends at least AMOUNT in its week (in its currency).")
 @click.pass_context
 def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: str | None,
           until: str | None, repo: str | None, wait: float, lake: str | None, engine: str,
