@@ -13,6 +13,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,7 +51,9 @@ QUICK = Sizes(lines=20_000, append=1_000, report_attempts=200_000, files=200, co
               warmup=1, reps=2, timeout=300, small_logs=(200,), short_lines=20_000)
 # Groups `--only` can run on their own (they need nothing the others make).  The install
 # group reaches the package index, so the quick run (CI) leaves it out.
-ALONE = ("small", "short", "history", "install", "s3")
+ALONE = ("small", "short", "history", "install", "s3", "incremental", "report")
+# Of those, the groups that need the generated log and its ingest (run as the ingest row).
+INGESTED = ("incremental", "report")
 
 
 def _arguments(argv: list[str]) -> argparse.Namespace:
@@ -131,6 +134,8 @@ def main(argv: list[str]) -> int:
 
     if args.only:
         shapes()
+        if any(group in args.only for group in INGESTED):
+            ingested(args, sizes, out, data, run)
         if "history" in args.only:
             _log("router start-up and replay")
             history = make_history(out / "history-repo", sizes.commits)
@@ -191,6 +196,28 @@ def main(argv: list[str]) -> int:
         run(install_cases(out))
 
     return _finish(args, sizes, source, data, outcomes, started, results_path)
+
+
+def ingested(args: argparse.Namespace, sizes: Sizes, out: Path, data: dict[str, object],
+             run: Callable[[list[Case]], list[Outcome]]) -> None:
+    """`--only incremental` / `--only report`: the log and lanelog's ingest of it, then those rows."""
+    log = make_log(out, args.seed, sizes.lines, sizes.append, workers=min(2, os.cpu_count() or 1))
+    data["log"] = {**manifest_dict(log.manifest), "path": str(log.path)}
+    data["appended"] = manifest_dict(log.append_manifest)
+    _log("ingest (the base of the rows asked for)")
+    base_db, why_not = _keep_ingested(run(cases.ingest_cases(log, out)[:1])[0], out)
+    if "incremental" in args.only:
+        _log("incremental")
+        try:
+            run(cases.incremental_cases(log, out, base_db, why_not))
+        finally:
+            restore_log(log.path, log.manifest.bytes)
+    if "report" in args.only:
+        _log("report")
+        report_db, report_why_not = out / "report.duckdb", why_not
+        if base_db is not None:
+            data["report_db"] = multiply_db(base_db, report_db, sizes.report_attempts)
+        run(cases.report_cases(report_db, sizes.report_attempts, report_why_not))
 
 
 def _finish(args: argparse.Namespace, sizes: Sizes, source: object, data: dict[str, object],

@@ -187,6 +187,20 @@ def _cli_summary(run: Run) -> dict[str, int]:
         return {}
 
 
+# The report's floor: a process that opens the database and computes the weekly figures
+# and the weekly money in one GROUP BY, printing the rows (no scope, no checks, no JSON).
+REPORT_FLOOR = """
+import sys, duckdb
+con = duckdb.connect(sys.argv[1], read_only=True)
+print(con.execute('''
+    SELECT week, count(*), sum(is_reject::INT), sum(armed::INT), sum(credit_bug::INT), sum(quarantined::INT),
+           sum(CASE WHEN armed THEN coalesce(units, len(properties), 0) ELSE 0 END),
+           sum(CASE WHEN armed THEN input_tokens END), sum(CASE WHEN armed THEN output_tokens END),
+           sum(CASE WHEN armed THEN cost END), min(currency), max(currency)
+    FROM attempts GROUP BY GROUPING SETS ((week), ()) ORDER BY week''').fetchall())
+"""
+
+
 def report_cases(db: Path | None, attempts: int, why_not: str | None) -> list[Case]:
     """`lanelog report --format json` and the per-week query alone, over the multiplied database."""
     label = size_label(attempts)
@@ -206,6 +220,8 @@ def report_cases(db: Path | None, attempts: int, why_not: str | None) -> list[Ca
         return [f"{run.info.get('weeks')} weekly rows, {attempts:,} attempts"]
 
     return [
+        Case("report.floor", "report", f"report {label}: floor, one process, one GROUP BY (figures and money)",
+             [sys.executable, "-c", REPORT_FLOOR, str(db)], "process", not_run=why_not),
         Case("report.cli", "report", f"report {label}: `lanelog report --format json`",
              lanelog_argv("report", "--db", str(db), "--format", "json"), "process",
              check=check_report, not_run=why_not or components.report_cli()),

@@ -25,7 +25,7 @@ EXPECTED_ROWS = [
     "short.lanelog", "short.floor",
     "incremental.unchanged", "incremental.append", "incremental.append_series", "incremental.append_series.max",
     "incremental.unchanged_cli", "incremental.append_cli", "incremental.resent",
-    "report.cli", "report.weekly",
+    "report.floor", "report.cli", "report.weekly",
     "dashboard.overview.cold", "dashboard.overview.cached",
     "router.route", "router.git", "router.startup", "router.startup.floor", "replay.commits", "replay.git",
     "replay.first_parent", "replay.first_parent.git",
@@ -34,7 +34,8 @@ EXPECTED_ROWS = [
 WITH_RATIO = {"ingest.lanelog", "ingest.seed", "ingest.pandas", "small.200.lanelog", "small.200.unchanged",
               "s3.200.lanelog", "s3.200.floor", "s3.200.list_floor", "s3.200.unchanged",
               "short.lanelog", "incremental.unchanged",
-              "incremental.append", "incremental.append_series", "incremental.resent", "dashboard.overview.cached",
+              "incremental.append", "incremental.append_series", "incremental.resent", "report.cli",
+              "dashboard.overview.cached",
               "router.route",
               "router.startup", "replay.commits", "replay.first_parent",
               "lake.export.incremental", "lake.report.duckdb", "lake.report.spark"}
