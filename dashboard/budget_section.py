@@ -108,5 +108,7 @@ def overview_note() -> None:
     for status in (found or {}).get("statuses", []):
         if status["share"] >= NOTE_SHARE:
             icon = ":material/money_off:" if status["over"] else ":material/savings:"
-            text = as_text(f"Budget {sentence(status)}. See the Spend review.")
+            name, _, figures = sentence(status).partition(": ")
+            state = "is over its amount" if status["over"] else "is nearly spent"
+            text = as_text(f"Budget {name} {state}: {figures}. See the Spend review.")
             (st.error if status["over"] else st.warning)(text, icon=icon)

@@ -115,6 +115,7 @@ def test_the_overview_names_the_budgets_past_80_percent(budgeted: tuple[str, flo
     alerts = [box.inner_text().strip() for box in
               page.locator('[data-testid="stAlert"] [data-testid="stMarkdownContainer"]').all()]
     named = [text for text in alerts if text.startswith("Budget ")]
-    assert [text.split(":")[0] for text in named] == ["Budget all-spend", "Budget weekly-cap"], alerts
+    assert [text.split(":")[0] for text in named] == ["Budget all-spend is nearly spent",
+                                                      "Budget weekly-cap is over its amount"], alerts
     assert all(text.endswith("See the Spend review.") for text in named)
     page.close()

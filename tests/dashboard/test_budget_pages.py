@@ -50,8 +50,8 @@ def test_the_overview_names_a_budget_past_80_percent_as_text_not_markup(budgeted
     at = app(db)
     assert not at.exception
     named = [box.value for box in at.warning if box.value.startswith("Budget")]
-    assert named == ["Budget all\\_spend\\_x\\_: 9\\.00 USD of 10\\.00 USD this week \\(90%\\), 21\\.00 USD projected "
-                     "by Sunday 2026\\-10\\-11\\. See the Spend review\\."]
+    assert named == ["Budget all\\_spend\\_x\\_ is nearly spent: 9\\.00 USD of 10\\.00 USD this week \\(90%\\), "
+                     "21\\.00 USD projected by Sunday 2026\\-10\\-11\\. See the Spend review\\."]
 
 
 def test_a_budgets_file_that_cannot_be_used_is_named_on_the_page(budgeted, app) -> None:
