@@ -24,6 +24,7 @@ import ipaddress
 import json
 import os
 import socket
+import stat
 import tomllib
 import unicodedata
 from collections.abc import Mapping
@@ -101,9 +102,7 @@ def load_auth(path: Path) -> AuthSettings:
     it, and allow, writers and session_hours in a [lanelog_access] section.
     """
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise DashboardError(f"cannot read --auth file {path}: {error.strerror or error}") from None
+        raw = tomllib.loads(_settings_text(path))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise DashboardError(f"{path} is not TOML: {error}") from None
     if isinstance(raw.get("auth"), dict):
@@ -132,6 +131,44 @@ def load_auth(path: Path) -> AuthSettings:
     writers = _entries(path, names["writers"], raw["writers"]) if "writers" in raw else None
     return AuthSettings(allow=_entries(path, names["allow"], raw["allow"]), writers=writers,
                         session_hours=float(hours), **texts)
+
+
+# A sign-in settings file is a few hundred bytes; past this it is not one.
+MAX_AUTH_BYTES = 1024 * 1024
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _settings_text(path: Path) -> str:
+    """The --auth file's text: a regular file of at most MAX_AUTH_BYTES, anything else refused at once.
+
+    It is opened without blocking and checked on the open descriptor: a FIFO, which
+    would hold the start until someone writes to it, or a device is named and refused.
+    """
+    def not_regular(mode: int) -> DashboardError:
+        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        return DashboardError(f"--auth file {path} is {kind}: the sign-in settings must be a regular file")
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        try:  # a socket cannot be opened at all: name what it is
+            mode = os.stat(path).st_mode
+        except OSError:
+            mode = stat.S_IFREG
+        if not stat.S_ISREG(mode):
+            raise not_regular(mode) from None
+        raise DashboardError(f"cannot read --auth file {path}: {error.strerror or error}") from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise not_regular(info.st_mode)
+        os.set_blocking(fd, True)
+        data = handle.read(MAX_AUTH_BYTES + 1)
+    if len(data) > MAX_AUTH_BYTES:
+        raise DashboardError(f"--auth file {path} is larger than {MAX_AUTH_BYTES} bytes: it is no sign-in "
+                             "settings file")
+    return data.decode("utf-8")
 
 
 def _from_streamlit_secrets(path: Path, raw: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:

@@ -1,7 +1,14 @@
 """Logs in an object store: every log object below a URL not read to its end before,
-and the record of the objects read (objects_read)."""
+and the record of the objects read (objects_read).
+
+A URL is listed before the database is opened (list_objects), so a store that is slow
+to answer holds no lock that an ingest or a dashboard is waiting for; the fetches of a
+window then each have the store's request deadline (ingest/objects.py).
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import duckdb
 import pyarrow as pa
@@ -9,26 +16,44 @@ import pyarrow as pa
 from lanelog.errors import IngestError
 from lanelog.ingest.load import statement
 from lanelog.ingest.logfile import bytes_log
-from lanelog.ingest.objects import Fetched, Listed, ObjectStore, windows
+from lanelog.ingest.objects import Fetched, Listed, ObjectStore, StoreSilent, StoreTimeouts, windows
 from lanelog.ingest.small_logs import Batcher
 from lanelog.ingest.summary import IngestSummary, Progress, now
 from lanelog.store.db import transaction
 
 
-def ingest_objects(con: duckdb.DuckDBPyConnection, url: str, batcher: Batcher, summary: IngestSummary,
-                   progress: Progress | None, endpoint_url: str | None) -> None:
-    """Every log object below `url` not read to its end before: fetched a window at a time, each
+@dataclass
+class Listing:
+    """One object-store URL as listed: its store and log objects, or the error that ended it."""
+
+    url: str
+    store: ObjectStore | None = None
+    objects: list[Listed] = field(default_factory=list)
+    error: IngestError | None = None
+
+
+def list_objects(url: str, endpoint_url: str | None = None, timeouts: StoreTimeouts | None = None) -> Listing:
+    """The log objects below `url`, listed within the listing deadline; needs no database."""
+    try:
+        store = ObjectStore(url, endpoint_url, timeouts)
+        return Listing(url, store, store.listing())
+    except IngestError as exc:
+        return Listing(url, error=exc)
+
+
+def ingest_objects(con: duckdb.DuckDBPyConnection, listing: Listing, batcher: Batcher, summary: IngestSummary,
+                   progress: Progress | None) -> None:
+    """Every log object of the listing not read to its end before: fetched a window at a time, each
     window's small logs stored as batches, and the objects it settled recorded (objects_read).
 
-    A store that cannot be listed or read at all ends this URL with one error; what was
-    stored before stays, and the next run goes on from there.
+    A store that cannot be listed or read at all, or does not answer within a deadline,
+    ends this URL with one error; what was stored before stays, and the next run goes on
+    from there.
     """
-    try:
-        store = ObjectStore(url, endpoint_url)
-        listed = store.listing()
-    except IngestError as exc:
-        summary.errors.append(exc.message)
+    if listing.error is not None or listing.store is None:
+        summary.errors.append(listing.error.message if listing.error else f"{listing.url}: not listed")
         return
+    store, listed = listing.store, listing.objects
     _forget_unlisted(con, store.prefix, listed)
     read_before = {row[0]: (row[1], row[2]) for row in statement("objects_below").rows(con, prefix=store.prefix)}
     new = []
@@ -55,6 +80,8 @@ def ingest_objects(con: duckdb.DuckDBPyConnection, url: str, batcher: Batcher, s
                 with (bytes_log(obj.url, got.data or b"") if got is not None else store.open(obj)) as log:
                     batcher.add(log)
                 settled.append(obj)
+            except StoreSilent as exc:  # the store stopped answering in the middle of an object
+                fatal = exc
             except IngestError as exc:
                 summary.errors.append(exc.message)
             if progress:

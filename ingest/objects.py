@@ -16,6 +16,11 @@ it is named in the errors and read on the next run.  The filesystem library is
 fsspec with s3fs: it takes credentials from the standard environment (the
 variables, a profile, an instance role) and serves gs:// and az:// through
 gcsfs and adlfs, which are not tested here.
+
+Every wait on the store ends by a deadline for the whole of it (StoreTimeouts): the
+listing of a URL, every page and retry included, and each request for an object or
+a piece of one, its whole answer included.  A store that accepts and never answers,
+or answers a byte a second, ends the URL with one error within that time.
 """
 
 from __future__ import annotations
@@ -23,28 +28,44 @@ from __future__ import annotations
 import asyncio
 import errno
 import gzip
+import io
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
 from lanelog.errors import IngestError
 from lanelog.ingest.batch import BATCH_BYTES, BATCH_LOGS, SMALL_LOG_BYTES
 from lanelog.ingest.logfile import LOG_SUFFIXES, LogStream, shown
-from lanelog.store.bucket import redacted
+from lanelog.store.bucket import LISTING_TIMEOUT_S, REQUEST_TIMEOUT_S, RequestTimeout, bounded, redacted, s3_filesystem
 
 # Connections to the store at once: enough to hide a round trip per small object,
 # few enough for a CI runner and the store's request rate.
 CONNECTIONS = 16
-# Seconds to connect and to wait for an answer; attempts per request (the first
-# included), so a store that went away fails a run in seconds, not minutes.
-CONNECT_TIMEOUT_S = 10
-READ_TIMEOUT_S = 60
-ATTEMPTS = 3
+# A larger object is fetched in ranges of this size, each one request with its deadline.
+PIECE_BYTES = 8 * 1024 * 1024
 S3_SCHEMES = ("s3", "s3a")
 _CREDENTIALS_HINT = ("the credentials come from the environment: AWS_ACCESS_KEY_ID and "
                      "AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or the instance role")
+
+
+@dataclass(frozen=True)
+class StoreTimeouts:
+    """The deadlines of an object-store ingest, in seconds, each for the whole of what it names.
+
+    request: one request for an object, or a piece of one (connecting, botocore's three
+    attempts and the whole answer); listing: the whole listing of one URL, every page.
+    """
+
+    request: float = REQUEST_TIMEOUT_S
+    listing: float = LISTING_TIMEOUT_S
+    # What sets each, named in the error a deadline ends a run with.
+    names: tuple[str, str] = field(default=("--store-timeout", "--list-timeout"), compare=False)
+
+
+class StoreSilent(IngestError):
+    """The store did not answer within a deadline: the rest of the URL waits for the next run."""
 
 
 @dataclass(frozen=True)
@@ -71,14 +92,15 @@ class Fetched:
 class ObjectStore:
     """The store one URL names, through fsspec; s3fs for s3:// (and s3a://)."""
 
-    def __init__(self, url: str, endpoint_url: str | None = None) -> None:
+    def __init__(self, url: str, endpoint_url: str | None = None, timeouts: StoreTimeouts | None = None) -> None:
         parts = urlsplit(url)
         if "@" in parts.netloc or ":" in parts.netloc:  # no bucket name holds either: user:secret@
             raise IngestError(f"{_without_userinfo(url)}: credentials in a URL are refused; {_CREDENTIALS_HINT}")
         self.scheme = parts.scheme.lower()
         self.url = f"{self.scheme}://{url.partition('://')[2]}"  # S3://... as s3://...
         self.endpoint_url = endpoint_url or os.environ.get("AWS_ENDPOINT_URL") or None
-        self.fs = _filesystem(self.scheme, self.endpoint_url, self.url)
+        self.timeouts = timeouts or StoreTimeouts()
+        self.fs = _filesystem(self.scheme, self.endpoint_url, self.url, self.timeouts.request)
         # The URL as listed objects' URLs begin: objects_read is looked up by it.
         self.prefix = f"{self.scheme}://{self.fs._strip_protocol(self.url)}"
 
@@ -86,7 +108,11 @@ class ObjectStore:
         """Every *.jsonl and *.jsonl.gz object below the URL (or the object it names), in key order."""
         path = self.fs._strip_protocol(self.url)
         try:
-            found = self.fs.find(path, detail=True)
+            found = bounded(self.fs, "find", path, detail=True, timeout=self.timeouts.listing)
+        except RequestTimeout:
+            raise self.silent(self.url, "cannot be listed", self.timeouts.request, self.timeouts.names[0]) from None
+        except TimeoutError:
+            raise self.silent(self.url, "cannot be listed", self.timeouts.listing, self.timeouts.names[1]) from None
         except Exception as exc:  # noqa: BLE001 - every store error becomes one message naming the URL
             raise self.error(self.url, exc, "cannot be listed") from None
         if not found and self.fs.split_path(path)[1]:
@@ -106,33 +132,55 @@ class ObjectStore:
             from fsspec.asyn import sync
 
             return sync(self.fs.loop, self._fetch_s3, objects)
-        results = []
+        results: list[Fetched] = []
         for listed in objects:  # gs://, az://: one at a time (untested here)
+            if results and results[-1].fatal:
+                results.append(results[-1])  # the store is gone: the rest waits for the next run
+                continue
             try:
-                results.append(Fetched(self.fs.cat_file(self.fs._strip_protocol(listed.url))))
+                data = bounded(self.fs, "cat_file", self.fs._strip_protocol(listed.url),
+                               timeout=self.timeouts.request)
+                results.append(Fetched(data))
             except Exception as exc:  # noqa: BLE001
                 results.append(self._failed(listed, exc))
         return results
 
     async def _fetch_s3(self, objects: list[Listed]) -> list[Fetched]:
         gate = asyncio.Semaphore(CONNECTIONS)
+        gone: list[Fetched] = []  # the first fatal failure: objects not yet asked for are not
 
         async def one(listed: Listed) -> Fetched:
-            bucket, key, _ = self.fs.split_path(listed.url)
             async with gate:
+                if gone:
+                    return gone[0]
                 try:
-                    response = await self.fs._call_s3("get_object", Bucket=bucket, Key=key, IfMatch=listed.etag)
-                    try:
-                        return Fetched(await response["Body"].read())
-                    finally:
-                        response["Body"].close()
+                    return Fetched(await asyncio.wait_for(self._get(listed), self.timeouts.request))
                 except Exception as exc:  # noqa: BLE001
-                    return self._failed(listed, exc)
+                    failed = self._failed(listed, exc)
+                    if failed.fatal:
+                        gone.append(failed)
+                    return failed
 
         return list(await asyncio.gather(*(one(listed) for listed in objects)))
 
+    async def _get(self, listed: Listed, start: int | None = None, end: int | None = None) -> bytes:
+        """An object's bytes (from start up to, not including, end), pinned to its listed ETag."""
+        bucket, key, _ = self.fs.split_path(listed.url)
+        pieces = {"Range": f"bytes={start}-{end - 1}"} if start is not None and end is not None else {}
+        response = await self.fs._call_s3("get_object", Bucket=bucket, Key=key, IfMatch=listed.etag, **pieces)
+        try:
+            data: bytes = await response["Body"].read()
+            return data
+        finally:
+            response["Body"].close()
+
     def open(self, listed: Listed) -> LogStream:
         """A large or gzip object as a log read in pieces, every read pinned to the listed ETag."""
+        if self.scheme in S3_SCHEMES:
+            pieces = io.BufferedReader(_Pieces(self, listed), buffer_size=PIECE_BYTES)
+            if listed.url.endswith(".gz"):
+                return LogStream(listed.url, gzip.GzipFile(fileobj=pieces, mode="rb"), None, held=True)
+            return LogStream(listed.url, pieces, listed.size, held=True)
         path = self.fs._strip_protocol(listed.url)
         try:
             fileobj: Any = self.fs.open(path, "rb", cache_type="readahead")
@@ -148,7 +196,23 @@ class ObjectStore:
             return LogStream(listed.url, gzip.GzipFile(fileobj=fileobj, mode="rb"), None, held=True)
         return LogStream(listed.url, fileobj, listed.size, held=True)
 
+    def piece(self, listed: Listed, start: int, end: int) -> bytes:
+        """Bytes start..end of an object in one request within its deadline; a failure raised as the
+        IngestError that names it (a StoreSilent when the store did not answer in time)."""
+        from fsspec.asyn import sync
+
+        try:
+            data: bytes = sync(self.fs.loop, self._get, listed, start, end, timeout=self.timeouts.request)
+            return data
+        except Exception as exc:  # noqa: BLE001 - each failure becomes the error naming the object
+            failed = self._failed(listed, exc)
+            assert failed.error is not None
+            raise failed.error from None
+
     def _failed(self, listed: Listed, exc: Exception) -> Fetched:
+        if isinstance(exc, TimeoutError):
+            return Fetched(error=self.silent(listed.url, "cannot be read", self.timeouts.request,
+                                             self.timeouts.names[0]), fatal=True)
         if isinstance(exc, FileNotFoundError):
             return Fetched(error=IngestError(f"{shown(listed.url)}: deleted between the listing and the read; "
                                              "nothing of it is stored"))
@@ -159,6 +223,11 @@ class ObjectStore:
     def _where(self) -> str:
         """The ` at ENDPOINT` an error names when an endpoint is given (empty for AWS itself)."""
         return f" at {_without_userinfo(self.endpoint_url)}" if self.endpoint_url else ""
+
+    def silent(self, url: str, what: str, seconds: float, option: str) -> StoreSilent:
+        """The error of a deadline passed: the store accepted, or began to answer, but did not finish."""
+        return StoreSilent(f"{shown(url)}: {what}: the store{self._where()} did not answer within {seconds:g} s "
+                           f"({option}); what was read before is stored, run ingest again")
 
     def error(self, url: str, exc: BaseException, what: str) -> IngestError:
         """An error naming the URL and what to do, with no secret in it."""
@@ -191,7 +260,7 @@ def windows(objects: list[Listed]) -> Iterator[list[Listed]]:
         yield window
 
 
-def _filesystem(scheme: str, endpoint_url: str | None, url: str) -> Any:
+def _filesystem(scheme: str, endpoint_url: str | None, url: str, timeout: float) -> Any:
     try:
         import fsspec
     except ImportError:
@@ -199,20 +268,44 @@ def _filesystem(scheme: str, endpoint_url: str | None, url: str) -> Any:
                           "pip install 'lanelog[s3]'") from None
     if scheme in S3_SCHEMES:
         try:
-            import s3fs
+            return s3_filesystem(endpoint_url, timeout, CONNECTIONS)
         except ImportError:
             raise IngestError(f"{shown(url)}: reading s3:// needs the s3 extra: pip install 'lanelog[s3]'") from None
-        client_kwargs = {"endpoint_url": endpoint_url} if endpoint_url else {}
-        return s3fs.S3FileSystem(
-            skip_instance_cache=True, use_listings_cache=False, client_kwargs=client_kwargs,
-            config_kwargs={"max_pool_connections": CONNECTIONS, "connect_timeout": CONNECT_TIMEOUT_S,
-                           "read_timeout": READ_TIMEOUT_S,
-                           "retries": {"max_attempts": ATTEMPTS, "mode": "standard"}},
-        )
     try:
         return fsspec.filesystem(scheme, skip_instance_cache=True)
     except (ImportError, ValueError) as exc:
         raise IngestError(f"{shown(url)}: no filesystem for {scheme}:// ({redacted(str(exc))})") from None
+
+
+class _Pieces(io.RawIOBase):
+    """An S3 object read by ranges of at most PIECE_BYTES: each one request, pinned to the listed
+    ETag and ended by the request deadline (s3fs's own file reads wait on a store without end)."""
+
+    def __init__(self, store: ObjectStore, listed: Listed) -> None:
+        self._store, self._listed, self._at = store, listed, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._at
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._at, io.SEEK_END: self._listed.size}[whence]
+        self._at = max(0, base + offset)
+        return self._at
+
+    def readinto(self, buffer: Any) -> int:
+        end = min(self._at + len(buffer), self._at + PIECE_BYTES, self._listed.size)
+        if end <= self._at:
+            return 0
+        data = self._store.piece(self._listed, self._at, end)
+        buffer[:len(data)] = data
+        self._at += len(data)
+        return len(data)
 
 
 def _tag(info: dict[str, Any]) -> str:

@@ -10,14 +10,15 @@ the logs below an object-store URL are fetched a window at a time (object_logs).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import duckdb
 
 from lanelog.errors import IngestError
 from lanelog.ingest.logfile import bytes_log, expand_paths, is_object_url, open_log
-from lanelog.ingest.object_logs import ingest_objects
+from lanelog.ingest.object_logs import Listing, ingest_objects, list_objects
+from lanelog.ingest.objects import StoreTimeouts
 from lanelog.ingest.one_log import ingest_log
 from lanelog.ingest.small_logs import Batcher
 from lanelog.ingest.summary import IngestSummary, Progress, now, record_run
@@ -36,6 +37,8 @@ def ingest_paths(
     *,
     progress: Progress | None = None,
     endpoint_url: str | None = None,
+    timeouts: StoreTimeouts | None = None,
+    listings: Mapping[str, Listing] | None = None,
 ) -> IngestSummary:
     """Ingest lane-log files and folders (every *.jsonl and *.jsonl.gz below them),
     and object-store URLs (a str such as s3://bucket/prefix/: every such object below it).
@@ -44,7 +47,9 @@ def ingest_paths(
     still ingested.  `progress`, when given, is called with the number of bytes
     each committed transaction covered, and once more (with 0) as each log
     is done, with the run's summary so far.  `endpoint_url` serves an
-    S3-compatible store (else $AWS_ENDPOINT_URL, else AWS).
+    S3-compatible store (else $AWS_ENDPOINT_URL, else AWS); `timeouts` are its deadlines.
+    `listings` holds URLs listed before `con` was opened (list_objects), so the listing
+    waited on the store without the database's lock; any other URL is listed here.
     """
     _require_writable(con)
     summary = IngestSummary()
@@ -54,7 +59,9 @@ def ingest_paths(
         for given in paths:
             if is_object_url(given):
                 batcher.flush()  # logs are stored in the order they are named
-                ingest_objects(con, os.fspath(given), batcher, summary, progress, endpoint_url)
+                url = os.fspath(given)
+                listing = (listings or {}).get(url) or list_objects(url, endpoint_url, timeouts)
+                ingest_objects(con, listing, batcher, summary, progress)
                 continue
             for item in expand_paths([Path(given)]):
                 if isinstance(item, IngestError):

@@ -83,15 +83,17 @@ class Source:
     @contextmanager
     def _on_spark(self, master: str | None, conf: dict[str, str], verbose: bool) -> Iterator[SparkLake]:
         from lanelog.queries.spark import SparkLake, running_session, start_session
+        from lanelog.queries.spark_watch import stall_timeout
 
         assert self.lake is not None  # choose_source gives the spark engine a lake only
         files = store.lake_files(self.lake, self.endpoint_url)
         if self.endpoint_url and any(path.startswith("s3a://") for paths in files.values() for path in paths):
             conf.setdefault("spark.hadoop.fs.s3a.endpoint", self.endpoint_url)
+        stall_timeout(conf)  # a bad value of lanelog's own setting is refused before the JVM starts
         kept = running_session()
         spark = kept or start_session(master, conf=conf, verbose=verbose)
         try:
-            yield SparkLake(spark, files, store.lake_schemas())
+            yield SparkLake(spark, files, store.lake_schemas(), settings=conf)
         finally:
             if kept is None:
                 spark.stop()

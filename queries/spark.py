@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from lanelog.errors import QueryError
 from lanelog.queries.spark_sql import SPARK_QUERIES as SPARK_QUERIES  # re-exported
 from lanelog.queries.spark_sql import spark_sql as spark_sql
+from lanelog.queries.spark_watch import stall_timeout, watched
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -231,15 +232,20 @@ class SparkLake:
     table's Arrow schema, used for a table with no file yet (a lake with no attempts).
     """
 
-    def __init__(self, spark: SparkSession, files: Mapping[str, list[str]], schemas: Mapping[str, Any]) -> None:
+    def __init__(self, spark: SparkSession, files: Mapping[str, list[str]], schemas: Mapping[str, Any],
+                 settings: Mapping[str, str] | None = None) -> None:
         from pyspark.sql.pandas.types import from_arrow_schema
 
         self.spark = spark
-        # Spark's jobs for this lake carry one job group, so they can be counted (`report --verbose`).
+        # lanelog's own settings (--spark-conf) count even on a session lanelog did not start.
+        self.stall_timeout = stall_timeout(settings, spark)
+        # Spark's jobs for this lake carry one job group, so they can be counted (`report --verbose`)
+        # and cancelled when they stall (queries/spark_watch.py).
         self.job_group = f"lanelog-{os.getpid()}-{id(self)}"
-        spark.sparkContext.setJobGroup(self.job_group, "lanelog")
+        spark.sparkContext.setJobGroup(self.job_group, "lanelog", interruptOnCancel=True)
         check_filesystems(spark, [path for paths in files.values() for path in paths])
-        with spark_errors("Spark could not read the lake"):
+        with spark_errors("Spark could not read the lake"), \
+                watched(spark, self.job_group, "reading the lake", self.stall_timeout):
             for table, paths in files.items():
                 if paths:
                     frame = _read_files(spark, paths)
@@ -255,7 +261,8 @@ class SparkLake:
     def query_rows(self, name: str, values: dict[str, Any]) -> list[dict[str, Any]]:
         """The named query's rows as dicts (the same Python values DuckDB gives)."""
         args = {key: value for key, value in values.items() if key not in _constants()}
-        with spark_errors(f"Spark could not run the query {name!r}"):
+        with spark_errors(f"Spark could not run the query {name!r}"), \
+                watched(self.spark, self.job_group, f"the query {name!r}", self.stall_timeout):
             rows = self.spark.sql(spark_sql(name), args=args).collect()
         return [row.asDict(recursive=True) for row in rows]
 

@@ -5,13 +5,21 @@ Credentials come from the store's usual environment only (AWS_ACCESS_KEY_ID,
 AWS_PROFILE, an instance role, ...), never from the URL.  A file is one put of
 its final key: an upload becomes visible only when complete, and one that fails
 is abandoned, never completed, so a reader sees the old object or the whole new one.
+
+Every wait on the store has a deadline for the whole of it, not only for each read
+of the socket (a store that accepts and never answers, or answers a byte a second,
+would pass any per-read timeout): one request (connecting, every retry, the whole
+answer) at most REQUEST_TIMEOUT_S, or $LANELOG_STORE_TIMEOUT seconds.
 """
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import os
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from functools import cache
 from typing import Any
 
 from lanelog.errors import LakeError
@@ -22,13 +30,24 @@ SECRET_VARIABLES = ("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_ACCESS_KE
                     "AZURE_STORAGE_KEY", "AZURE_STORAGE_CONNECTION_STRING")
 # An upload goes in parts of this size (S3's least is 5 MiB, its most 10,000 parts).
 _UPLOAD_PART = 16 * 1024 * 1024
+# Seconds to connect to a store; the longest one request may take as a whole (every retry
+# included), unless $LANELOG_STORE_TIMEOUT says otherwise; attempts per request, the first
+# included (botocore's "standard" retries: throttling, 5xx, a connection that failed).
+CONNECT_TIMEOUT_S = 10.0
+REQUEST_TIMEOUT_S = 60.0
+STORE_TIMEOUT_VARIABLE = "LANELOG_STORE_TIMEOUT"
+ATTEMPTS = 3
+# The longest a whole listing of a prefix may take (seconds): S3 answers 1,000 keys a
+# page, a page in well under a second, so a prefix of a million objects lists in minutes.
+LISTING_TIMEOUT_S = 600.0
 
 
 class Bucket:
     """The lake's root as a prefix in an object store, read and written through fsspec."""
 
-    def __init__(self, url: str, endpoint_url: str | None = None) -> None:
+    def __init__(self, url: str, endpoint_url: str | None = None, timeout: float | None = None) -> None:
         self.name = url
+        self.timeout = request_timeout(timeout)
         self.protocol, rest = url.split("://", 1)
         # A bucket's name has neither ':' nor '@': there, they are "KEY:SECRET@bucket".
         if any(mark in rest.split("/", 1)[0] for mark in ":@"):
@@ -37,7 +56,7 @@ class Bucket:
         self.root = rest.rstrip("/")
         if not self.root:
             raise LakeError(f"{url}: a lake URL names a bucket (and a prefix)")
-        self.fs: Any = filesystem(url, endpoint_url)
+        self.fs: Any = filesystem(url, endpoint_url, self.timeout)
 
     def path(self, *parts: str) -> str:
         """The key of a file or folder inside the lake, as the filesystem names it."""
@@ -54,50 +73,53 @@ class Bucket:
         """
         bucket = self.root.split("/", 1)[0]
         try:
-            self._remote(self.fs.info, bucket, missing_ok=True)
+            self._remote("info", bucket, missing_ok=True)
         except _Missing:
             raise LakeError(f"cannot use the lake at {self.name}: the bucket {bucket} does not exist "
                             "(make it first; lanelog never creates buckets)") from None
 
     def exists(self, *parts: str) -> bool:
-        return bool(self._remote(self.fs.exists, self.path(*parts)))
+        return bool(self._remote("exists", self.path(*parts)))
 
     def listdir(self, *parts: str) -> list[str]:
         """Names just below a prefix of the lake (none when nothing is there)."""
         where = self.path(*parts)
-        if not self._remote(self.fs.exists, where):
+        if not self._remote("exists", where):
             return []
-        entries = self._remote(self.fs.ls, where, detail=False)
+        entries = self._remote("ls", where, detail=False)
         return sorted(entry.rstrip("/").rsplit("/", 1)[-1] for entry in entries)
 
     def remove(self, *parts: str) -> None:
         """Remove an object, or every object below a prefix."""
         where = self.path(*parts)
-        if self._remote(self.fs.exists, where):
-            self._remote(self.fs.rm, where, recursive=True)
+        if self._remote("exists", where):
+            self._remote("rm", where, recursive=True)
 
     def read_bytes(self, parts: tuple[str, ...], limit: int) -> bytes | None:
         """At most limit + 1 bytes of an object (so a caller can tell it is larger); None when it is not there."""
         try:
-            data: bytes = self._remote(self.fs.cat_file, self.path(*parts), start=0, end=limit + 1,
-                                       missing_ok=True)
+            data: bytes = self._remote("cat_file", self.path(*parts), start=0, end=limit + 1, missing_ok=True)
         except _Missing:
             return None
         return data
 
     def write_bytes(self, parts: tuple[str, ...], data: bytes) -> None:
         """Replace a small object whole, in one put."""
-        self._remote(self.fs.pipe_file, self.path(*parts), data)
+        self._remote("pipe_file", self.path(*parts), data)
 
     @contextmanager
     def replacing(self, parts: tuple[str, ...]) -> Iterator[Any]:
         """An upload of parts' key, completed when the block ends and abandoned when it fails."""
-        sink = self._remote(self.fs.open, self.path(*parts), "wb", block_size=_UPLOAD_PART)
+        # Each request of the upload (a part, the completion) has the store's deadline (s3_filesystem).
+        sink = self._remote("open", self.path(*parts), "wb", block_size=_UPLOAD_PART)
         try:
             yield sink
-        except BaseException:
-            sink.discard()
+        except BaseException as error:
+            with suppress(LakeError):  # an upload never completed is never seen, aborted or not
+                self._remote(sink.discard)
             sink.closed = True  # so that garbage collection does not complete the upload
+            if isinstance(error, TimeoutError):  # a part the store took too long to take
+                raise self._timed_out() from None
             raise
         self._remote(sink.close)
 
@@ -110,10 +132,15 @@ class Bucket:
         """No lock: an object store has none, and one scheduled export per lake is the rule (docs/scale.md)."""
         yield True
 
-    def _remote(self, call: Callable[..., Any], *args: Any, missing_ok: bool = False, **kwargs: Any) -> Any:
-        """An fsspec call whose failures become one line naming the lake, never a secret."""
+    def _remote(self, call: Callable[..., Any] | str, *args: Any, missing_ok: bool = False, **kwargs: Any) -> Any:
+        """An fsspec call (a method of the filesystem, by name, or any callable) whose failures become
+        one line naming the lake, never a secret; a call by name ends within the store's deadline."""
         try:
+            if isinstance(call, str):
+                return bounded(self.fs, call, *args, timeout=self.timeout, **kwargs)
             return call(*args, **kwargs)
+        except TimeoutError:
+            raise self._timed_out() from None
         except FileNotFoundError as error:
             if missing_ok:
                 raise _Missing() from None
@@ -125,6 +152,15 @@ class Bucket:
                             "environment (AWS_ACCESS_KEY_ID, AWS_PROFILE, ...)") from None
         except Exception as error:  # noqa: BLE001 - an OSError, or the client library's own (botocore's)
             raise LakeError(f"cannot use the lake at {self.name}: {redacted(_first_line(error))}") from None
+
+
+    def _timed_out(self) -> LakeError:
+        return LakeError(f"cannot use the lake at {self.name}: the store did not answer within "
+                         f"{self.timeout:g} s (${STORE_TIMEOUT_VARIABLE} sets the seconds)")
+
+
+class RequestTimeout(TimeoutError):
+    """One request to the store did not finish within its deadline (inside a longer call, such as a listing)."""
 
 
 class _Missing(Exception):
@@ -145,7 +181,7 @@ def redacted(text: str) -> str:
     return text
 
 
-def filesystem(url: str, endpoint_url: str | None) -> Any:
+def filesystem(url: str, endpoint_url: str | None, timeout: float = REQUEST_TIMEOUT_S) -> Any:
     """The fsspec filesystem of url's protocol; credentials come from its usual environment only."""
     try:
         import fsspec
@@ -153,14 +189,83 @@ def filesystem(url: str, endpoint_url: str | None) -> Any:
         raise LakeError(f"{url}: a lake URL needs fsspec and the package for its protocol "
                         "(pip install 'lanelog[s3]' for s3://); a local folder needs neither") from None
     protocol = url.split("://", 1)[0]
-    # A fresh instance with no listing cache: a lake another process just exported is read as it is now.
-    options: dict[str, Any] = {"skip_instance_cache": True}
-    if protocol in ("s3", "s3a"):
-        options["use_listings_cache"] = False
-        endpoint = endpoint_url or os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
-        if endpoint:
-            options["endpoint_url"] = endpoint
     try:
-        return fsspec.filesystem(protocol, **options)
+        if protocol in ("s3", "s3a"):
+            endpoint = endpoint_url or os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
+            return s3_filesystem(endpoint, timeout)
+        # A fresh instance: a lake another process just exported is read as it is now.
+        return fsspec.filesystem(protocol, skip_instance_cache=True)
     except (ImportError, ValueError, TypeError) as error:
         raise LakeError(f"{url}: cannot open this filesystem: {redacted(str(error))}") from None
+
+
+def request_timeout(given: float | None = None) -> float:
+    """The store's deadline for one request: the one given, else $LANELOG_STORE_TIMEOUT, else REQUEST_TIMEOUT_S."""
+    if given is not None:
+        return given
+    text = os.environ.get(STORE_TIMEOUT_VARIABLE, "").strip()
+    if not text:
+        return REQUEST_TIMEOUT_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        raise LakeError(f"{STORE_TIMEOUT_VARIABLE}={text}: give the seconds one request to the object store "
+                        "may take, e.g. 60")
+    return value
+
+
+def s3_filesystem(endpoint_url: str | None, timeout: float, connections: int = 10) -> Any:
+    """s3fs with every request bounded as a whole by `timeout` seconds (connect at most
+    CONNECT_TIMEOUT_S, ATTEMPTS attempts by botocore, none more by s3fs) and no listing cache."""
+    return _bounded_s3()(
+        request_timeout=timeout, skip_instance_cache=True, use_listings_cache=False,
+        client_kwargs={"endpoint_url": endpoint_url} if endpoint_url else {},
+        config_kwargs={"max_pool_connections": connections, "connect_timeout": min(CONNECT_TIMEOUT_S, timeout),
+                       "read_timeout": timeout, "retries": {"max_attempts": ATTEMPTS, "mode": "standard"}},
+    )
+
+
+@cache
+def _bounded_s3() -> Any:
+    """s3fs's filesystem whose every request (each page of an upload, each metadata call) has a deadline.
+
+    botocore bounds each read of the socket only; a request made of reads that each
+    come in time (a byte a second) is ended here, by asyncio, as a whole.
+    """
+    import s3fs
+
+    class BoundedS3(s3fs.S3FileSystem):  # type: ignore[misc]
+        retries = 1  # botocore's attempts are the retries: s3fs's own five would multiply them
+
+        def __init__(self, *args: Any, request_timeout: float, **kwargs: Any) -> None:
+            self.request_timeout = request_timeout
+            super().__init__(*args, **kwargs)
+
+        async def _call_s3(self, method: str, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return await asyncio.wait_for(super()._call_s3(method, *args, **kwargs), self.request_timeout)
+            except TimeoutError:
+                raise RequestTimeout(f"{method}: no answer within {self.request_timeout:g} s") from None
+
+    return BoundedS3
+
+
+def bounded(fs: Any, name: str, *args: Any, timeout: float, **kwargs: Any) -> Any:
+    """fs.name(*args, **kwargs), ended with TimeoutError when it has not finished within `timeout` s.
+
+    An asynchronous filesystem (s3fs, gcsfs, adlfs) runs the call's coroutine under a
+    deadline for the whole of it, every request and retry inside; any other runs as it is.
+    """
+    coroutine = getattr(fs, f"_{name}", None)
+    if not getattr(fs, "async_impl", False) or not inspect.iscoroutinefunction(coroutine):
+        return getattr(fs, name)(*args, **kwargs)
+    from fsspec.asyn import sync
+
+    try:
+        return sync(fs.loop, coroutine, *args, timeout=timeout, **kwargs)
+    except TimeoutError as error:  # fsspec's, which holds the request's own as its cause
+        if isinstance(error.__cause__, RequestTimeout):
+            raise error.__cause__ from None
+        raise

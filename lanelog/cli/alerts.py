@@ -11,6 +11,9 @@ backticks replaced, so no text can ping a channel, form a link or end the span.
 
 Only the standard library talks HTTP here (urllib): a webhook post needs no session,
 no connection pool and no client that is not already installed everywhere lanelog runs.
+Each attempt at a post has one deadline for all of it (resolving, connecting, sending,
+the whole answer): a socket timeout alone bounds each read, and a receiver that answers
+a byte a second would hold a run without end.
 This module imports nothing of the project but the errors, and no storage: the
 caller says which bugs were sent already and stores the marks.
 """
@@ -20,6 +23,8 @@ from __future__ import annotations
 import hashlib
 import http.client
 import json
+import socket
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -203,7 +208,87 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
-_OPENER = urllib.request.build_opener(_NoRedirect)
+class _Connections:
+    """The connections one attempt opens, so that its deadline can end a read blocked on one."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._opened: list[http.client.HTTPConnection] = []
+        self._ended = False
+
+    def track(self, connection_class: Any) -> Callable[..., http.client.HTTPConnection]:
+        def connect(*args: Any, **kwargs: Any) -> http.client.HTTPConnection:
+            connection: http.client.HTTPConnection = connection_class(*args, **kwargs)
+            with self._lock:
+                self._opened.append(connection)
+                ended = self._ended
+            if ended:
+                connection.close()
+            return connection
+        return connect
+
+    def end(self) -> None:
+        """Shut every connection down: a read blocked on one returns at once."""
+        with self._lock:
+            self._ended = True
+            opened = list(self._opened)
+        for connection in opened:
+            sock = connection.sock
+            if sock is not None:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+            connection.close()
+
+
+class _HTTP(urllib.request.HTTPHandler):
+    def __init__(self, connections: _Connections) -> None:
+        super().__init__()
+        self._connections = connections
+
+    def do_open(self, http_class: Any, req: Any, **kwargs: Any) -> Any:
+        return super().do_open(self._connections.track(http_class), req, **kwargs)
+
+
+class _HTTPS(urllib.request.HTTPSHandler):
+    def __init__(self, connections: _Connections) -> None:
+        super().__init__()
+        self._connections = connections
+
+    def do_open(self, http_class: Any, req: Any, **kwargs: Any) -> Any:
+        return super().do_open(self._connections.track(http_class), req, **kwargs)
+
+
+def _attempt(request: urllib.request.Request, timeout: float) -> int:
+    """One post, the status of its answer once read whole, within `timeout` seconds for all of it.
+
+    It runs in a thread of its own, so nothing (not a name lookup, a connect, a read) can
+    outlast the deadline; past it, its connections are shut and TimeoutError is raised.
+    An HTTP error status is raised as urllib's HTTPError, as urllib raises it.
+    """
+    connections = _Connections()
+    opener = urllib.request.build_opener(_NoRedirect, _HTTP(connections), _HTTPS(connections))
+    outcome: list[Any] = []
+
+    def post_once() -> None:
+        try:
+            with opener.open(request, timeout=timeout) as response:
+                response.read(RESPONSE_LIMIT)
+                outcome.append(response.status)
+        except BaseException as error:  # noqa: BLE001 - handed to the caller's thread as it is
+            outcome.append(error)
+
+    worker = threading.Thread(target=post_once, name="lanelog-webhook-post", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if worker.is_alive() or not outcome:
+        connections.end()
+        raise TimeoutError(f"no complete answer within {timeout:g} s")
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    status: int = outcome[0]
+    return status
 
 
 def _retry_after(value: str | None) -> float | None:
@@ -223,8 +308,10 @@ def post(receiver: Receiver, message: dict[str, Any], *, timeout: float = TIMEOU
          sleep: Callable[[float], None] = time.sleep) -> None:
     """POST the message as JSON; retry 429 and 5xx with backoff; raise AlertError when it is not delivered.
 
-    `timeout` bounds the connection and each read.  A timeout or a network error is
-    not retried: the receiver may have taken the message, and the next run sends again.
+    `timeout` bounds each attempt as a whole: connecting, sending and the whole answer
+    (ATTEMPTS of them at most, with waits of at most MAX_RETRY_AFTER_S between).  A
+    timeout or a network error is not retried: the receiver may have taken the
+    message, and the next run sends again.
     """
     body = json.dumps(message).encode("utf-8")
     backoff = FIRST_BACKOFF_S
@@ -232,11 +319,10 @@ def post(receiver: Receiver, message: dict[str, Any], *, timeout: float = TIMEOU
         request = urllib.request.Request(receiver.url, data=body, method="POST", headers={
             "Content-Type": "application/json", "User-Agent": f"lanelog/{__version__}"})
         try:
-            with _OPENER.open(request, timeout=timeout) as response:
-                response.read(RESPONSE_LIMIT)
-                if 200 <= response.status < 300:
-                    return
-                raise AlertError(f"receiver {receiver} answered HTTP {response.status}; not sent")
+            status = _attempt(request, timeout)
+            if 200 <= status < 300:
+                return
+            raise AlertError(f"receiver {receiver} answered HTTP {status}; not sent")
         except urllib.error.HTTPError as error:
             status, wait = error.code, _retry_after(error.headers.get("Retry-After") if error.headers else None)
             error.close()

@@ -107,6 +107,54 @@ def silent_receiver(path: str = "/hooks/silentSecret99") -> Iterator[str]:
         listener.close()
 
 
+@contextmanager
+def dripping_receiver(path: str = "/hooks/dripSecret55") -> Iterator[tuple[str, list[bytes]]]:
+    """A receiver that reads each post whole, then answers 200 a byte a second (a 300-byte answer):
+    every read of it comes in time, and the answer never ends in any time a test waits.
+    The URL, and the request bodies it read."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    bodies: list[bytes] = []
+    answer = b"HTTP/1.1 200 OK\r\nContent-Length: 300\r\n\r\n" + b"." * 300
+
+    def serve(conn: socket.socket) -> None:
+        with conn:
+            data = b""
+            while b"\r\n\r\n" not in data:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    return
+                data += chunk
+            head, _, body = data.partition(b"\r\n\r\n")
+            length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                           if line.lower().startswith(b"content-length:")), 0)
+            while len(body) < length:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    return
+                body += chunk
+            bodies.append(body)
+            try:
+                for index in range(len(answer)):
+                    conn.sendall(answer[index:index + 1])
+                    time.sleep(1)
+            except OSError:
+                return
+
+    def accept() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=serve, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}{path}", bodies
+    finally:
+        listener.close()
+
+
 def refused_url(path: str = "/hooks/refusedSecret77") -> str:
     """A URL on a port nothing listens on (bound, then closed): connecting is refused."""
     probe = socket.socket()

@@ -13,7 +13,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from tests.alerts.receiver import Answer, receiver, refused_url, silent_receiver
+from tests.alerts.receiver import Answer, dripping_receiver, receiver, refused_url, silent_receiver
 
 HOSTILE = {
     "repo": "<!channel> <https://evil.example|click me> & *bold*",
@@ -206,6 +206,20 @@ def test_a_receiver_that_never_reads_times_out(make_db) -> None:
     assert done.returncode == 2
     assert "timed out" in done.stderr
     assert marks(db) == []
+
+
+def test_a_receiver_that_drips_its_answer_is_ended_at_the_timeout_of_the_whole_post(make_db) -> None:
+    """--notify-timeout bounds each post as a whole, not each read (each byte here comes within it)."""
+    db = make_db([line("a1")])
+    with dripping_receiver() as (url, bodies):
+        done = lanelog("check", "--db", str(db), "--notify", url, "--notify-timeout", "3")
+        assert done.returncode == 2
+        assert done.stderr.endswith("timed out (timeout 3 s); not sent\n")
+        assert len(bodies) == 1 and marks(db) == []
+        review = lanelog("report", "--db", str(db), "--format", "markdown", "--notify", url, "--notify-timeout", "3")
+    assert review.returncode == 2
+    assert review.stderr.endswith("timed out (timeout 3 s); not sent\n")
+    assert "dripSecret55" not in done.stderr + review.stderr
 
 
 def test_markup_in_every_text_field_is_escaped_for_slack(make_db) -> None:

@@ -157,6 +157,18 @@ def test_a_bad_auth_file_names_the_key_and_never_a_secret(tmp_path: Path, change
     assert "SECRET" not in done.stderr and "Traceback" not in done.stderr
 
 
+def test_an_auth_file_that_is_a_fifo_or_a_device_is_refused_at_once_by_name(tmp_path: Path) -> None:
+    """Nothing writes to the FIFO: reading it would wait for ever, with the dashboard not started."""
+    import os
+
+    fifo = tmp_path / "auth.fifo"
+    os.mkfifo(fifo)
+    for path, kind in ((fifo, "a FIFO (named pipe)"), (Path("/dev/zero"), "a character device")):
+        done = _dashboard("--host", "192.0.2.10", "--port", "9", "--auth", str(path))
+        assert done.returncode == 2
+        assert done.stderr == f"Error: --auth file {path} is {kind}: the sign-in settings must be a regular file\n"
+
+
 def test_the_auth_file_becomes_streamlit_secrets(tmp_path: Path) -> None:
     import tomllib
 

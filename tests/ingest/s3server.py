@@ -4,8 +4,10 @@ moto's standalone server speaks the S3 protocol over HTTP. It runs with IAM
 authentication on, so a request signed with a wrong secret is refused as
 S3 refuses it. The proxy forwards bytes to it, records each request line,
 can hold the first object read until a hook has run (an object deleted or
-replaced between the listing and the read), and can cut every connection
-after a number of object reads (the network gone mid-run).
+replaced between the listing and the read), can cut every connection
+after a number of object reads (the network gone mid-run), and can answer
+object reads a byte a second (a store that drips).  `silent_server` accepts
+connections and never answers.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import logging
 import re
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -92,6 +95,7 @@ class Proxy:
     target: tuple[str, int]
     cut_after_reads: int | None = None  # object GETs forwarded before every connection is cut
     before_first_read: Callable[[], None] | None = None
+    drip_reads: bool = False  # each object read's answer forwarded one byte a second
     requests: list[tuple[str, str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -127,15 +131,26 @@ class Proxy:
                     upstream.close()
                     continue
                 self._sockets += [client, upstream]
-            threading.Thread(target=self._pipe, args=(client, upstream, True), daemon=True).start()
-            threading.Thread(target=self._pipe, args=(upstream, client, False), daemon=True).start()
+            dripping = threading.Event()  # set once this connection has asked for an object
+            threading.Thread(target=self._pipe, args=(client, upstream, True, dripping), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(upstream, client, False, dripping), daemon=True).start()
 
-    def _pipe(self, source: socket.socket, sink: socket.socket, from_client: bool) -> None:
+    def _pipe(self, source: socket.socket, sink: socket.socket, from_client: bool, dripping: threading.Event) -> None:
         try:
             while data := source.recv(65536):
-                if from_client and not self._request(data):
-                    return
-                sink.sendall(data)
+                if from_client:
+                    if not self._request(data):
+                        return
+                    asked = _REQUEST_LINE.match(data)
+                    if self.drip_reads and asked is not None and asked[1] == b"GET" and b"?" not in asked[2]:
+                        dripping.set()
+                    sink.sendall(data)
+                elif dripping.is_set():
+                    for index in range(len(data)):
+                        sink.sendall(data[index:index + 1])
+                        time.sleep(1)
+                else:
+                    sink.sendall(data)
         except OSError:
             pass
         finally:
@@ -169,4 +184,29 @@ class Proxy:
                 sock.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
+            sock.close()
+
+
+@contextmanager
+def silent_server() -> Iterator[tuple[str, threading.Event]]:
+    """An endpoint on 127.0.0.1 that accepts every connection and never says a word; the event
+    is set once a connection has been accepted."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    accepted = threading.Event()
+    held: list[socket.socket] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                held.append(listener.accept()[0])
+            except OSError:
+                return
+            accepted.set()
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}", accepted
+    finally:
+        listener.close()
+        for sock in held:
             sock.close()

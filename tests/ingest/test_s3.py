@@ -24,7 +24,7 @@ from click.testing import CliRunner, Result
 from lanelog import store
 from lanelog.cli import cli
 from lanelog.ingest import ingest_paths
-from tests.ingest.s3server import S3, Proxy, running_s3
+from tests.ingest.s3server import S3, Proxy, running_s3, silent_server
 from tests.ingest.support import line, stored
 from tests.ingest.test_kill import mixed_log
 
@@ -442,3 +442,83 @@ def test_credentials_from_a_profile_and_an_upper_case_scheme(s3: S3, tmp_path: P
     con = store.open_db(db, read_only=True)
     assert con.execute("SELECT count(*) FROM objects_read").fetchall() == [(3,)]
     con.close()
+
+
+# A bound on a command that should end within seconds: far above its deadline, far below a hang.
+COMMAND_BOUND_S = 120
+
+
+def ingest_process(db: Path, endpoint: str, *args: str, env: dict[str, str]) -> subprocess.Popen[str]:
+    """`lanelog ingest` in a process of its own (a hang fails the test instead of holding it)."""
+    clean = {**{k: v for k, v in os.environ.items() if not k.startswith("AWS_")}, **env}
+    return subprocess.Popen([sys.executable, "-m", "lanelog", "ingest", "--db", str(db), "--endpoint-url", endpoint,
+                             *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean)
+
+
+def test_a_store_that_never_answers_ends_the_url_at_its_deadline_without_holding_the_database(
+    s3: S3, tmp_path: Path
+) -> None:
+    db = tmp_path / "lanelog.duckdb"
+    (tmp_path / "before.jsonl").write_bytes(line(attempt_id="before1"))
+    (tmp_path / "during.jsonl").write_bytes(line(attempt_id="during1"))
+    assert lanelog("ingest", "--db", str(db), str(tmp_path / "before.jsonl"), env={}).exit_code == 0
+    with silent_server() as (endpoint, accepted):
+        child = ingest_process(db, endpoint, "--list-timeout", "4", "s3://ci-logs/lanelog/", env=s3.env())
+        try:
+            assert accepted.wait(COMMAND_BOUND_S)  # the listing is waiting on the store now
+            # ... and the database is not held meanwhile: another ingest takes it at once.
+            other = lanelog("ingest", "--db", str(db), "--wait", "0", str(tmp_path / "during.jsonl"), env={})
+            assert other.exit_code == 0, other.output
+            _, stderr = child.communicate(timeout=COMMAND_BOUND_S)
+        finally:
+            child.kill()
+            child.wait()
+    assert child.returncode == 2
+    assert stderr == (f"Error: s3://ci-logs/lanelog/: cannot be listed: the store at {endpoint} did not answer "
+                      "within 4 s (--list-timeout); what was read before is stored, run ingest again\n")
+    assert attempt_ids(db) == ["before1", "during1"]
+
+
+def test_a_request_that_never_ends_is_bounded_as_a_whole_not_read_by_read(s3: S3, tmp_path: Path) -> None:
+    """Every request has --store-timeout for all of it: the first one of a listing to a silent store."""
+    with silent_server() as (endpoint, _):
+        child = ingest_process(tmp_path / "lanelog.duckdb", endpoint, "--store-timeout", "3",
+                               "s3://ci-logs/lanelog/", env=s3.env())
+        try:
+            _, stderr = child.communicate(timeout=COMMAND_BOUND_S)
+        finally:
+            child.kill()
+            child.wait()
+    assert child.returncode == 2
+    assert stderr == (f"Error: s3://ci-logs/lanelog/: cannot be listed: the store at {endpoint} did not answer "
+                      "within 3 s (--store-timeout); what was read before is stored, run ingest again\n")
+
+
+def test_objects_answered_a_byte_a_second_end_the_run_at_the_request_deadline(s3: S3, tmp_path: Path) -> None:
+    bucket = s3.bucket()
+    upload(s3, bucket, {**job_logs(3, prefix="small/job"), "big/lane-log.jsonl": mixed_log(40000)})
+    assert len(mixed_log(40000)) > 1 << 20  # read in pieces, not fetched whole
+    db = tmp_path / "lanelog.duckdb"
+    (tmp_path / "before.jsonl").write_bytes(line(attempt_id="before1"))
+    assert lanelog("ingest", "--db", str(db), str(tmp_path / "before.jsonl"), env={}).exit_code == 0
+    proxy = Proxy(s3_address(s3), drip_reads=True)
+    try:
+        for prefix, shown in (("small/", f"s3://{bucket}/small/job-00000/lane-log.jsonl"),
+                              ("big/", f"s3://{bucket}/big/lane-log.jsonl")):
+            child = ingest_process(db, proxy.endpoint, "--store-timeout", "3", f"s3://{bucket}/{prefix}",
+                                   env=s3.env())
+            try:
+                _, stderr = child.communicate(timeout=COMMAND_BOUND_S)
+            finally:
+                child.kill()
+                child.wait()
+            assert child.returncode == 2
+            assert stderr == (f"Error: {shown}: cannot be read: the store at {proxy.endpoint} did not answer "
+                              "within 3 s (--store-timeout); what was read before is stored, run ingest again\n")
+    finally:
+        proxy.close()
+    assert attempt_ids(db) == ["before1"]
+    done = ingest(s3, db, f"s3://{bucket}/")
+    assert done.exit_code == 0, done.output
+    assert_stored_as_from_disk(db, {**job_logs(3, prefix="small/job"), "big/lane-log.jsonl": mixed_log(40000),
+                                    "before.jsonl": line(attempt_id="before1")}, tmp_path)

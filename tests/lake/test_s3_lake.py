@@ -158,6 +158,23 @@ def test_a_missing_bucket_is_exit_2_naming_the_url_without_secrets(aws_env: str,
     no_secret(export, report)
 
 
+def test_a_store_that_never_answers_ends_export_and_report_at_the_request_deadline(aws_env: str,
+                                                                                  db: Path) -> None:
+    import subprocess
+
+    from tests.ingest.s3server import silent_server
+
+    env = {**os.environ, "LANELOG_STORE_TIMEOUT": "3"}
+    url = "s3://lanelog-lake/silent"
+    with silent_server() as (endpoint, _):
+        for args in (["export", "--db", str(db)], ["report"]):
+            done = subprocess.run([sys.executable, "-m", "lanelog", *args, "--lake", url, "--endpoint-url", endpoint],
+                                  capture_output=True, text=True, env=env, timeout=120, check=False)
+            assert done.returncode == 2
+            assert done.stderr == (f"Error: cannot use the lake at {url}: the store did not answer within 3 s "
+                                   "($LANELOG_STORE_TIMEOUT sets the seconds)\n")
+
+
 def _auth(endpoint: str, count: str) -> None:
     """Switch the server's credential checks on (0: from the next request) or off (inf)."""
     request = urllib.request.Request(f"{endpoint}/moto-api/reset-auth", data=count.encode(), method="POST",

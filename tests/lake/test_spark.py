@@ -226,3 +226,61 @@ def test_a_week_in_two_currencies_has_the_same_totals_on_spark(spark: Any, tmp_p
     assert [row.get("costs") for row in expected["by_repo"]] == [
         [{"currency": "GBP", "cost": 0.25}, {"currency": "USD", "cost": 0.5}], None, None]
     assert queries.money(on_spark(spark, lake)) == expected
+
+
+def _never_ending(_: Any) -> None:
+    import time
+
+    time.sleep(3600)
+
+
+def test_a_job_that_makes_no_progress_is_cancelled_and_named_in_one_line(spark: Any,
+                                                                          generated: tuple[Path, Path]) -> None:
+    """Both of the session's cores held by tasks that never end, as by executors that died mid-job:
+    the report's job can start no task, and --spark-conf's stall timeout ends it, exit 2."""
+    import time
+
+    from pyspark import InheritableThread
+
+    _, lake = generated
+    context = spark.sparkContext
+
+    def hold_every_core() -> None:
+        context.setJobGroup("test-holder", "tasks that never end", interruptOnCancel=True)
+        try:
+            context.parallelize(range(2), 2).foreach(_never_ending)
+        except Exception:  # noqa: BLE001 - cancelled below, as meant
+            pass
+
+    holder = InheritableThread(target=hold_every_core, daemon=True)
+    holder.start()
+    try:
+        deadline = time.monotonic() + 120
+        while sum(stage.numActiveTasks for stage in (context.statusTracker().getStageInfo(stage_id) for stage_id
+                                                     in context.statusTracker().getActiveStageIds()) if stage) < 2:
+            assert time.monotonic() < deadline, "the two never-ending tasks did not start"
+            time.sleep(0.2)
+        result = CliRunner().invoke(cli, ["report", "--lake", str(lake), "--engine", "spark", "--format", "json",
+                                          "--spark-conf", "spark.lanelog.stallTimeout=3"])
+    finally:
+        context.cancelJobGroup("test-holder")
+        holder.join(timeout=120)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith("Error: Spark made no progress on ")
+    assert result.stderr.endswith(" for 3 s on local[2]: no task started or finished, so lanelog cancelled its jobs "
+                                  "(the workers are gone or busy, or a task does not end); set "
+                                  "spark.lanelog.stallTimeout=SECONDS to wait longer\n")
+    assert result.stderr.count("\n") == 1
+    # The session is whole again: the same report runs to its end.
+    code, _ = cli_out("report", "--lake", lake, "--engine", "spark", "--format", "json")
+    assert code == 0
+
+
+def test_the_stall_timeout_takes_seconds_only_and_is_refused_before_spark_starts(
+    generated: tuple[Path, Path]
+) -> None:
+    result = CliRunner().invoke(cli, ["report", "--lake", str(generated[1]), "--engine", "spark",
+                                      "--spark-conf", "spark.lanelog.stallTimeout=soon"])
+    assert result.exit_code == 2
+    assert result.stderr == "Error: spark.lanelog.stallTimeout=soon: give the seconds to wait, e.g. 120\n"

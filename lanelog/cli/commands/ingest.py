@@ -15,6 +15,7 @@ from lanelog.cli.commands.options import db_option, db_path, endpoint_url_option
 from lanelog.cli.commands.output import echo
 from lanelog.errors import IngestError
 from lanelog.ingest.logfile import expand_paths, is_object_url, logs_below, no_logs_in
+from lanelog.store.bucket import LISTING_TIMEOUT_S, REQUEST_TIMEOUT_S
 
 if TYPE_CHECKING:  # (the db extra's: imported when the command runs, so --help works without it)
     from click._termui_impl import ProgressBar  # the type click.progressbar returns
@@ -104,8 +105,17 @@ def not_a_lane_log(name: str, rejected: int) -> str:
 @db_option()
 @format_option(["text", "json"], help="Print the summary as a line of text, or as one JSON object.")
 @endpoint_url_option()
+@click.option("--store-timeout", type=click.FloatRange(min=0, min_open=True), default=REQUEST_TIMEOUT_S,
+              show_default=True, metavar="SECONDS", envvar="LANELOG_STORE_TIMEOUT",
+              help="Longest wait for one request to an object store, as a whole: connecting (at most 10 s), "
+                   "its retries and its whole answer (an object, or 8 MiB of a larger one) "
+                   "[env LANELOG_STORE_TIMEOUT].")
+@click.option("--list-timeout", type=click.FloatRange(min=0, min_open=True), default=LISTING_TIMEOUT_S,
+              show_default=True, metavar="SECONDS",
+              help="Longest wait for the whole listing of an object-store URL, every page of it.")
 @wait_option()
-def ingest(paths: tuple[str, ...], db: Path | None, fmt: str, endpoint_url: str | None, wait: float) -> None:
+def ingest(paths: tuple[str, ...], db: Path | None, fmt: str, endpoint_url: str | None, store_timeout: float,
+           list_timeout: float, wait: float) -> None:
     """Load lane-log JSONL files into the DuckDB database, losing nothing.
 
     PATHS are lane-log files, folders searched for *.jsonl and *.jsonl.gz,
@@ -121,6 +131,11 @@ def ingest(paths: tuple[str, ...], db: Path | None, fmt: str, endpoint_url: str 
     Exit 0 when every file was read, 2 when one could not be (the others are
     still ingested), or when no file given was a lane log.
 
+    An object-store URL is listed before the database is opened, so a slow store
+    holds no lock; a store that does not answer within --store-timeout (one
+    request) or --list-timeout (a listing) ends that URL with an error, exit 2,
+    keeping what was stored.
+
     \b
     Example:
         lanelog ingest lane-log.jsonl
@@ -128,14 +143,20 @@ def ingest(paths: tuple[str, ...], db: Path | None, fmt: str, endpoint_url: str 
         lanelog ingest s3://ci-logs/lane-logs/
     """
     from lanelog.ingest import ingest_paths
+    from lanelog.ingest.object_logs import list_objects
+    from lanelog.ingest.objects import StoreTimeouts
     from lanelog.store import open_db
 
     path_list = list(paths)
     _check_some_input_exists(path_list)  # before the database is opened, or made
+    timeouts = StoreTimeouts(request=store_timeout, listing=list_timeout)
+    # Listed before the database is opened: its lock is not held while a store answers.
+    listings = {path: list_objects(path, endpoint_url, timeouts) for path in path_list if is_object_url(path)}
     bar = _LateBar(_total_bytes(path_list)) if sys.stderr.isatty() else None
     con = open_db(db_path(db), wait=wait)
     try:
-        summary = ingest_paths(con, path_list, progress=bar, endpoint_url=endpoint_url)
+        summary = ingest_paths(con, path_list, progress=bar, endpoint_url=endpoint_url, timeouts=timeouts,
+                               listings=listings)
     finally:
         if bar is not None:
             bar.close()

@@ -162,7 +162,8 @@ def notify_options(command: Any) -> Any:
                      help="slack: text and blocks (Slack, Mattermost, Google Chat); json: a plain event."),
         click.option("--notify-timeout", type=click.FloatRange(min=0.1, max=120), default=10.0,
                      show_default=True, metavar="SECONDS",
-                     help="Longest wait to connect to a webhook, and for each read of its answer."),
+                     help="Longest wait for a webhook to take one post, as a whole: connecting, sending "
+                          "and its whole answer (three posts at most, on 429 and 5xx)."),
     ]
     for option in reversed(options):
         command = option(command)
@@ -185,13 +186,17 @@ def spark_conf_option(**attrs: Any) -> Decorator:
     attrs.setdefault("callback", key_values)
     return click.option("--spark-conf", "spark_conf", multiple=True, metavar="KEY=VALUE",
                         help="A Spark setting for --engine spark (repeatable), e.g. spark.executor.memory=4g; "
-                             "applied after lanelog's and spark-defaults.conf's.", **attrs)
+                             "applied after lanelog's and spark-defaults.conf's.  lanelog's own: "
+                             "spark.lanelog.executorWait (seconds for a first executor, 60) and "
+                             "spark.lanelog.stallTimeout (seconds a job may go without a task starting or "
+                             "finishing before it is cancelled, 600).", **attrs)
 
 
 def endpoint_url_option(**attrs: Any) -> Decorator:
     """``--endpoint-url URL``: the S3-compatible store serving s3:// URLs (credentials stay in the environment)."""
     return click.option("--endpoint-url", metavar="URL",
-                        help="S3-compatible endpoint for s3:// URLs [default: $AWS_ENDPOINT_URL, else AWS].",
+                        help="S3-compatible endpoint for s3:// URLs [default: $AWS_ENDPOINT_URL, else AWS]; "
+                             "each request to a store has at most $LANELOG_STORE_TIMEOUT seconds (60) for all of it.",
                         **attrs)
 
 
