@@ -130,6 +130,18 @@ CREATE TABLE IF NOT EXISTS alerts_sent (
     PRIMARY KEY (bug_key, receiver)
 );
 
+-- Schema version 4: one row per alert a `check --notify` run has claimed for a receiver and
+-- not yet marked sent (store/alerts.sql).  The claim is committed before the post, so two
+-- runs at once post each alert once; it goes when the post is marked, or given up; one
+-- older than the claim expiry was left by a run that died, and is taken over.
+CREATE TABLE IF NOT EXISTS alerts_claimed (
+    bug_key VARCHAR NOT NULL,           -- the alert's key, as in alerts_sent
+    receiver VARCHAR NOT NULL,          -- sha256 (hex) of the webhook URL, as in alerts_sent
+    claimant VARCHAR NOT NULL,          -- the run that holds the claim (a random id per run)
+    claimed_at TIMESTAMP NOT NULL,      -- UTC
+    PRIMARY KEY (bug_key, receiver)
+);
+
 -- Macros over one JSON value as json_extract or json_transform write it
 -- (minified text; NULL when the key is absent, and json_transform gives NULL
 -- for a JSON null too).  The seed's truthiness, the ts reading and the week

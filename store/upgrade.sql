@@ -99,6 +99,8 @@ WHERE ts < TIMESTAMP '1970-01-01' OR ts >= TIMESTAMP '2200-01-01';
 -- candidate_evidence), so the What-if page shows a flip's lines.  A replay stored before
 -- kept none: its rows get NULL, and the page says so.  (A version-3 database always has
 -- replay_patches; a version-2 one made it in this shape in create_schema, or has its own.)
+-- Version 4's new table, made by create_schema before this step: alerts_claimed, the alerts
+-- a `check --notify` run has claimed and not yet marked sent (new, and empty).
 -- params:
 ALTER TABLE replay_patches ADD COLUMN IF NOT EXISTS baseline_evidence JSON;
 ALTER TABLE replay_patches ADD COLUMN IF NOT EXISTS candidate_evidence JSON;

@@ -76,7 +76,7 @@ OWNS = {
     "lanelog.yamlfile": "reading the hand-written YAML files safely, with the line of every key",
     "lanelog.evidence_text": "a decision's evidence as text a reviewer reads: plain lines, fences no line can close",
     "lanelog.router": "git, the policy files, the decision table, the property lane, replay; writes lane-log lines",
-    "lanelog.cli.alerts": "posting to a webhook with a deadline, secrets redacted",
+    "lanelog.cli.alerts": "webhook alerts: each claimed, posted with a deadline and marked once; secrets redacted",
     "lanelog.store": "connections and their rules, the schema and its upgrades, the lake's files, the query runner",
     "lanelog.ingest": "the lane-log format and how its lines become rows, exactly once",
     "lanelog.queries": "the named figures (SQL in `.sql` files), the data source, Spark's form of them",

@@ -3,7 +3,7 @@
     lanelog/cli/group.py      the click group: `main`, `cli`, the command table
     lanelog/cli/commands/     one module per command, and their shared options and rendering
     lanelog/cli/demo/         `lanelog demo`: honest demo data from the real router
-    lanelog/cli/alerts.py     posting to a webhook (the caller stores the sent marks)
+    lanelog/cli/alerts/       webhook alerts: messages, posting, delivery (the caller keeps the record)
 
 Nothing below this floor imports it (tests/test_layering.py; docs/architecture.md).  The
 group's names are imported on first use, so `lanelog.cli.alerts` loads no click.

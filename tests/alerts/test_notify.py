@@ -52,6 +52,17 @@ def marks(db: Path) -> list[tuple[str, str]]:
         return sorted(con.execute("SELECT bug_key, receiver FROM alerts_sent").fetchall())
 
 
+def claims(db: Path) -> list[tuple[str, str]]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return sorted(con.execute("SELECT bug_key, receiver FROM alerts_claimed").fetchall())
+
+
+def age_claims(db: Path, minutes: int) -> None:
+    """Every claim made `minutes` older, as if its run had died that long ago."""
+    with duckdb.connect(str(db)) as con:
+        con.execute(f"UPDATE alerts_claimed SET claimed_at = claimed_at - INTERVAL {int(minutes)} MINUTE")
+
+
 def digest(url: str) -> str:
     return hashlib.sha256(url.encode()).hexdigest()
 
@@ -173,7 +184,7 @@ def test_ingest_goes_on_while_a_webhook_answers(make_db, tmp_path: Path) -> None
         assert con.execute("SELECT count(*) FROM attempts WHERE attempt_id = 'b1'").fetchone() == (1,)
 
 
-def test_a_send_that_cannot_be_marked_is_an_error_and_sent_again(make_db) -> None:
+def test_a_send_that_cannot_be_marked_is_an_error_its_claim_stands_and_it_is_sent_after_expiry(make_db) -> None:
     db = make_db([line("a1")])
     held: list[duckdb.DuckDBPyConnection] = []
     with receiver() as hook:
@@ -181,13 +192,76 @@ def test_a_send_that_cannot_be_marked_is_an_error_and_sent_again(make_db) -> Non
         locked = lanelog("check", "--db", str(db), "--notify", hook.url, "--wait", "0")
         held[0].close()
         assert locked.returncode == 2
-        assert "but not recorded" in locked.stderr and "the next run sends it again" in locked.stderr
+        assert "but not recorded" in locked.stderr
+        assert locked.stderr.endswith("its claim stands, and a run after it expires (600 s) sends it again\n")
         assert "XyZsecretToken42" not in locked.stderr
-        assert marks(db) == []
+        assert marks(db) == [] and claims(db) == [("attempt:a1", digest(hook.url))]
+        # The message went out: while its claim stands, no run sends it again.
+        soon = lanelog("check", "--db", str(db), "--notify", hook.url)
+        assert soon.returncode == 1, soon.stderr
+        assert "alerts: 0 sent, 0 sent before, 1 being sent by another run (to 1 webhook(s))" in soon.stderr
+        assert len(hook.posts) == 1
+        age_claims(db, minutes=11)
         again = lanelog("check", "--db", str(db), "--notify", hook.url)
     assert again.returncode == 1, again.stderr
     assert len(hook.posts) == 2
-    assert marks(db) == [("attempt:a1", digest(hook.url))]
+    assert marks(db) == [("attempt:a1", digest(hook.url))] and claims(db) == []
+
+
+def test_two_runs_at_once_post_each_credit_bug_exactly_once(make_db) -> None:
+    """Each post takes the receiver half a second, so the two runs' sending overlaps: each
+    claims a bug before posting it, and leaves the bugs the other has claimed."""
+    bugs = [f"a{n}" for n in range(8)]
+    db = make_db([line(bug) for bug in bugs])
+    command = [sys.executable, "-m", "lanelog", "check", "--db", str(db)]
+    with receiver() as hook:
+        hook.answers = [Answer(200, delay=0.5)]
+        env = {**os.environ, "LANELOG_NOTIFY": hook.url}
+        runs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                for _ in range(2)]
+        try:
+            outputs = [run.communicate(timeout=120) for run in runs]
+        finally:
+            for run in runs:
+                run.kill()
+                run.wait()
+    assert [run.returncode for run in runs] == [1, 1], outputs
+    posted = sorted(post["body"]["text"].split("`")[1] for post in hook.posts)
+    assert posted == sorted(bugs)  # each once, none twice
+    assert marks(db) == sorted((f"attempt:{bug}", digest(hook.url)) for bug in bugs)
+    assert claims(db) == []
+    sent = [int(err.split("alerts: ", 1)[1].split(" sent,", 1)[0]) for _, err in outputs]
+    assert sum(sent) == len(bugs)
+
+
+def test_a_claim_left_by_a_run_that_died_is_retried_after_it_expires(make_db) -> None:
+    db = make_db([line("old"), line("recent")])
+    with receiver() as hook:
+        with duckdb.connect(str(db)) as con:  # two runs died after claiming, 11 and 2 minutes ago
+            for key, minutes in (("attempt:old", 11), ("attempt:recent", 2)):
+                con.execute("INSERT INTO alerts_claimed VALUES (?, ?, 'a-run-that-died', "
+                            "CAST(now() AT TIME ZONE 'UTC' AS TIMESTAMP) - to_minutes(?))",
+                            [key, digest(hook.url), minutes])
+        done = lanelog("check", "--db", str(db), "--notify", hook.url)
+        assert done.returncode == 1, done.stderr
+        assert "alerts: 1 sent, 0 sent before, 1 being sent by another run (to 1 webhook(s))" in done.stderr
+        assert [post["body"]["text"].split("`")[1] for post in hook.posts] == ["old"]
+        assert marks(db) == [("attempt:old", digest(hook.url))]
+        assert claims(db) == [("attempt:recent", digest(hook.url))]
+        shorter = lanelog("check", "--db", str(db), "--notify", hook.url, "--notify-timeout", "5",
+                          "--notify-claim-expiry", "90")
+        assert shorter.returncode == 1, shorter.stderr
+        assert [post["body"]["text"].split("`")[1] for post in hook.posts] == ["old", "recent"]
+    assert claims(db) == []
+
+
+def test_a_claim_expiry_shorter_than_a_post_is_refused(make_db) -> None:
+    db = make_db([line("a1")])
+    done = lanelog("check", "--db", str(db), "--notify", "https://hooks.example/x", "--notify-timeout", "20",
+                   "--notify-claim-expiry", "100")
+    assert done.returncode == 2
+    assert done.stderr.endswith("Error: --notify-claim-expiry must be longer than a post can take: 120 s with "
+                                "--notify-timeout 20\n")
 
 
 def test_a_refused_connection_is_an_error(make_db) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date
@@ -62,14 +63,28 @@ def _database(db: Path | None, logs: tuple[Path, ...], wait: float, *, lake: str
         yield con
 
 
-def _mark_sent(path: Path, wait: float, bug_key: str, receiver: str) -> None:
-    """One delivered alert marked, in a write of its own: the database is not held while a
-    webhook answers (ingest, waiting for its lock, would wait on a slow receiver)."""
-    con = store.open_db(path, wait=wait)
-    try:
-        store.alerts.mark_sent(con, bug_key, receiver)
-    finally:
-        con.close()
+def _ledger(path: Path, wait: float, renotify: bool, expiry_s: float) -> alerts.Ledger:
+    """The database as the record of alerts claimed and sent, for one run (its claimant id).
+
+    Each claim, mark and release is a write of its own, committed before it returns: the
+    database is not held while a webhook answers (ingest, waiting for its lock, would
+    wait on a slow receiver), and another run's claim is seen by the next claim.
+    """
+    claimant = uuid.uuid4().hex
+
+    def write(change: Any, *args: Any, **kwargs: Any) -> Any:
+        con = store.open_db(path, wait=wait)
+        try:
+            return change(con, *args, **kwargs)
+        finally:
+            con.close()
+
+    return alerts.Ledger(
+        claim=lambda receiver, key: write(store.alerts.claim, key, receiver.digest, claimant, resend=renotify,
+                                          expiry_s=expiry_s),
+        mark_sent=lambda receiver, key: write(store.alerts.mark_sent, key, receiver.digest, claimant),
+        release=lambda receiver, key: write(store.alerts.release, key, receiver.digest, claimant),
+        expiry_s=expiry_s)
 
 
 def scope_options(command: Any) -> Any:
@@ -181,6 +196,10 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
 @click.option("--renotify", is_flag=True, help="With --notify: send every credit bug in range again.")
 @click.option("--dashboard-url", metavar="URL",
               help="With --notify: the dashboard's address, so each alert links to its triage page.")
+@click.option("--notify-claim-expiry", type=click.FloatRange(min=1, max=86400), default=600.0, show_default=True,
+              metavar="SECONDS", help="With --notify: a credit bug claimed by a run that has not marked it sent "
+                                      "after this long (the run died) is sent by the next run; longer than a "
+                                      "post can take (3 x --notify-timeout + 60 s).")
 @budgets_option()
 @today_option()
 @click.option("--spike-factor", type=click.FloatRange(min=1, max=1000), default=2.0, show_default=True,
@@ -193,7 +212,8 @@ def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: st
           until: str | None, repo: str | None, wait: float, lake: str | None, engine: str,
           spark_master: str | None, spark_conf: dict[str, str], endpoint_url: str | None, verbose: bool,
           strict: bool, fmt: str, notify: tuple[str, ...], notify_format: str, notify_timeout: float,
-          renotify: bool, dashboard_url: str | None, budgets: Path | None, today: date | None,
+          renotify: bool, dashboard_url: str | None, notify_claim_expiry: float, budgets: Path | None,
+          today: date | None,
           spike_factor: float, spike_min: float) -> None:
     """Alert on credit bugs (exit 1) and audit the decision table's other rules.
 
@@ -216,11 +236,16 @@ def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: st
 
     With --notify (or $LANELOG_NOTIFY), each credit bug is posted once to each webhook:
     the database remembers what was sent where (by a digest of the URL, never the URL),
-    so it is opened read-write; --renotify sends again.  A send that fails is not
+    so it is opened read-write; --renotify sends again.  Each one is claimed in the
+    database before it is posted, so two runs at once post it once; a claim left by a
+    run that died is taken over after --notify-claim-expiry.  A send that fails is not
     marked, and the run exits 2 after printing; the next run sends it.
     """
     if (renotify or dashboard_url) and not notify:
         raise click.UsageError("--renotify and --dashboard-url go with --notify URL")
+    if notify and notify_claim_expiry <= alerts.longest_post(notify_timeout):
+        raise click.UsageError(f"--notify-claim-expiry must be longer than a post can take: "
+                               f"{alerts.longest_post(notify_timeout):g} s with --notify-timeout {notify_timeout:g}")
     if notify and (logs or lake is not None):
         raise click.UsageError("--notify needs the database (--db): LOG files and a lake keep no "
                                "record of what was sent")
@@ -238,14 +263,14 @@ def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: st
         # Spikes are judged with DuckDB (the database, LOG files, a lake read with DuckDB).
         money = spend.judge(con, budget_list, spend.today_or_now(today), spike_minimum=spike_min,
                             spike_factor=spike_factor if engine == "duckdb" else None)
-        sent = {receiver.digest: store.alerts.sent_to(con, receiver.digest) for receiver in receivers}
+        # Sent marks are for good: those bugs need no claim (with --renotify, every bug does).
+        sent = {receiver.digest: set() if renotify else store.alerts.sent_to(con, receiver.digest)
+                for receiver in receivers}
     if receivers:
-        path = db_path(db)
         outcome = alerts.deliver(
-            found["credit_bugs"], receivers, fmt=notify_format, dashboard_url=link_base,
-            sent_before=lambda receiver: sent[receiver.digest],
-            mark_sent=lambda receiver, key: _mark_sent(path, wait, key, receiver.digest),
-            renotify=renotify, timeout=notify_timeout)
+            alerts.credit_bug_alerts(found["credit_bugs"], notify_format, link_base), receivers,
+            _ledger(db_path(db), wait, renotify, notify_claim_expiry),
+            sent_before=lambda receiver: sent[receiver.digest], timeout=notify_timeout)
     as_json = fmt == "json"
     lines = render.check_json_lines(found) if as_json else render.check_lines(found)
     lines += spend.check_json_lines(money) if as_json else spend.check_lines(money)
@@ -261,7 +286,8 @@ def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: st
         " (--strict)" if strict and (warnings or money.spikes) else "")
     echo(summary, err=as_json)
     if outcome is not None:
-        echo(f"alerts: {outcome.sent} sent, {outcome.already_sent} sent before "
+        held = f", {outcome.held} being sent by another run" if outcome.held else ""
+        echo(f"alerts: {outcome.sent} sent, {outcome.already_sent} sent before{held} "
              f"(to {len(receivers)} webhook(s))", err=True)
         if outcome.failures:
             raise AlertError("not every credit bug was sent (the next run sends the rest): "

@@ -1,0 +1,182 @@
+"""What an alert says: the receiver as it may be shown, and the messages, with no lane-log text trusted.
+
+A webhook URL is a secret (whoever holds it can post to the channel): it is never
+printed, logged or stored.  A `Receiver` keeps it private and shows itself as a
+redacted form (scheme://host/… and a digest prefix); the database tells receivers
+apart by the sha256 of the URL.
+
+Everything a lane log says (repository, producer, attempt and quarantine ids) is
+untrusted: in Slack's markup each value sits in a code span with & < > escaped and
+backticks replaced, so no text can ping a channel, form a link or end the span.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+from lanelog.errors import AlertError
+
+FORMATS = ("slack", "json")
+VALUE_LIMIT = 200           # characters of one untrusted value shown in a message
+SECTION_LIMIT = 2900        # Slack takes up to 3000 characters in one section's text
+MAX_SECTIONS = 45           # and up to 50 blocks in one message
+
+
+@dataclass(frozen=True)
+class Receiver:
+    """One webhook: its URL, kept out of repr, and the forms that may be shown or stored."""
+
+    url: str = field(repr=False)
+
+    def __post_init__(self) -> None:
+        parts = urlsplit(self.url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            # The URL itself is never echoed, even a malformed one: it may still hold the token.
+            raise AlertError(f"a --notify URL must be an http:// or https:// address with a host "
+                             f"(receiver {self.digest[:12]})")
+
+    @property
+    def digest(self) -> str:
+        """sha256 of the URL (hex): stored to remember what was sent where, never the URL."""
+        return hashlib.sha256(self.url.encode("utf-8")).hexdigest()
+
+    @property
+    def redacted(self) -> str:
+        """scheme://host[:port]/… and the digest's first 12 digits: what errors name."""
+        parts = urlsplit(self.url)
+        host = parts.hostname or "?"
+        if ":" in host:
+            host = f"[{host}]"
+        try:
+            port = f":{parts.port}" if parts.port else ""
+        except ValueError:
+            port = ""
+        return f"{parts.scheme}://{host}{port}/… ({self.digest[:12]})"
+
+    def __str__(self) -> str:
+        return self.redacted
+
+
+def bug_key(bug: dict[str, Any]) -> str:
+    """What identifies a credit bug across runs: its attempt id, else its line's text."""
+    if bug.get("attempt_id"):
+        return f"attempt:{bug['attempt_id']}"
+    return "line:" + hashlib.sha256(str(bug.get("raw") or "").encode("utf-8")).hexdigest()
+
+
+# ---- Slack mrkdwn ---------------------------------------------------------------
+
+def slack_escape(text: str) -> str:
+    """Slack's three control characters escaped, as its docs ask: no <!channel>, no <link|label>."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _plain(value: Any) -> str:
+    """One untrusted value as a single line of bounded length, control characters made visible."""
+    if value is None or value == "":
+        return "(none)"
+    text = "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" if ord(ch) < 256 else f"\\u{ord(ch):04x}"
+                   for ch in str(value))
+    return text if len(text) <= VALUE_LIMIT else text[:VALUE_LIMIT] + "…"
+
+
+def slack_code(value: Any) -> str:
+    """An untrusted value as a Slack code span: never a link, a mention or formatting."""
+    # U+02CB looks like a backtick but cannot close the span.
+    return "`" + slack_escape(_plain(value).replace("`", "\u02cb")) + "`"
+
+
+def _week(bug: dict[str, Any]) -> str:
+    week = bug.get("week")
+    return week.isoformat() if isinstance(week, (date, datetime)) else str(week) if week else "undated"
+
+
+def _ids(values: Any) -> list[str]:
+    if values is None:
+        return []
+    return [str(value) for value in values] if isinstance(values, (list, tuple)) else [str(values)]
+
+
+def triage_link(dashboard_url: str | None, bug: dict[str, Any]) -> str | None:
+    """The triage page scoped to the bug's repository and week (the sidebar's address filters)."""
+    if not dashboard_url:
+        return None
+    params: list[tuple[str, str]] = []
+    if bug.get("repo") is not None:
+        params.append(("repo", str(bug["repo"])))
+    week = bug.get("week")
+    if isinstance(week, (date, datetime)):
+        monday = week if not isinstance(week, datetime) else week.date()
+        params += [("weeks", monday.isoformat()), ("weeks", date.fromordinal(monday.toordinal() + 6).isoformat())]
+    query = f"?{urlencode(params)}" if params else ""
+    return f"{dashboard_url.rstrip('/')}/triage{query}"
+
+
+def check_dashboard_url(url: str | None) -> str | None:
+    """The --dashboard-url, refused unless it is an http(s) address (it becomes a link)."""
+    if url is None:
+        return None
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname or any(c in url for c in "<>|\n\r \t"):
+        raise AlertError(f"--dashboard-url must be an http:// or https:// address, not {url!r}")
+    return url
+
+
+def credit_bug_message(bug: dict[str, Any], fmt: str, dashboard_url: str | None = None) -> dict[str, Any]:
+    """The message for one credit bug: Slack blocks and text, or a plain JSON event."""
+    link = triage_link(dashboard_url, bug)
+    if fmt == "json":
+        return {
+            "event": "credit_bug", "repo": bug.get("repo"), "week": None if _week(bug) == "undated" else _week(bug),
+            "ts": bug["ts"].isoformat() if isinstance(bug.get("ts"), datetime) else bug.get("ts"),
+            "attempt_id": bug.get("attempt_id"), "producer": bug.get("producer"),
+            "quarantine": _ids(bug.get("quarantine")), "merge_credit": bug.get("merge_credit"),
+            "triage_url": link,
+        }
+    quarantine = ", ".join(slack_code(q) for q in _ids(bug.get("quarantine"))) or "(none)"
+    headline = (f"lanelog credit bug: merge credit on quarantined attempt {slack_code(bug.get('attempt_id'))} "
+                f"in {slack_code(bug.get('repo'))}, week {_week(bug)}")
+    detail = "\n".join([
+        "*Credit bug*: merge credit on an attempt whose quarantine is not empty",
+        f"*Repository:* {slack_code(bug.get('repo'))}",
+        f"*Week:* {_week(bug)}",
+        f"*Attempt:* {slack_code(bug.get('attempt_id'))}",
+        f"*Producer:* {slack_code(bug.get('producer'))}",
+        f"*Quarantine:* {quarantine}",
+    ])
+    blocks: list[dict[str, Any]] = [{"type": "section", "text": {"type": "mrkdwn", "text": detail}}]
+    if link:
+        blocks.append({"type": "section", "text": {"type": "mrkdwn",
+                                                   "text": f"<{slack_escape(link)}|Open in credit-bug triage>"}})
+    return {"text": headline, "blocks": blocks, "unfurl_links": False, "unfurl_media": False}
+
+
+def credit_bug_alerts(bugs: list[dict[str, Any]], fmt: str,
+                      dashboard_url: str | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """Each credit bug as an alert to deliver: its key and its message."""
+    return [(bug_key(bug), credit_bug_message(bug, fmt, dashboard_url)) for bug in bugs]
+
+
+def digest_message(markdown: str, fmt: str, report: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The weekly review as one message: preformatted sections for Slack, or the text and figures."""
+    if fmt == "json":
+        return {"event": "weekly_review", "markdown": markdown, "report": report}
+    text = slack_escape(markdown.replace("`", "\u02cb"))
+    chunks: list[str] = []
+    current = ""
+    for line in text.splitlines():
+        line = line[:SECTION_LIMIT - 10]
+        if len(current) + len(line) + 1 > SECTION_LIMIT - 8:
+            chunks.append(current)
+            current = ""
+        current += line + "\n"
+    chunks.append(current)
+    if len(chunks) > MAX_SECTIONS:
+        rest = "(the review is longer than one message holds: lanelog report --format markdown prints it all)\n"
+        chunks = [*chunks[:MAX_SECTIONS], rest]
+    blocks = [{"type": "section", "text": {"type": "mrkdwn", "text": f"```\n{chunk}```"}} for chunk in chunks]
+    return {"text": "lanelog weekly spend review", "blocks": blocks, "unfurl_links": False, "unfurl_media": False}

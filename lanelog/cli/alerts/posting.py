@@ -1,0 +1,171 @@
+"""Posting a message to a webhook: urllib only, no redirect followed, each try bounded as a whole.
+
+Only the standard library talks HTTP here (urllib): a webhook post needs no session,
+no connection pool and no client that is not already installed everywhere lanelog runs.
+Each attempt at a post has one deadline for all of it (resolving, connecting, sending,
+the whole answer): a socket timeout alone bounds each read, and a receiver that answers
+a byte a second would hold a run without end.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from lanelog import __version__
+from lanelog.cli.alerts.messages import Receiver
+from lanelog.errors import AlertError
+
+TIMEOUT_S = 10.0
+ATTEMPTS = 3                # one post and two retries, on 429 and 5xx only
+FIRST_BACKOFF_S = 1.0
+MAX_RETRY_AFTER_S = 30.0    # a receiver's Retry-After is honoured up to this
+RESPONSE_LIMIT = 64 * 1024  # bytes of a response body read, at most
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A webhook that answers with a redirect is a failed send, not a post to elsewhere."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+class _Connections:
+    """The connections one attempt opens, so that its deadline can end a read blocked on one."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._opened: list[http.client.HTTPConnection] = []
+        self._ended = False
+
+    def track(self, connection_class: Any) -> Callable[..., http.client.HTTPConnection]:
+        def connect(*args: Any, **kwargs: Any) -> http.client.HTTPConnection:
+            connection: http.client.HTTPConnection = connection_class(*args, **kwargs)
+            with self._lock:
+                self._opened.append(connection)
+                ended = self._ended
+            if ended:
+                connection.close()
+            return connection
+        return connect
+
+    def end(self) -> None:
+        """Shut every connection down: a read blocked on one returns at once."""
+        with self._lock:
+            self._ended = True
+            opened = list(self._opened)
+        for connection in opened:
+            sock = connection.sock
+            if sock is not None:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+            connection.close()
+
+
+class _HTTP(urllib.request.HTTPHandler):
+    def __init__(self, connections: _Connections) -> None:
+        super().__init__()
+        self._connections = connections
+
+    def do_open(self, http_class: Any, req: Any, **kwargs: Any) -> Any:
+        return super().do_open(self._connections.track(http_class), req, **kwargs)
+
+
+class _HTTPS(urllib.request.HTTPSHandler):
+    def __init__(self, connections: _Connections) -> None:
+        super().__init__()
+        self._connections = connections
+
+    def do_open(self, http_class: Any, req: Any, **kwargs: Any) -> Any:
+        return super().do_open(self._connections.track(http_class), req, **kwargs)
+
+
+def _attempt(request: urllib.request.Request, timeout: float) -> int:
+    """One post, the status of its answer once read whole, within `timeout` seconds for all of it.
+
+    It runs in a thread of its own, so nothing (not a name lookup, a connect, a read) can
+    outlast the deadline; past it, its connections are shut and TimeoutError is raised.
+    An HTTP error status is raised as urllib's HTTPError, as urllib raises it.
+    """
+    connections = _Connections()
+    opener = urllib.request.build_opener(_NoRedirect, _HTTP(connections), _HTTPS(connections))
+    outcome: list[Any] = []
+
+    def post_once() -> None:
+        try:
+            with opener.open(request, timeout=timeout) as response:
+                response.read(RESPONSE_LIMIT)
+                outcome.append(response.status)
+        except BaseException as error:  # noqa: BLE001 - handed to the caller's thread as it is
+            outcome.append(error)
+
+    worker = threading.Thread(target=post_once, name="lanelog-webhook-post", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if worker.is_alive() or not outcome:
+        connections.end()
+        raise TimeoutError(f"no complete answer within {timeout:g} s")
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    status: int = outcome[0]
+    return status
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (seconds or an HTTP date), capped; None when absent or unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value) if value.isdigit() else (
+            parsedate_to_datetime(value) - datetime.now(UTC)).total_seconds()
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return min(max(seconds, 0.0), MAX_RETRY_AFTER_S)
+
+
+def post(receiver: Receiver, message: dict[str, Any], *, timeout: float = TIMEOUT_S,
+         sleep: Callable[[float], None] = time.sleep) -> None:
+    """POST the message as JSON; retry 429 and 5xx with backoff; raise AlertError when it is not delivered.
+
+    `timeout` bounds each attempt as a whole: connecting, sending and the whole answer
+    (ATTEMPTS of them at most, with waits of at most MAX_RETRY_AFTER_S between).  A
+    timeout or a network error is not retried: the receiver may have taken the
+    message, and the next run sends again.
+    """
+    body = json.dumps(message).encode("utf-8")
+    backoff = FIRST_BACKOFF_S
+    for attempt in range(1, ATTEMPTS + 1):
+        request = urllib.request.Request(receiver.url, data=body, method="POST", headers={
+            "Content-Type": "application/json", "User-Agent": f"lanelog/{__version__}"})
+        try:
+            status = _attempt(request, timeout)
+            if 200 <= status < 300:
+                return
+            raise AlertError(f"receiver {receiver} answered HTTP {status}; not sent")
+        except urllib.error.HTTPError as error:
+            status, wait = error.code, _retry_after(error.headers.get("Retry-After") if error.headers else None)
+            error.close()
+            if status != 429 and status < 500:
+                raise AlertError(f"receiver {receiver} answered HTTP {status}; not sent "
+                                 "(check the webhook URL)") from None
+            if attempt == ATTEMPTS:
+                raise AlertError(f"receiver {receiver} answered HTTP {status} {ATTEMPTS} times; "
+                                 "gave up, not sent") from None
+            sleep(wait if wait is not None else backoff)
+            backoff *= 2
+        except (urllib.error.URLError, http.client.HTTPException, OSError) as error:
+            reason = getattr(error, "reason", error)
+            what = "timed out" if isinstance(reason, TimeoutError) or "timed out" in str(reason) else str(reason)
+            raise AlertError(f"receiver {receiver}: {what} (timeout {timeout:g} s); not sent") from None
