@@ -417,9 +417,14 @@ def test_the_nightly_workflow_runs_as_written_against_the_bucket(s3: S3, tmp_pat
            "AWS_ENDPOINT_URL": s3.endpoint, "LANELOG_DB": str(tmp_path / "lanelog.duckdb"),
            "LOGS_URL": f"s3://{bucket}/lanelog/", "LAKE_URL": str(tmp_path / "lake"),
            "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    # The checkout of the repository that keeps the figures holds the budgets file the check reads.
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / "lanelog-budgets.yaml").write_text(
+        "budgets:\n  - {name: all-spend, amount: 5, currency: USD, period: week}\n", encoding="utf-8")
     for script in scripts:
         done = subprocess.run(["bash", "-e", "-c", script], env=env, capture_output=True, text=True, timeout=120,
-                              check=False)
+                              check=False, cwd=checkout)
         assert done.returncode == 0, done.stderr
         assert s3.secret not in done.stdout + done.stderr
     assert attempt_ids(tmp_path / "lanelog.duckdb") == sorted(f"job{n}" for n in range(12))
