@@ -311,3 +311,12 @@ def test_the_architecture_check_fails_on_a_drifted_doc() -> None:
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     drifted = text.replace("| `lanelog.router` |", "| `lanelog.router` | extra |", 1)
     assert drifted != text and architecture.rewritten(drifted) != drifted
+
+
+ROOM_LINES = 400  # a module past this has more than one job: split it where a seam is real
+
+
+@pytest.mark.parametrize("path", _sources(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_module_is_over_its_room(path: Path) -> None:
+    lines = path.read_bytes().count(b"\n")
+    assert lines <= ROOM_LINES, f"{path.relative_to(ROOT)} has {lines} lines: split it (docs/architecture.md)"
