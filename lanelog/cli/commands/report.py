@@ -14,7 +14,7 @@ import click
 
 import lanelog.cli.alerts as alerts
 from lanelog import ingest, queries, store
-from lanelog.cli.commands import render, render_money, spend
+from lanelog.cli.commands import render, render_money, spend, spend_alerts
 from lanelog.cli.commands.extras import require
 from lanelog.cli.commands.options import (
     budgets_option,
@@ -135,6 +135,8 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
 
     With --notify (or $LANELOG_NOTIFY), the markdown review is also posted to each
     webhook as a digest; a webhook that does not take it exits 2 after printing.
+    With --week too, it is posted once per week and webhook (the database keeps
+    what was sent, as check --notify does), so a nightly job can run it every night.
     --budgets FILE adds each budget, judged on the report's last day (the Sunday of
     --week, else --today).
     """
@@ -150,10 +152,14 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
             raise click.UsageError("--week names the week: leave out --since and --until")
         since, until = week[0].isoformat(), week[1].isoformat()
     receivers = [alerts.Receiver(url) for url in notify]
+    once = bool(receivers) and week is not None  # the week's digest, posted once per webhook
+    if once and (logs or lake is not None):
+        raise click.UsageError("--notify with --week needs the database (--db): LOG files and a lake keep "
+                               "no record of what was sent")
     filters = Filters.parse(since, until, repo)
     budget_list = spend.read(budgets, engine)
     with _database(db, logs, wait, lake=lake, engine=engine, spark_master=spark_master, spark_conf=spark_conf,
-                   endpoint_url=endpoint_url, verbose=verbose) as con:
+                   endpoint_url=endpoint_url, verbose=verbose, write=once) as con:
         figures = queries.report(con, filters, with_money=True)
         statuses = spend.judge(con, budget_list, spend.report_day(week, day)).statuses
         if budgets is not None:
@@ -173,12 +179,23 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
         if budgets is not None:
             review += "\n\n" + spend.markdown(statuses, spend.report_day(week, day))
         echo(review, newline="\n")
+        message = alerts.digest_message(review, notify_format, figures)
         failures = []
-        for receiver in receivers:
-            try:
-                alerts.post(receiver, alerts.digest_message(review, notify_format, figures), timeout=notify_timeout)
-            except AlertError as error:
-                failures.append(str(error))
+        if once:
+            assert week is not None
+            outcome = alerts.deliver([(spend_alerts.digest_key(week[0]), message)], receivers,
+                                     _ledger(db_path(db), wait, False, store.alerts.CLAIM_EXPIRY_S),
+                                     timeout=notify_timeout)
+            held = f", {outcome.held} being sent by another run" if outcome.held else ""
+            echo(f"digest of the week {week[0].isoformat()}: {outcome.sent} sent, {outcome.already_sent} sent "
+                 f"before{held} (to {len(receivers)} webhook(s))", err=True)
+            failures = outcome.failures
+        else:  # without --week a review is posted every run: no record is kept of it
+            for receiver in receivers:
+                try:
+                    alerts.post(receiver, message, timeout=notify_timeout)
+                except AlertError as error:
+                    failures.append(str(error))
         if failures:
             raise AlertError("the weekly review was not sent: " + "; ".join(failures))
     else:
@@ -195,7 +212,8 @@ def report(logs: tuple[Path, ...], db: Path | None, since: str | None, until: st
 @notify_options
 @click.option("--renotify", is_flag=True, help="With --notify: send every credit bug in range again.")
 @click.option("--dashboard-url", metavar="URL",
-              help="With --notify: the dashboard's address, so each alert links to its triage page.")
+              help="With --notify: the dashboard's address, so each alert links to its page (a credit bug's "
+                   "triage, a budget's or spike's Spend review).")
 @click.option("--notify-claim-expiry", type=click.FloatRange(min=1, max=86400), default=600.0, show_default=True,
               metavar="SECONDS", help="With --notify: a credit bug claimed by a run that has not marked it sent "
                                       "after this long (the run died) is sent by the next run; longer than a "
@@ -234,7 +252,8 @@ def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: st
             --dashboard-url https://lanelog.example.com
         lanelog check --budgets budgets.yaml
 
-    With --notify (or $LANELOG_NOTIFY), each credit bug is posted once to each webhook:
+    With --notify (or $LANELOG_NOTIFY), each credit bug, each budget threshold reached
+    (once per budget, threshold and period) and each spike is posted once to each webhook:
     the database remembers what was sent where (by a digest of the URL, never the URL),
     so it is opened read-write; --renotify sends again.  Each one is claimed in the
     database before it is posted, so two runs at once post it once; a claim left by a
@@ -268,7 +287,8 @@ def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: st
                 for receiver in receivers}
     if receivers:
         outcome = alerts.deliver(
-            alerts.credit_bug_alerts(found["credit_bugs"], notify_format, link_base), receivers,
+            alerts.credit_bug_alerts(found["credit_bugs"], notify_format, link_base)
+            + spend_alerts.money_alerts(money, notify_format, link_base), receivers,
             _ledger(db_path(db), wait, renotify, notify_claim_expiry),
             sent_before=lambda receiver: sent[receiver.digest], timeout=notify_timeout)
     as_json = fmt == "json"
@@ -290,6 +310,6 @@ def check(ctx: click.Context, logs: tuple[Path, ...], db: Path | None, since: st
         echo(f"alerts: {outcome.sent} sent, {outcome.already_sent} sent before{held} "
              f"(to {len(receivers)} webhook(s))", err=True)
         if outcome.failures:
-            raise AlertError("not every credit bug was sent (the next run sends the rest): "
+            raise AlertError("not every alert was sent (the next run sends the rest): "
                              + "; ".join(outcome.failures))
     ctx.exit(1 if bugs or money.over or (strict and (warnings or money.spikes)) else 0)
