@@ -26,10 +26,11 @@ def test_the_crontab_is_one_line_per_job():
     assert jobs == ["0 2 * * * /srv/lanelog/nightly"]
 
 
-def test_the_alert_script_posts_each_credit_bug_once_night_after_night(tmp_path):
+def test_the_alert_script_posts_each_credit_bug_and_the_weeks_review_once_night_after_night(tmp_path):
     (script,) = [block for block in blocks("sh") if block.startswith("#!/bin/sh\n")]
     home, webhook_file = tmp_path / "srv-lanelog", tmp_path / "webhook"
     (home / "logs").mkdir(parents=True)
+    (home / "budgets.yaml").write_text("budgets:\n  - {name: all-spend, amount: 50, currency: USD, period: week}\n")
     golden = json.loads((Path(__file__).resolve().parents[1] / "router" / "golden" / "line_pass.json").read_text())
     yesterday = (datetime.now(UTC) - timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
     routed = {**golden, "ts": yesterday, "attempt_id": "b7", "base": "1" * 40, "head": "2" * 40}
@@ -47,4 +48,10 @@ def test_the_alert_script_posts_each_credit_bug_once_night_after_night(tmp_path)
     assert [night.returncode for night in nights] == [1, 1], [night.stderr for night in nights]
     assert "alerts: 1 sent, 0 sent before" in nights[0].stderr
     assert "alerts: 0 sent, 1 sent before" in nights[1].stderr
-    assert len(posts) == 1 and hook.url not in nights[0].stdout + nights[0].stderr
+    assert "budget all-spend: 0.00 USD of 50.00 USD (0%)" in nights[0].stdout
+    assert ": 1 sent, 0 sent before (to 1 webhook(s))" in nights[0].stderr.split("digest of the week ", 1)[1]
+    assert ": 0 sent, 1 sent before (to 1 webhook(s))" in nights[1].stderr.split("digest of the week ", 1)[1]
+    # The first night posts last week's review and the credit bug; the second, nothing.
+    assert sorted(post["body"]["text"].split(":")[0] for post in posts) == [
+        "lanelog credit bug", "lanelog weekly spend review"]
+    assert hook.url not in nights[0].stdout + nights[0].stderr
