@@ -94,9 +94,12 @@ def show_weekly_cost(money: dict[str, Any], found: dict[str, Any] | None, weeks:
     for currency in unspent:  # a budget in a currency nothing was priced in: no chart of nothing
         named = ", ".join(status["name"] for status in statuses if status["currency"] == currency)
         st.caption(f"No cost recorded in {currency} in range, the currency of budget(s) {named}.")
-    if currencies:
+    if currencies and statuses:
         st.caption("A week without a recorded cost has no bar. A month's budget is drawn as its amount "
                    "spread over the month's days, seven of them a week.")
+    elif currencies:
+        st.caption("A week without a recorded cost has no bar. No budgets are set: `lanelog dashboard "
+                   "--budgets FILE` draws each budget's line here and its share used above (docs/report.md).")
 
 
 def overview_note() -> None:

@@ -85,3 +85,12 @@ def test_the_dashboard_refuses_a_budgets_file_it_cannot_use_before_serving(tmp_p
     assert done.returncode == 2
     assert done.stderr.strip() == (f"Error: {bad} line 3, key budgets[0].amount: an amount must be a number "
                                    "above 0 and at most 1e+09, not nan")
+
+
+def test_without_a_budgets_file_the_spend_review_says_how_to_set_one(make_db, app,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LANELOG_BUDGETS", raising=False)
+    at = app(make_db([spent("2026-10-05", 4.0)]), "views/spend.py")
+    assert not at.exception
+    assert "Budgets" not in [header.value for header in at.subheader]
+    assert any("No budgets are set: `lanelog dashboard --budgets FILE`" in caption.value for caption in at.caption)
