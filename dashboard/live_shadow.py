@@ -23,8 +23,39 @@ DETAIL_WIDTHS = {"field": 110, "value": 380}
 MEASURES = {"rejects": "Probe rejects", "armed": "Armed calls"}
 
 
+def policy_label(entry: dict[str, Any]) -> str:
+    """A shadow policy in the page's choice (plain text): its digest's start and its attempts."""
+    digest = entry["policy_sha256"]
+    name = digest[:12] + ("…" if len(digest) > 12 else "") if digest else "no digest recorded"
+    count = entry["totals"]["attempts"]
+    return f"policy {name} · {count} attempt{'' if count == 1 else 's'}"
+
+
+def errors_words(errors: dict[str, Any]) -> str:
+    """The attempts whose shadow is an error, in words: they count in no figure of the section.
+
+    Shown as markdown (st.warning), so it holds lanelog's own words only, never a reason's
+    text from the log: a reason lanelog does not know is named as such.
+    """
+    given = errors["reasons"]
+    counts = [(words, given[reason]) for reason, words in SHADOW_ERROR_WORDS.items() if reason in given]
+    other = sum(count for reason, count in given.items() if reason not in SHADOW_ERROR_WORDS)
+    counts += [("another reason, recorded in the lane log", other)] if other else []
+    reasons = ", ".join(f"{words} ({count})" for words, count in counts)
+    count = errors["attempts"]
+    subject = "1 attempt in range has" if count == 1 else f"{count} attempts in range have"
+    return (f"{subject} no shadow decision: {reasons}. {'It counts' if count == 1 else 'They count'} in no "
+            "figure below: fix the `--shadow` file the CI job names.")
+
+
+# Why a shadow is an error (queries.shadow_report's errors), in words.
+SHADOW_ERROR_WORDS = {"policy_missing": "the shadow policy file could not be read",
+                      "policy_invalid": "the shadow policy file is not a valid policy",
+                      "internal_error": "the router failed under the shadow policy"}
+
+
 def weeks_frame(shadow: dict[str, Any]) -> pd.DataFrame:
-    """The weekly rows as the replay chart reads them: baseline = live, candidate = shadow."""
+    """One shadow policy's weekly rows as the replay chart reads them: baseline = live, candidate = shadow."""
     rows = [{"week": week["week"], "patches": week["attempts"],
              "baseline_rejects": week["probe_rejects"], "candidate_rejects": week["shadow_probe_rejects"],
              "baseline_armed": week["calls_armed"], "candidate_armed": week["shadow_calls_armed"],
@@ -35,7 +66,7 @@ def weeks_frame(shadow: dict[str, Any]) -> pd.DataFrame:
 
 
 def weeks_table(shadow: dict[str, Any]) -> pd.DataFrame:
-    """Every week (the undated bucket as "undated") and the total; each figure "live → shadow"."""
+    """One shadow policy's every week (the undated bucket as "undated") and its total; each figure "live → shadow"."""
     rows = [*shadow["weeks"], {"week": "total", **shadow["totals"]}]
     return pd.DataFrame({
         "week": [row["week"] or "undated" for row in rows],

@@ -64,13 +64,22 @@ WITH parsed AS (
            -- The shadow's fields, parsed only on a line whose shadow is an object (rare):
            -- the other lines pay one ord() for it.
            CASE WHEN ord(j_shadow) = 123 THEN json_transform(j_shadow,
-               '{"probe": "JSON", "reasons": "JSON", "units": "JSON", "model_call_allowed": "JSON", "policy_sha256": "JSON"}')
+               '{"probe": "JSON", "reasons": "JSON", "units": "JSON", "model_call_allowed": "JSON", "policy_sha256": "JSON", ' ||
+               '"error": "JSON"}')
            END AS s
     FROM fields
 ), priced AS (
     SELECT *,
            list_distinct(list_filter(list_transform(usage, lambda u: CASE WHEN u.cost IS NOT NULL THEN u.currency END),
-                                     lambda c: c IS NOT NULL)) AS currencies
+                                     lambda c: c IS NOT NULL)) AS currencies,
+           -- A shadow that is an error (`route --shadow` could not decide under its policy):
+           -- its `error`, or, on a line written before shadows had errors, the first of its
+           -- reasons that is one of lanelog/reasons.py's SHADOW_ERRORS.  It has no decision.
+           CASE WHEN s IS NOT NULL THEN
+               CASE WHEN s.error IS NOT NULL THEN coalesce(json_str(s.error), CAST(s.error AS VARCHAR))
+                    ELSE list_filter(json_str_list(s.reasons),
+                                     lambda r: r IN ('policy_missing', 'policy_invalid', 'internal_error'))[1] END
+           END AS shadow_error
     FROM typed
 )
 SELECT
@@ -128,22 +137,24 @@ SELECT
         CASE WHEN ord(j_expired_freezes) <> 91 THEN 'expired_freezes' END,
         CASE WHEN ord(j_results) <> 123 THEN 'results' END,
         CASE WHEN ord(j_usage) <> 123 THEN 'usage' END,
-        -- shadow: not an object, or an object with a field of the unexpected type.
+        -- shadow: not an object, or an object with a field of the unexpected type (an
+        -- error's `error` a string; a decision's fields as the live ones).
         CASE WHEN ord(j_shadow) <> 123
-                  OR (s IS NOT NULL AND (ord(s.probe) <> 34 OR ord(s.reasons) <> 91
+                  OR (s IS NOT NULL AND CASE WHEN s.error IS NOT NULL THEN ord(s.error) <> 34
+                      ELSE (ord(s.probe) <> 34 OR ord(s.reasons) <> 91
                       OR NOT (ord(s.units) = 45 OR ord(s.units) BETWEEN 48 AND 57)
                       OR NOT (ord(s.model_call_allowed) = 116 OR ord(s.model_call_allowed) = 102)
-                      OR ord(s.policy_sha256) <> 34))
+                      OR ord(s.policy_sha256) <> 34) END)
              THEN 'shadow' END
     ], lambda name: name IS NOT NULL), lane_usage_notes(j_usage)) AS type_anomalies,
     list_sum(list_transform(usage, lambda u: u.input_tokens)) AS input_tokens,
     list_sum(list_transform(usage, lambda u: u.output_tokens)) AS output_tokens,
     CASE WHEN len(currencies) = 1 THEN list_sum(list_transform(usage, lambda u: u.cost)) END AS cost,
     CASE WHEN len(currencies) = 1 THEN currencies[1] END AS currency,
-    json_str(s.probe) AS shadow_probe,
-    json_str_list(s.reasons) AS shadow_reasons,
-    json_num(s.units) AS shadow_units,
-    CASE WHEN s IS NOT NULL THEN py_truthy(s.model_call_allowed) END AS shadow_armed,
+    CASE WHEN shadow_error IS NULL THEN json_str(s.probe) END AS shadow_probe,
+    CASE WHEN shadow_error IS NULL THEN json_str_list(s.reasons) END AS shadow_reasons,
+    CASE WHEN shadow_error IS NULL THEN json_num(s.units) END AS shadow_units,
+    CASE WHEN s IS NOT NULL AND shadow_error IS NULL THEN py_truthy(s.model_call_allowed) END AS shadow_armed,
     json_str(s.policy_sha256) AS shadow_policy
 FROM priced;
 

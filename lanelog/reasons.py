@@ -39,6 +39,12 @@ SETUP_REASONS: frozenset[str] = frozenset({
 })
 PATCH_REASONS: frozenset[str] = frozenset(REASONS) - SETUP_REASONS
 
+# A shadow decision (`route --shadow`) that rests on one of these is no decision of the
+# candidate policy (its file could not be used, or the router failed under it): the line
+# records the shadow as an error, and the figures leave it out (ingest/load.sql's
+# lane_attempt_rows holds this list too, for lines written before shadows had errors).
+SHADOW_ERRORS: tuple[str, ...] = ("policy_missing", "policy_invalid", "internal_error")
+
 Kind = Literal["setup", "patch"]
 
 

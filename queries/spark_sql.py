@@ -18,7 +18,7 @@ from lanelog.store.sqlfile import Query
 
 # The named queries `report` and `check` run (every format).
 SPARK_QUERIES = ("figures", "rejected_line_count", "credit_bug_rows", "audit", "reject_reasons",
-                 "money_by_property", "money_currencies", "shadow_figures")
+                 "money_by_property", "money_currencies", "shadow_figures", "shadow_errors")
 # DuckDB list functions that sqlglot passes through by name, and Spark's word for each.
 _RENAMED = {"LIST_INTERSECT": "ARRAY_INTERSECT"}
 

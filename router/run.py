@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import functools
 import os
-import stat
 import tempfile
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -133,54 +132,6 @@ def run_route(options: RouteOptions, notify: Callable[[str], None] = lambda _: N
                       lane=lane, results=results, freezes=attempt.freezes,
                       usage={prop: used for prop, used in usage.items() if prop in results},
                       setup_error="; ".join(attempt.setup_errors) or None)
-
-
-# A policy file is hand-written; past this size it is not one (the YAML reader refuses it too).
-MAX_SHADOW_BYTES = 1024 * 1024
-
-
-def shadow_decision(options: RouteOptions, path: Path, day: date) -> dict[str, Any]:
-    """The same patch decided under a second policy, read as it is from disk: the line's ``shadow``.
-
-    No lane runs for it and nothing of the live decision changes; a shadow policy that is
-    missing or unusable gives a shadow reject with its reason, never an error.
-    """
-    import hashlib  # only a route with --shadow needs it (see Checkout.fixture_hash)
-
-    target = Path(os.path.abspath(path))
-    data = _regular_file(target, MAX_SHADOW_BYTES)
-    if data is None:
-        plan = route(None, day, {}, None, problems=[Problem(
-            "policy_missing", f"no {printable(str(target))} (a regular file of at most "
-            f"{MAX_SHADOW_BYTES} bytes): the shadow fails closed without a policy")])
-        line = {"probe": plan.probe, "reasons": plan.reasons, "units": plan.units,
-                "model_call_allowed": plan.model_call_allowed, "lines_changed": None, "message": plan.message}
-    else:
-        line = run_route(replace(options, policy_data=(target, data), runner=None, today=day))
-    digest = hashlib.sha256(data).hexdigest() if data is not None else None
-    return {"policy": printable(str(target)), "policy_sha256": digest,
-            "probe": line["probe"], "reasons": line["reasons"], "units": line["units"],
-            "model_call_allowed": line["model_call_allowed"], "lines_changed": line["lines_changed"],
-            "message": line["message"], **({"cost_estimate": line["cost_estimate"]} if "cost_estimate" in line else {})}
-
-
-def _regular_file(path: Path, limit: int) -> bytes | None:
-    """A regular file's bytes, or None (absent, a FIFO or device, larger than ``limit``).
-
-    Opened without blocking and checked on the descriptor, so a FIFO swapped in for the
-    file cannot hang the job.
-    """
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-            return None
-        os.set_blocking(fd, True)
-        data = handle.read(limit + 1)
-    return data if len(data) <= limit else None
 
 
 def exit_code(line: dict[str, Any], require_hold: bool = False) -> int:

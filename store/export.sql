@@ -59,7 +59,7 @@ SELECT
     CAST(results AS VARCHAR) AS results,
     type_anomalies,
     usage, input_tokens, output_tokens, cost, currency,
-    shadow_probe, shadow_reasons, shadow_units, shadow_armed, shadow_policy
+    shadow_probe, shadow_reasons, shadow_units, shadow_armed, shadow_policy, shadow_error
 FROM attempts
 WHERE week IS NOT DISTINCT FROM $week
 ORDER BY source_id, line_no

@@ -91,12 +91,15 @@ CREATE TABLE IF NOT EXISTS attempts (
     cost DOUBLE,                        -- the entries' costs summed when they share one currency, else NULL
     currency VARCHAR,                   -- that currency (NULL with cost)
     -- The line's `shadow` object (`route --shadow`: the same patch under a candidate
-    -- policy), typed by the rules above; all NULL when the line has no shadow object.
+    -- policy), typed by the rules above; all NULL when the line has no shadow object.  A
+    -- shadow that is an error (no decision: its policy could not be used) has shadow_error
+    -- and no decision columns (schema 4).
     shadow_probe VARCHAR,
     shadow_reasons VARCHAR[],
     shadow_units DOUBLE,
-    shadow_armed BOOLEAN,               -- truthy shadow model_call_allowed; NULL without a shadow
-    shadow_policy VARCHAR               -- the shadow policy's sha256 (NULL: none could be read)
+    shadow_armed BOOLEAN,               -- truthy shadow model_call_allowed; NULL without a shadow decision
+    shadow_policy VARCHAR,              -- the shadow policy's sha256 (NULL: none could be read)
+    shadow_error VARCHAR                -- why the shadow is no decision (policy_missing, ...); NULL for a decision
 );
 
 -- One row per line that is not a JSON object.

@@ -104,3 +104,20 @@ WHERE ts < TIMESTAMP '1970-01-01' OR ts >= TIMESTAMP '2200-01-01';
 -- params:
 ALTER TABLE replay_patches ADD COLUMN IF NOT EXISTS baseline_evidence JSON;
 ALTER TABLE replay_patches ADD COLUMN IF NOT EXISTS candidate_evidence JSON;
+-- A shadow that is an error (attempts.shadow_error): its `error`, or, on a line written before
+-- shadows had errors, the first of its reasons that is one of lanelog/reasons.py's
+-- SHADOW_ERRORS, read from each stored line's raw JSON as ingest reads it.  Such a shadow is
+-- no decision of its policy: its decision columns become NULL, and the figures leave it out.
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS shadow_error VARCHAR;
+UPDATE attempts SET shadow_error = parsed.error, shadow_probe = NULL, shadow_reasons = NULL,
+    shadow_units = NULL, shadow_armed = NULL
+FROM (
+    SELECT source_id, line_no,
+           CASE WHEN s.error IS NOT NULL THEN coalesce(json_str(s.error), CAST(s.error AS VARCHAR))
+                ELSE list_filter(json_str_list(s.reasons),
+                                 lambda r: r IN ('policy_missing', 'policy_invalid', 'internal_error'))[1] END AS error
+    FROM (SELECT source_id, line_no,
+                 json_transform(try(json_extract(raw, '$.shadow')), '{"error": "JSON", "reasons": "JSON"}') AS s
+          FROM attempts WHERE shadow_armed IS NOT NULL)
+) AS parsed
+WHERE attempts.source_id = parsed.source_id AND attempts.line_no = parsed.line_no AND parsed.error IS NOT NULL;

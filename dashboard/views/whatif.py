@@ -114,10 +114,23 @@ def live() -> None:
                    "`--shadow lanes-candidate.yaml` to the `lanelog route` step in CI to watch a candidate "
                    "policy decide real patches beside the live one, before it is adopted.")
         return
-    totals = shadow["totals"]
-    st.caption(f"{present.number(totals['attempts'])} attempts in range were also decided under a shadow "
-               "policy: the live policy is the baseline, the shadow the candidate. Week by week, then the "
-               "attempts whose probe would flip.")
+    errors = shadow["errors"]
+    if errors["attempts"]:
+        st.warning(live_shadow.errors_words(errors))
+    if not shadow["policies"]:
+        return
+    policies = shadow["policies"]
+    choice = 0
+    if len(policies) > 1:  # each candidate apart: two policies' figures are never summed
+        choice = st.selectbox("Shadow policy", range(len(policies)), key="shadow_policy",
+                              format_func=lambda i: live_shadow.policy_label(policies[i]),
+                              help="Lines decided under different shadow policy files, told apart by the "
+                                   "file's digest, newest first.")
+    entry = policies[choice]
+    totals = entry["totals"]
+    st.caption(f"{present.number(totals['attempts'])} attempts in range were also decided under "
+               f"{'this' if len(policies) > 1 else 'a'} shadow policy: the live policy is the baseline, the "
+               "shadow the candidate. Week by week, then the attempts whose probe would flip.")
     columns = st.columns(3)
     columns[0].metric("Probe rejects (shadow)", present.number(totals["shadow_probe_rejects"]),
                       delta=present.number(totals["shadow_probe_rejects"] - totals["probe_rejects"]),
@@ -131,14 +144,14 @@ def live() -> None:
         "Measure", list(live_shadow.MEASURES), default="rejects", key="shadow_measure",
         format_func=live_shadow.MEASURES.__getitem__,
     ) or "rejects"
-    weeks = live_shadow.weeks_frame(shadow)
+    weeks = live_shadow.weeks_frame(entry)
     words = live_shadow.MEASURES[measure]
     st.subheader(f"{words} per week: live (baseline) and shadow (candidate)")
     if not weeks.empty:
         st.altair_chart(charts.replay_weeks(weeks, measure, f"{words.lower()}, live and shadow"), key="shadow_weeks")
-    st.dataframe(live_shadow.weeks_table(shadow), hide_index=True, key="shadow_weeks_table",
+    st.dataframe(live_shadow.weeks_table(entry), hide_index=True, key="shadow_weeks_table",
                  column_config=present.fixed_columns(live_shadow.WEEK_WIDTHS))
-    flips = found["shadow_flips"]
+    flips = [row for row in found["shadow_flips"] if row["shadow_policy"] == entry["policy_sha256"]]
     st.subheader(f"Attempts whose probe would flip ({totals['flips']})")
     if not flips:
         st.success("The shadow policy decides every attempt in range as the live one does.")

@@ -438,12 +438,20 @@ def test_the_what_if_page_draws_the_live_shadow_beside_a_replay_at_two_widths(
                       "reasons": ["assertion_removed", "no_properties"] if live_reject else [],
                       "model_call_allowed": not live_reject, "units": 0 if live_reject else 1,
                       "shadow": shadow if live_reject else (rejecting if n == 3 else shadow)})
+    # An older candidate, watched before this one (a choice of its own), and a line whose shadow
+    # file could not be read (counted apart, in the warning above the choice).
+    lines.append({**lines[1], "attempt_id": "ci-run-older", "ts": "2026-09-08T10:00:00Z",
+                  "shadow": {**rejecting, "policy": "/ci/lanes-old.yaml", "policy_sha256": "cd" * 32}})
+    lines.append({**lines[1], "attempt_id": "ci-run-unread", "ts": "2026-09-30T10:00:00Z",
+                  "shadow": {"policy": "/ci/lanes-gone.yaml", "policy_sha256": None, "error": "policy_missing",
+                             "message": "policy_missing: /ci/lanes-gone.yaml: no such file"}})
     log = tmp_path / "shadow.jsonl"
     log.write_text("".join(json.dumps(line) + "\n" for line in lines))
     done = subprocess.run([sys.executable, "-m", "lanelog", "ingest", str(log), "--db", str(db)],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    flips = report_of(db)["shadow"]["totals"]["flips"]
+    assert [entry["policy_sha256"] for entry in report_of(db)["shadow"]["policies"]] == ["ab" * 32, "cd" * 32]
+    flips = report_of(db)["shadow"]["policies"][0]["totals"]["flips"]
     assert flips == 4  # by hand: the three live rejects the shadow passes, and n=3 the other way
     with serving(db) as url:
         for width in WIDTHS:

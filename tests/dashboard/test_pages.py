@@ -928,6 +928,40 @@ def _frame_with(at: Any, column: str) -> Any:
     return found[0]
 
 
+def test_the_what_if_page_shows_each_shadow_policy_apart_and_its_errors_in_words(app: Any, make_db: Any) -> None:
+    """Two candidates watched in turn are two choices, never one sum; shadows whose file could not
+    be used are counted apart, in lanelog's words (a logged reason is never drawn as markdown)."""
+    strict = {**SHADOW, "policy_sha256": "cd" * 32, "probe": "reject", "reasons": ["line_cap"],
+              "model_call_allowed": False}
+    missing = {"policy": "/ci/gone.yaml", "policy_sha256": None, "error": "policy_missing",
+               "message": "policy_missing: /ci/gone.yaml: no such file"}
+    db = make_db([
+        line("2026-10-05", shadow=SHADOW),
+        line("2026-10-06", probe="reject", reasons=["line_cap"], model_call_allowed=False, lane="not_started",
+             shadow=SHADOW),
+        line("2026-10-13", shadow=strict),
+        line("2026-10-14", shadow=missing),
+        line("2026-10-14", shadow={**missing, "error": "**bold** <img src=x>"}),
+    ])
+    at = app(db, WHAT_IF)
+    assert not at.exception, [e.value for e in at.exception]
+    assert [str(w.value) for w in at.warning] == [
+        "2 attempts in range have no shadow decision: the shadow policy file could not be read (1), another "
+        "reason, recorded in the lane log (1). They count in no figure below: fix the `--shadow` file the CI "
+        "job names."]
+    assert not any("**bold**" in text or "<img" in text for text in texts(at))
+    pick = at.selectbox(key="shadow_policy")
+    assert pick.options == ["policy cdcdcdcdcdcd… · 1 attempt", "policy abababababab… · 2 attempts"]  # newest first
+    shown = {m.label: m.value for m in at.metric}
+    assert (shown["Probe rejects (shadow)"], shown["Would flip"]) == ("1", "1")
+    pick.set_value(1).run()
+    assert not at.exception
+    shown = {m.label: m.value for m in at.metric}
+    assert (shown["Probe rejects (shadow)"], shown["Would flip"]) == ("0", "1")
+    assert _frame_with(at, "would flip")["attempts"].tolist() == [2, 2]  # week 10-05, and the total
+    assert _frame_with(at, "attempt")["probe"].tolist() == ["reject → pass"]
+
+
 def test_the_what_if_page_shows_the_live_shadow_and_lets_a_replay_be_chosen(app: Any, make_db: Any) -> None:
     hostile = "<img src=x onerror=alert(1)> **bold**"
     db = make_db([

@@ -292,5 +292,7 @@ def test_stored_replays_and_shadow_figures_read_the_same_on_the_lake(tmp_path: P
     assert [row["candidate"] for row in on_db[0]] == ["/ci/b.yaml", "/ci/a.yaml"]  # newest first
     on_lake = json.loads(run("report", "--lake", tmp_path / "lake", "--format", "json").stdout)
     assert on_lake == json.loads(run("report", "--db", db, "--format", "json").stdout)
-    assert on_lake["shadow"]["totals"] == {"attempts": 2, "probe_rejects": 1, "shadow_probe_rejects": 1,
-                                           "calls_armed": 1, "shadow_calls_armed": 1, "flips": 2}
+    assert [entry["policy_sha256"] for entry in on_lake["shadow"]["policies"]] == ["ef"]
+    assert on_lake["shadow"]["policies"][0]["totals"] == {
+        "attempts": 2, "probe_rejects": 1, "shadow_probe_rejects": 1, "calls_armed": 1, "shadow_calls_armed": 1,
+        "flips": 2}

@@ -228,6 +228,35 @@ def test_a_week_in_two_currencies_has_the_same_totals_on_spark(spark: Any, tmp_p
     assert queries.money(on_spark(spark, lake)) == expected
 
 
+def test_shadows_read_on_spark_grouped_by_policy_with_their_errors_apart(spark: Any, tmp_path: Path) -> None:
+    import json
+
+    def line(n: int, day: str, shadow: dict[str, Any]) -> str:
+        return json.dumps({"attempt_id": f"s{n}", "ts": f"{day}T12:00:00Z", "repo": "api", "probe": "reject",
+                           "reasons": ["line_cap"], "model_call_allowed": False, "shadow": shadow})
+
+    net = {"policy_sha256": "ab" * 32, "probe": "pass", "reasons": [], "units": 1, "model_call_allowed": True}
+    strict = {**net, "policy_sha256": "cd" * 32, "probe": "reject", "reasons": ["line_cap"],
+              "model_call_allowed": False}
+    log = tmp_path / "lane-log.jsonl"
+    log.write_text("\n".join([
+        line(1, "2026-10-05", net), line(2, "2026-10-06", strict), line(3, "2026-10-13", net),
+        line(4, "2026-10-14", {"policy_sha256": None, "error": "policy_missing", "message": "gone"}),
+    ]) + "\n")
+    db, lake = tmp_path / "db.duckdb", tmp_path / "lake"
+    assert cli_out("ingest", log, "--db", db)[0] == 0
+    assert cli_out("export", "--db", db, "--lake", lake, "--quiet")[0] == 0
+    con = store.open_db(db, read_only=True)
+    try:
+        expected = queries.shadow_report(con)
+    finally:
+        con.close()
+    assert expected is not None
+    assert [entry["policy_sha256"] for entry in expected["policies"]] == ["ab" * 32, "cd" * 32]
+    assert expected["errors"]["attempts"] == 1
+    assert queries.shadow_report(on_spark(spark, lake)) == expected
+
+
 def _never_ending(_: Any) -> None:
     import time
 

@@ -22,7 +22,7 @@ COLUMNS = (
     "has_credit", "credit_bug", "merge_credit", "units", "budget_cap", "properties",
     "quarantine", "reasons", "expired_freezes", "results", "type_anomalies",
     "usage", "input_tokens", "output_tokens", "cost", "currency",
-    "shadow_probe", "shadow_reasons", "shadow_units", "shadow_armed", "shadow_policy",
+    "shadow_probe", "shadow_reasons", "shadow_units", "shadow_armed", "shadow_policy", "shadow_error",
 )
 
 
@@ -39,7 +39,7 @@ def attempt(line_no: int, week: date | None = None, **fields: Any) -> dict[str, 
         "expired_freezes": [], "results": None, "type_anomalies": [],
         "usage": None, "input_tokens": None, "output_tokens": None, "cost": None, "currency": None,
         "shadow_probe": None, "shadow_reasons": None, "shadow_units": None, "shadow_armed": None,
-        "shadow_policy": None,
+        "shadow_policy": None, "shadow_error": None,
     }
     row.update(fields)
     listed = [*row["quarantine"], *row["expired_freezes"]]

@@ -513,12 +513,14 @@ def test_report_csv_carries_the_money_and_the_shadow_per_week(tmp_path: Path) ->
     first, second = rows
     assert (first["calls_priced"], first["input_tokens"], first["output_tokens"]) == ("2", "2000", "20")
     assert (first["cost"], first["currency"], first["cost_per_armed_call"]) == ("0.5", "USD", "0.25")
-    assert (first["shadow_attempts"], first["shadow_live_probe_rejects"], first["shadow_probe_rejects"],
-            first["shadow_flips"]) == ("1", "0", "1", "1")
+    # A policy's columns are named by its digest's first 12 digits (render_shadow.py).
+    assert (first["shadow_abababababab_attempts"], first["shadow_abababababab_live_probe_rejects"],
+            first["shadow_abababababab_probe_rejects"], first["shadow_abababababab_flips"]) == ("1", "0", "1", "1")
+    assert first["shadow_errors"] == ""
     # A currency that is no three-capital code is recorded absent, and its cost with it.
     assert (second["currency"], second["cost"], second["spend_avoided_estimate"]) == ("", "", "")
     assert second["calls_with_usage"] == "1" and second["input_tokens"] == ""
-    assert second["shadow_attempts"] == ""  # no shadowed attempt that week
+    assert second["shadow_abababababab_attempts"] == ""  # no shadowed attempt that week
     # Text that reaches the CSV some other way (a lake written by hand) is shown, never run as a
     # formula; a carriage return in it is quoted inside its field, and the text after it defused too.
     hostile = "=HYPERLINK(\"https://evil.example\")\r@x"

@@ -34,9 +34,10 @@ ROWS = [
             lane="not_started", shadow_probe="pass", shadow_reasons=[], shadow_units=1.0, shadow_armed=True,
             shadow_policy="ab"),
     attempt(2, W1, probe="reject", is_reject=True, reasons=["line_cap"], armed=True,
-            properties=["prop_a"], lane="not_started"),
+            properties=["prop_a"], lane="not_started", shadow_policy="ef", shadow_error="policy_invalid"),
     attempt(3, W1, armed=True, units=2.0, properties=["prop_a", "prop_b"], lane="hold",
             shadow_probe="reject", shadow_reasons=["line_cap"], shadow_units=2.0, shadow_armed=False,
+            shadow_policy="ab",
             results=json.dumps({"prop_a": "hold", "prop_b": "hold"}),
             usage=[spent("prop_a", 1000, 10, 0.01), spent("prop_b", 500, 5, 0.005)],
             input_tokens=1500.0, output_tokens=15.0, cost=0.015, currency="USD"),
@@ -47,19 +48,20 @@ ROWS = [
             quarantine=["q1"], quarantined=True, lane="fail",
             results=json.dumps({"prop_a": "fail"})),
     attempt(6, W2, ts=datetime(2026, 10, 13, 9, 30), quarantine=["q1"], quarantined=True,
-            merge_credit="1", has_credit=True, credit_bug=True, producer="legacy-promoter"),
+            merge_credit="1", has_credit=True, credit_bug=True, producer="legacy-promoter",
+            shadow_error="policy_missing"),
     attempt(7, W4, armed=True, properties=["prop_a", "q2"], quarantine=["q2"], quarantined=True,
             lane="not_started"),
     attempt(8, None, probe="reject", is_reject=True, quarantine=["q3"], quarantined=True,
             merge_credit='"0"', has_credit=True, credit_bug=True, expired_freezes=["q1"],
             type_anomalies=["merge_credit"]),
     attempt(9, None, repo="other", armed=True, units=5.0, lane="unresolved",
-            shadow_probe="pass", shadow_reasons=[], shadow_armed=True,
+            shadow_probe="pass", shadow_reasons=[], shadow_armed=True, shadow_policy="cd",
             results=json.dumps({"prop_z": "unresolved"}), usage=[spent("prop_z", 200, 2, 0.002)],
             input_tokens=200.0, output_tokens=2.0, cost=0.002, currency="USD"),
     attempt(10, W4, probe="reject", is_reject=True, reasons=["over_budget"], units=5.0,
             budget_cap=3.0, lane="not_started", shadow_probe="reject", shadow_reasons=["over_budget"],
-            shadow_armed=False),
+            shadow_armed=False, shadow_policy="cd"),
 ]
 
 KEYS = ("attempts", "probe_rejects", "calls_armed", "credit_bugs", "quarantined", "units",
@@ -107,15 +109,40 @@ def test_report_per_week_undated_last_empty_week_omitted(con: duckdb.DuckDBPyCon
         ],
         "totals": totals(10, 4, 6, 2, 4, 17, 1.5),
         "rejected_lines": 2,
-        # By hand, over rows 1, 3 (week 10-05, both flip), 10 (10-26) and 9 (undated), the ones with a shadow.
-        "shadow": {"weeks": [shadow("2026-10-05", 2, 1, 1, 1, 1, 2), shadow("2026-10-26", 1, 1, 1, 0, 0, 0),
-                             shadow(None, 1, 0, 0, 1, 1, 0)],
-                   "totals": {key: value for key, value in shadow(None, 4, 2, 2, 2, 2, 2).items() if key != "week"}},
+        "shadow": SHADOW,
     }
 
 
 def shadow(week: str | None, *values: int) -> dict[str, Any]:
     return {"week": week, **dict(zip(queries.SHADOW_FIGURES, values, strict=True))}
+
+
+def shadow_totals(*values: int) -> dict[str, Any]:
+    return dict(zip(queries.SHADOW_FIGURES, values, strict=True))
+
+
+# By hand: policy cd over rows 10 (10-26) and 9 (undated), newest first by its last attempt
+# (10-26); policy ab over rows 1 and 3 (10-05, both flip).  Rows 2 (10-05) and 6 (10-12) have a
+# shadow that is an error: no decision, counted apart and in no figure.
+SHADOW = {
+    "policies": [
+        {"policy_sha256": "cd", "weeks": [shadow("2026-10-26", 1, 1, 1, 0, 0, 0), shadow(None, 1, 0, 0, 1, 1, 0)],
+         "totals": shadow_totals(2, 1, 1, 1, 1, 0)},
+        {"policy_sha256": "ab", "weeks": [shadow("2026-10-05", 2, 1, 1, 1, 1, 2)],
+         "totals": shadow_totals(2, 1, 1, 1, 1, 2)},
+    ],
+    "errors": {"attempts": 2, "reasons": {"policy_invalid": 1, "policy_missing": 1},
+               "weeks": [{"week": "2026-10-05", "attempts": 1}, {"week": "2026-10-12", "attempts": 1}]},
+}
+
+
+def test_shadows_of_two_policies_are_never_summed_and_errors_are_counted_apart(
+    con: duckdb.DuckDBPyConnection
+) -> None:
+    assert queries.shadow_report(con) == SHADOW
+    flips = queries.shadow_flips(con)
+    # The same time: in file order.  The rows whose shadow is an error flip nothing.
+    assert [(row["attempt_id"], row["shadow_policy"]) for row in flips] == [("a1", "ab"), ("a3", "ab")]
 
 
 def test_weekly_frame_and_totals_match_the_report(con: duckdb.DuckDBPyConnection) -> None:

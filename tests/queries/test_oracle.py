@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lanelog.cli import cli
+from lanelog.reasons import SHADOW_ERRORS
 
 
 def seed_step6(path: Path) -> dict[str, int]:
@@ -30,6 +31,7 @@ def seed_step6(path: Path) -> dict[str, int]:
 EDGES = st.sampled_from([
     None, True, False, 0, 1, -1, 0.0, -0.0, 1e-300, 5e-324, 10**30, "", "0", " ", "false",
     "reject", "Reject", "reject ", "pass", [], [0], [""], ["test_x"], {}, {"a": 0},
+    "policy_missing", ["line_cap", "policy_invalid"],  # a shadow's error, as a line before errors wrote it
 ])
 SCALARS = (st.none() | st.booleans() | st.integers()
            | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8))
@@ -79,23 +81,37 @@ def test_report_totals_equal_the_seed_reader(tmp_path: Path, lines: list[str]) -
     assert figures["rejected_lines"] == 0
 
 
-def shadow_reader(path: Path) -> dict[str, int] | None:
-    """The live shadow's totals read straight from the JSON lines: None when no line has a shadow object."""
+def shadow_reader(path: Path) -> tuple[dict[str | None, dict[str, int]], int] | None:
+    """The live shadow read straight from the JSON lines: each policy's totals (by its digest, None
+    when it is no string) over the shadows that decided, and how many shadows are errors (an
+    `error` that is not null, or, as lines written before shadows had errors recorded them, a
+    reason among SHADOW_ERRORS); None when no line has a shadow object."""
     rows = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
     pairs = [(r, r['shadow']) for r in rows if isinstance(r.get('shadow'), dict)]
     if not pairs:
         return None
-    return {
-        'attempts': len(pairs),
-        'probe_rejects': sum(r.get('probe') == 'reject' for r, _ in pairs),
-        'shadow_probe_rejects': sum(s.get('probe') == 'reject' for _, s in pairs),
-        'calls_armed': sum(bool(r.get('model_call_allowed')) for r, _ in pairs),
-        'shadow_calls_armed': sum(bool(s.get('model_call_allowed')) for _, s in pairs),
-        'flips': sum((r.get('probe') == 'reject') != (s.get('probe') == 'reject') for r, s in pairs),
-    }
+
+    def is_error(s: dict) -> bool:
+        reasons = s.get('reasons') if isinstance(s.get('reasons'), list) else []
+        return s.get('error') is not None or any(isinstance(r, str) and r in SHADOW_ERRORS for r in reasons)
+
+    policies: dict[str | None, list[tuple[dict, dict]]] = {}
+    for r, s in pairs:
+        if not is_error(s):
+            digest = s.get('policy_sha256')
+            policies.setdefault(digest if isinstance(digest, str) else None, []).append((r, s))
+    totals = {policy: {
+        'attempts': len(decided),
+        'probe_rejects': sum(r.get('probe') == 'reject' for r, _ in decided),
+        'shadow_probe_rejects': sum(s.get('probe') == 'reject' for _, s in decided),
+        'calls_armed': sum(bool(r.get('model_call_allowed')) for r, _ in decided),
+        'shadow_calls_armed': sum(bool(s.get('model_call_allowed')) for _, s in decided),
+        'flips': sum((r.get('probe') == 'reject') != (s.get('probe') == 'reject') for r, s in decided),
+    } for policy, decided in policies.items()}
+    return totals, sum(is_error(s) for _, s in pairs)
 
 
-SHADOW_FIELDS = ("probe", "model_call_allowed", "reasons", "units", "policy_sha256")
+SHADOW_FIELDS = ("probe", "model_call_allowed", "reasons", "units", "policy_sha256", "error")
 
 
 @st.composite
@@ -128,6 +144,10 @@ def test_report_shadow_totals_equal_a_reader_of_the_lines(tmp_path: Path, lines:
     if expected is None:
         assert "shadow" not in figures
         return
-    assert figures["shadow"]["totals"] == expected
-    assert sum(week["attempts"] for week in figures["shadow"]["weeks"]) == expected["attempts"]
-    assert sum(week["flips"] for week in figures["shadow"]["weeks"]) == expected["flips"]
+    policies, errors = expected
+    got = {entry["policy_sha256"]: entry for entry in figures["shadow"]["policies"]}
+    assert {policy: entry["totals"] for policy, entry in got.items()} == policies
+    for entry in got.values():
+        assert sum(week["attempts"] for week in entry["weeks"]) == entry["totals"]["attempts"]
+        assert sum(week["flips"] for week in entry["weeks"]) == entry["totals"]["flips"]
+    assert figures["shadow"]["errors"]["attempts"] == errors

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+
+import pytest
 
 from tests.router.conftest import LANES_YAML
 
@@ -43,17 +46,42 @@ def test_no_lane_runs_for_the_shadow(make_repo, route, py_cmd, tmp_path):
     assert runs.read_text().splitlines() == ["prop_round_trip", "prop_idempotent_put"]  # once each: live only
 
 
-def test_a_missing_or_unusable_shadow_policy_is_a_shadow_reject(make_repo, route, tmp_path):
+@pytest.mark.parametrize("problem", ["missing", "folder", "fifo", "invalid", "too large"])
+def test_any_problem_with_the_shadow_is_its_error_and_the_live_decision_stands(make_repo, route, tmp_path,
+                                                                               problem):
     repo = make_repo()
     repo.write({"store.py": "def put(key, body):\n    return dict(body)\n"}).commit()
-    missing = route(repo, "--shadow", str(tmp_path / "absent.yaml")).line
-    assert missing["probe"] == "pass" and missing["shadow"]["reasons"] == ["policy_missing"]
-    assert missing["shadow"]["policy_sha256"] is None
-    fifo = tmp_path / "fifo.yaml"
-    os.mkfifo(fifo)  # no writer: reading it would wait for ever
-    assert route(repo, "--shadow", str(fifo)).line["shadow"]["reasons"] == ["policy_missing"]
-    bad = tmp_path / "bad.yaml"
-    bad.write_text(LANES_YAML + "assertion_rule: loose\n", encoding="utf-8")
-    invalid = route(repo, "--shadow", str(bad)).line
-    assert invalid["probe"] == "pass" and invalid["shadow"]["reasons"] == ["policy_invalid"]
-    assert "assertion_rule" in invalid["shadow"]["message"]
+    path = tmp_path / "shadow.yaml"
+    if problem == "folder":
+        path.mkdir()
+    elif problem == "fifo":
+        os.mkfifo(path)  # no writer: reading it would wait for ever
+    elif problem == "invalid":
+        path.write_text(LANES_YAML + "assertion_rule: loose\n", encoding="utf-8")
+    elif problem == "too large":
+        path.write_text(LANES_YAML + "#" * (1024 * 1024), encoding="utf-8")
+    alone = route(repo)
+    routed = route(repo, "--shadow", str(path))
+    # The live decision, its exit code and its stderr are as without --shadow; the line is written.
+    assert routed.exit_code == alone.exit_code == 0
+    assert {key: routed.line[key] for key in LIVE_KEYS} == {key: alone.line[key] for key in LIVE_KEYS}
+    shadow = routed.line["shadow"]
+    reason = "policy_invalid" if problem == "invalid" else "policy_missing"
+    assert set(shadow) == {"policy", "policy_sha256", "error", "message"}  # an error, no decision
+    assert shadow["policy"] == str(path) and shadow["error"] == reason
+    assert shadow["message"].startswith(f"{reason}: {path}")
+    digest = hashlib.sha256(path.read_bytes()).hexdigest() if problem == "invalid" else None
+    assert shadow["policy_sha256"] == digest
+    warning = f"lanelog route: warning: no shadow decision, the live decision stands: {shadow['message']}\n"
+    assert routed.stderr == alone.stderr + warning
+
+
+def test_a_folder_given_as_the_shadow_is_no_usage_error_and_the_attempt_is_logged(make_repo, cli, tmp_path):
+    repo = make_repo()
+    repo.write({"store.py": "def put(key, body):\n    return dict(body)\n"}).commit()
+    log = tmp_path / "lane-log.jsonl"
+    done = cli("--repo", str(repo.root), "--base", "main", "--out", str(log), "--shadow", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(log.read_text())["shadow"]["error"] == "policy_missing"
+    assert done.stderr == (f"lanelog route: warning: no shadow decision, the live decision stands: "
+                           f"policy_missing: {tmp_path}: a folder, not a policy file\n")

@@ -72,10 +72,10 @@ def test_a_read_write_open_upgrades_keeping_every_row_and_figure(v2: Path) -> No
     meta = dict(after.pop("lanelog_meta"))
     assert meta["schema_version"] == "4" and meta["created_by"] == "lanelog 0.1.0"
     assert meta["upgraded_by"].startswith("lanelog ")
-    # Version 3 adds the usage and the shadow columns at the end of attempts: NULL, as the log records
-    # neither.
+    # Version 3 adds the usage and the shadow columns at the end of attempts, version 4 the shadow's
+    # error: NULL, as the log records none of them.
     width = len(before["attempts"][0])
-    assert all(row[width:] == (None,) * 10 for row in after["attempts"])
+    assert all(row[width:] == (None,) * 11 for row in after["attempts"])
     after["attempts"] = sorted((row[:width] for row in after["attempts"]), key=repr)
     # Version 4 adds each side's evidence at the end of replay_patches: NULL, as the old replay kept none.
     width = len(before["replay_patches"][0])

@@ -50,7 +50,8 @@ def md(value: Any) -> str:
     return MARKDOWN_SPECIAL.sub(r"\\\1", plain(value))
 
 
-def _cell(key: str, value: Any) -> str:
+def cell(key: str, value: Any) -> str:
+    """A figure as a table shows it: an undated week in words, a ratio with two decimals."""
     if key == "week":
         return value or "undated"
     if key == "armed_per_reject":
@@ -60,8 +61,8 @@ def _cell(key: str, value: Any) -> str:
 
 def _rows(report: dict[str, Any]) -> list[list[str]]:
     keys = list(HEADINGS)
-    rows = [[_cell(key, week[key]) for key in keys] for week in report["weeks"]]
-    rows.append(["total"] + [_cell(key, report["totals"][key]) for key in keys[1:]])
+    rows = [[cell(key, week[key]) for key in keys] for week in report["weeks"]]
+    rows.append(["total"] + [cell(key, report["totals"][key]) for key in keys[1:]])
     return rows
 
 
@@ -81,24 +82,13 @@ def table(report: dict[str, Any]) -> str:
     out += [line(row) for row in rows[:-1]] + [line(rows[-1])]
     out.append(f"rejected lines (not JSON objects, {REJECTED_SCOPE}): {report['rejected_lines']}")
     if "shadow" in report:
-        out += ["", f"Shadow policy (route --shadow), over the {report['shadow']['totals']['attempts']} "
-                    "attempts decided under it:", "", *_aligned(*_shadow_rows(report["shadow"]))]
+        from lanelog.cli.commands import render_shadow  # (it builds on this module's cells)
+
+        out += render_shadow.table_lines(report["shadow"])
     return "\n".join(out)
 
 
-# The live shadow's figures (queries.SHADOW_FIGURES), each live one beside its shadow.
-SHADOW_HEADINGS = {"week": "week", "attempts": "attempts", "probe_rejects": "probe rejects",
-                   "shadow_probe_rejects": "shadow probe rejects", "calls_armed": "armed calls",
-                   "shadow_calls_armed": "shadow armed calls", "flips": "would flip"}
-
-
-def _shadow_rows(shadow: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    rows = [[_cell(key, week[key]) for key in SHADOW_HEADINGS] for week in shadow["weeks"]]
-    rows.append(["total"] + [_cell(key, shadow["totals"][key]) for key in list(SHADOW_HEADINGS)[1:]])
-    return list(SHADOW_HEADINGS.values()), rows
-
-
-def _aligned(header: list[str], rows: list[list[str]]) -> list[str]:
+def aligned(header: list[str], rows: list[list[str]]) -> list[str]:
     """An aligned terminal table: the first column left, the others right."""
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
 
@@ -109,52 +99,33 @@ def _aligned(header: list[str], rows: list[list[str]]) -> list[str]:
     return [line(header), line(["-" * width for width in widths]), *(line(row) for row in rows)]
 
 
-def _shadow_markdown(report: dict[str, Any]) -> list[str]:
-    """The shadow section of the review: absent when no line in scope has a shadow."""
-    if "shadow" not in report:
-        return []
-    header, rows = _shadow_rows(report["shadow"])
-    totals = report["shadow"]["totals"]
-    out = ["", "## Shadow policy", "",
-           f"{totals['attempts']} attempts were also decided under a shadow policy (`route --shadow`); "
-           f"{totals['flips']} would flip between probe reject and not.", "",
-           "| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
-    for cells in rows:
-        cells[0] = f"**{cells[0]}**" if cells[0] == "total" else cells[0]
-        out.append("| " + " | ".join(cells) + " |")
-    return out
-
-
 # The money columns of the CSV (queries/money.sql), after the figures', per week; `costs` is
 # each currency's total (GBP 0.25; USD 0.625) of a week priced in several, else empty.
 CSV_MONEY = ("calls_with_usage", "calls_priced", "input_tokens", "output_tokens", "cost", "currency",
              "cost_per_armed_call", "spend_avoided_estimate", "costs")
-# The shadow columns, present only when a line in scope has a shadow (as the other formats'
-# shadow section is): the live figures of the shadowed attempts beside the shadow's.
-CSV_SHADOW = {"attempts": "shadow_attempts", "probe_rejects": "shadow_live_probe_rejects",
-              "shadow_probe_rejects": "shadow_probe_rejects", "calls_armed": "shadow_live_calls_armed",
-              "shadow_calls_armed": "shadow_calls_armed", "flips": "shadow_flips"}
 
 
 def csv_text(report: dict[str, Any]) -> str:
     """One CSV row per week (the undated bucket has an empty week); no total row; CRLF line ends.
 
-    The figures' columns, then the money's, then (with a shadow in scope) the shadow's;
+    The figures' columns, then the money's, then (with a shadow in scope) the shadow's,
+    a set per shadow policy (render_shadow.py);
     a figure nobody recorded is an empty cell, and a text cell (a currency, from the
     logs) is defused so a spreadsheet never runs it as a formula.
     """
     money = {week["week"]: week for week in report.get("money", {}).get("weeks", [])}
-    shadow = {week["week"]: week for week in report["shadow"]["weeks"]} if "shadow" in report else None
+    shadow = report.get("shadow")
+    from lanelog.cli.commands import render_shadow  # (it builds on this module's cells)
     buffer = io.StringIO(newline="")
     # Rows end in CRLF (RFC 4180), so the writer quotes every field holding a carriage return
     # or a line feed: no text from a log can start a row of its own.
     writer = csv.writer(buffer, lineterminator="\r\n")
-    writer.writerow([*HEADINGS, *CSV_MONEY, *(CSV_SHADOW.values() if shadow is not None else ())])
+    writer.writerow([*HEADINGS, *CSV_MONEY, *(render_shadow.csv_columns(shadow) if shadow is not None else ())])
     for week in report["weeks"]:
         cells = [week[key] for key in HEADINGS]
         cells += [_csv_money(money.get(week["week"], {}), key) for key in CSV_MONEY]
         if shadow is not None:
-            cells += [shadow.get(week["week"], {}).get(key) for key in CSV_SHADOW]
+            cells += render_shadow.csv_cells(shadow, week["week"])
         writer.writerow(["" if cell is None else defused(cell) if isinstance(cell, str) else cell
                          for cell in cells])
     return buffer.getvalue()
@@ -240,7 +211,10 @@ def markdown(report: dict[str, Any], credit_bugs: list[dict[str, Any]],
         out += ["| reason | kind | probe rejects |", "|---|---|---:|"]
         out += [f"| {md(reason) if reason else '(none recorded)'} | {kind(reason) if reason else 'patch'} | {n} |"
                 for reason, n in top[:TOP_REASONS]]
-    out += _shadow_markdown(report)
+    if "shadow" in report:
+        from lanelog.cli.commands import render_shadow  # (it builds on this module's cells)
+
+        out += render_shadow.markdown_lines(report["shadow"])
     return "\n".join(out)
 
 

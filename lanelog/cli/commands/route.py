@@ -14,7 +14,8 @@ from lanelog.errors import LanelogError, RefInvalid, RepoNameInvalid, RunnerComm
 from lanelog.router import LaneRunner, RouteOptions, append_line, dumps, exit_code, github, run_route
 from lanelog.router.gitfacts import check_ref
 from lanelog.router.lane import DEFAULT_TIMEOUT, TOKEN_SOURCES
-from lanelog.router.run import check_repo_name, shadow_decision
+from lanelog.router.run import check_repo_name
+from lanelog.router.shadow import is_error, shadow_decision
 
 
 def _ref(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -83,10 +84,11 @@ def _required_tests(path: Path | None) -> list[str] | None:
               help="A run that takes longer is stopped and is unresolved.")
 @click.option("--require-hold", is_flag=True,
               help="Exit 3 when the probe passes but the lane is not hold (needs --run).")
-@click.option("--shadow", type=click.Path(path_type=Path, dir_okay=False), default=None, metavar="FILE",
+@click.option("--shadow", type=click.Path(path_type=Path), default=None, metavar="FILE",
               help="Also decide the patch under this policy, read as it is from disk, and add the "
                    "decision to the line as shadow (no lane runs for it; the live decision, the exit "
-                   "code and the lane are unchanged).")
+                   "code and the lane are unchanged).  A file that cannot be used is the shadow's "
+                   "error on the line, with one warning on stderr.")
 @click.option("--annotations", type=click.Choice(["never", "auto", "always"]), default="auto", show_default=True,
               metavar="WHEN",
               help="On a reject, also write GitHub error annotations on the lines that caused it (stderr) "
@@ -135,6 +137,9 @@ def route(repo: Path, base: str, head: str, policy: Path | None, flaky: Path | N
         echo(f"lanelog route: probe reject: {line['message']}", err=True)
         if github.on_actions(annotations):
             _annotate(line)
+    if shadow is not None and is_error(line["shadow"]):
+        echo(f"lanelog route: warning: no shadow decision, the live decision stands: {line['shadow']['message']}",
+             err=True)
     click.get_current_context().exit(exit_code(line, require_hold))
 
 
