@@ -57,7 +57,18 @@ def test_one_import_name(target: Path) -> None:
     assert sorted(p.name for p in (target / "lanelog").iterdir() if p.is_dir() and p.name != "__pycache__") == [
         "cli", "dashboard", "ingest", "queries", "router", "store"]
     assert sorted(p.name for p in (target / "lanelog" / "cli").iterdir() if p.is_dir() and p.name != "__pycache__") == [
-        "commands", "demo"]
+        "alerts", "commands", "demo"]
+
+
+def test_every_source_module_is_installed(target: Path) -> None:
+    """A package pyproject.toml's list leaves out works in an editable install and is missing
+    from the wheel: every .py file of the layers must be in the installed package."""
+    homes = {"lanelog": "lanelog", **{folder: f"lanelog/{folder}"
+                                      for folder in ("router", "store", "ingest", "queries", "dashboard")}}
+    missing = [str(path.relative_to(ROOT)) for folder, home in homes.items() for path in (ROOT / folder).rglob("*.py")
+               if "__pycache__" not in path.parts
+               and not (target / home / path.relative_to(ROOT / folder)).is_file()]
+    assert missing == []
     assert (target / "lanelog" / "py.typed").is_file()
     assert (target / "lanelog" / "dashboard" / "views" / "overview.py").is_file()
 
