@@ -82,7 +82,7 @@ CREATE TABLE IF NOT EXISTS attempts (
                                         -- usage.currency for what lane_usage dropped
     -- What the property runs' model calls used (schema 3): the line's optional `usage`
     -- object, one entry per property id; NULL unless the line has one.  A token count is
-    -- NULL unless it is a finite JSON number >= 0; a cost unless it is from 0 to 1e9 with a
+    -- NULL unless it is a JSON number from 0 to 1e12 (the router's bound); a cost unless it is from 0 to 1e9 with a
     -- currency of three capital letters (lane_usage).
     usage STRUCT(property VARCHAR, input_tokens DOUBLE, output_tokens DOUBLE, cost DOUBLE,
                  currency VARCHAR, model VARCHAR)[],
@@ -256,8 +256,8 @@ CREATE OR REPLACE MACRO lane_cost(j) AS
 
 -- A line's `usage` as a list of structs: {property id: {input_tokens, output_tokens,
 -- cost, currency, model}}, one entry per key (an empty object, one with a repeated key,
--- or any other JSON is no usage: NULL).  A token count is kept when it is a finite number
--- >= 0; a cost by lane_cost, and only with a currency lane_currency keeps.  Ingest
+-- or any other JSON is no usage: NULL).  A token count is kept when it is a number from 0
+-- to 1e12, the router's bound (two counts of 1e308 would overflow a sum); a cost by lane_cost, and only with a currency lane_currency keeps.  Ingest
 -- (load.sql) and the upgrade to version 3 (upgrade.sql) both read usage by this one rule,
 -- and name what it dropped by lane_usage_notes.
 CREATE OR REPLACE MACRO lane_usage(j_usage) AS
@@ -265,11 +265,9 @@ CREATE OR REPLACE MACRO lane_usage(j_usage) AS
         map_entries(CAST(j_usage AS MAP(VARCHAR, JSON))),
         lambda e: {
             'property': e.key,
-            'input_tokens': CASE WHEN json_num(json_extract(e.value, '$.input_tokens')) >= 0
-                                  AND isfinite(json_num(json_extract(e.value, '$.input_tokens')))
+            'input_tokens': CASE WHEN json_num(json_extract(e.value, '$.input_tokens')) BETWEEN 0 AND 1e12
                                  THEN json_num(json_extract(e.value, '$.input_tokens')) END,
-            'output_tokens': CASE WHEN json_num(json_extract(e.value, '$.output_tokens')) >= 0
-                                   AND isfinite(json_num(json_extract(e.value, '$.output_tokens')))
+            'output_tokens': CASE WHEN json_num(json_extract(e.value, '$.output_tokens')) BETWEEN 0 AND 1e12
                                   THEN json_num(json_extract(e.value, '$.output_tokens')) END,
             'cost': CASE WHEN lane_currency(json_extract(e.value, '$.currency')) IS NOT NULL
                          THEN lane_cost(json_extract(e.value, '$.cost')) END,

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from lanelog.cli import cli
@@ -25,10 +25,10 @@ CODE = re.compile(r"[A-Z]{3}\Z")
 
 
 def number(value: Any) -> float | None:
-    """A usage figure: a finite JSON number >= 0, else nothing."""
+    """A usage figure: a JSON number from 0 to 1e12 (no call gives more tokens), else nothing."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value) if math.isfinite(value) and value >= 0 else None
+    return float(value) if math.isfinite(value) and 0 <= value <= 1e12 else None
 
 
 def cost_of(value: Any) -> float | None:
@@ -188,6 +188,12 @@ def close(actual: dict[str, Any], expected: dict[str, Any]) -> bool:
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                  HealthCheck.too_slow])
 @given(lines=lane_log())
+@example(lines=[  # two token counts of 1e308 in one week once summed to infinity
+    '{"attempt_id": "a0", "ts": "2026-10-05T12:00:00Z", "probe": "pass", "model_call_allowed": true}',
+    '{"attempt_id": "a9", "ts": "2026-10-05T12:00:00Z", "probe": "pass", "model_call_allowed": true, '
+    '"usage": {"p1": {"input_tokens": 1e+308}}}',
+    '{"attempt_id": "a13", "ts": "2026-10-05T12:00:00Z", "probe": "pass", "model_call_allowed": true, '
+    '"usage": {"p1": {"input_tokens": 1e+308}}}'])
 def test_report_money_equals_the_independent_reader(tmp_path: Path, lines: list[str]) -> None:
     log = tmp_path / "lane-log.jsonl"
     log.write_text("".join(line + "\n" for line in lines))
