@@ -131,6 +131,9 @@ def main(argv: list[str]) -> int:
             _log("short lines")
             data["short_log"] = make_short_log(out / "short.jsonl", sizes.short_lines, args.seed)
             run(short_line_cases(out / "short.jsonl", sizes.short_lines, out))
+            data["short_log_sparse"] = make_short_log(out / "short-sparse.jsonl", sizes.short_lines, args.seed,
+                                                      shape="sparse")
+            run(short_line_cases(out / "short-sparse.jsonl", sizes.short_lines, out, shape="sparse"))
 
     if args.only:
         shapes()

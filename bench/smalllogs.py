@@ -39,22 +39,48 @@ def make_small_logs(folder: Path, count: int, seed: int) -> dict[str, object]:
     return {"folder": str(folder), "logs": count, "attempts": attempts}
 
 
-def make_short_log(path: Path, lines: int, seed: int) -> dict[str, object]:
-    """A lean producer's log: about 200-byte lines with the fields the figures read."""
+# The short shapes: "lean" is a producer writing the fields the figures read, in the
+# router's key order; "sparse" another producer's, its keys in another order, with a
+# producer and a lane, and the optional fields often absent (no units on a reject, no
+# quarantine most of the time, model_call_allowed left out when false).
+SHORT_SHAPES = ("lean", "sparse")
+
+
+def _short_row(rng: random.Random, index: int, lines: int, shape: str) -> dict[str, object]:
+    reject = rng.random() < 0.45
+    ts = f"2026-{4 + index * 6 // lines:02d}-{1 + index % 28:02d}T{index % 24:02d}:00:00Z"
+    if shape == "lean":
+        return {"attempt_id": f"s{index:09d}", "ts": ts, "repo": rng.choice(SHORT_REPOS),
+                "probe": "reject" if reject else "pass", "model_call_allowed": not reject,
+                "units": 0 if reject else rng.randint(1, 3), "quarantine": [], "merge_credit": 0}
+    row: dict[str, object] = {"probe": "reject" if reject else "pass", "ts": ts, "repo": rng.choice(SHORT_REPOS),
+                              "producer": "lean-bot", "lane": "fast" if index % 3 else "slow"}
+    if not reject:
+        row["model_call_allowed"] = True
+        row["units"] = rng.randint(1, 3)
+    if rng.random() < 0.1:
+        row["quarantine"] = [f"tests/test_{rng.randint(1, 40)}.py::flaky"]
+    row["attempt_id"] = f"p{index:09d}"
+    if not reject and rng.random() < 0.5:
+        row["merge_credit"] = 1
+    return row
+
+
+def make_short_log(path: Path, lines: int, seed: int, shape: str = "lean") -> dict[str, object]:
+    """A lean producer's log of short lines (about 160 bytes) with the fields the figures
+    read, in one of SHORT_SHAPES."""
     marker = path.with_suffix(".made")
-    if marker.exists() and json.loads(marker.read_text()) == {"lines": lines, "seed": seed} and path.exists():
-        return {"path": str(path), "lines": lines, "bytes": path.stat().st_size}
+    wanted = {"lines": lines, "seed": seed, "shape": shape}
+    made = json.loads(marker.read_text()) if marker.exists() else {}
+    if {"shape": "lean", **made} == wanted and path.exists():
+        return {"path": str(path), "lines": lines, "bytes": path.stat().st_size, "shape": shape}
     rng = random.Random(seed)
     with path.open("wb") as out:
         for index in range(lines):
-            reject = rng.random() < 0.45
-            row = {"attempt_id": f"s{index:09d}", "ts": f"2026-{4 + index * 6 // lines:02d}-"
-                   f"{1 + index % 28:02d}T{index % 24:02d}:00:00Z", "repo": rng.choice(SHORT_REPOS),
-                   "probe": "reject" if reject else "pass", "model_call_allowed": not reject,
-                   "units": 0 if reject else rng.randint(1, 3), "quarantine": [], "merge_credit": 0}
+            row = _short_row(rng, index, lines, shape)
             out.write(json.dumps(row, separators=(",", ":")).encode() + b"\n")
-    marker.write_text(json.dumps({"lines": lines, "seed": seed}))
-    return {"path": str(path), "lines": lines, "bytes": path.stat().st_size}
+    marker.write_text(json.dumps(wanted))
+    return {"path": str(path), "lines": lines, "bytes": path.stat().st_size, "shape": shape}
 
 
 def _expect(attempts: int) -> object:
@@ -92,15 +118,18 @@ def small_log_cases(folder: Path, count: int, attempts: int, out: Path) -> list[
     ]
 
 
-def short_line_cases(log: Path, lines: int, out: Path) -> list[Case]:
-    """A log of short lines (about 200 bytes): lanelog against the floor."""
-    db, floor_db = out / "short.duckdb", out / "short-floor.duckdb"
+def short_line_cases(log: Path, lines: int, out: Path, shape: str = "lean") -> list[Case]:
+    """A log of short lines of one of SHORT_SHAPES: lanelog against the floor."""
+    tag = "short" if shape == "lean" else f"short.{shape}"
+    db, floor_db = out / f"{tag}.duckdb", out / f"{tag}-floor.duckdb"
     label = f"{size_label(lines)} short lines"
+    if shape != "lean":
+        label += f" ({shape}: keys reordered, optional ones absent)"
     return [
-        Case("short.lanelog", "short lines", f"{label}: lanelog (open_db + ingest_paths)",
+        Case(f"{tag}.lanelog", "short lines", f"{label}: lanelog (open_db + ingest_paths)",
              worker_argv("lanelog_ingest", log=str(log), db=str(db)), "in-process",
              before_each=lambda: remove_db(db), check=_expect(lines), not_run=components.ingest_api()),
-        Case("short.floor", "short lines", f"{label}: floor, DuckDB CTAS read_json_auto",
+        Case(f"{tag}.floor", "short lines", f"{label}: floor, DuckDB CTAS read_json_auto",
              worker_argv("duckdb_floor", log=str(log), db=str(floor_db)), "in-process",
              before_each=lambda: remove_db(floor_db)),
     ]

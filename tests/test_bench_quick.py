@@ -22,7 +22,7 @@ EXPECTED_ROWS = [
     "ingest.lanelog", "ingest.floor", "ingest.seed", "ingest.pandas",
     "small.200.lanelog", "small.200.floor", "small.200.unchanged",
     "s3.200.disk", "s3.200.lanelog", "s3.200.floor", "s3.200.list_floor", "s3.200.unchanged",
-    "short.lanelog", "short.floor",
+    "short.lanelog", "short.floor", "short.sparse.lanelog", "short.sparse.floor",
     "incremental.unchanged", "incremental.append", "incremental.append_series", "incremental.append_series.max",
     "incremental.unchanged_cli", "incremental.append_cli", "incremental.resent",
     "report.floor", "report.cli", "report.weekly",
@@ -33,13 +33,14 @@ EXPECTED_ROWS = [
 ]
 WITH_RATIO = {"ingest.lanelog", "ingest.seed", "ingest.pandas", "small.200.lanelog", "small.200.unchanged",
               "s3.200.lanelog", "s3.200.floor", "s3.200.list_floor", "s3.200.unchanged",
-              "short.lanelog", "incremental.unchanged",
+              "short.lanelog", "short.sparse.lanelog", "incremental.unchanged",
               "incremental.append", "incremental.append_series", "incremental.resent", "report.cli",
               "dashboard.overview.cached",
               "router.route",
               "router.startup", "replay.commits", "replay.first_parent",
               "lake.export.incremental", "lake.report.duckdb", "lake.report.spark"}
-WITH_TARGET = {"ingest.lanelog", "ingest.seed", "short.lanelog", "incremental.unchanged", "incremental.append",
+WITH_TARGET = {"ingest.lanelog", "ingest.seed", "short.lanelog", "short.sparse.lanelog", "incremental.unchanged",
+               "incremental.append",
                "incremental.append_series", "incremental.resent", "report.cli", "report.weekly",
                "dashboard.overview.cold", "dashboard.overview.cached",
                "router.startup", "replay.commits", "replay.first_parent"}
@@ -85,6 +86,7 @@ def test_every_check_against_the_generated_data_passed(quick_run: tuple[dict, st
     assert "added 200 attempts, as expected" in notes["small.200.lanelog"]
     assert "added 0 attempts" in notes["small.200.unchanged"]
     assert "added 20,000 attempts, as expected" in notes["short.lanelog"]
+    assert "added 20,000 attempts, as expected" in notes["short.sparse.lanelog"]
     assert "as expected" in notes["incremental.append"]
     assert "attempts over 20 runs" in notes["incremental.append_series"]
     assert "totals:" in notes["report.cli"]
