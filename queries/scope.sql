@@ -7,7 +7,9 @@
 -- A dated attempt is in range when any day of its week (Monday to Sunday, UTC) lies in
 -- [since_day, until_day]; a NULL bound is open.  The undated bucket (week NULL) cannot be
 -- placed outside a range, so it is always in scope.  repo_name, when set, filters every
--- attempt, undated ones too.
+-- attempt, undated ones too.  The week is compared as itself (week >= since_day - 6, not
+-- week + 6 >= since_day): so DuckDB skips a lake's week files out of range by their folder
+-- names alone (store/lake.sql), without opening them.
 -- spent_units: what an armed attempt spent, its numeric `units`, or one unit per listed
 -- property when it records none; an attempt that armed no call spent nothing.
 -- params:
@@ -19,7 +21,7 @@ FROM attempts
 WHERE (repo_name IS NULL OR repo = repo_name)
   AND (
       week IS NULL
-      OR ((since_day IS NULL OR week + 6 >= since_day)
+      OR ((since_day IS NULL OR week >= CAST(since_day AS DATE) - 6)
           AND (until_day IS NULL OR week <= until_day))
   )
 
