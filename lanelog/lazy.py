@@ -8,8 +8,10 @@ writer or the reading side.  This leaf imports nothing of lanelog.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 
@@ -31,3 +33,22 @@ def lazy_attributes(package: str, homes: dict[str, str]) -> Callable[[str], Any]
             raise AttributeError(f"module {package!r} has no attribute {name!r}") from None
 
     return __getattr__
+
+
+def lazy_module(name: str) -> ModuleType:
+    """The module `name`, run only when one of its attributes is first read (importlib.util.LazyLoader).
+
+    For a module most runs of a command never use (`lanelog report`'s webhook poster
+    and YAML reader): importing it costs the command's start-up, using it costs nothing
+    more.  An error in the module is raised where it is first used.
+    """
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.loader is None:
+        raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+    spec.loader = importlib.util.LazyLoader(spec.loader)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module

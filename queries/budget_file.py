@@ -26,10 +26,15 @@ import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lanelog.errors import BudgetInvalid, YamlFileError
-from lanelog.yamlfile import MAX_BYTES, YamlFile
+from lanelog.lazy import lazy_module
+
+if TYPE_CHECKING:
+    from lanelog.yamlfile import YamlFile
+# PyYAML (10 ms to import) only for a run given a budgets file: `report` imports this module always.
+yamlfile = lazy_module("lanelog.yamlfile")
 
 PERIODS = ("week", "month")
 KEYS = ("name", "amount", "currency", "period", "repo", "property", "thresholds")
@@ -95,12 +100,12 @@ def glob_match(pattern: str, text: str) -> bool:
 
 
 def read_budgets(path: Path) -> list[Budget]:
-    """The budgets of a file: a regular file of at most MAX_BYTES bytes of UTF-8 YAML."""
+    """The budgets of a file: a regular file of at most MAX_BYTES (lanelog.yamlfile) bytes of UTF-8 YAML."""
     return parse_budgets(read_budget_text(path), str(path))
 
 
 def read_budget_text(path: Path) -> str:
-    """A budgets file's text, read only from a regular file of at most MAX_BYTES bytes of UTF-8."""
+    """A budgets file's text, read only from a regular file of at most MAX_BYTES (lanelog.yamlfile) bytes of UTF-8."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
@@ -109,9 +114,9 @@ def read_budget_text(path: Path) -> str:
         # Checked on the descriptor: a FIFO or a device put in the file's place cannot hang the run.
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise BudgetInvalid(f"{path}: the budgets file is not a regular file")
-        data = handle.read(MAX_BYTES + 1)
-    if len(data) > MAX_BYTES:
-        raise BudgetInvalid(f"{path}: larger than {MAX_BYTES} bytes: no budgets file is this long")
+        data = handle.read(yamlfile.MAX_BYTES + 1)
+    if len(data) > yamlfile.MAX_BYTES:
+        raise BudgetInvalid(f"{path}: larger than {yamlfile.MAX_BYTES} bytes: no budgets file is this long")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -121,7 +126,7 @@ def read_budget_text(path: Path) -> str:
 def parse_budgets(text: str, name: str) -> list[Budget]:
     """Parse and check a budgets file's text; ``name`` is the file's name in messages."""
     try:
-        doc = YamlFile(text, name)
+        doc = yamlfile.YamlFile(text, name)
     except YamlFileError as exc:
         raise BudgetInvalid(str(exc)) from None
     if not isinstance(doc.data, dict) or "budgets" not in doc.data:

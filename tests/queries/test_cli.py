@@ -531,3 +531,42 @@ def test_report_csv_carries_the_money_and_the_shadow_per_week(tmp_path: Path) ->
     (row,) = list(csv.DictReader(io.StringIO(crafted, newline="")))
     assert row["currency"] == "'=HYPERLINK(\"https://evil.example\")\r'@x"
     assert row["costs"] == "'=HYPERLINK(\"https://evil.example\")\r'@x 1.5; USD 2.0"
+
+
+LOADED_AFTER_REPORT = """
+import json, sys
+from lanelog.cli import cli
+try:
+    cli.main(sys.argv[1:], standalone_mode=False)
+finally:
+    print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def _modules_after(*args: str | Path) -> tuple[str, set[str]]:
+    done = subprocess.run([sys.executable, "-P", "-c", LOADED_AFTER_REPORT, *map(str, args)],
+                          capture_output=True, text=True, timeout=120, check=True)
+    return done.stdout, set(json.loads(done.stderr.strip().splitlines()[-1]))
+
+
+@pytest.mark.parametrize(("command", "unused"), [("report", {"yaml", "http.client"}),
+                                                 ("check", {"yaml"})])
+def test_a_run_without_budgets_or_webhooks_loads_no_yaml_or_poster(tmp_path: Path, command: str,
+                                                                   unused: set[str]) -> None:
+    db = tmp_path / "review.duckdb"
+    assert run("ingest", "--db", db, REVIEW).exit_code == 0
+    out, loaded = _modules_after(command, "--db", db, "--format", "json")
+    assert json.loads(out.splitlines()[0] if command == "check" else out)
+    # PyYAML and the webhook poster (http.client) are a third of the command's own
+    # imports; `check` builds its alerts whether or not a webhook is given.
+    assert not unused & loaded
+
+
+def test_a_report_with_a_budgets_file_reads_it(tmp_path: Path) -> None:
+    db = tmp_path / "review.duckdb"
+    assert run("ingest", "--db", db, REVIEW).exit_code == 0
+    budgets = tmp_path / "budgets.yaml"
+    budgets.write_text("budgets:\n  - name: team\n    amount: 10\n    currency: USD\n    period: month\n")
+    out, loaded = _modules_after("report", "--db", db, "--format", "json", "--budgets", budgets)
+    assert [row["name"] for row in json.loads(out)["budgets"]] == ["team"]
+    assert "yaml" in loaded

@@ -13,7 +13,6 @@ alone from the wheel and finds exactly the modules it lists).
 
 from __future__ import annotations
 
-import importlib.metadata
 import importlib.util
 import json
 import re
@@ -72,6 +71,8 @@ def _direct_url() -> dict[str, Any] | None:
     """The installed lanelog's direct_url.json, or None (a registry install has none)."""
     # A checkout's own lanelog.egg-info (no direct_url.json) can come first on sys.path when
     # run from the checkout: the installed distribution is the one pip recorded a source for.
+    import importlib.metadata  # (12 ms: only the error for a missing extra reads it)
+
     for dist in importlib.metadata.distributions(name="lanelog"):
         try:
             text = dist.read_text("direct_url.json")

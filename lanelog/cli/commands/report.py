@@ -8,11 +8,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-import lanelog.cli.alerts as alerts
 from lanelog import ingest, queries, store
 from lanelog.cli.commands import render, render_money, spend, spend_alerts
 from lanelog.cli.commands.extras import require
@@ -30,8 +29,14 @@ from lanelog.cli.commands.options import (
 )
 from lanelog.cli.commands.output import echo
 from lanelog.errors import AlertError, IngestError
+from lanelog.lazy import lazy_module
 from lanelog.queries import Filters
 from lanelog.queries.source import choose_source
+
+if TYPE_CHECKING:
+    import lanelog.cli.alerts as alerts
+else:  # the webhook poster (http.client, email, certifi): only runs that post need it
+    alerts = lazy_module("lanelog.cli.alerts")
 
 
 @contextmanager

@@ -12,12 +12,17 @@ and lanelog.store.alerts).  A budget's name is a word and its currency three cap
 from __future__ import annotations
 
 from datetime import date, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
-import lanelog.cli.alerts as alerts
 from lanelog.cli.commands.spend import Spend, money
+from lanelog.lazy import lazy_module
 from lanelog.queries.budgets import Spike, Status
+
+if TYPE_CHECKING:
+    import lanelog.cli.alerts as alerts
+else:  # the webhook poster: only runs that post need it (lanelog.cli.commands.report)
+    alerts = lazy_module("lanelog.cli.alerts")
 
 
 def budget_key(status: Status, threshold: float) -> str:
