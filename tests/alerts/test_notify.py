@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import subprocess
 import sys
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,7 @@ import duckdb
 import pytest
 
 from tests.alerts.receiver import Answer, dripping_receiver, receiver, refused_url, silent_receiver
+from tests.alerts.support import digest, ingest_lines, lanelog, runs_at_once
 
 HOSTILE = {
     "repo": "<!channel> <https://evil.example|click me> & *bold*",
@@ -30,21 +31,9 @@ def line(attempt_id: str, repo: str = "svc", ts: str = "2026-10-07T12:00:00Z", p
             "merge_credit": credit, "properties": ["p1"]}
 
 
-def lanelog(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "lanelog", *args], capture_output=True, text=True, check=False,
-                          timeout=120, env={**os.environ, **(env or {})})
-
-
 @pytest.fixture
-def make_db(tmp_path: Path):
-    def make(lines: list[dict[str, Any]]) -> Path:
-        log = tmp_path / "lane-log.jsonl"
-        log.write_text("".join(json.dumps(item) + "\n" for item in lines))
-        db = tmp_path / "lanelog.duckdb"
-        done = lanelog("ingest", str(log), "--db", str(db))
-        assert done.returncode == 0, done.stderr
-        return db
-    return make
+def make_db(tmp_path: Path) -> Callable[[list[dict[str, Any]]], Path]:
+    return partial(ingest_lines, tmp_path)
 
 
 def marks(db: Path) -> list[tuple[str, str]]:
@@ -61,10 +50,6 @@ def age_claims(db: Path, minutes: int) -> None:
     """Every claim made `minutes` older, as if its run had died that long ago."""
     with duckdb.connect(str(db)) as con:
         con.execute(f"UPDATE alerts_claimed SET claimed_at = claimed_at - INTERVAL {int(minutes)} MINUTE")
-
-
-def digest(url: str) -> str:
-    return hashlib.sha256(url.encode()).hexdigest()
 
 
 def test_two_runs_send_each_credit_bug_once_and_renotify_sends_again(make_db) -> None:
@@ -214,17 +199,7 @@ def test_two_runs_at_once_post_each_credit_bug_exactly_once(make_db) -> None:
     bugs = [f"a{n}" for n in range(8)]
     db = make_db([line(bug) for bug in bugs])
     command = [sys.executable, "-m", "lanelog", "check", "--db", str(db)]
-    with receiver() as hook:
-        hook.answers = [Answer(200, delay=0.5)]
-        env = {**os.environ, "LANELOG_NOTIFY": hook.url}
-        runs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-                for _ in range(2)]
-        try:
-            outputs = [run.communicate(timeout=120) for run in runs]
-        finally:
-            for run in runs:
-                run.kill()
-                run.wait()
+    hook, runs, outputs = runs_at_once(command, delay=0.5)
     assert [run.returncode for run in runs] == [1, 1], outputs
     posted = sorted(post["body"]["text"].split("`")[1] for post in hook.posts)
     assert posted == sorted(bugs)  # each once, none twice

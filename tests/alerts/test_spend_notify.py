@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from datetime import date, timedelta
@@ -13,8 +12,8 @@ from typing import Any
 import duckdb
 import pytest
 
-from tests.alerts.receiver import Answer, receiver
-from tests.alerts.test_notify import digest, lanelog
+from tests.alerts.receiver import receiver
+from tests.alerts.support import digest, ingest_lines, lanelog, runs_at_once
 
 MONDAY = date(2026, 10, 5)
 HOSTILE_PATTERN = "<!channel>*`x` <https://evil.example|hi>"
@@ -30,12 +29,7 @@ def make_db(tmp_path: Path, extra: list[dict[str, Any]] | None = None) -> Path:
     """2 USD a day from MONDAY to the Sunday after the next; 1 USD a day in the four weeks before."""
     lines = [spent(n, MONDAY + timedelta(days=n), 2.0) for n in range(14)]
     lines += [spent(100 + n, MONDAY - timedelta(days=n + 1), 1.0) for n in range(28)]
-    log = tmp_path / "lane-log.jsonl"
-    log.write_text("".join(json.dumps(line) + "\n" for line in [*lines, *(extra or [])]))
-    path = tmp_path / "lanelog.duckdb"
-    done = lanelog("ingest", str(log), "--db", str(path))
-    assert done.returncode == 0, done.stderr
-    return path
+    return ingest_lines(tmp_path, [*lines, *(extra or [])])
 
 
 @pytest.fixture
@@ -92,17 +86,7 @@ def test_two_runs_at_once_post_each_budget_alert_once(db: Path, tmp_path: Path) 
         for n in range(4)))
     command = [sys.executable, "-m", "lanelog", "check", "--db", str(db), "--budgets", str(many),
                "--today", "2026-10-11", "--spike-min", "1000"]
-    with receiver() as hook:
-        hook.answers = [Answer(200, delay=0.5)]
-        env = {**os.environ, "LANELOG_NOTIFY": hook.url}
-        runs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-                for _ in range(2)]
-        try:
-            outputs = [run.communicate(timeout=120) for run in runs]
-        finally:
-            for run in runs:
-                run.kill()
-                run.wait()
+    hook, runs, outputs = runs_at_once(command, delay=0.5)
     # 14 USD spent: every budget (5 to 8 USD) is past all three of its thresholds.
     assert [run.returncode for run in runs] == [1, 1], outputs
     expected = sorted(f"budget:b{n}:{share:g}:2026-10-05" for n in range(4) for share in (0.5, 0.8, 1.0))
@@ -184,17 +168,7 @@ def test_the_weekly_digest_is_posted_once_per_week_and_receiver(db: Path, budget
 def test_two_digest_runs_at_once_post_it_once(db: Path) -> None:
     command = [sys.executable, "-m", "lanelog", "report", "--db", str(db), "--week", "2026-10-07",
                "--format", "markdown"]
-    with receiver() as hook:
-        hook.answers = [Answer(200, delay=1.0)]
-        env = {**os.environ, "LANELOG_NOTIFY": hook.url}
-        runs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-                for _ in range(2)]
-        try:
-            outputs = [run.communicate(timeout=120) for run in runs]
-        finally:
-            for run in runs:
-                run.kill()
-                run.wait()
+    hook, runs, outputs = runs_at_once(command, delay=1.0)
     assert [run.returncode for run in runs] == [0, 0], outputs
     assert len(hook.posts) == 1
     told = sorted(err.split("digest of the week 2026-10-05: ", 1)[1].split(" (to", 1)[0] for _, err in outputs)
