@@ -11,7 +11,6 @@ import secrets
 import stat
 import subprocess
 import sys
-import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -22,6 +21,7 @@ from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 
 from lanelog.dashboard.present import METRICS
 from tests.dashboard.browser_support import CHROMIUM, FINISHED, chromium, free_port, stop, wait_until_healthy
+from tests.dashboard.oidc_provider import running_provider
 
 USER_COOKIE = "_streamlit_user"
 
@@ -35,17 +35,8 @@ pytestmark = pytest.mark.browser
 @pytest.fixture(scope="module")
 def provider() -> Iterator[str]:
     """oidc-provider-mock, a real OpenID Connect provider, on 127.0.0.1: its metadata URL."""
-    import oidc_provider_mock
-    from werkzeug.serving import make_server
-
-    server = make_server("127.0.0.1", 0, oidc_provider_mock.app(), threaded=True)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/.well-known/openid-configuration"
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
+    with running_provider() as base:
+        yield f"{base}/.well-known/openid-configuration"
 
 
 @pytest.fixture(scope="module")

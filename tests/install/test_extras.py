@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import threading
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +20,7 @@ import pytest
 
 from lanelog.cli.commands.extras import EXTRAS
 from tests.dashboard.browser_support import chromium, free_port, stop, wait_until_healthy
+from tests.dashboard.oidc_provider import running_provider
 from tests.dashboard.test_browser import PAGE_PATHS, TITLES, drawn_page
 from tests.ingest.s3server import running_s3
 from tests.install.support import ROOT, clean_env, git, make_venv, pip_install, run
@@ -250,17 +250,8 @@ def test_dashboard_serves_every_page(dashboard: Path, dashboard_db: Path, browse
 @pytest.fixture(scope="module")
 def provider() -> Iterator[str]:
     """oidc-provider-mock, a real OpenID Connect provider, on 127.0.0.1: its base URL."""
-    import oidc_provider_mock
-    from werkzeug.serving import make_server
-
-    server = make_server("127.0.0.1", 0, oidc_provider_mock.app(), threaded=True)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
+    with running_provider() as base:
+        yield base
 
 
 def test_dashboard_sign_in_redirects_to_the_provider(dashboard: Path, dashboard_db: Path, provider: str,
