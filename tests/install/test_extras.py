@@ -24,7 +24,7 @@ from tests.dashboard.oidc_provider import running_provider
 from tests.dashboard.test_browser import PAGE_PATHS, TITLES, drawn_page
 from tests.ingest.s3server import running_s3
 from tests.install.support import ROOT, clean_env, git, make_venv, pip_install, run
-from tests.router.test_model_runner import ChatServer, Reply
+from tests.router.chat_server import ChatServer, Reply, running_chat
 
 pytestmark = pytest.mark.slow
 
@@ -145,13 +145,8 @@ def test_bare_replays_a_commit_range(bare: Path, tmp_path: Path) -> None:
 
 @pytest.fixture
 def chat() -> Iterator[ChatServer]:
-    server = ChatServer()
-    server.thread.start()
-    yield server
-    server.stop.set()
-    server.httpd.shutdown()
-    server.httpd.server_close()
-    server.thread.join(timeout=10)
+    with running_chat() as server:
+        yield server
 
 
 def test_bare_runs_the_bundled_model_runner_against_a_chat_server(bare: Path, chat: ChatServer,

@@ -1,7 +1,7 @@
 """The bundled model runner, run by `lanelog route --run` against a chat-completions server.
 
-The server is a real HTTP server on 127.0.0.1 started here, speaking the
-chat-completions JSON; each test scripts its answers and reads back what the
+The server is a real HTTP server on 127.0.0.1 (tests/router/chat_server.py), speaking
+the chat-completions JSON; each test scripts its answers and reads back what the
 runner sent.
 """
 
@@ -12,15 +12,13 @@ import os
 import shlex
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.router.chat_server import ChatServer, Reply, running_chat
 from tests.router.conftest import LANES_YAML
 
 KEY = "sk-test-9f8e7d6c5b4a-never-printed"
@@ -28,79 +26,10 @@ RUNNER = f"{shlex.quote(sys.executable)} -m lanelog.router.model"
 ONE_PROPERTY = {"api.py": "def handle(payload):\n    assert payload\n    return payload or None\n"}
 
 
-@dataclass
-class Reply:
-    """One scripted answer: a status, the message text, usage, headers, or a stall."""
-
-    status: int = 200
-    content: str | None = "hold"
-    usage: dict[str, Any] | None = field(default_factory=lambda: {"prompt_tokens": 1200,
-                                                                   "completion_tokens": 1})
-    headers: dict[str, str] = field(default_factory=dict)
-    stall: float = 0.0
-    error: dict[str, Any] | None = None  # the body of an error answer
-
-
-class ChatServer:
-    """Answers POST /v1/chat/completions from a script; the last reply repeats."""
-
-    def __init__(self) -> None:
-        self.replies: list[Reply] = [Reply()]
-        self.requests: list[dict[str, Any]] = []
-        self.headers: list[dict[str, str]] = []
-        self.stop = threading.Event()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length", "0"))
-                server.requests.append(json.loads(self.rfile.read(length)))
-                server.headers.append(dict(self.headers.items()))
-                reply = server.replies[min(len(server.requests) - 1, len(server.replies) - 1)]
-                if reply.stall:
-                    server.stop.wait(reply.stall)
-                body: dict[str, Any] = {"id": "chatcmpl-1", "object": "chat.completion",
-                                        "model": "test-model-2026"}
-                if reply.status == 200:
-                    body["choices"] = [{"index": 0, "finish_reason": "stop",
-                                        "message": {"role": "assistant", "content": reply.content}}]
-                    if reply.usage is not None:
-                        body["usage"] = reply.usage
-                else:
-                    body = {"error": reply.error or {"message": "busy", "type": "server_error"}}
-                data = json.dumps(body).encode()
-                try:
-                    self.send_response(reply.status)
-                    for name, value in reply.headers.items():
-                        self.send_header(name, value)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the runner gave up waiting (the timeout case)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def script(self, *replies: Reply) -> None:
-        self.replies = list(replies)
-
-
 @pytest.fixture
 def chat() -> Iterator[ChatServer]:
-    server = ChatServer()
-    server.thread.start()
-    yield server
-    server.stop.set()
-    server.httpd.shutdown()
-    server.httpd.server_close()
-    server.thread.join(timeout=10)
+    with running_chat() as server:
+        yield server
 
 
 @pytest.fixture
