@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
-from tests.router.conftest import LANES_YAML
+from tests.router.conftest import LANES_YAML, Repo
 
 
 def lanelog(*args: str) -> subprocess.CompletedProcess[str]:
@@ -16,21 +18,41 @@ def lanelog(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture
-def merged(make_repo, monkeypatch, tmp_path):
-    """main: a patch before any policy, the policy adopted on its own, a merged pull request
-    of two commits, a hotfix cherry-picked onto main, then the hotfix branch merged too."""
-    repo = make_repo(omit=("lanes.yaml",))
-    repo.git("checkout", "-q", "main")
+def at_next_day(monkeypatch) -> Callable[[], None]:
+    """Call before each commit or merge: it is dated a day after the one before, from 2026-10-01."""
     day = iter(range(1, 20))
 
-    def at_next_day() -> None:
+    def next_day() -> None:
         stamp = f"2026-10-{next(day):02d}T12:00:00+00:00"
         monkeypatch.setenv("GIT_AUTHOR_DATE", stamp)
         monkeypatch.setenv("GIT_COMMITTER_DATE", stamp)
 
+    return next_day
+
+
+@pytest.fixture
+def candidate(tmp_path: Path) -> Path:
+    """The candidate policy: the one the repositories adopt."""
+    path = tmp_path / "candidate.yaml"
+    path.write_text(LANES_YAML, encoding="utf-8")
+    return path
+
+
+def started(repo: Repo, at_next_day: Callable[[], None]) -> dict[str, str]:
+    """Both histories' start, on main: its head as "base", then c1, a copy returned from put."""
+    repo.git("checkout", "-q", "main")
     ids = {"base": repo.git("rev-parse", "main").strip()}
     at_next_day()
     ids["c1"] = repo.write({"store.py": "def put(key, body):\n    return dict(body)\n"}).commit("Return a copy")
+    return ids
+
+
+@pytest.fixture
+def merged(make_repo, at_next_day, candidate):
+    """main: a patch before any policy, the policy adopted on its own, a merged pull request
+    of two commits, a hotfix cherry-picked onto main, then the hotfix branch merged too."""
+    repo = make_repo(omit=("lanes.yaml",))
+    ids = started(repo, at_next_day)
     at_next_day()
     ids["c2"] = repo.write({"lanes.yaml": LANES_YAML}).commit("Adopt lanelog")
     repo.git("checkout", "-q", "-b", "feature")
@@ -54,8 +76,6 @@ def merged(make_repo, monkeypatch, tmp_path):
     at_next_day()
     repo.git("merge", "-q", "--no-ff", "-m", "Merge pull request #2 from acme/hotfix", "hotfix")
     ids["m2"] = repo.git("rev-parse", "HEAD").strip()
-    candidate = tmp_path / "candidate.yaml"
-    candidate.write_text(LANES_YAML, encoding="utf-8")
     return repo, ids, candidate
 
 
@@ -160,22 +180,12 @@ def test_table_and_markdown_say_first_n_of_m(make_repo, tmp_path):
 
 
 @pytest.fixture
-def merged_apart(make_repo, monkeypatch, tmp_path):
+def merged_apart(make_repo, at_next_day, candidate):
     """main: c1, then three merges.  M1 merges a feature branch that merged a branch of its
     own (X, a merge off main's first-parent chain); M2 merges a history with its own root
     commit (r1); M3 merges a backport of c1 (c1_copy, the same change).  Then c2."""
     repo = make_repo()
-    repo.git("checkout", "-q", "main")
-    day = iter(range(1, 20))
-
-    def at_next_day() -> None:
-        stamp = f"2026-10-{next(day):02d}T12:00:00+00:00"
-        monkeypatch.setenv("GIT_AUTHOR_DATE", stamp)
-        monkeypatch.setenv("GIT_COMMITTER_DATE", stamp)
-
-    ids = {"base": repo.git("rev-parse", "main").strip()}
-    at_next_day()
-    ids["c1"] = repo.write({"store.py": "def put(key, body):\n    return dict(body)\n"}).commit("Return a copy")
+    ids = started(repo, at_next_day)
     repo.git("checkout", "-q", "-b", "feature")
     at_next_day()
     ids["f1"] = repo.write({"api.py": "def handle(payload):\n    assert payload\n    return payload or {}\n"}).commit(
@@ -213,8 +223,6 @@ def merged_apart(make_repo, monkeypatch, tmp_path):
     at_next_day()
     ids["c2"] = repo.write({"api.py": "def handle(payload):\n    assert payload is not None\n    return payload\n"}
                            ).commit("Accept an empty payload")
-    candidate = tmp_path / "candidate.yaml"
-    candidate.write_text(LANES_YAML, encoding="utf-8")
     return repo, ids, candidate
 
 
