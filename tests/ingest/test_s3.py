@@ -15,6 +15,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
@@ -39,6 +40,11 @@ def lanelog(*args: str, env: dict[str, str]) -> Result:
     """The CLI in this process, with exactly the AWS environment given (none of the machine's)."""
     cleared: dict[str, str | None] = {name: None for name in os.environ if name.startswith("AWS_")}
     return CliRunner().invoke(cli, list(args), env={**cleared, **env})
+
+
+def process_env(**env: str) -> dict[str, str]:
+    """For a command in a process of its own: this machine's environment less its AWS settings, then env."""
+    return {**{k: v for k, v in os.environ.items() if not k.startswith("AWS_")}, **env}
 
 
 def ingest(s3: S3, db: Path, *sources: str, endpoint: str | None = None, **env: str) -> Result:
@@ -330,9 +336,8 @@ def test_kill_9_during_an_object_ingest_then_a_rerun_stores_every_line_once(
     upload(s3, bucket, {"mixed/lane-log.jsonl": data, "gz/lane-log.jsonl.gz": GZ_LOG,
                         **job_logs(50)})
     db = tmp_path / "lanelog.duckdb"
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("AWS_")}, **s3.env()}
     child = subprocess.Popen([sys.executable, "-c", CHILD, str(db), s3.endpoint, f"s3://{bucket}/"],
-                             stdout=subprocess.PIPE, text=True, env=env)
+                             stdout=subprocess.PIPE, text=True, env=process_env(**s3.env()))
     assert child.stdout is not None
     try:
         assert child.stdout.readline() == "opened\n"
@@ -413,10 +418,9 @@ def test_the_nightly_workflow_runs_as_written_against_the_bucket(s3: S3, tmp_pat
     bucket = s3.bucket()
     upload(s3, bucket, {f"lanelog/{key}": data for key, data in job_logs(12).items()})
     bin_dir = Path(sys.executable).parent
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("AWS_")}, **s3.env(),
-           "AWS_ENDPOINT_URL": s3.endpoint, "LANELOG_DB": str(tmp_path / "lanelog.duckdb"),
-           "LOGS_URL": f"s3://{bucket}/lanelog/", "LAKE_URL": str(tmp_path / "lake"),
-           "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    env = process_env(**s3.env(), AWS_ENDPOINT_URL=s3.endpoint, LANELOG_DB=str(tmp_path / "lanelog.duckdb"),
+                      LOGS_URL=f"s3://{bucket}/lanelog/", LAKE_URL=str(tmp_path / "lake"),
+                      PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     # The checkout of the repository that keeps the figures holds the budgets file the check reads.
     checkout = tmp_path / "checkout"
     checkout.mkdir()
@@ -453,11 +457,17 @@ def test_credentials_from_a_profile_and_an_upper_case_scheme(s3: S3, tmp_path: P
 COMMAND_BOUND_S = 120
 
 
-def ingest_process(db: Path, endpoint: str, *args: str, env: dict[str, str]) -> subprocess.Popen[str]:
-    """`lanelog ingest` in a process of its own (a hang fails the test instead of holding it)."""
-    clean = {**{k: v for k, v in os.environ.items() if not k.startswith("AWS_")}, **env}
-    return subprocess.Popen([sys.executable, "-m", "lanelog", "ingest", "--db", str(db), "--endpoint-url", endpoint,
-                             *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean)
+@contextmanager
+def ingest_process(db: Path, endpoint: str, *args: str, env: dict[str, str]) -> Iterator[subprocess.Popen[str]]:
+    """`lanelog ingest` in a process of its own (a hang fails the test instead of holding it),
+    killed when the block ends if it has not ended by then."""
+    child = subprocess.Popen([sys.executable, "-m", "lanelog", "ingest", "--db", str(db), "--endpoint-url", endpoint,
+                              *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=process_env(**env))
+    try:
+        yield child
+    finally:
+        child.kill()
+        child.wait()
 
 
 def test_a_store_that_never_answers_ends_the_url_at_its_deadline_without_holding_the_database(
@@ -467,17 +477,13 @@ def test_a_store_that_never_answers_ends_the_url_at_its_deadline_without_holding
     (tmp_path / "before.jsonl").write_bytes(line(attempt_id="before1"))
     (tmp_path / "during.jsonl").write_bytes(line(attempt_id="during1"))
     assert lanelog("ingest", "--db", str(db), str(tmp_path / "before.jsonl"), env={}).exit_code == 0
-    with silent_server() as (endpoint, accepted):
-        child = ingest_process(db, endpoint, "--list-timeout", "4", "s3://ci-logs/lanelog/", env=s3.env())
-        try:
-            assert accepted.wait(COMMAND_BOUND_S)  # the listing is waiting on the store now
-            # ... and the database is not held meanwhile: another ingest takes it at once.
-            other = lanelog("ingest", "--db", str(db), "--wait", "0", str(tmp_path / "during.jsonl"), env={})
-            assert other.exit_code == 0, other.output
-            _, stderr = child.communicate(timeout=COMMAND_BOUND_S)
-        finally:
-            child.kill()
-            child.wait()
+    with (silent_server() as (endpoint, accepted),
+          ingest_process(db, endpoint, "--list-timeout", "4", "s3://ci-logs/lanelog/", env=s3.env()) as child):
+        assert accepted.wait(COMMAND_BOUND_S)  # the listing is waiting on the store now
+        # ... and the database is not held meanwhile: another ingest takes it at once.
+        other = lanelog("ingest", "--db", str(db), "--wait", "0", str(tmp_path / "during.jsonl"), env={})
+        assert other.exit_code == 0, other.output
+        _, stderr = child.communicate(timeout=COMMAND_BOUND_S)
     assert child.returncode == 2
     assert stderr == (f"Error: s3://ci-logs/lanelog/: cannot be listed: the store at {endpoint} did not answer "
                       "within 4 s (--list-timeout); what was read before is stored, run ingest again\n")
@@ -486,14 +492,10 @@ def test_a_store_that_never_answers_ends_the_url_at_its_deadline_without_holding
 
 def test_a_request_that_never_ends_is_bounded_as_a_whole_not_read_by_read(s3: S3, tmp_path: Path) -> None:
     """Every request has --store-timeout for all of it: the first one of a listing to a silent store."""
-    with silent_server() as (endpoint, _):
-        child = ingest_process(tmp_path / "lanelog.duckdb", endpoint, "--store-timeout", "3",
-                               "s3://ci-logs/lanelog/", env=s3.env())
-        try:
-            _, stderr = child.communicate(timeout=COMMAND_BOUND_S)
-        finally:
-            child.kill()
-            child.wait()
+    with (silent_server() as (endpoint, _),
+          ingest_process(tmp_path / "lanelog.duckdb", endpoint, "--store-timeout", "3", "s3://ci-logs/lanelog/",
+                         env=s3.env()) as child):
+        _, stderr = child.communicate(timeout=COMMAND_BOUND_S)
     assert child.returncode == 2
     assert stderr == (f"Error: s3://ci-logs/lanelog/: cannot be listed: the store at {endpoint} did not answer "
                       "within 3 s (--store-timeout); what was read before is stored, run ingest again\n")
@@ -510,13 +512,9 @@ def test_objects_answered_a_byte_a_second_end_the_run_at_the_request_deadline(s3
     try:
         for prefix, shown in (("small/", f"s3://{bucket}/small/job-00000/lane-log.jsonl"),
                               ("big/", f"s3://{bucket}/big/lane-log.jsonl")):
-            child = ingest_process(db, proxy.endpoint, "--store-timeout", "3", f"s3://{bucket}/{prefix}",
-                                   env=s3.env())
-            try:
+            with ingest_process(db, proxy.endpoint, "--store-timeout", "3", f"s3://{bucket}/{prefix}",
+                                env=s3.env()) as child:
                 _, stderr = child.communicate(timeout=COMMAND_BOUND_S)
-            finally:
-                child.kill()
-                child.wait()
             assert child.returncode == 2
             assert stderr == (f"Error: {shown}: cannot be read: the store at {proxy.endpoint} did not answer "
                               "within 3 s (--store-timeout); what was read before is stored, run ingest again\n")
