@@ -9,8 +9,8 @@ database; schema.sql is the table contract the queries read.  sqlfile.py loads a
 the store's, ingest's and queries', and names the file and block of a query the
 database refuses.  export_lake writes the tables as a Parquet lake (docs/lake.md),
 laid out by lakefs.py in a local folder (folder.py) or a bucket (bucket.py), and
-open_lake reads one back as DuckDB views.  replays.py keeps `lanelog replay --db`'s
-replays and alerts.py what `lanelog check --notify` sent.  Ingest, queries, the
+open_lake reads one back as DuckDB views (LakeReader, look after look).  replays.py keeps
+`lanelog replay --db`'s replays and alerts.py what `lanelog check --notify` sent.  Ingest, queries, the
 dashboard and the commands open DuckDB only through here.
 """
 
@@ -24,7 +24,7 @@ _HOMES = {
     "SCHEMA_VERSION": "db", "default_db_path": "db", "open_db": "db", "open_memory": "db",
     "peek_db": "db", "put_meta": "db", "read_meta": "db", "stored_logs": "db",
     "ExportSummary": "export", "export_lake": "export", "lake_schemas": "export",
-    "lake_files": "lake", "lake_stamp": "lake", "open_lake": "lake",
+    "LakeReader": "lake", "lake_files": "lake", "lake_stamp": "lake", "open_lake": "lake",
     "LAKE_SCHEMA_VERSION": "lakefs", "UNDATED": "lakefs",
 }
 
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
         stored_logs,
     )
     from lanelog.store.export import ExportSummary, export_lake, lake_schemas
-    from lanelog.store.lake import lake_files, lake_stamp, open_lake
+    from lanelog.store.lake import LakeReader, lake_files, lake_stamp, open_lake
     from lanelog.store.lakefs import LAKE_SCHEMA_VERSION, UNDATED
 
 
@@ -51,6 +51,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "UNDATED",
     "ExportSummary",
+    "LakeReader",
     "default_db_path",
     "export_lake",
     "lake_files",

@@ -4,6 +4,13 @@ The lake's tables become views over its data files in an in-memory database
 that has the lanelog schema's macros, so every query in queries/ runs on a
 lake exactly as on the database file.  A table with no data file yet (an
 empty lake has no week) stays the schema's empty table.
+
+A lake in an object store is listed once per opening, and DuckDB reads it
+through ListedFiles (store/listed.py), which answers from that listing what
+DuckDB would otherwise ask the store about each file.  LakeReader keeps one
+opening for as long as the lake's state file is unchanged, for a process that
+reads the lake again and again (the dashboard): its connections share what
+DuckDB has read of the files.
 """
 
 from __future__ import annotations
@@ -11,6 +18,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
+from dataclasses import dataclass
 from typing import Any
 
 import duckdb
@@ -19,6 +28,7 @@ from lanelog.errors import LakeError, StoreError
 from lanelog.store.bucket import redacted
 from lanelog.store.db import open_memory
 from lanelog.store.lakefs import TABLES, LakeFolder
+from lanelog.store.listed import ListedFiles
 from lanelog.store.sqlfile import load_resources
 
 QUERIES = load_resources("lanelog.store", "lake.sql")
@@ -31,31 +41,15 @@ def open_lake(target: str | os.PathLike[str], endpoint_url: str | None = None) -
     has another lake schema version.  An object-store lake is read through its
     fsspec filesystem registered with DuckDB (no DuckDB extension is fetched).
     """
-    lake, state = _checked(target, endpoint_url)
-    files_of = {table: lake.data_files(state, table) for table in TABLES}
-    con = open_memory()
-    try:
-        if lake.fs is not None:
-            con.register_filesystem(lake.fs)
-        for table in TABLES:
-            files = files_of[table]
-            if not files:
-                continue
-            QUERIES[f"lake_{table}_files"].run(con, files=[literal_path(file) for file in files])
-            QUERIES[f"lake_{table}_view"].run(con)
-    except (StoreError, duckdb.Error) as error:  # (register_filesystem is no SQL block)
-        con.close()
-        raise LakeError(f"cannot read the lake at {lake.name}: {redacted(str(error))}") from None
-    except BaseException:
-        con.close()
-        raise
-    return con
+    return _Opened.open(LakeFolder(target, endpoint_url)).con
 
 
 def lake_files(target: str | os.PathLike[str], endpoint_url: str | None = None) -> dict[str, list[str]]:
     """Each lake table's data files as the state lists them (URLs, not patterns), after checking the version."""
-    lake, state = _checked(target, endpoint_url)
-    return {table: lake.data_files(state, table) for table in TABLES}
+    lake = LakeFolder(target, endpoint_url)
+    state = _checked(lake)
+    listing = lake.listing()
+    return {table: lake.data_files(state, table, listing) for table in TABLES}
 
 
 def lake_stamp(target: str | os.PathLike[str], endpoint_url: str | None = None) -> str | None:
@@ -63,9 +57,7 @@ def lake_stamp(target: str | os.PathLike[str], endpoint_url: str | None = None) 
     lake = LakeFolder(target, endpoint_url)
     lake.check_root(create=False)
     state = lake.read_state()
-    if state is None:
-        return None
-    return hashlib.sha256(json.dumps(state, sort_keys=True).encode("utf-8")).hexdigest()
+    return None if state is None else _digest(state)
 
 
 def literal_path(path: str) -> str:
@@ -73,11 +65,102 @@ def literal_path(path: str) -> str:
     return "".join(f"[{char}]" if char in "*?[" else char for char in path)
 
 
-def _checked(target: str | os.PathLike[str], endpoint_url: str | None) -> tuple[LakeFolder, dict[str, Any]]:
-    lake = LakeFolder(target, endpoint_url)
+class LakeReader:
+    """One lake read look after look by a long-lived process (the dashboard).
+
+    One filesystem client for every look (making one costs more than a request); the
+    state file read at each look (`stamp`); and for each state, one listing and one
+    DuckDB database, whose connections (`connect`) share what DuckDB has read of the
+    files (its external file cache), so a second look asks the store for nothing it
+    has already read.  Safe to share between threads: each look gets its own connection.
+    """
+
+    def __init__(self, target: str | os.PathLike[str], endpoint_url: str | None = None) -> None:
+        self.lake = LakeFolder(target, endpoint_url)
+        self.name = self.lake.name
+        self._lock = threading.Lock()
+        self._opened: tuple[str, _Opened] | None = None
+
+    def stamp(self) -> str | None:
+        """A digest of the state file (one read of it); None when there is no lake there yet."""
+        state = self.lake.read_state()
+        if state is None:
+            self.lake.check_root(create=False)  # a missing bucket is said as such, not as "no lake yet"
+            return None
+        return _digest(state)
+
+    def connect(self, stamp: str) -> duckdb.DuckDBPyConnection:
+        """A connection of its own (the caller closes it) on the lake as of state `stamp`:
+        the lake is listed and its views made once per state, not per connection."""
+        with self._lock:
+            if self._opened is None or self._opened[0] != stamp:
+                opened = _Opened.open(self.lake)
+                # Kept by the stamp of the state it read: an export may have ended since `stamp`.
+                self._opened = (opened.stamp, opened)
+            opened = self._opened[1]
+            con = opened.con.cursor()  # (cursors share the database: its views and its file cache)
+        try:
+            opened.point(con)
+        except BaseException:
+            con.close()
+            raise
+        return con
+
+    def forget(self) -> None:
+        """Drop the opened lake, so the next look lists it again (after a read failed: a file may have
+        been replaced since the listing).  Connections still open keep reading it until closed."""
+        with self._lock:
+            self._opened = None
+
+
+@dataclass(frozen=True)
+class _Opened:
+    """A lake opened once: the database holding its views, the files each view reads, the state's stamp."""
+
+    con: duckdb.DuckDBPyConnection
+    files: dict[str, list[str]]
+    columns: list[str]
+    stamp: str
+
+    @classmethod
+    def open(cls, lake: LakeFolder) -> _Opened:
+        state = _checked(lake)
+        listing = lake.listing()
+        files = {table: lake.data_files(state, table, listing) for table in TABLES}
+        con = open_memory()
+        try:
+            if lake.fs is not None:  # (register_filesystem is no SQL block)
+                con.register_filesystem(ListedFiles(lake.fs, listing or {}))
+            columns = [row[0] for row in QUERIES["lake_attempts_schema_columns"].rows(con)]
+            opened = cls(con, files, columns, _digest(state))
+            opened.point(con)
+            for table in TABLES:
+                if files[table]:
+                    QUERIES[f"lake_{table}_view"].run(con)
+        except (StoreError, duckdb.Error) as error:
+            con.close()
+            raise LakeError(f"cannot read the lake at {lake.name}: {redacted(str(error))}") from None
+        except BaseException:
+            con.close()
+            raise
+        return opened
+
+    def point(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Set the connection's variables the views read: each table's files, the attempts columns."""
+        QUERIES["lake_attempts_columns"].run(con, columns=self.columns)
+        for table in TABLES:
+            if self.files[table]:
+                QUERIES[f"lake_{table}_files"].run(con, files=[literal_path(file) for file in self.files[table]])
+
+
+def _checked(lake: LakeFolder) -> dict[str, Any]:
     lake.check_root(create=False)
     state = lake.read_state()
     if state is None:
         raise LakeError(f"no lanelog lake at {lake.name}: run `lanelog export --lake {lake.name}` first")
     lake.check_version(state)
-    return lake, state
+    return state
+
+
+def _digest(state: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(state, sort_keys=True).encode("utf-8")).hexdigest()

@@ -1,15 +1,37 @@
 -- The lake's tables as DuckDB views, so queries/*.sql run on a lake unchanged.
 -- Each view reads the data files listed in a session variable (set with a bound
--- value, never formatted into the SQL).  The week is read from the files, not
--- from the partition folder's name (hive_partitioning off): the files carry it.
+-- value, never formatted into the SQL; a connection sets its own).
 
 -- name: lake_attempts_view
 -- Replaces the empty attempts table with a view over attempts/week=*/data.parquet; results is JSON again.
+-- The week comes from each file's folder name too (hive_partitioning, the same value the
+-- file carries; __HIVE_DEFAULT_PARTITION__ is NULL): a query whose filter on the week
+-- can be told from it alone, as queries/scope.sql's in_scope, opens only the weeks it can
+-- hold.  Only the schema's columns are kept ($lake_attempts_columns): a folder name
+-- "key=value" above the lake's own folder would be read as a column too.  A query that
+-- needs neither results nor raw reads neither (DuckDB pushes the projection through both
+-- SELECTs).
 -- params:
 DROP TABLE attempts;
 CREATE VIEW attempts AS
 SELECT * REPLACE (CAST(results AS JSON) AS results)
-FROM read_parquet(getvariable('lake_attempts'), hive_partitioning = false)
+FROM (
+    SELECT COLUMNS(lambda c: list_contains(getvariable('lake_attempts_columns'), c))
+    FROM read_parquet(getvariable('lake_attempts'), hive_partitioning = true, hive_types = {'week': DATE})
+)
+
+-- name: lake_attempts_schema_columns
+-- The schema's attempts columns, the lake's attempts files' (read before the view replaces the table).
+-- params:
+SELECT column_name
+FROM duckdb_columns()
+WHERE schema_name = 'main' AND table_name = 'attempts'
+ORDER BY column_index
+
+-- name: lake_attempts_columns
+-- The columns the attempts view keeps.
+-- params: columns
+SET VARIABLE lake_attempts_columns = $columns
 
 -- name: lake_rejected_lines_view
 -- Replaces the empty rejected_lines table with a view over rejected_lines/data.parquet.

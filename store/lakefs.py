@@ -75,11 +75,23 @@ class LakeFolder:
         """The week partition values present under attempts/ on disk (for export's clean-up only)."""
         return [name.split("=", 1)[1] for name in self.files.listdir("attempts") if name.startswith("week=")]
 
-    def data_files(self, state: dict[str, Any], table: str) -> list[str]:
-        """The URLs of the table's data files the state lists (and that are there), as readers open them."""
+    def listing(self) -> dict[str, dict[str, Any]] | None:
+        """Every file of a lake in an object store, by key, with its size and time, from one listing;
+        None for a local folder (asking about a local file costs no request)."""
+        return self.files.listing() if isinstance(self.files, Bucket) else None
+
+    def data_files(self, state: dict[str, Any], table: str,
+                   listing: dict[str, dict[str, Any]] | None = None) -> list[str]:
+        """The URLs of the table's data files the state lists (and that are there), as readers open them.
+
+        Whether a file is there is read from `listing` when one is given (self.listing()), else
+        asked of the store for each file.
+        """
+        def there(*parts: str) -> bool:
+            return self.files.path(*parts) in listing if listing is not None else self.exists(*parts)
+
         if table != "attempts":
-            return [self.url(table, DATA_FILE)] if state.get(table) is not None and self.exists(table, DATA_FILE) \
-                else []
+            return [self.url(table, DATA_FILE)] if state.get(table) is not None and there(table, DATA_FILE) else []
         weeks = state.get("attempts")
         if not isinstance(weeks, dict):
             raise LakeError(f"{self.url(STATE_FILE)}: not a lanelog lake state file (attempts is not an object)")
@@ -88,7 +100,7 @@ class LakeFolder:
                 raise LakeError(f"{self.url(STATE_FILE)}: not a lanelog lake state file "
                                 f"(week {value!r} is not a Monday or {UNDATED})")
         return [self.url("attempts", f"week={value}", DATA_FILE) for value in sorted(weeks)
-                if self.exists("attempts", f"week={value}", DATA_FILE)]
+                if there("attempts", f"week={value}", DATA_FILE)]
 
     def write_parquet(self, parts: tuple[str, ...], schema: Any, batches: Iterable[Any]) -> int:
         """Write batches so a reader sees the old file or the whole new one; rows written."""
