@@ -3,8 +3,8 @@ in a thread of the test process."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import oidc_provider_mock
@@ -13,12 +13,14 @@ from werkzeug.serving import make_server
 
 @contextmanager
 def running_provider() -> Iterator[str]:
-    """The provider, up until the block ends: its base URL (its metadata is at /.well-known/openid-configuration)."""
+    """The provider, up until the block ends: its base URL (its metadata is at /.well-known/openid-configuration).
+
+    At the end, shutdown() returns once the serving loop has stopped; the pool then lets its thread go
+    and the server closes its socket."""
     server = make_server("127.0.0.1", 0, oidc_provider_mock.app(), threaded=True)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
+    with server, ThreadPoolExecutor(1) as pool:
+        pool.submit(server.serve_forever, poll_interval=0.1)
+        try:
+            yield f"http://127.0.0.1:{server.server_port}"
+        finally:
+            server.shutdown()
