@@ -5,6 +5,11 @@ time by the filters, the file's on-disk signature and the session's refresh toke
 Only a cache miss opens the DuckDB file, read-only, and it is closed when the look
 ends, so `lanelog ingest` can take the file between two looks. While an ingest holds
 the file, the last figures are shown again with a quiet note, never an exception.
+
+A lake is read through one store.LakeReader per process: its signature is its state
+file, and a cache miss gets a connection of its own on the lake as that state lists it,
+listed and opened once per state (one filesystem client, one listing, what DuckDB read
+of the files kept for the next look).  A look that fails is made once more on a new listing.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import streamlit as st
 
@@ -23,12 +28,17 @@ from lanelog.errors import DashboardError, DatabaseLocked
 from lanelog.queries import Filters
 from lanelog.queries.source import Source, choose_source
 from lanelog.store import replays
+from lanelog.store.bucket import redacted
 
 # A look waits this long for an ingest to let go before showing the last figures.
 LOCK_WAIT_SECONDS = 0.5
 REFRESH_KEY = "refresh_token"
 LAST_KEY = "last_figures"
 LAKE_VARIABLE = "LANELOG_LAKE"
+# Where the object store's client sends its requests when the environment says (store/bucket.py
+# reads these): a lake's reader is kept per endpoint too, never reused for another store.
+ENDPOINT_VARIABLES = ("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
+T = TypeVar("T")
 
 
 def _latest_replay(con: Any, filters: Filters) -> dict[str, Any] | None:
@@ -79,9 +89,29 @@ def source_name() -> str:
     return source().name
 
 
+def shown_name() -> str:
+    """source_name() as a page shows it: without the value of any credential in the environment."""
+    return redacted(source_name())
+
+
 def source_exists() -> bool:
     """Whether there is something to read yet: a lake with its state file, or the database file."""
-    return source().exists()
+    chosen = source()
+    if chosen.lake is not None:
+        return _reader(chosen).stamp() is not None
+    return chosen.exists()
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _lake_reader(lake: str, endpoint_url: str | None, endpoints: tuple[str | None, ...]) -> store.LakeReader:
+    # endpoints only keys the cache.
+    return store.LakeReader(lake, endpoint_url)
+
+
+def _reader(chosen: Source) -> store.LakeReader:
+    """The process's reader of the chosen lake (one client, one listing and one opening per state)."""
+    assert chosen.lake is not None
+    return _lake_reader(chosen.lake, chosen.endpoint_url, tuple(os.environ.get(name) for name in ENDPOINT_VARIABLES))
 
 
 def _signature(chosen: Source) -> tuple[Any, ...] | None:
@@ -89,7 +119,7 @@ def _signature(chosen: Source) -> tuple[Any, ...] | None:
     None when there is nothing to read yet."""
     if chosen.lake is not None:
         # A lake (a folder or a bucket) is known to change by its state file, which every export rewrites.
-        stamp = store.lake_stamp(chosen.lake, chosen.endpoint_url)
+        stamp = _reader(chosen).stamp()
         return None if stamp is None else (stamp,)
     if not chosen.db.exists():
         return None
@@ -114,21 +144,56 @@ def bump_refresh() -> None:
 
 
 class _Connection:
-    """A read-only connection opened only if some query misses the cache, closed after the look."""
+    """A read-only connection opened only if some query misses the cache, closed after the look.
 
-    def __init__(self, chosen: Source) -> None:
+    On a lake, a connection on it as the look's signature (its state) lists it.
+    """
+
+    def __init__(self, chosen: Source, signature: tuple[Any, ...]) -> None:
         self.source = chosen
+        self.signature = signature
         self.con: Any = None
 
     def get(self) -> Any:
         if self.con is None:
-            self.con = self.source.connect(wait=LOCK_WAIT_SECONDS)
+            if self.source.lake is not None:
+                self.con = _reader(self.source).connect(self.signature[0])
+            else:
+                self.con = self.source.connect(wait=LOCK_WAIT_SECONDS)
         return self.con
 
     def close(self) -> None:
         if self.con is not None:
             self.con.close()
             self.con = None
+
+
+def _read(chosen: Source, signature: tuple[Any, ...], read: Callable[[_Connection], T]) -> T:
+    """read(connection), the connection opened on the first cache miss and closed after.
+
+    On a lake, a read that fails drops the opened lake and is made once more on a new listing
+    of it: an export may have replaced a file since the listing (a read of it is refused, never
+    mixed); a second failure stands.
+    """
+    if chosen.lake is None:
+        return _read_once(chosen, signature, read)
+    try:
+        return _read_once(chosen, signature, read)
+    except Exception:
+        _reader(chosen).forget()
+    try:
+        return _read_once(chosen, signature, read)
+    except Exception:
+        _reader(chosen).forget()
+        raise
+
+
+def _read_once(chosen: Source, signature: tuple[Any, ...], read: Callable[[_Connection], T]) -> T:
+    connection = _Connection(chosen, signature)
+    try:
+        return read(connection)
+    finally:
+        connection.close()
 
 
 @st.cache_data(show_spinner=False, max_entries=1024)
@@ -161,24 +226,30 @@ def look(*names: str, filters: Filters | None = None) -> Look:
     signature = _signature(chosen)
     if signature is None:
         raise NoDatabase(f"no database at {chosen.name}")
-    key = (chosen.name, names, filters.since, filters.until, filters.repo)
+    key = _look_key(chosen, names, filters)
     last: dict[tuple[Any, ...], dict[str, Any]] = st.session_state.setdefault(LAST_KEY, {})
     token = refresh_token()
-    connection = _Connection(chosen)
     try:
-        figures = {
+        figures = _read(chosen, signature, lambda connection: {
             name: _cached_query(chosen.name, signature, token, name, filters.since, filters.until, filters.repo,
                                 connection)
             for name in names
-        }
+        })
     except DatabaseLocked:
         if key in last:
             return Look(figures=last[key], stale=True)
         raise
-    finally:
-        connection.close()
     last[key] = figures
     return Look(figures=figures, stale=False)
+
+
+def seen(*names: str, filters: Filters) -> bool:
+    """Whether this session has had these figures for these filters before (a look can show them again)."""
+    return _look_key(source(), names, filters) in st.session_state.get(LAST_KEY, {})
+
+
+def _look_key(chosen: Source, names: tuple[str, ...], filters: Filters) -> tuple[Any, ...]:
+    return (chosen.name, names, filters.since, filters.until, filters.repo)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -196,11 +267,8 @@ def replay(replay_id: int) -> dict[str, Any] | None:
     signature = _signature(chosen)
     if signature is None:
         raise NoDatabase(f"no database at {chosen.name}")
-    connection = _Connection(chosen)
-    try:
-        return _cached_replay(chosen.name, signature, refresh_token(), int(replay_id), connection)
-    finally:
-        connection.close()
+    return _read(chosen, signature, lambda connection: _cached_replay(chosen.name, signature, refresh_token(),
+                                                                      int(replay_id), connection))
 
 
 BUDGETS_VARIABLE = "LANELOG_BUDGETS"
@@ -241,11 +309,8 @@ def budgets(today: date) -> dict[str, Any] | None:
     signature = _signature(chosen)
     if signature is None:
         raise NoDatabase(f"no database at {chosen.name}")
-    connection = _Connection(chosen)
-    try:
-        return _cached_budgets(chosen.name, signature, refresh_token(), text, str(path), today, connection)
-    finally:
-        connection.close()
+    return _read(chosen, signature, lambda connection: _cached_budgets(chosen.name, signature, refresh_token(), text,
+                                                                       str(path), today, connection))
 
 
 def ingest_upload(name: str, payload: bytes) -> dict[str, Any]:

@@ -19,6 +19,7 @@ BY_PATH: dict[str, tuple[str, ...]] = {
     "tests/lake/test_spark_master.py": ("spark", "slow"),
     "tests/ingest/test_s3.py": ("s3",),
     "tests/lake/test_s3_lake.py": ("s3",),
+    "tests/lake/test_lake_bucket_reads.py": ("s3",),
     "tests/test_bench_quick.py": ("bench", "slow"),
     "tests/install/": ("slow",),
     "tests/workflows/": ("slow",),
