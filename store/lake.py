@@ -28,7 +28,6 @@ from lanelog.errors import LakeError, StoreError
 from lanelog.store.bucket import redacted
 from lanelog.store.db import open_memory
 from lanelog.store.lakefs import TABLES, LakeFolder
-from lanelog.store.listed import ListedFiles
 from lanelog.store.sqlfile import load_resources
 
 QUERIES = load_resources("lanelog.store", "lake.sql")
@@ -130,6 +129,9 @@ class _Opened:
         con = open_memory()
         try:
             if lake.fs is not None:  # (register_filesystem is no SQL block)
+                # fsspec, which a lake in a folder never needs (the db extra has none).
+                from lanelog.store.listed import ListedFiles
+
                 con.register_filesystem(ListedFiles(lake.fs, listing or {}))
             columns = [row[0] for row in QUERIES["lake_attempts_schema_columns"].rows(con)]
             opened = cls(con, files, columns, _digest(state))
