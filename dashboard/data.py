@@ -15,7 +15,9 @@ of the files kept for the next look).  A look that fails is made once more on a 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
@@ -210,14 +212,41 @@ def _cached_query(
     # db, signature and token only key the cache; the leading underscore keeps the
     # connection out of the key.
     function: Callable[..., Any] = STORED.get(name) or getattr(queries, name)
-    if name == "repos":
-        return function(_connection.get())
-    return function(_connection.get(), Filters(since=since, until=until, repo=repo))
+    figures = function(_connection.get()) if name == "repos" else \
+        function(_connection.get(), Filters(since=since, until=until, repo=repo))
+    _ANSWERED.add((db, signature), (token, name, since, until, repo))
+    return figures
 
 
-def look(*names: str, filters: Filters | None = None) -> Look:
+class _Answered:
+    """The queries this process has answered, by source and state: a look whose queries are all
+    among them is answered from the cache, and reads nothing (so no reading status is drawn)."""
+
+    STATES = 8  # the latest states remembered
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_state: dict[tuple[Any, ...], set[tuple[Any, ...]]] = {}
+
+    def add(self, state: tuple[Any, ...], query: tuple[Any, ...]) -> None:
+        with self._lock:
+            self._by_state.setdefault(state, set()).add(query)
+            while len(self._by_state) > self.STATES:
+                del self._by_state[next(iter(self._by_state))]
+
+    def all(self, state: tuple[Any, ...], queries: list[tuple[Any, ...]]) -> bool:
+        with self._lock:
+            return set(queries) <= self._by_state.get(state, set())
+
+
+_ANSWERED = _Answered()
+
+
+def look(*names: str, filters: Filters | None = None,
+         reading: Callable[[], AbstractContextManager[Any]] | None = None) -> Look:
     """Run the named `queries` functions for the current filters (cached).
 
+    reading: a status drawn while the look reads a lake, when some query is not in the cache yet.
     Raises NoDatabase when the file does not exist; raises DatabaseLocked only when an
     ingest holds the file and this session has no earlier figures to show.
     """
@@ -226,30 +255,24 @@ def look(*names: str, filters: Filters | None = None) -> Look:
     signature = _signature(chosen)
     if signature is None:
         raise NoDatabase(f"no database at {chosen.name}")
-    key = _look_key(chosen, names, filters)
+    key = (chosen.name, names, filters.since, filters.until, filters.repo)
     last: dict[tuple[Any, ...], dict[str, Any]] = st.session_state.setdefault(LAST_KEY, {})
     token = refresh_token()
+    answered = _ANSWERED.all((chosen.name, signature),
+                             [(token, name, filters.since, filters.until, filters.repo) for name in names])
     try:
-        figures = _read(chosen, signature, lambda connection: {
-            name: _cached_query(chosen.name, signature, token, name, filters.since, filters.until, filters.repo,
-                                connection)
-            for name in names
-        })
+        with reading() if reading is not None and chosen.lake is not None and not answered else nullcontext():
+            figures = _read(chosen, signature, lambda connection: {
+                name: _cached_query(chosen.name, signature, token, name, filters.since, filters.until,
+                                    filters.repo, connection)
+                for name in names
+            })
     except DatabaseLocked:
         if key in last:
             return Look(figures=last[key], stale=True)
         raise
     last[key] = figures
     return Look(figures=figures, stale=False)
-
-
-def seen(*names: str, filters: Filters) -> bool:
-    """Whether this session has had these figures for these filters before (a look can show them again)."""
-    return _look_key(source(), names, filters) in st.session_state.get(LAST_KEY, {})
-
-
-def _look_key(chosen: Source, names: tuple[str, ...], filters: Filters) -> tuple[Any, ...]:
-    return (chosen.name, names, filters.since, filters.until, filters.repo)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

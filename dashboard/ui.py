@@ -7,7 +7,8 @@ st.text, st.code, dataframes or charts, never as markdown or HTML.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import date, timedelta
 from typing import Any
 
@@ -73,10 +74,26 @@ def guarded(draw: Callable[[], Any]) -> None:
         st.stop()
 
 
+@contextmanager
+def reading() -> Iterator[None]:
+    """While a look reads the lake: a status that says so, drawn at once where the figures will be,
+    and gone when they come (or the look fails).  The lake's name is plain text, without the value
+    of any credential in the environment.
+    """
+    holder = st.empty()
+    status = holder.container().status("Reading the lake: the figures show when its files are read.",
+                                       state="running", expanded=True)
+    status.text(data.shown_name())
+    try:
+        yield
+    finally:
+        holder.empty()
+
+
 def figures(*names: str, filters: Filters | None = None, note: bool = True) -> dict[str, Any]:
     """The named query results for this page, or a stop with guidance or a quiet note."""
     try:
-        result = data.look(*names, filters=filters if filters is not None else current_filters())
+        result = data.look(*names, filters=filters if filters is not None else current_filters(), reading=reading)
     except data.NoDatabase:
         show_guidance(data.source_name())
         st.stop()

@@ -14,6 +14,7 @@ from __future__ import annotations
 BY_PATH: dict[str, tuple[str, ...]] = {
     "tests/dashboard/test_browser.py": ("browser", "slow"),
     "tests/dashboard/test_browser_budgets.py": ("browser", "slow"),
+    "tests/dashboard/test_browser_lake.py": ("browser", "slow", "s3"),
     "tests/dashboard/test_signin.py": ("browser", "slow"),
     "tests/lake/test_spark.py": ("spark", "slow"),
     "tests/lake/test_spark_master.py": ("spark", "slow"),
