@@ -7,7 +7,9 @@ empty lake has no week) stays the schema's empty table.
 
 A lake in an object store is listed once per opening, and DuckDB reads it
 through ListedFiles (store/listed.py), which answers from that listing what
-DuckDB would otherwise ask the store about each file.  LakeReader keeps one
+DuckDB would otherwise ask the store about each file.  When every attempts
+file holds the week its folder names (their footers are read once, at the
+opening), DuckDB skips the weeks out of a query's range by the folder names.  LakeReader keeps one
 opening for as long as the lake's state file is unchanged, for a process that
 reads the lake again and again (the dashboard): its connections share what
 DuckDB has read of the files.
@@ -27,7 +29,7 @@ import duckdb
 from lanelog.errors import LakeError, StoreError
 from lanelog.store.bucket import redacted
 from lanelog.store.db import open_memory
-from lanelog.store.lakefs import TABLES, LakeFolder
+from lanelog.store.lakefs import DATA_FILE, TABLES, UNDATED, LakeFolder
 from lanelog.store.sqlfile import load_resources
 
 QUERIES = load_resources("lanelog.store", "lake.sql")
@@ -137,8 +139,10 @@ class _Opened:
             opened = cls(con, files, columns, _digest(state))
             opened.point(con)
             for table in TABLES:
-                if files[table]:
-                    QUERIES[f"lake_{table}_view"].run(con)
+                if not files[table]:
+                    continue
+                by_folder = table != "attempts" or _weeks_as_named(con, files[table])
+                QUERIES[f"lake_{table}_view" if by_folder else "lake_attempts_view_by_column"].run(con)
         except (StoreError, duckdb.Error) as error:
             con.close()
             raise LakeError(f"cannot read the lake at {lake.name}: {redacted(str(error))}") from None
@@ -153,6 +157,24 @@ class _Opened:
         for table in TABLES:
             if self.files[table]:
                 QUERIES[f"lake_{table}_files"].run(con, files=[literal_path(file) for file in self.files[table]])
+
+
+def _weeks_as_named(con: duckdb.DuckDBPyConnection, files: list[str]) -> bool:
+    """Whether every attempts file holds only the week its folder names (NULL in the undated one), as
+    its footer's statistics say: then a reader may skip a file by its folder's name.  Export writes
+    them so; a lake written otherwise is read by each row's own week."""
+    found = {row["file_name"]: row for row in QUERIES["lake_attempts_weeks"].records(con)}
+    for url in files:
+        named = url.rsplit("/week=", 1)[1].removesuffix(f"/{DATA_FILE}")
+        row = found.get(url)
+        if row is None:
+            return False
+        if named == UNDATED:
+            if row["undated"] != row["rows"]:
+                return False
+        elif not (row["bounded"] and row["undated"] == 0 and row["least"] == named == row["greatest"]):
+            return False
+    return True
 
 
 def _checked(lake: LakeFolder) -> dict[str, Any]:

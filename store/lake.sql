@@ -4,13 +4,13 @@
 
 -- name: lake_attempts_view
 -- Replaces the empty attempts table with a view over attempts/week=*/data.parquet; results is JSON again.
--- The week comes from each file's folder name too (hive_partitioning, the same value the
--- file carries; __HIVE_DEFAULT_PARTITION__ is NULL): a query whose filter on the week
--- can be told from it alone, as queries/scope.sql's in_scope, opens only the weeks it can
--- hold.  Only the schema's columns are kept ($lake_attempts_columns): a folder name
--- "key=value" above the lake's own folder would be read as a column too.  A query that
--- needs neither results nor raw reads neither (DuckDB pushes the projection through both
--- SELECTs).
+-- The week comes from each file's folder name (hive_partitioning; __HIVE_DEFAULT_PARTITION__
+-- is NULL), which lake_attempts_weeks has found the files' own week column to say too: a
+-- query whose filter on the week can be told from it alone, as queries/scope.sql's
+-- in_scope, opens only the weeks it can hold.  Only the schema's columns are kept
+-- ($lake_attempts_columns): a folder name "key=value" above the lake's own folder would be
+-- read as a column too.  A query that needs neither results nor raw reads neither (DuckDB
+-- pushes the projection through both SELECTs).
 -- params:
 DROP TABLE attempts;
 CREATE VIEW attempts AS
@@ -19,6 +19,30 @@ FROM (
     SELECT COLUMNS(lambda c: list_contains(getvariable('lake_attempts_columns'), c))
     FROM read_parquet(getvariable('lake_attempts'), hive_partitioning = true, hive_types = {'week': DATE})
 )
+
+-- name: lake_attempts_view_by_column
+-- The attempts view of a lake whose files do not all hold the week their folder names (one
+-- written by another tool): the week is each row's own, and every file is opened.
+-- params:
+DROP TABLE attempts;
+CREATE VIEW attempts AS
+SELECT * REPLACE (CAST(results AS JSON) AS results)
+FROM read_parquet(getvariable('lake_attempts'), hive_partitioning = false)
+
+-- name: lake_attempts_weeks
+-- Each attempts file's week column as its footer's statistics give it: the least and the
+-- greatest week over its row groups, whether every row group has both, and its rows and
+-- NULL weeks (read once, when the lake is opened).
+-- params:
+SELECT file_name,
+       min(stats_min_value) AS least,
+       max(stats_max_value) AS greatest,
+       bool_and(stats_min_value IS NOT NULL AND stats_max_value IS NOT NULL) AS bounded,
+       sum(row_group_num_rows)::BIGINT AS rows,
+       sum(stats_null_count)::BIGINT AS undated
+FROM parquet_metadata(getvariable('lake_attempts'))
+WHERE path_in_schema = 'week'
+GROUP BY file_name
 
 -- name: lake_attempts_schema_columns
 -- The schema's attempts columns, the lake's attempts files' (read before the view replaces the table).

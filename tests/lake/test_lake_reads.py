@@ -156,3 +156,29 @@ def test_a_folder_named_key_value_above_the_lake_adds_no_column(generated: tuple
     finally:
         con.close()
         db_con.close()
+
+
+def test_a_lake_whose_file_holds_another_week_is_read_by_each_rows_own_week(generated: tuple[Path, Path],
+                                                                             tmp_path: Path) -> None:
+    # Written by another tool: one row of 2026-03-09's file is of the week of 2026-04-13.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    _, lake = generated
+    odd = tmp_path / "lake"
+    shutil.copytree(lake, odd)
+    week = odd / "attempts" / "week=2026-03-09" / "data.parquet"
+    table = pq.read_table(week)
+    weeks = table.column("week").to_pylist()
+    weeks[0] = date(2026, 4, 13)
+    column = table.schema.get_field_index("week")
+    pq.write_table(table.set_column(column, table.schema.field("week"),
+                                    pa.array(weeks, type=table.schema.field("week").type)), week)
+    con = store.open_lake(odd)
+    try:
+        ranged = Filters(since=date(2026, 4, 13))
+        assert [row["week"] for row in queries.report(con, ranged)["weeks"]] == ["2026-04-13", None]
+        assert queries.report(con, ranged)["weeks"][0]["attempts"] == 1
+        assert reads_only(con, "figures", ranged, [*WEEKS, UNDATED])  # no file is skipped by its name
+    finally:
+        con.close()
