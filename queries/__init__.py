@@ -105,7 +105,7 @@ def execute(con: duckdb.DuckDBPyConnection, name: str, **values: Any) -> duckdb.
 
 @runtime_checkable
 class RowSource(Protocol):
-    """Another engine that runs the named queries (queries/spark.py): rows as dicts."""
+    """Another engine that runs the named queries (queries/spark_lake.py): rows as dicts."""
 
     def query_rows(self, name: str, values: dict[str, Any]) -> list[dict[str, Any]]: ...
 
@@ -118,6 +118,16 @@ def records(con: duckdb.DuckDBPyConnection | RowSource, name: str, filters: Filt
     query = _query(name)
     _install_macros(con, query)
     return query.records(con, **_scope(name, filters), **values)
+
+
+def _together(con: duckdb.DuckDBPyConnection | RowSource, filters: Filters | None, names: tuple[str, ...]) -> None:
+    """On an engine that answers several queries in one pass (Spark: one job), ask these now.
+
+    records() then reads each one's rows from that pass; a query left out of names still runs, alone.
+    """
+    prefetch = getattr(con, "prefetch", None)
+    if isinstance(con, RowSource) and prefetch is not None:
+        prefetch({name: _query(name).bind(_scope(name, filters)) for name in names})
 
 
 def _frame(con: duckdb.DuckDBPyConnection, name: str, filters: Filters | None,
@@ -157,12 +167,18 @@ def _total_row(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return next(row for row in rows if row["is_total"])
 
 
+# The queries report() reads, and its money section's (queries/costs.py).
+REPORT_QUERIES = ("figures", "rejected_line_count", "shadow_figures", "shadow_errors")
+MONEY_QUERIES = ("money_currencies", "money_by_property")
+
+
 def report(con: duckdb.DuckDBPyConnection | RowSource, filters: Filters | None = None, *,
            with_money: bool = False) -> dict[str, Any]:
     """The JSON contract of ``lanelog report --format json`` (see the README).
 
     with_money: the report's ``money`` section too, last, from the same pass over the attempts.
     """
+    _together(con, filters, REPORT_QUERIES + (MONEY_QUERIES if with_money else ()))
     rows = records(con, "figures", filters)
     weeks = [
         {"week": row["week"].isoformat() if row["week"] else None, **_figures(row)}

@@ -22,7 +22,7 @@ from lanelog.errors import QueryError, StoreError
 if TYPE_CHECKING:
     import duckdb
 
-    from lanelog.queries.spark import SparkLake
+    from lanelog.queries.spark_lake import SparkLake
 
 ENGINES = ("duckdb", "spark")
 
@@ -82,7 +82,8 @@ class Source:
 
     @contextmanager
     def _on_spark(self, master: str | None, conf: dict[str, str], verbose: bool) -> Iterator[SparkLake]:
-        from lanelog.queries.spark import SparkLake, running_session, start_session
+        from lanelog.queries.spark import running_session, start_session
+        from lanelog.queries.spark_lake import SparkLake
         from lanelog.queries.spark_watch import stall_timeout
 
         assert self.lake is not None  # choose_source gives the spark engine a lake only

@@ -1,8 +1,8 @@
-"""The weekly figures on Apache Spark, over a Parquet lake made by `lanelog export`.
+"""The Spark session for the weekly figures on Apache Spark, over a Parquet lake made by `lanelog export`.
 
 One definition per figure: the Spark SQL is generated from the same named
-queries in queries/*.sql (queries/spark_sql.py), its values bound: ``$since``
-becomes Spark's ``:since`` marker, given to ``spark.sql(..., args=...)``.
+queries in queries/*.sql (queries/spark_sql.py); the lake's tables and the
+report's one job are queries/spark_lake.py's.
 
 pyspark, sqlglot and the Java runtime are imported here only when a Spark
 report runs, so importing ``lanelog.queries`` never loads them.
@@ -18,15 +18,12 @@ import os
 import socket
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lanelog.errors import QueryError
-from lanelog.queries.spark_sql import SPARK_QUERIES as SPARK_QUERIES  # re-exported
-from lanelog.queries.spark_sql import spark_sql as spark_sql
-from lanelog.queries.spark_watch import stall_timeout, watched
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -48,8 +45,6 @@ _QUIET = {"spark.ui.showConsoleProgress": "false"}
 EXECUTOR_WAIT = 60.0
 EXECUTOR_WAIT_KEY = "spark.lanelog.executorWait"
 _MASTER_CONNECT_TIMEOUT = 5.0
-# The Hadoop version the pyspark 3.5 wheel ships: hadoop-aws must match it.
-_HADOOP_AWS = "org.apache.hadoop:hadoop-aws:3.3.4"
 # Only loopback for a local session: no other address is bound or looked up.
 _LOOPBACK = {
     "spark.driver.host": "127.0.0.1",
@@ -57,12 +52,6 @@ _LOOPBACK = {
     "spark.ui.enabled": "false",
     "spark.sql.shuffle.partitions": "4",
 }
-
-
-def _constants() -> Mapping[str, Any]:
-    from lanelog.queries import CONSTANTS
-
-    return CONSTANTS
 
 
 def java_environment() -> None:
@@ -188,14 +177,20 @@ def _quiet_java_options(given: str) -> str:
 
 
 @contextmanager
-def spark_errors(doing: str) -> Iterator[None]:
-    """Any failure inside (Spark's, Py4J's, the JVM gateway's) as a QueryError of one line."""
+def spark_errors(doing: str, files: Collection[str] = ()) -> Iterator[None]:
+    """Any failure inside (Spark's, Py4J's, the JVM gateway's) as a QueryError of one line.
+
+    A cause that names one of the lake's files (a job reads them as it runs) says the lake could not be read.
+    """
     try:
         yield
     except QueryError:
         raise
     except Exception as error:  # noqa: BLE001 - every failure of the engine is a report that cannot run
-        raise QueryError(f"{doing}: {_one_line(error)}") from None
+        cause = _one_line(error)
+        if any(path in cause for path in files):
+            doing = "Spark could not read the lake"
+        raise QueryError(f"{doing}: {cause}") from None
 
 
 def _one_line(error: BaseException) -> str:
@@ -223,82 +218,3 @@ def running_session() -> SparkSession | None:
     from pyspark.sql import SparkSession
 
     return SparkSession.getActiveSession()
-
-
-class SparkLake:
-    """The lake's tables as Spark temporary views; answers the named queries like a DuckDB connection.
-
-    files: each table's data files, as the lake's state lists them; schemas: each
-    table's Arrow schema, used for a table with no file yet (a lake with no attempts).
-    """
-
-    def __init__(self, spark: SparkSession, files: Mapping[str, list[str]], schemas: Mapping[str, Any],
-                 settings: Mapping[str, str] | None = None) -> None:
-        from pyspark.sql.pandas.types import from_arrow_schema
-
-        self.spark = spark
-        # lanelog's own settings (--spark-conf) count even on a session lanelog did not start.
-        self.stall_timeout = stall_timeout(settings, spark)
-        # Spark's jobs for this lake carry one job group, so they can be counted (`report --verbose`)
-        # and cancelled when they stall (queries/spark_watch.py).
-        self.job_group = f"lanelog-{os.getpid()}-{id(self)}"
-        spark.sparkContext.setJobGroup(self.job_group, "lanelog", interruptOnCancel=True)
-        check_filesystems(spark, [path for paths in files.values() for path in paths])
-        with spark_errors("Spark could not read the lake"), \
-                watched(spark, self.job_group, "reading the lake", self.stall_timeout):
-            for table, paths in files.items():
-                if paths:
-                    frame = _read_files(spark, paths)
-                else:
-                    frame = spark.createDataFrame([], schema=from_arrow_schema(schemas[table],
-                                                                               prefer_timestamp_ntz=True))
-                frame.createOrReplaceTempView(table)
-
-    def jobs_run(self) -> int:
-        """How many Spark jobs the queries on this lake have started so far."""
-        return len(self.spark.sparkContext.statusTracker().getJobIdsForGroup(self.job_group))
-
-    def query_rows(self, name: str, values: dict[str, Any]) -> list[dict[str, Any]]:
-        """The named query's rows as dicts (the same Python values DuckDB gives)."""
-        args = {key: value for key, value in values.items() if key not in _constants()}
-        with spark_errors(f"Spark could not run the query {name!r}"), \
-                watched(self.spark, self.job_group, f"the query {name!r}", self.stall_timeout):
-            rows = self.spark.sql(spark_sql(name), args=args).collect()
-        return [row.asDict(recursive=True) for row in rows]
-
-
-def _read_files(spark: SparkSession, paths: list[str]) -> Any:
-    """The Parquet files at paths as one frame: files, not patterns.
-
-    With globbing off, Hadoop reads [, {, * and : in a folder name as themselves (its
-    glob would take ':' in a name for a URI scheme).  Each file is read alone and the
-    frames are joined: Spark 3.5 given several paths with globbing off reads each one
-    as often as there are paths.
-    """
-    from functools import reduce
-
-    frames = [spark.read.option("__globPaths__", "false").parquet(path) for path in paths]
-    return reduce(lambda left, right: left.unionByName(right), frames)
-
-
-def check_filesystems(spark: SparkSession, paths: list[str]) -> None:
-    """Before any job: every URL scheme of paths has a Hadoop filesystem on Spark's classpath."""
-    schemes = sorted({path.split("://", 1)[0] for path in paths if "://" in path})
-    for scheme in schemes:
-        try:
-            jvm: Any = spark.sparkContext._jvm
-            hadoop = spark.sparkContext._jsc.hadoopConfiguration()
-            jvm.org.apache.hadoop.fs.FileSystem.getFileSystemClass(scheme, hadoop)
-        except Exception as error:  # noqa: BLE001 - a class not found or no filesystem: one line either way
-            raise QueryError(_missing_filesystem(scheme, _one_line(error))) from None
-
-
-def _missing_filesystem(scheme: str, cause: str) -> str:
-    if scheme in ("s3a", "s3"):
-        return (f"Spark cannot read {scheme}:// URLs: the hadoop-aws jar (org.apache.hadoop.fs.s3a.S3AFileSystem) "
-                f"is not on its classpath ({cause}); add it with --spark-conf spark.jars.packages={_HADOOP_AWS} "
-                "(or spark.jars=PATH/hadoop-aws-3.3.4.jar,PATH/aws-java-sdk-bundle.jar), give the store with "
-                "--spark-conf spark.hadoop.fs.s3a.endpoint=URL if it is not AWS, and read the lake as s3a:// "
-                "(docs/scale.md)")
-    return (f"Spark has no Hadoop filesystem for {scheme}:// URLs ({cause}); "
-            "add its jar with --spark-conf spark.jars=...")

@@ -1,10 +1,12 @@
 """The Spark SQL of the named queries in queries/*.sql, transpiled from DuckDB's dialect.
 
 One definition per figure: sqlglot reads the DuckDB SQL, the scope (the ``in_scope``
-table macro of scope.sql, which Spark lacks) is inlined as a subquery, GROUPING SETS
-become one select per set (see ``_grouping_sets``), and the few list functions sqlglot
-leaves in DuckDB's spelling are renamed.  Values stay bound: ``$since`` becomes Spark's
-``:since`` marker.  sqlglot is imported only when a Spark query is first made.
+table macro of scope.sql, which Spark lacks) is inlined as a subquery, and the few list
+functions sqlglot leaves in DuckDB's spelling are renamed.  GROUPING SETS stay Spark's own,
+one aggregate, except in the per-set form (see ``_grouping_sets``), which a query with an
+empty grouping set is asked in again when the aggregate found no rows.  Values stay bound:
+``$since`` becomes Spark's ``:since`` marker.  sqlglot is imported only when a Spark query
+is first made.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ SPARK_QUERIES = ("figures", "rejected_line_count", "credit_bug_rows", "audit", "
                  "money_by_property", "money_currencies", "shadow_figures", "shadow_errors")
 # DuckDB list functions that sqlglot passes through by name, and Spark's word for each.
 _RENAMED = {"LIST_INTERSECT": "ARRAY_INTERSECT"}
+# The column of the numbered form that holds each row's place in the query's ORDER BY.
+ORDER_COLUMN = "lanelog_order"
 
 
 def _queries() -> Mapping[str, Query]:
@@ -36,14 +40,17 @@ def _constants() -> Mapping[str, Any]:
 
 
 @cache
-def spark_sql(name: str) -> str:
-    """The Spark SQL of a named query in queries/*.sql (its scope inlined, its values bound as :name)."""
-    import sqlglot
+def spark_sql(name: str, *, per_set: bool = False, numbered: bool = False, attempts: str = "attempts") -> str:
+    """The Spark SQL of a named query in queries/*.sql (its scope inlined, its values bound as :name).
+
+    per_set: GROUPING SETS as one select per set (see ``_grouping_sets``), else Spark's own.
+    numbered: the ORDER BY as a column instead, ORDER_COLUMN (each row's place), so that the
+    rows keep their order when they travel in one job with other queries' rows.
+    attempts: the table read as the attempts (a cached projection of the lake's).
+    """
     from sqlglot import exp
 
-    if name not in SPARK_QUERIES:
-        raise QueryError(f"query {name!r} has no Spark form; known: {', '.join(SPARK_QUERIES)}")
-    tree = sqlglot.parse_one(_queries()[name].sql, read="duckdb")
+    tree = _tree(name)
 
     def inline_scope(node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous) \
@@ -69,9 +76,118 @@ def spark_sql(name: str) -> str:
             return exp.Anonymous(this=_RENAMED[node.name.upper()], expressions=node.expressions)
         return node
 
-    tree = tree.transform(inline_scope).transform(constants).transform(_grouping_sets).transform(spark_words)
+    def reading(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Table) and node.name == "attempts" and attempts != "attempts":
+            return exp.Table(this=exp.to_identifier(attempts), alias=exp.TableAlias(this=exp.to_identifier(
+                node.alias or "attempts")))
+        return node
+
+    tree = _scalars_joined(tree.transform(inline_scope).transform(constants).transform(spark_words)
+                           .transform(reading))
+    if per_set:
+        tree = tree.transform(_grouping_sets)
+    if numbered:
+        tree = _numbered(tree)
     text: str = tree.sql(dialect="spark")
     return text
+
+
+def _tree(name: str) -> Any:
+    import sqlglot
+
+    if name not in SPARK_QUERIES:
+        raise QueryError(f"query {name!r} has no Spark form; known: {', '.join(SPARK_QUERIES)}")
+    return sqlglot.parse_one(_queries()[name].sql, read="duckdb")
+
+
+@cache
+def has_empty_set(name: str) -> bool:
+    """Whether the query groups by an empty grouping set: over no rows, only its per-set form has that row.
+
+    Standard SQL (and DuckDB) gives the empty set's row (the total row) even over no rows;
+    Spark's GROUPING SETS give none.  When Spark's aggregate gives no rows at all, the
+    per-set form gives what DuckDB gives, and otherwise both forms are the same rows.
+    """
+    from sqlglot import exp
+
+    return any(isinstance(item, exp.Tuple) and not item.expressions
+               for sets in _tree(name).find_all(exp.GroupingSets) for item in sets.expressions)
+
+
+def columns_read(names: list[str], columns: list[str]) -> list[str]:
+    """Which of the attempts' columns the named queries read (all, if one reads ``*`` unqualified)."""
+    import sqlglot
+    from sqlglot import exp
+
+    read: set[str] = set()
+    for name in names:
+        tree = sqlglot.parse_one(spark_sql(name), read="spark")
+        if any(isinstance(star.parent, exp.Select) for star in tree.find_all(exp.Star)):
+            return list(columns)
+        read.update(column.name for column in tree.find_all(exp.Column))
+    return [column for column in columns if column in read]
+
+
+def _scalars_joined(tree: Any) -> Any:
+    """The outermost select's scalar subqueries of one row by construction as a joined relation's columns.
+
+    Spark runs a scalar subquery as a job of its own; a select of a global aggregate (no
+    GROUP BY, no HAVING), directly or through a WITH query, is exactly one row, so a cross
+    join of it gives each row the same value.  The hint makes the join a cartesian product
+    in the query's own job, not a broadcast (which is a job too).
+    """
+    from sqlglot import exp
+
+    if not isinstance(tree, exp.Select):
+        return tree
+    tree = tree.copy()
+    ctes = {cte.alias_or_name: cte.this for cte in (tree.args["with_"].expressions if tree.args.get("with_") else [])}
+    scalars = [node for item in tree.expressions for node in item.find_all(exp.Subquery)
+               if isinstance(node.this, exp.Select) and _one_row(node.this, ctes)]
+    for number, node in enumerate(scalars):
+        name = f"lanelog_scalar_{number}"
+        select = node.this
+        select.set("expressions", [exp.alias_(select.expressions[0].unalias(), name)])
+        node.replace(exp.column(name, table=name))
+        tree = tree.join(exp.Subquery(this=select, alias=exp.TableAlias(this=exp.to_identifier(name))),
+                         join_type="CROSS", copy=False)
+    if scalars:
+        hinted = [exp.to_table(f"lanelog_scalar_{number}") for number in range(len(scalars))]
+        tree.set("hint", exp.Hint(expressions=[exp.JoinHint(this="SHUFFLE_REPLICATE_NL", expressions=hinted)]))
+    return tree
+
+
+def _one_row(select: Any, ctes: Mapping[str, Any]) -> bool:
+    """Whether a select of one column is one row: a global aggregate, or a plain select of a WITH query that is."""
+    from sqlglot import exp
+
+    if len(select.expressions) != 1 or any(select.args.get(key) for key in ("group", "having", "limit", "joins")):
+        return False
+    if any(function.find_ancestor(exp.Select) is select and not function.find_ancestor(exp.Window)
+           for function in select.expressions[0].find_all(exp.AggFunc)):
+        return True
+    source = select.args.get("from_")
+    table = source.this if source is not None else None
+    body = ctes.get(table.name) if isinstance(table, exp.Table) and not table.db else None
+    return select.args.get("where") is None and isinstance(body, exp.Select) and _one_row(body, {})
+
+
+def _numbered(tree: Any) -> Any:
+    """The query with its ORDER BY turned into ORDER_COLUMN, each row's place (0 for every row without one)."""
+    from sqlglot import exp
+
+    order = tree.args.get("order")
+    ctes = tree.args.get("with_")
+    inner = tree.copy()
+    inner.set("order", None)
+    inner.set("with_", None)
+    place: exp.Expression = exp.Literal.number(0) if order is None else \
+        exp.Window(this=exp.RowNumber(), order=order.copy())
+    outer = exp.select(exp.Star(), exp.alias_(place, ORDER_COLUMN)).from_(
+        exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier("numbered"))))
+    if ctes is not None:
+        outer.set("with_", ctes.copy())
+    return outer
 
 
 def _grouping_sets(node: Any) -> Any:

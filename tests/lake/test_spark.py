@@ -15,7 +15,8 @@ from lanelog import queries, store
 from lanelog.cli import cli
 from lanelog.errors import QueryError
 from lanelog.queries import Filters
-from lanelog.queries.spark import SPARK_QUERIES, SparkLake, spark_sql
+from lanelog.queries.spark_lake import SparkLake
+from lanelog.queries.spark_sql import SPARK_QUERIES, columns_read, has_empty_set, spark_sql
 from tests.lake.test_duckdb_lake import FILTERS
 
 
@@ -89,7 +90,10 @@ def test_an_empty_lake_still_has_its_total_row_on_spark(spark: Any, tmp_path: Pa
     finally:
         con.close()
     assert expected["totals"]["attempts"] == 0
-    assert queries.report(on_spark(spark, tmp_path / "lake")) == expected
+    empty = on_spark(spark, tmp_path / "lake")
+    assert queries.report(empty) == expected
+    # Spark's aggregate found no rows, so the per-set form was asked for the total row: one job more.
+    assert empty.jobs_run() == 2
     # The money's total row comes from a grouping set with no group: on no rows, still one row.
     assert money["totals"]["calls_armed"] == 0 and money["totals"]["cost"] is None
     assert queries.money(on_spark(spark, tmp_path / "lake")) == money
@@ -99,10 +103,65 @@ def test_the_spark_sql_is_generated_from_the_sql_files() -> None:
     for name in SPARK_QUERIES:
         text = spark_sql(name)
         assert "$" not in text and "in_scope(" not in text.lower()
-    assert "GROUPING SETS" not in spark_sql("figures") and "UNION ALL" in spark_sql("figures")
+    # One aggregate for the grouping sets; the per-set form (one select per set) is what gives
+    # the total row over no rows, and is asked only when the aggregate found none.
+    assert "GROUP BY GROUPING SETS ((week), (), (week, repo))" in spark_sql("figures")
+    assert "GROUPING SETS" not in spark_sql("figures", per_set=True)
+    assert "UNION ALL" in spark_sql("figures", per_set=True)
+    assert has_empty_set("figures") and not has_empty_set("shadow_figures")
     assert ":since" in spark_sql("figures") and "SIZE(properties)" in spark_sql("figures")
+    # The estimate's scalar subquery (a job of its own on Spark) is a joined one-row relation.
+    assert "(SELECT estimate FROM avoided)" not in spark_sql("figures")
+    assert "CROSS JOIN (SELECT estimate AS lanelog_scalar_0 FROM avoided) AS lanelog_scalar_0" in spark_sql("figures")
     with pytest.raises(QueryError, match="query 'freezes' has no Spark form"):
         spark_sql("freezes")
+
+
+def test_the_report_is_one_spark_job_and_lets_its_cache_go(spark: Any, generated: tuple[Path, Path]) -> None:
+    _, lake = generated
+    adaptive = spark.conf.get("spark.sql.adaptive.enabled")
+    spark_lake, lake_con = on_spark(spark, lake), store.open_lake(lake)
+    try:
+        for filters in FILTERS:
+            before = spark_lake.jobs_run()
+            assert queries.report(spark_lake, filters, with_money=True) == \
+                queries.report(lake_con, filters, with_money=True), filters
+            assert spark_lake.jobs_run() - before == 1, filters
+    finally:
+        lake_con.close()
+    # The cached attempts and their view last as long as the job; the session's settings are as they were.
+    assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
+    assert not spark.catalog.tableExists("lanelog_report_attempts")
+    assert spark.conf.get("spark.sql.adaptive.enabled") == adaptive
+
+
+def test_adaptive_execution_given_with_spark_conf_is_kept(spark: Any, generated: tuple[Path, Path]) -> None:
+    """lanelog turns adaptive execution off for its jobs (each shuffle would be a job of its own), unless told."""
+    _, lake = generated
+    spark.conf.set("spark.sql.adaptive.enabled", "true")
+    adaptive = SparkLake(spark, store.lake_files(lake), store.lake_schemas(),
+                         settings={"spark.sql.adaptive.enabled": "true"})
+    lake_con = store.open_lake(lake)
+    try:
+        assert queries.report(adaptive, with_money=True) == queries.report(lake_con, with_money=True)
+    finally:
+        lake_con.close()
+    assert adaptive.jobs_run() > 1
+
+
+def test_the_cached_read_holds_only_the_columns_the_report_reads() -> None:
+    columns = store.lake_schemas()["attempts"].names
+    read = set(columns_read(list(queries.REPORT_QUERIES + queries.MONEY_QUERIES), columns))
+    assert {"week", "repo", "is_reject", "reasons", "usage", "ts", "shadow_policy", "shadow_error"} <= read
+    assert not {"raw", "results", "source_id", "line_no", "attempt_id", "head"} & read
+    assert "raw" in columns_read(["credit_bug_rows"], columns)
+
+
+def test_verbose_prints_the_reports_one_job(spark: Any, generated: tuple[Path, Path]) -> None:
+    _, lake = generated
+    result = spark_cli("report", "--lake", lake, "--engine", "spark", "--format", "json", "--verbose")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.endswith("Spark ran 1 job(s) for this report\n")
 
 
 def test_filters_bind_as_values_not_text(spark: Any, generated: tuple[Path, Path]) -> None:
