@@ -1,8 +1,8 @@
 """`lanelog dashboard --lake s3://...` in a real browser: the page says at once that it reads the lake, then draws it.
 
-The demo's lake is in a bucket of moto's S3 server, read through a proxy that holds the
-first read of an attempts file until the test has looked at the page, so the loading state
-is seen for certain, however fast the machine.  The lake's folder name holds Markdown,
+The demo's lake is in a bucket of moto's S3 server, read through a proxy that holds every
+read of an attempts file until the test has looked at the page, so the loading state is
+seen for certain, however fast the machine.  The lake's folder name holds Markdown,
 which the page must show as the characters it is.
 """
 
@@ -45,7 +45,7 @@ def test_the_overview_of_a_bucket_lake_says_it_is_reading_then_draws_the_figures
         monkeypatch.setenv(name, value)
     url = export_to_bucket(s3, demo_db, prefix=PREFIX)
     release = threading.Event()
-    proxy = proxy_to(s3, {"/attempts/": lambda: release.wait(60)})
+    proxy = proxy_to(s3, {"/attempts/": lambda: release.wait(60)}, every=True)
     env = {**{k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "LANELOG_"))},
            **s3.env(AWS_ENDPOINT_URL=proxy.endpoint)}
     port = free_port()
@@ -62,6 +62,7 @@ def test_the_overview_of_a_bucket_lake_says_it_is_reading_then_draws_the_figures
         status.wait_for(timeout=60_000)
         # The lake's name as the characters it is: no Markdown made bold, no credential shown.
         shown = page.locator('[data-testid="stExpander"]').filter(has_text=READING)
+        shown.get_by_text(url, exact=True).wait_for(timeout=30_000)  # (drawn just after the label)
         assert url in shown.inner_text()
         assert s3.secret not in page.locator("body").inner_text()
         assert weeks_read(proxy) == []  # nothing of the attempts read yet, and the page says so
@@ -72,8 +73,9 @@ def test_the_overview_of_a_bucket_lake_says_it_is_reading_then_draws_the_figures
         page.get_by_text("Credit bugs per week").wait_for(timeout=60_000)
         page.wait_for_selector(FINISHED, timeout=60_000)
         assert page.get_by_text(READING).count() == 0
-        labels = page.locator('[data-testid="stMetricLabel"]').all_inner_texts()
-        assert [label for _, label in METRICS] == labels[:len(METRICS)]
+        labels = page.locator('[data-testid="stMetricLabel"]')
+        labels.nth(len(METRICS) - 1).wait_for(timeout=30_000)
+        assert [label for _, label in METRICS] == labels.all_inner_texts()[:len(METRICS)]
         assert weeks_read(proxy)
         for width in (1400, 1000):
             page.set_viewport_size({"width": width, "height": 1000})

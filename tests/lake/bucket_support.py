@@ -1,8 +1,8 @@
 """A bucket lake for the tests that read one: the generated database exported to moto, read through a proxy.
 
 HookedProxy runs a hook before it forwards the first read of an object whose key holds a
-given fragment: a test can replace that object between the listing and the read, or hold
-the read while it looks at the page.
+given fragment (or every such read): a test can replace that object between the listing and
+the read, or hold the reads while it looks at the page.
 """
 
 from __future__ import annotations
@@ -21,23 +21,25 @@ _OBJECT_READ = re.compile(rb"^GET (/[^?\s]*) HTTP/1\.[01]\r\n")
 
 @dataclass
 class HookedProxy(Proxy):
-    """A Proxy that runs hooks[fragment]() before forwarding the first object read whose key holds fragment."""
+    """A Proxy that runs hooks[fragment]() before forwarding the first object read whose key holds
+    fragment (each such read when `every`)."""
 
     hooks: dict[str, Callable[[], None]] = field(default_factory=dict)
+    every: bool = False
 
     def _request(self, data: bytes) -> bool:
         read = _OBJECT_READ.match(data)
         if read is not None:
             path = urllib.parse.unquote(read[1].decode())
             for fragment in [fragment for fragment in self.hooks if fragment in path]:
-                self.hooks.pop(fragment)()
+                (self.hooks[fragment] if self.every else self.hooks.pop(fragment))()
         return bool(super()._request(data))
 
 
-def proxy_to(s3: S3, hooks: dict[str, Callable[[], None]] | None = None) -> HookedProxy:
+def proxy_to(s3: S3, hooks: dict[str, Callable[[], None]] | None = None, every: bool = False) -> HookedProxy:
     """A proxy on a port of its own in front of the server."""
     host, port = s3.endpoint.rsplit("/", 1)[1].split(":")
-    return HookedProxy((host, int(port)), hooks=hooks or {})
+    return HookedProxy((host, int(port)), hooks=hooks or {}, every=every)
 
 
 def export_to_bucket(s3: S3, db: Path, prefix: str = "team/lake") -> str:
