@@ -67,7 +67,9 @@ def test_the_overview_of_a_bucket_lake_says_it_is_reading_then_draws_the_figures
         assert s3.secret not in page.locator("body").inner_text()
         assert weeks_read(proxy) == []  # nothing of the attempts read yet, and the page says so
         ARTIFACTS.mkdir(exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / "lake-overview-reading-1400.png"), full_page=True)
+        for width in (1000, 1400):
+            page.set_viewport_size({"width": width, "height": 1000})
+            page.screenshot(path=str(ARTIFACTS / f"lake-overview-reading-{width}.png"), full_page=True)
 
         release.set()
         page.get_by_text("Credit bugs per week").wait_for(timeout=60_000)
