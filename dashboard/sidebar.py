@@ -137,7 +137,7 @@ def uploader() -> None:
 
 def database_caption() -> None:
     st.sidebar.caption("Parquet lake" if data.lake_dir() else "Database")
-    st.sidebar.text(present.path_lines(data.source_name()))
+    st.sidebar.text(present.path_lines(data.shown_name()))
 
 
 def render(guidance: bool = True) -> bool:
@@ -154,5 +154,5 @@ def render(guidance: bool = True) -> bool:
     uploader()
     database_caption()
     if empty and guidance:
-        ui.show_guidance(data.source_name())
+        ui.show_guidance(data.shown_name())
     return not empty

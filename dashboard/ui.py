@@ -95,7 +95,7 @@ def figures(*names: str, filters: Filters | None = None, note: bool = True) -> d
     try:
         result = data.look(*names, filters=filters if filters is not None else current_filters(), reading=reading)
     except data.NoDatabase:
-        show_guidance(data.source_name())
+        show_guidance(data.shown_name())
         st.stop()
     except DatabaseLocked:
         st.info("Ingest in progress: the figures show when it finishes (press Refresh).")

@@ -101,3 +101,19 @@ def test_a_log_from_a_bucket_is_not_judged_on_a_lake(monkeypatch: pytest.MonkeyP
     assert on_lake.dataframe[0].value[["file", "still there"]].to_dict("records") == [
         {"file": "…/orders/1001-1/lane-log.jsonl", "still there": "not checked"}]
     assert any("the lake does not carry the listing" in str(caption.value) for caption in on_lake.caption)
+
+
+def test_no_page_shows_a_credential_in_the_lakes_name(monkeypatch: pytest.MonkeyPatch, demo_dir: Path,
+                                                      demo_lake: Path, tmp_path: Path) -> None:
+    # A name holding a credential's value (a key pasted into a path): the sidebar, the status
+    # and the hints show it redacted, as every other message does.
+    secret = "AKIAEXAMPLESECRET42"
+    named = tmp_path / f"lake-{secret}"
+    named.symlink_to(demo_lake, target_is_directory=True)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", secret)
+    at = run_app(monkeypatch, demo_dir / "missing.duckdb", named)
+    assert not at.exception, [e.value for e in at.exception]
+    shown = [str(element.value) for kind in ("text", "caption", "markdown", "code", "info", "warning", "error")
+             for element in getattr(at, kind)] + [str(element.value) for element in at.sidebar.text]
+    assert any("lake-***" in text for text in shown)
+    assert not [text for text in shown if secret in text]
