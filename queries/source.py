@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -95,9 +95,15 @@ class Source:
         spark = kept or start_session(master, conf=conf, verbose=verbose)
         try:
             yield SparkLake(spark, files, store.lake_schemas(), settings=conf)
-        finally:
+        except BaseException:
             if kept is None:
-                spark.stop()
+                # A JVM that died (out of memory, killed) cannot be asked to stop: the error
+                # that ended the report is the one to show, not the lost connection's.
+                with suppress(Exception):
+                    spark.stop()
+            raise
+        if kept is None:
+            spark.stop()
 
 
 def choose_source(db: str | os.PathLike[str] | None = None, lake: str | None = None, *,

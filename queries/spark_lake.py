@@ -85,7 +85,9 @@ class SparkLake:
     def prefetch(self, asks: Mapping[str, dict[str, Any]]) -> None:
         """Run the named queries (name: their values) in one Spark job; query_rows gives each its rows once.
 
-        The attempts' columns the queries read are cached for the job and let go after it.
+        The attempts' columns the queries read are cached for the job, on disk, and let go
+        after it: kept in memory (MEMORY_AND_DISK), 10M attempts ran local mode's 1 GB heap
+        out of memory while the cache was built, where on disk they take 57 s, 1 job.
         Each query's rows carry its number and their place in its ORDER BY, and are put
         back in order here.
         """
@@ -98,7 +100,7 @@ class SparkLake:
         args = {name: _bound(values) for name, values in asks.items()}
         with self._running(f"the queries {', '.join(names)}", one_job=True):
             attempts = self.spark.table("attempts")
-            cached = attempts.select(*columns_read(names, attempts.columns)).persist(StorageLevel.MEMORY_AND_DISK)
+            cached = attempts.select(*columns_read(names, attempts.columns)).persist(StorageLevel.DISK_ONLY)
             try:
                 cached.createOrReplaceTempView(_CACHED_VIEW)
                 frames: list[DataFrame] = []
