@@ -12,6 +12,7 @@ import json
 import random
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 START = datetime(2026, 3, 2, tzinfo=UTC)  # a Monday
 REPOS = ["billing", "orders", "ledger"]
@@ -93,3 +94,13 @@ def append(path: Path, seed: int, lines: int, weeks: int = 6) -> None:
     with path.open("ab") as sink:
         sink.write(extra.read_bytes())
     extra.unlink()
+
+
+def lake_connection(lake: str | Path) -> Any:
+    """A connection to the lake as the dashboard opens one: a LakeReader's, at the lake's current state."""
+    from lanelog import store
+
+    reader = store.LakeReader(lake)
+    stamp = reader.stamp()
+    assert stamp is not None
+    return reader.connect(stamp)

@@ -23,6 +23,7 @@ from tests.dashboard.dashboard_support import APP
 from tests.ingest.s3server import S3, running_s3
 from tests.lake.bucket_support import HookedProxy, export_to_bucket, proxy_to, weeks_read
 from tests.lake.conftest import make_db
+from tests.lake.support import lake_connection
 
 WEEKS = ["2026-03-02", "2026-03-09", "2026-03-16", "2026-03-23", "2026-03-30", "2026-04-06"]
 
@@ -59,10 +60,7 @@ def lake(aws: S3, db: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, Hooke
 
 def test_after_its_listing_a_look_asks_the_store_for_bytes_alone(lake: tuple[str, HookedProxy]) -> None:
     url, proxy = lake
-    reader = store.LakeReader(url)
-    stamp = reader.stamp()
-    assert stamp is not None
-    con = reader.connect(stamp)
+    con = lake_connection(url)
     try:
         opening = list(proxy.requests)
         assert len(proxy.listings()) == 1  # the whole lake in one listing

@@ -18,6 +18,7 @@ import pytest
 
 from lanelog import queries, store
 from lanelog.queries import Filters
+from tests.lake.support import lake_connection
 
 WEEKS = ["2026-03-02", "2026-03-09", "2026-03-16", "2026-03-23", "2026-03-30", "2026-04-06"]
 UNDATED = store.UNDATED
@@ -81,10 +82,7 @@ def reads_only(con: Any, block: str, filters: Filters, partitions: list[str]) ->
 @pytest.fixture(scope="module")
 def lake_con(generated: tuple[Path, Path]) -> Any:
     _, lake = generated
-    reader = store.LakeReader(lake)
-    stamp = reader.stamp()
-    assert stamp is not None
-    con = reader.connect(stamp)
+    con = lake_connection(lake)
     yield con
     con.close()
 
