@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,19 @@ def on_spark(spark: Any, lake: Path) -> SparkLake:
 def cli_out(*args: str | Path) -> tuple[int, str]:
     result = CliRunner().invoke(cli, [str(arg) for arg in args], catch_exceptions=False)
     return result.exit_code, result.stdout
+
+
+def lake_of(log: Path, read: Callable[[Any], Any]) -> tuple[Path, Any]:
+    """The log ingested and exported as a lake beside it (through the CLI), and what `read`
+    returns on its database: (lake, figures)."""
+    db, lake = log.parent / "db.duckdb", log.parent / "lake"
+    assert cli_out("ingest", log, "--db", db)[0] == 0
+    assert cli_out("export", "--db", db, "--lake", lake, "--quiet")[0] == 0
+    con = store.open_db(db, read_only=True)
+    try:
+        return lake, read(con)
+    finally:
+        con.close()
 
 
 def test_the_session_talks_only_over_loopback(spark: Any) -> None:
@@ -273,14 +287,7 @@ def test_a_week_in_two_currencies_has_the_same_totals_on_spark(spark: Any, tmp_p
         armed(2, "2026-10-06", "web", {"p1": {"cost": 0.125, "currency": "USD"}}),
         armed(3, "2026-10-13", "web", {"p1": {"cost": 2, "currency": "EUR"}}),
     ]) + "\n")
-    db, lake = tmp_path / "db.duckdb", tmp_path / "lake"
-    assert cli_out("ingest", log, "--db", db)[0] == 0
-    assert cli_out("export", "--db", db, "--lake", lake, "--quiet")[0] == 0
-    con = store.open_db(db, read_only=True)
-    try:
-        expected = queries.money(con)
-    finally:
-        con.close()
+    lake, expected = lake_of(log, queries.money)
     assert expected["weeks"][0]["costs"] == [{"currency": "GBP", "cost": 0.25}, {"currency": "USD", "cost": 0.625}]
     assert [row.get("costs") for row in expected["by_repo"]] == [
         [{"currency": "GBP", "cost": 0.25}, {"currency": "USD", "cost": 0.5}], None, None]
@@ -302,14 +309,7 @@ def test_shadows_read_on_spark_grouped_by_policy_with_their_errors_apart(spark: 
         line(1, "2026-10-05", net), line(2, "2026-10-06", strict), line(3, "2026-10-13", net),
         line(4, "2026-10-14", {"policy_sha256": None, "error": "policy_missing", "message": "gone"}),
     ]) + "\n")
-    db, lake = tmp_path / "db.duckdb", tmp_path / "lake"
-    assert cli_out("ingest", log, "--db", db)[0] == 0
-    assert cli_out("export", "--db", db, "--lake", lake, "--quiet")[0] == 0
-    con = store.open_db(db, read_only=True)
-    try:
-        expected = queries.shadow_report(con)
-    finally:
-        con.close()
+    lake, expected = lake_of(log, queries.shadow_report)
     assert expected is not None
     assert [entry["policy_sha256"] for entry in expected["policies"]] == ["ab" * 32, "cd" * 32]
     assert expected["errors"]["attempts"] == 1
