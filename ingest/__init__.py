@@ -5,7 +5,8 @@
     con = open_db(default_db_path())
     summary = ingest_paths(con, ["lane-log.jsonl"])
 
-The rows land in the tables of store/schema.sql, through lanelog.store.
+The rows land in the tables of store/schema.sql, through lanelog.store.  Other layers
+import these names, never the modules.
 """
 
 from typing import TYPE_CHECKING
@@ -15,10 +16,17 @@ from lanelog.lazy import lazy_attributes
 # Each name is imported from its module when first used: a command that only opens
 # the database (`lanelog report`) does not import pyarrow and numpy, the reading side's.
 _HOMES = {
-    "IngestSummary": "summary", "ingest_bytes": "run", "ingest_paths": "run",
+    "IngestSummary": "summary",
+    **dict.fromkeys(("ingest_bytes", "ingest_paths"), "run"),
+    **dict.fromkeys(("expand_paths", "is_object_url", "logs_below", "no_logs_in"), "logfile"),
+    "list_objects": "object_logs",
+    "StoreTimeouts": "objects",
 }
 
 if TYPE_CHECKING:
+    from lanelog.ingest.logfile import expand_paths, is_object_url, logs_below, no_logs_in
+    from lanelog.ingest.object_logs import list_objects
+    from lanelog.ingest.objects import StoreTimeouts
     from lanelog.ingest.run import ingest_bytes, ingest_paths
     from lanelog.ingest.summary import IngestSummary
 
@@ -26,7 +34,6 @@ if TYPE_CHECKING:
 __getattr__ = lazy_attributes(__name__, _HOMES)
 
 __all__ = [
-    "IngestSummary",
-    "ingest_bytes",
-    "ingest_paths",
+    "IngestSummary", "StoreTimeouts", "expand_paths", "ingest_bytes", "ingest_paths", "is_object_url", "list_objects",
+    "logs_below", "no_logs_in",
 ]

@@ -38,7 +38,7 @@ from lanelog.ingest.identity import FINGERPRINT_BYTES, TAIL_BYTES, continues, di
 from lanelog.ingest.lines import LINES_SCHEMA, Lines, split_lines
 from lanelog.ingest.load import BROKEN_LINE, STREAM, Handover, Outcome, attempt_rows, duplicates_handover, statement
 from lanelog.ingest.logfile import LogStream, shown
-from lanelog.store.db import settings, transaction
+from lanelog.store import arrow_view, settings, transaction
 
 SMALL_LOG_BYTES = 1 << 20
 BATCH_LOGS = 2000
@@ -173,18 +173,16 @@ def store_batch(con: duckdb.DuckDBPyConnection, batch: list[Small], *, leave_out
             table = small.lines.table
             column = pa.array([source_id] * table.num_rows, pa.int32())
             tables.append(pa.Table.from_arrays([column, *table.columns], schema=BATCH_SCHEMA))
-        con.register("lane_lines", pa.concat_tables(tables))
         insert = "insert_new_attempts_batch" if leave_out_stored else "insert_attempts_batch"
         try:
-            attempt_rows(con)
-            with settings(con, STREAM):
-                stored = statement(insert).rows(con, provisional=False)[0][0]
+            with arrow_view(con, "lane_lines", pa.concat_tables(tables)):
+                attempt_rows(con)
+                with settings(con, STREAM):
+                    stored = statement(insert).rows(con, provisional=False)[0][0]
         except StoreError as exc:
             if leave_out_stored and BROKEN_LINE in str(exc):
                 raise Fallback from None  # (the failed statement rolled the transaction back)
             raise
-        finally:
-            con.unregister("lane_lines")
         if stored != expected and not leave_out_stored:
             raise Fallback  # a line broken in its middle
         if stored:
@@ -201,11 +199,8 @@ def store_batch(con: duckdb.DuckDBPyConnection, batch: list[Small], *, leave_out
             added = count if stored == expected else attempts.get(source_id, 0)
             outcomes.append(Outcome(lines=count, attempts=added, duplicates=count - added))
         now = datetime.now(UTC).replace(tzinfo=None)
-        con.register("lane_sources", _source_rows(ids, batch, outcomes, now))
-        try:
+        with arrow_view(con, "lane_sources", _source_rows(ids, batch, outcomes, now)):
             statement("insert_sources").run(con)
-        finally:
-            con.unregister("lane_sources")
         for small in batch:
             if not _still_holds(small):
                 raise Fallback

@@ -30,8 +30,7 @@ import pyarrow as pa
 
 from lanelog.errors import StoreError
 from lanelog.ingest.lines import LINES_SCHEMA, Lines, LongLine, arrow_table, bytes_array, int64_array, readable
-from lanelog.store.db import put_meta, read_meta, settings
-from lanelog.store.sqlfile import Query, load_resources
+from lanelog.store import Query, arrow_view, load_resources, put_meta, read_meta, settings
 
 # Verdicts of lines that are no attempt; "blank" lines are counted nowhere.
 REJECTED = ("not_an_object", "invalid_json")
@@ -158,37 +157,9 @@ def store_stream(
     (or is rolled back already): the caller rolls it back.
     """
     unsure = _Unsure()
-    failure: list[BaseException] = []
-
-    def batches() -> Iterator[pa.RecordBatch]:
-        try:
-            for lines in runs:
-                yield from unsure.take(lines)
-                if len(unsure.kept) > MAX_KEPT_LINES:
-                    raise _KeptTooMany
-        except GeneratorExit:  # DuckDB stopped reading: the statement failed
-            raise
-        except BaseException as exc:
-            failure.append(exc)
-            raise
-
-    insert = "insert_new_attempts" if leave_out_stored else "insert_attempts"
-    con.register("lane_lines", pa.RecordBatchReader.from_batches(LINES_SCHEMA, batches()))
-    try:
-        attempt_rows(con)
-        with settings(con, STREAM):
-            stored = statement(insert).rows(con, source_id=source_id, provisional=False)[0][0]
-    except (StoreError, pa.ArrowException) as exc:
-        if not failure:  # (else the stream's own exception, below)
-            if leave_out_stored and BROKEN_LINE in str(exc):
-                return Handover.CAREFUL
-            raise
-    finally:
-        con.unregister("lane_lines")
-    if failure:
-        if isinstance(failure[0], _KeptTooMany):
-            return Handover.CAREFUL
-        raise failure[0]
+    stored = _insert_runs(con, source_id, runs, unsure, leave_out_stored=leave_out_stored)
+    if isinstance(stored, Handover):
+        return stored
     if unsure.first_line is None:
         return Outcome()
     missing: list[int] = []
@@ -219,6 +190,43 @@ def store_stream(
     )
 
 
+def _insert_runs(con: duckdb.DuckDBPyConnection, source_id: int, runs: Iterable[Lines], unsure: _Unsure, *,
+                 leave_out_stored: bool) -> int | Handover:
+    """One INSERT of the runs' lines, read while it runs (what is unsure kept in `unsure`): the
+    attempts it stored, or why the lines must be stored another way."""
+    failure: list[BaseException] = []
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        try:
+            for lines in runs:
+                yield from unsure.take(lines)
+                if len(unsure.kept) > MAX_KEPT_LINES:
+                    raise _KeptTooMany
+        except GeneratorExit:  # DuckDB stopped reading: the statement failed
+            raise
+        except BaseException as exc:
+            failure.append(exc)
+            raise
+
+    insert = "insert_new_attempts" if leave_out_stored else "insert_attempts"
+    stored = 0
+    with arrow_view(con, "lane_lines", pa.RecordBatchReader.from_batches(LINES_SCHEMA, batches())):
+        try:
+            attempt_rows(con)
+            with settings(con, STREAM):
+                stored = statement(insert).rows(con, source_id=source_id, provisional=False)[0][0]
+        except (StoreError, pa.ArrowException) as exc:
+            if not failure:  # (else the stream's own exception, below)
+                if leave_out_stored and BROKEN_LINE in str(exc):
+                    return Handover.CAREFUL
+                raise
+    if failure:
+        if isinstance(failure[0], _KeptTooMany):
+            return Handover.CAREFUL
+        raise failure[0]
+    return stored
+
+
 def duplicates_handover(
     con: duckdb.DuckDBPyConnection, first_source: int, last_source: int, first_line: int, *, leave_out_stored: bool
 ) -> Handover | None:
@@ -247,17 +255,16 @@ def store_lines(
     stored = staged = 0
     unstaged: list[int] = []
     if lines.valid:
-        con.register("lane_lines", lines.table)
         try:
-            attempt_rows(con)
-            with settings(con, PARSE_ONCE):
-                statement("stage_attempts").run(con, source_id=source_id, provisional=provisional)
-            if not provisional:
-                statement("displace_provisional").run(con, source_id=source_id)
-            stored = statement("insert_staged").rows(con)[0][0]
-            unstaged = [row[0] for row in statement("unstaged").rows(con)]
+            with arrow_view(con, "lane_lines", lines.table):
+                attempt_rows(con)
+                with settings(con, PARSE_ONCE):
+                    statement("stage_attempts").run(con, source_id=source_id, provisional=provisional)
+                if not provisional:
+                    statement("displace_provisional").run(con, source_id=source_id)
+                stored = statement("insert_staged").rows(con)[0][0]
+                unstaged = [row[0] for row in statement("unstaged").rows(con)]
         finally:
-            con.unregister("lane_lines")
             statement("drop_staged").run(con)
         staged = lines.valid - len(unstaged)
     return _settle(
@@ -295,11 +302,8 @@ def _settle(
     if rows and not provisional:
         texts = {n: (offset, raw, readable(raw)) for n, (offset, raw) in {**missing, **invalid_utf8}.items()}
         texts.update({line.line_no: (line.offset, line.head, line.text()) for line in too_long})
-        con.register("lane_rejected", _rejected_rows([(n, *texts[n], reason) for n, reason in rows]))
-        try:
+        with arrow_view(con, "lane_rejected", _rejected_rows([(n, *texts[n], reason) for n, reason in rows])):
             statement("insert_rejected").run(con, source_id=source_id)
-        finally:
-            con.unregister("lane_rejected")
     outcome = Outcome(
         lines=lines - told["blank"], attempts=stored, duplicates=duplicates + told["duplicate"]
     )
@@ -319,11 +323,8 @@ def _verdicts(con: duckdb.DuckDBPyConnection, missing: dict[int, tuple[int, byte
         line_no=int64_array(line_nos),
         line=bytes_array([missing[n][1] for n in line_nos], pa.large_string()),
     )
-    con.register("lane_missing", table)
-    try:
+    with arrow_view(con, "lane_missing", table):
         return dict(statement("verdicts").rows(con))
-    finally:
-        con.unregister("lane_missing")
 
 
 def _rejected_rows(rows: list[tuple[int, int, bytes, str, str]]) -> pa.Table:

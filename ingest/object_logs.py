@@ -19,7 +19,7 @@ from lanelog.ingest.logfile import bytes_log
 from lanelog.ingest.objects import Fetched, Listed, ObjectStore, StoreSilent, StoreTimeouts, windows
 from lanelog.ingest.small_logs import Batcher
 from lanelog.ingest.summary import IngestSummary, Progress, now
-from lanelog.store.db import transaction
+from lanelog.store import arrow_view, transaction
 
 
 @dataclass
@@ -97,12 +97,8 @@ def _forget_unlisted(con: duckdb.DuckDBPyConnection, prefix: str, listed: list[L
     """Forget the objects read before at `prefix` that this listing no longer holds (deleted or
     moved since), so objects_read says which logs the bucket held when it was last listed."""
     table = pa.table({"url": pa.array([obj.url for obj in listed], pa.string())})
-    con.register("lane_listed", table)
-    try:
-        with transaction(con):
-            statement("forget_unlisted").run(con, prefix=prefix, below=prefix.rstrip("/") + "/")
-    finally:
-        con.unregister("lane_listed")
+    with arrow_view(con, "lane_listed", table), transaction(con):
+        statement("forget_unlisted").run(con, prefix=prefix, below=prefix.rstrip("/") + "/")
 
 
 def _record_objects(con: duckdb.DuckDBPyConnection, objects: list[Listed]) -> None:
@@ -116,9 +112,5 @@ def _record_objects(con: duckdb.DuckDBPyConnection, objects: list[Listed]) -> No
         "size": pa.array([obj.size for obj in objects], pa.int64()),
         "now": pa.array([now()] * len(objects), pa.timestamp("us")),
     })
-    con.register("lane_objects", table)
-    try:
-        with transaction(con):
-            statement("record_objects").run(con)
-    finally:
-        con.unregister("lane_objects")
+    with arrow_view(con, "lane_objects", table), transaction(con):
+        statement("record_objects").run(con)

@@ -38,7 +38,7 @@ from urllib.parse import urlsplit
 from lanelog.errors import IngestError
 from lanelog.ingest.batch import BATCH_BYTES, BATCH_LOGS, SMALL_LOG_BYTES
 from lanelog.ingest.logfile import LOG_SUFFIXES, LogStream, shown
-from lanelog.store.bucket import LISTING_TIMEOUT_S, REQUEST_TIMEOUT_S, RequestTimeout, bounded, redacted, s3_filesystem
+from lanelog.store import LISTING_TIMEOUT_S, REQUEST_TIMEOUT_S, RequestTimeout, bounded, redacted, s3_filesystem
 
 # Connections to the store at once: enough to hide a round trip per small object,
 # few enough for a CI runner and the store's request rate.

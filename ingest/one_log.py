@@ -19,7 +19,7 @@ from lanelog.ingest.lines import Lines
 from lanelog.ingest.load import Handover, Outcome, statement, store_lines, store_stream
 from lanelog.ingest.logfile import LogStream
 from lanelog.ingest.summary import IngestSummary, Progress, now
-from lanelog.store.db import capped_memory, transaction
+from lanelog.store import arrow_view, capped_memory, transaction
 
 # The first lines of a new log whose attempt_ids are looked up: one scan of the
 # stored ids (75 ms over 10M attempts), to know a log of re-sent lines at once.
@@ -165,11 +165,8 @@ class _RolledBack(Exception):
 
 def _holds_stored(con: duckdb.DuckDBPyConnection, lines: Lines) -> bool:
     """Whether one of the first SAMPLE_LINES lines has an attempt_id stored from a complete line."""
-    con.register("lane_sample", lines.head(SAMPLE_LINES))
-    try:
+    with arrow_view(con, "lane_sample", lines.head(SAMPLE_LINES)):
         return bool(statement("sample_stored").rows(con)[0][0])
-    finally:
-        con.unregister("lane_sample")
 
 
 def _store_carefully(con: duckdb.DuckDBPyConnection, source: _Source, runs: Iterator[Lines]) -> Outcome:

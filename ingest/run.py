@@ -22,7 +22,7 @@ from lanelog.ingest.objects import StoreTimeouts
 from lanelog.ingest.one_log import ingest_log
 from lanelog.ingest.small_logs import Batcher
 from lanelog.ingest.summary import IngestSummary, Progress, now, record_run
-from lanelog.store.db import capped_memory, read_only_name
+from lanelog.store import capped_memory, read_only_name
 
 # DuckDB's share of a run's memory: with the pieces and Python around it, a run
 # of any size stays under 512 MB.  The careful way stores one piece at a time and

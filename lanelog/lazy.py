@@ -17,12 +17,17 @@ from typing import Any
 
 def lazy_attributes(package: str, homes: dict[str, str]) -> Callable[[str], Any]:
     """The package's module-level __getattr__: a name of `homes` from its module (then kept on
-    the package), or a submodule (lanelog.store.replays) by its name."""
+    the package), or a submodule (lanelog.store.replays) by its name.
+
+    A home is the module's name, or "module:attribute" where the package exports the
+    module's attribute under another name (``"claim_alert": "alerts:claim"``).
+    """
 
     def __getattr__(name: str) -> Any:
         home = homes.get(name)
         if home is not None:
-            value = getattr(importlib.import_module(f"{package}.{home}"), name)
+            module, _, attribute = home.partition(":")
+            value = getattr(importlib.import_module(f"{package}.{module}"), attribute or name)
             setattr(sys.modules[package], name, value)
             return value
         try:
