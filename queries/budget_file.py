@@ -4,7 +4,7 @@
       - name: all-spend        # a word: it names the budget in output and alerts
         amount: 1.0
         currency: USD          # spend in another currency never counts against it
-        period: week           # week (ISO, UTC, from Monday) or month (UTC)
+        period: week           # a period of queries/periods.py: week (ISO, UTC, from Monday) or month (UTC)
         repo: "svc-*"          # optional: repositories whose name matches the pattern
         property: prop_round_trip   # optional: one property id
         thresholds: [0.8, 1.0] # shares of the amount that alert (the default)
@@ -30,13 +30,13 @@ from typing import TYPE_CHECKING, Any
 
 from lanelog.errors import BudgetInvalid, YamlFileError
 from lanelog.lazy import lazy_module
+from lanelog.queries.periods import PERIODS
 
 if TYPE_CHECKING:
     from lanelog.yamlfile import YamlFile
 # PyYAML (10 ms to import) only for a run given a budgets file: `report` imports this module always.
 yamlfile = lazy_module("lanelog.yamlfile")
 
-PERIODS = ("week", "month")
 KEYS = ("name", "amount", "currency", "period", "repo", "property", "thresholds")
 REQUIRED = ("name", "amount", "currency", "period")
 DEFAULT_THRESHOLDS = (0.8, 1.0)
@@ -53,7 +53,7 @@ PROPERTY_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
 
 @dataclass(frozen=True)
 class Budget:
-    """One spend limit: an amount of one currency per week or month, over a scope."""
+    """One spend limit: an amount of one currency per period (queries/periods.py), over a scope."""
 
     name: str
     amount: float
@@ -202,8 +202,8 @@ def _currency(value: Any, key: tuple[str | int, ...], doc: YamlFile) -> str:
 
 def _period(value: Any, key: tuple[str | int, ...], doc: YamlFile) -> str:
     if value not in PERIODS:
-        raise BudgetInvalid(f"{doc.where(key)}: a period must be week (ISO, from Monday, UTC) or "
-                            f"month (UTC), not {value!r}")
+        known = " or ".join(period.described for period in PERIODS.values())
+        raise BudgetInvalid(f"{doc.where(key)}: a period must be {known}, not {value!r}")
     return str(value)
 
 

@@ -1,7 +1,7 @@
 """Budgets judged on recorded spend, and spend spikes: the figures `check`, `report` and the pages share.
 
-A budget is judged over the period that holds ``today`` (UTC): its ISO week, from
-Monday, or its calendar month.  Its spend is the cost the armed calls' usage
+A budget is judged over the period that holds ``today`` (UTC), as the period table
+says (queries/periods.py: an ISO week from Monday, or a calendar month).  Its spend is the cost the armed calls' usage
 recorded in the budget's currency (another currency never counts against it), on
 the repositories and the property its scope names.  The projection is the
 period's spend so far at the same rate to its end: spend × days in the period ÷
@@ -18,31 +18,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lanelog.queries.budget_file import Budget, glob_match
+from lanelog.queries.engine import BUDGETS, SPIKES, engine_of, records
+from lanelog.queries.named import SQL
+from lanelog.queries.periods import monday, period
+
+if TYPE_CHECKING:
+    from lanelog.queries.engine import Readable
 
 DIGITS = 10  # money rounded once, as queries/costs.py rounds it
 SPIKE_FACTOR = 2.0
 SPIKE_MINIMUM = 1.0
 SPIKE_BASELINE_WEEKS = 4
-
-
-def monday(day: date) -> date:
-    """The Monday of the ISO week holding ``day``."""
-    return day - timedelta(days=day.weekday())
-
-
-def period_of(period: str, today: date) -> tuple[date, date]:
-    """The first and the last day of the week or month that holds ``today``."""
-    if period == "week":
-        start = monday(today)
-        return start, start + timedelta(days=6)
-    start = today.replace(day=1)
-    following = (start + timedelta(days=32)).replace(day=1)
-    return start, following - timedelta(days=1)
 
 
 def _money(value: float) -> float:
@@ -93,18 +84,16 @@ class Status:
         }
 
 
-def _spend_rows(con: Any, first: date, last: date) -> list[dict[str, Any]]:
-    from lanelog.queries import records
-
-    return records(con, "budget_spend", first_day=first, last_day=last)
+def _spend_rows(source: Readable, first: date, last: date) -> list[dict[str, Any]]:
+    return records(source, SQL.budget_spend, first_day=first, last_day=last)
 
 
-def budget_status(con: Any, budgets: Sequence[Budget], today: date) -> list[Status]:
+def budget_status(source: Readable, budgets: Sequence[Budget], today: date) -> list[Status]:
     """Each budget judged over the period that holds ``today``, in the file's order."""
     if not budgets:
         return []
-    periods = {budget.name: period_of(budget.period, today) for budget in budgets}
-    rows = _spend_rows(con, min(start for start, _ in periods.values()), today)
+    periods = {budget.name: period(budget.period).bounds(today) for budget in budgets}
+    rows = _spend_rows(source, min(start for start, _ in periods.values()), today)
     out = []
     for budget in budgets:
         start, end = periods[budget.name]
@@ -115,15 +104,13 @@ def budget_status(con: Any, budgets: Sequence[Budget], today: date) -> list[Stat
     return out
 
 
-def scope_warnings(con: Any, budgets: Sequence[Budget]) -> list[str]:
+def scope_warnings(source: Readable, budgets: Sequence[Budget]) -> list[str]:
     """A budget whose repo pattern or property id matches nothing the database holds: a warning
     (it may be a typo, or a repository that has not run yet), never an error."""
-    from lanelog.queries import records, repos
-
     if not any(budget.repo is not None or budget.property is not None for budget in budgets):
         return []
-    names = repos(con)
-    properties = {row["property"] for row in records(con, "property_names")}
+    names = [row["repo"] for row in records(source, SQL.repo_names)]
+    properties = {row["property"] for row in records(source, SQL.property_names)}
     warnings = []
     for budget in budgets:
         if budget.repo is not None and not any(glob_match(budget.repo, name) for name in names):
@@ -166,12 +153,12 @@ def _weekly(rows: Iterable[dict[str, Any]]) -> dict[tuple[date, str], tuple[floa
     return out
 
 
-def spikes(con: Any, today: date, factor: float = SPIKE_FACTOR, minimum: float = SPIKE_MINIMUM) -> list[Spike]:
+def spikes(source: Readable, today: date, factor: float = SPIKE_FACTOR, minimum: float = SPIKE_MINIMUM) -> list[Spike]:
     """The spikes of the week holding ``today`` and of the week before it, per currency."""
     this_week = monday(today)
     judged = [this_week - timedelta(days=7), this_week]
     first = judged[0] - timedelta(days=7 * SPIKE_BASELINE_WEEKS)
-    weekly = _weekly(_spend_rows(con, first, today))
+    weekly = _weekly(_spend_rows(source, first, today))
     found = []
     for week in judged:
         for currency in sorted({currency for _, currency in weekly}):
@@ -183,4 +170,44 @@ def spikes(con: Any, today: date, factor: float = SPIKE_FACTOR, minimum: float =
             mean = math.fsum(cost for cost, _ in before) / SPIKE_BASELINE_WEEKS
             if spend >= minimum and spend > factor * mean:
                 found.append(Spike(week, currency, spend, mean, factor))
+    return found
+
+
+@dataclass(frozen=True)
+class SpikeRule:
+    """What makes a week a spend spike: more than ``factor`` times the mean of the four before, and ``minimum``."""
+
+    factor: float = SPIKE_FACTOR
+    minimum: float = SPIKE_MINIMUM
+
+
+@dataclass
+class Spend:
+    """The budgets judged, the scopes that match nothing, and the spikes found."""
+
+    statuses: list[Status] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    spikes: list[Spike] = field(default_factory=list)
+
+    @property
+    def over(self) -> list[Status]:
+        """The budgets that spent more than their amount: `check` exits 1."""
+        return [status for status in self.statuses if status.over]
+
+
+def judge(source: Readable, budgets: Sequence[Budget], today: date, spike_rule: SpikeRule | None = None) -> Spend:
+    """The budgets over the periods holding ``today``, and the spikes when a rule is given.
+
+    The one judge `check`, `report` and the dashboard's pages call.  Budgets and spikes
+    are judged where the engine can (BUDGETS, SPIKES: DuckDB); budgets asked of another
+    engine are refused, spikes are left out.
+    """
+    engine = engine_of(source)
+    found = Spend()
+    if budgets:
+        engine.require(BUDGETS, "--budgets")
+        found.statuses = budget_status(engine, budgets, today)
+        found.warnings = scope_warnings(engine, budgets)
+    if spike_rule is not None and engine.can(SPIKES):
+        found.spikes = spikes(engine, today, spike_rule.factor, spike_rule.minimum)
     return found

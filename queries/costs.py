@@ -8,7 +8,14 @@ row says why in ``note``: a week without usage is never shown as free.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from lanelog.queries.engine import records
+from lanelog.queries.filters import Filters
+from lanelog.queries.named import SQL
+
+if TYPE_CHECKING:
+    from lanelog.queries.engine import Readable
 
 ESTIMATE = ("spend_avoided_estimate is an estimate: each week's probe rejects times that week's "
             "mean cost per armed call (over the armed calls that recorded a cost)")
@@ -88,24 +95,23 @@ REPO_KEYS = ("week", "repo", "calls_armed", "calls_with_usage", "calls_priced", 
              "currency", "cost")
 
 
-def money_figures(con: Any, filters: Any = None, figures: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def money_figures(engine: Readable, filters: Filters | None = None,
+                  figures: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Tokens and cost per week (and in total), per property and per repo, with the estimate.
 
     A group priced in more than one currency has no cost (note "more than one currency")
     and a ``costs`` list of each currency's total; other groups have no ``costs`` key.
     figures: the rows of the ``figures`` query for the same scope, when the caller has them.
     """
-    from lanelog.queries import records
-
-    rows = figures if figures is not None else records(con, "figures", filters)
+    rows = figures if figures is not None else records(engine, SQL.figures, filters)
     weekly = [{key: row[key] for key in WEEK_KEYS} for row in rows if not row["by_repo"] and not row["is_total"]]
     total = next({key: row[key] for key in WEEK_KEYS} for row in rows if row["is_total"])
-    costs = _costs(records(con, "money_currencies", filters))
+    costs = _costs(records(engine, SQL.money_currencies, filters))
     return {
         "weeks": [_row(row, costs, "week") for row in weekly],
         "totals": {key: value for key, value in _row(total, costs, "total").items() if key != "week"},
         "by_property": [_row(row, costs, "property", "calls")
-                        for row in records(con, "money_by_property", filters)],
+                        for row in records(engine, SQL.money_by_property, filters)],
         "by_repo": [_row({key: row[key] for key in REPO_KEYS}, costs, "repo") for row in rows if row["by_repo"]],
         "estimate": ESTIMATE,
     }

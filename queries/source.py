@@ -10,21 +10,27 @@ LANELOG_DB, which `lanelog dashboard --lake DIR --db FILE` sets for the app.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lanelog import store
 from lanelog.errors import QueryError, StoreError
+from lanelog.queries.engine import DATABASE, DuckDBEngine, Engine, engine_class
 
 if TYPE_CHECKING:
     import duckdb
 
-    from lanelog.queries.spark_lake import SparkLake
 
-ENGINES = ("duckdb", "spark")
+@dataclass(frozen=True)
+class SparkSettings:
+    """How the spark engine starts: its master (None: spark-submit's, else local[*]), --spark-conf, --verbose."""
+
+    master: str | None = None
+    conf: Mapping[str, str] = field(default_factory=dict)
+    verbose: bool = False
 
 
 @dataclass(frozen=True)
@@ -35,6 +41,7 @@ class Source:
     lake: str | None = None
     engine: str = "duckdb"
     endpoint_url: str | None = None
+    spark: SparkSettings = field(default_factory=SparkSettings)
 
     @property
     def name(self) -> str:
@@ -62,57 +69,22 @@ class Source:
             raise StoreError(f"no database at {self.db}: run `lanelog ingest ...` or `lanelog demo`")
         return store.open_db(self.db, read_only=not write, wait=wait)
 
-    @contextmanager
-    def reading(self, *, wait: float = 60.0, write: bool = False, spark_master: str | None = None,
-                spark_conf: Mapping[str, str] | None = None, verbose: bool = False) -> Iterator[Any]:
-        """The source open for the block: a DuckDB connection, or the lake on Spark (a RowSource).
+    def reading(self, *, wait: float = 60.0, write: bool = False) -> AbstractContextManager[Engine]:
+        """The source open for the block, as the engine that computes its figures (its ``opened``).
 
-        The Spark session lives as long as the block, unless one was already running in this
-        process (an embedding program's): that one is used and kept.
+        A write (`check --notify` storing its sent marks) is made on the database with DuckDB.
         """
-        if self.engine == "spark" and not write:
-            with self._on_spark(spark_master, dict(spark_conf or {}), verbose) as lake:
-                yield lake
-            return
-        con = self.connect(wait=wait, write=write)  # (which refuses a write to a lake)
-        try:
-            yield con
-        finally:
-            con.close()
-
-    @contextmanager
-    def _on_spark(self, master: str | None, conf: dict[str, str], verbose: bool) -> Iterator[SparkLake]:
-        from lanelog.queries.spark import running_session, start_session
-        from lanelog.queries.spark_lake import SparkLake
-        from lanelog.queries.spark_watch import stall_timeout
-
-        assert self.lake is not None  # choose_source gives the spark engine a lake only
-        files = store.lake_files(self.lake, self.endpoint_url)
-        if self.endpoint_url and any(path.startswith("s3a://") for paths in files.values() for path in paths):
-            conf.setdefault("spark.hadoop.fs.s3a.endpoint", self.endpoint_url)
-        stall_timeout(conf)  # a bad value of lanelog's own setting is refused before the JVM starts
-        kept = running_session()
-        spark = kept or start_session(master, conf=conf, verbose=verbose)
-        try:
-            yield SparkLake(spark, files, store.lake_schemas(), settings=conf)
-        except BaseException:
-            if kept is None:
-                # A JVM that died (out of memory, killed) cannot be asked to stop: the error
-                # that ended the report is the one to show, not the lost connection's.
-                with suppress(Exception):
-                    spark.stop()
-            raise
-        if kept is None:
-            spark.stop()
+        if write:
+            return DuckDBEngine.opened(self, wait=wait, write=True)
+        return engine_class(self.engine).opened(self, wait=wait)
 
 
 def choose_source(db: str | os.PathLike[str] | None = None, lake: str | None = None, *,
-                  engine: str = "duckdb", endpoint_url: str | None = None) -> Source:
+                  engine: str = "duckdb", endpoint_url: str | None = None,
+                  spark: SparkSettings | None = None) -> Source:
     """The source for these settings: the lake when one is named, else the database file
-    (`db`, else $LANELOG_DB, else ./lanelog.duckdb).  The spark engine reads a lake only."""
-    if engine not in ENGINES:
-        raise QueryError(f"no engine named {engine!r}; known: {', '.join(ENGINES)}")
-    if engine == "spark" and lake is None:
-        raise QueryError("the spark engine reads a lake: name one (make it with `lanelog export`)")
+    (`db`, else $LANELOG_DB, else ./lanelog.duckdb).  An engine other than DuckDB reads a lake only."""
+    if not engine_class(engine).can(DATABASE) and lake is None:
+        raise QueryError(f"the {engine} engine reads a lake: name one (make it with `lanelog export`)")
     return Source(db=Path(db) if db is not None else store.default_db_path(), lake=lake, engine=engine,
-                  endpoint_url=endpoint_url)
+                  endpoint_url=endpoint_url, spark=spark or SparkSettings())

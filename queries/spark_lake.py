@@ -12,16 +12,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
 from lanelog.errors import QueryError
+from lanelog.queries.engine import JOBS, SESSION, Engine
+from lanelog.queries.named import CONSTANTS
 from lanelog.queries.spark import _one_line, spark_errors
 from lanelog.queries.spark_sql import ORDER_COLUMN, columns_read, has_empty_set, spark_sql
 from lanelog.queries.spark_watch import stall_timeout, watched
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
+
+    from lanelog.queries.source import Source
+    from lanelog.store import Query
 
 # The Hadoop version the pyspark 3.5 wheel ships: hadoop-aws must match it.
 _HADOOP_AWS = "org.apache.hadoop:hadoop-aws:3.3.4"
@@ -33,19 +38,18 @@ _CACHED_VIEW = "lanelog_report_attempts"
 _QUERY_COLUMN = "lanelog_query"
 
 
-def _constants() -> Mapping[str, Any]:
-    from lanelog.queries import CONSTANTS
-
-    return CONSTANTS
-
-
-class SparkLake:
-    """The lake's tables as Spark temporary views; answers the named queries like a DuckDB connection.
+class SparkLake(Engine):
+    """The lake's tables as Spark temporary views: the engine that answers the named queries on Spark.
 
     files: each table's data files, as the lake's state lists them; schemas: each
     table's Arrow schema, as export writes it (and for a table with no file yet).
     settings: lanelog's --spark-conf, whose keys win over lanelog's choices here.
     """
+
+    name = "spark"
+    title = "Spark"
+    capabilities = frozenset({JOBS, SESSION})
+    extra = "spark"
 
     def __init__(self, spark: SparkSession, files: Mapping[str, list[str]], schemas: Mapping[str, Any],
                  settings: Mapping[str, str] | None = None) -> None:
@@ -68,13 +72,41 @@ class SparkLake:
                 frame = _read_files(spark, paths, schema) if paths else spark.createDataFrame([], schema=schema)
                 frame.createOrReplaceTempView(table)
 
+    @classmethod
+    @contextmanager
+    def opened(cls, source: Source, *, wait: float, write: bool = False) -> Iterator[SparkLake]:
+        """The lake on Spark for the block: a session started for it and stopped after, unless one
+        was already running in this process (an embedding program's), which is used and kept."""
+        from lanelog import store
+        from lanelog.queries.spark import running_session, start_session
+
+        assert source.lake is not None and not write  # choose_source gives Spark a lake; writes go to DuckDB
+        conf = dict(source.spark.conf)
+        files = store.lake_files(source.lake, source.endpoint_url)
+        if source.endpoint_url and any(path.startswith("s3a://") for paths in files.values() for path in paths):
+            conf.setdefault("spark.hadoop.fs.s3a.endpoint", source.endpoint_url)
+        stall_timeout(conf)  # a bad value of lanelog's own setting is refused before the JVM starts
+        kept = running_session()
+        spark = kept or start_session(source.spark.master, conf=conf, verbose=source.spark.verbose)
+        try:
+            yield cls(spark, files, store.lake_schemas(), settings=conf)
+        except BaseException:
+            if kept is None:
+                # A JVM that died (out of memory, killed) cannot be asked to stop: the error
+                # that ended the report is the one to show, not the lost connection's.
+                with suppress(Exception):
+                    spark.stop()
+            raise
+        if kept is None:
+            spark.stop()
+
     def jobs_run(self) -> int:
         """How many Spark jobs the queries on this lake have started so far."""
         return len(self.spark.sparkContext.statusTracker().getJobIdsForGroup(self.job_group))
 
-    def query_rows(self, name: str, values: dict[str, Any]) -> list[dict[str, Any]]:
+    def rows(self, query: Query, values: dict[str, Any]) -> list[dict[str, Any]]:
         """The named query's rows as dicts (the same Python values DuckDB gives)."""
-        args = _bound(values)
+        name, args = query.name, _bound(values)
         answered = self._answers.pop(_key(name, args), None)
         if answered is not None:
             return answered
@@ -82,8 +114,8 @@ class SparkLake:
             rows = [row.asDict(recursive=True) for row in self.spark.sql(spark_sql(name), args=args).collect()]
         return self._whole(name, args, rows)
 
-    def prefetch(self, asks: Mapping[str, dict[str, Any]]) -> None:
-        """Run the named queries (name: their values) in one Spark job; query_rows gives each its rows once.
+    def prefetch(self, asks: Mapping[Query, dict[str, Any]]) -> None:
+        """Run the named queries (each with its values) in one Spark job; rows() gives each its rows once.
 
         The attempts' columns the queries read are cached for the job, on disk, and let go
         after it: kept in memory (MEMORY_AND_DISK), 10M attempts ran local mode's 1 GB heap
@@ -96,8 +128,8 @@ class SparkLake:
         from pyspark import StorageLevel
         from pyspark.sql import functions
 
-        names = list(asks)
-        args = {name: _bound(values) for name, values in asks.items()}
+        names = [query.name for query in asks]
+        args = {query.name: _bound(values) for query, values in asks.items()}
         with self._running(f"the queries {', '.join(names)}", one_job=True):
             attempts = self.spark.table("attempts")
             cached = attempts.select(*columns_read(names, attempts.columns)).persist(StorageLevel.DISK_ONLY)
@@ -152,7 +184,7 @@ class SparkLake:
 
 def _bound(values: Mapping[str, Any]) -> dict[str, Any]:
     """The values Spark binds: the project's constants are written into its SQL instead."""
-    return {key: value for key, value in values.items() if key not in _constants()}
+    return {key: value for key, value in values.items() if key not in CONSTANTS}
 
 
 def _key(name: str, args: Mapping[str, Any]) -> tuple[str, tuple[tuple[str, Any], ...]]:

@@ -16,7 +16,7 @@ from functools import cache
 from typing import Any
 
 from lanelog.errors import QueryError
-from lanelog.store.sqlfile import Query
+from lanelog.queries.named import CONSTANTS, QUERIES
 
 # The named queries `report` and `check` run (every format).
 SPARK_QUERIES = ("figures", "rejected_line_count", "credit_bug_rows", "audit", "reject_reasons",
@@ -25,18 +25,6 @@ SPARK_QUERIES = ("figures", "rejected_line_count", "credit_bug_rows", "audit", "
 _RENAMED = {"LIST_INTERSECT": "ARRAY_INTERSECT"}
 # The column of the numbered form that holds each row's place in the query's ORDER BY.
 ORDER_COLUMN = "lanelog_order"
-
-
-def _queries() -> Mapping[str, Query]:
-    from lanelog.queries import QUERIES
-
-    return QUERIES
-
-
-def _constants() -> Mapping[str, Any]:
-    from lanelog.queries import CONSTANTS
-
-    return CONSTANTS
 
 
 @cache
@@ -62,8 +50,8 @@ def spark_sql(name: str, *, per_set: bool = False, numbered: bool = False, attem
     def constants(node: exp.Expression) -> exp.Expression:
         # Spark binds no list; a constant of the project's own (never a caller's value) is
         # written into the query as a literal instead.
-        if isinstance(node, exp.Placeholder) and node.name in _constants():
-            value = _constants()[node.name]
+        if isinstance(node, exp.Placeholder) and node.name in CONSTANTS:
+            value = CONSTANTS[node.name]
             return exp.Array(expressions=[exp.Literal.string(item) for item in value])
         return node
 
@@ -97,7 +85,7 @@ def _tree(name: str) -> Any:
 
     if name not in SPARK_QUERIES:
         raise QueryError(f"query {name!r} has no Spark form; known: {', '.join(SPARK_QUERIES)}")
-    return sqlglot.parse_one(_queries()[name].sql, read="duckdb")
+    return sqlglot.parse_one(QUERIES[name].sql, read="duckdb")
 
 
 @cache
@@ -240,7 +228,7 @@ def _scope_select(*arguments: Any) -> Any:
     import sqlglot
     from sqlglot import exp
 
-    macro = sqlglot.parse_one(_queries()["scope"].sql, read="duckdb")
+    macro = sqlglot.parse_one(QUERIES["scope"].sql, read="duckdb")
     names = [identifier.name for identifier in macro.this.expressions]
     if len(names) != len(arguments):
         raise QueryError(f"in_scope takes {names}, called with {len(arguments)} values")

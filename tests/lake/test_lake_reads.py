@@ -18,6 +18,8 @@ import pytest
 
 from lanelog import queries, store
 from lanelog.queries import Filters
+from lanelog.queries.named import CONSTANTS
+from lanelog.queries.shadow import ROW_LIMIT
 from tests.lake.support import lake_connection
 
 WEEKS = ["2026-03-02", "2026-03-09", "2026-03-16", "2026-03-23", "2026-03-30", "2026-04-06"]
@@ -42,8 +44,8 @@ def scanned(con: Any, block: str, filters: Filters) -> list[dict[str, Any]]:
     """DuckDB's profile of the named query run with these filters: each Parquet scan's details."""
     query = queries.QUERIES[block]
     values = {**(filters.bound() if "since" in query.params else {}),
-              **{key: value for key, value in queries.CONSTANTS.items() if key in query.params},
-              **({"limit": queries.ROW_LIMIT} if "limit" in query.params else {})}
+              **{key: value for key, value in CONSTANTS.items() if key in query.params},
+              **({"limit": ROW_LIMIT} if "limit" in query.params else {})}
     queries.QUERIES["scope"].run(con)
     queries.QUERIES["undated_why"].run(con)
     # The block's own SQL (a file of this repository), its values bound.

@@ -63,8 +63,8 @@ def test_report_and_check_equal_duckdbs_for_every_filter(spark: Any, generated: 
             assert queries.report(spark_lake, filters) == expected, filters
             found = queries.check(lake_con, filters)
             assert queries.check(spark_lake, filters) == found, filters
-            assert queries.records(spark_lake, "reject_reasons", filters) == \
-                queries.records(lake_con, "reject_reasons", filters)
+            assert queries.records(spark_lake, queries.SQL.reject_reasons, filters) == \
+                queries.records(lake_con, queries.SQL.reject_reasons, filters)
         assert queries.check(lake_con)["credit_bugs"] and queries.check(lake_con)["warnings"]
     finally:
         lake_con.close()

@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 
 from lanelog import ingest, store
+from lanelog.errors import QueryError
+from lanelog.queries import PERIODS, period
 from lanelog.queries.budget_file import parse_budgets
-from lanelog.queries.budgets import budget_status, period_of, scope_warnings, spikes
+from lanelog.queries.budgets import budget_status, scope_warnings, spikes
 
 
 def spent(attempt_id: str, day: date, cost: float, *, repo: str = "svc-orders", prop: str = "prop_round_trip",
@@ -57,11 +59,23 @@ budgets:
 
 
 def test_the_periods_are_the_iso_week_and_the_calendar_month_holding_today() -> None:
-    assert period_of("week", date(2026, 10, 8)) == (date(2026, 10, 5), date(2026, 10, 11))
-    assert period_of("week", date(2026, 10, 5)) == (date(2026, 10, 5), date(2026, 10, 11))
-    assert period_of("month", date(2026, 2, 14)) == (date(2026, 2, 1), date(2026, 2, 28))
-    assert period_of("month", date(2028, 2, 29)) == (date(2028, 2, 1), date(2028, 2, 29))
-    assert period_of("month", date(2026, 12, 31)) == (date(2026, 12, 1), date(2026, 12, 31))
+    assert period("week").bounds(date(2026, 10, 8)) == (date(2026, 10, 5), date(2026, 10, 11))
+    assert period("week").bounds(date(2026, 10, 5)) == (date(2026, 10, 5), date(2026, 10, 11))
+    assert period("month").bounds(date(2026, 2, 14)) == (date(2026, 2, 1), date(2026, 2, 28))
+    assert period("month").bounds(date(2028, 2, 29)) == (date(2028, 2, 1), date(2028, 2, 29))
+    assert period("month").bounds(date(2026, 12, 31)) == (date(2026, 12, 1), date(2026, 12, 31))
+
+
+def test_a_week_of_each_period_is_its_share_of_the_period_holding_the_day() -> None:
+    assert period("week").weekly_share(date(2026, 10, 8)) == 1
+    assert period("month").weekly_share(date(2026, 2, 14)) == 7 / 28
+    assert period("month").weekly_share(date(2026, 10, 31)) == 7 / 31
+
+
+def test_a_period_not_in_the_table_is_an_error_that_names_the_known_ones() -> None:
+    with pytest.raises(QueryError) as raised:
+        period("quarter")
+    assert str(raised.value) == f"no budget period 'quarter'; known: {', '.join(PERIODS)}"
 
 
 def test_a_budget_crosses_each_threshold_as_its_week_spends(database) -> None:

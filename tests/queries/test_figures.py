@@ -344,9 +344,10 @@ def test_every_query_scopes_like_a_database_holding_only_those_rows(
     filters, outside, keep = SCOPES[scope]
     rows = ROWS + outside
     extra = {"limit": 100} if "limit" in queries.QUERIES[name].params else {}
-    filtered = queries.records(db(rows), name, filters, **extra)
-    assert filtered == queries.records(db([row for row in rows if keep(row)]), name, **extra)
-    everything = queries.records(db(rows), name, **extra)
+    query = queries.QUERIES[name]
+    filtered = queries.records(db(rows), query, filters, **extra)
+    assert filtered == queries.records(db([row for row in rows if keep(row)]), query, **extra)
+    everything = queries.records(db(rows), query, **extra)
     if name in ("undated", "undated_counts") and scope != "repo":
         assert filtered == everything  # dates never filter the undated bucket
     else:

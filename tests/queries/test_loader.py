@@ -64,6 +64,16 @@ def test_every_shipped_query_loads_with_a_docstring() -> None:
     assert all(query.doc for query in queries.QUERIES.values())
 
 
-def test_an_unknown_query_name_is_a_query_error() -> None:
-    with pytest.raises(QueryError, match="no query named 'nope'"):
-        queries.execute(None, "nope")  # type: ignore[arg-type]
+def test_every_block_is_an_attribute_of_sql_and_every_attribute_a_block() -> None:
+    """Queries are asked for by attribute (queries.SQL.figures), never by a string."""
+    assert {name: getattr(queries.SQL, name) for name in queries.QUERIES} == queries.QUERIES
+
+
+def test_a_block_without_an_attribute_or_an_attribute_without_a_block_fails_the_import() -> None:
+    from lanelog.queries.named import Named
+
+    renamed = {("figures_renamed" if name == "figures" else name): query for name, query in queries.QUERIES.items()}
+    with pytest.raises(QueryError) as raised:
+        Named(renamed)
+    assert str(raised.value) == ("queries/*.sql and lanelog.queries.named disagree: blocks without an attribute "
+                                 "['figures_renamed'], attributes without a block ['figures']")

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from lanelog import ingest, store
+from lanelog import ingest, queries, store
 from lanelog.cli import cli
 from lanelog.dashboard.launch import app_environment
 from lanelog.errors import QueryError, StoreError
@@ -106,7 +106,7 @@ def test_the_cli_and_the_dashboard_read_the_same_source_for_the_same_settings(
 
     app_env(places["review"], lake)
     assert data.source_name() == (str(lake) if lake else str(places["review"]))
-    from_dashboard = data.look("totals").figures["totals"]
+    from_dashboard = data.look(queries.totals).figures["totals"]
     assert from_dashboard == from_cli
     # The two places hold different figures, so agreeing says both read the same one.
     assert from_cli["attempts"] == (3 if on_lake else 7)  # review.jsonl: r1-r5, the undated line, r9

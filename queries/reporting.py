@@ -1,0 +1,132 @@
+"""The report's JSON contract (`lanelog report --format json`) and the seed's alert (`lanelog check`).
+
+Plain JSON-ready dicts on any engine, never pandas, so the CLI stays fast.  Weeks are
+Mondays (UTC); ``week`` is None for the undated bucket, which always comes after the
+dated weeks and is never filtered out by dates.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from lanelog.queries.budget_file import Budget
+from lanelog.queries.budgets import Spend, SpikeRule, judge
+from lanelog.queries.costs import money_figures
+from lanelog.queries.engine import engine_of, records, together
+from lanelog.queries.figures import FIGURES
+from lanelog.queries.filters import Filters
+from lanelog.queries.named import SQL
+from lanelog.queries.shadow import shadow_report
+
+if TYPE_CHECKING:
+    from lanelog.queries.engine import Readable
+
+# The queries report() reads, and its money section's (queries/costs.py).
+REPORT_QUERIES = (SQL.figures, SQL.rejected_line_count, SQL.shadow_figures, SQL.shadow_errors)
+MONEY_QUERIES = (SQL.money_currencies, SQL.money_by_property)
+
+
+def _number(value: float | None) -> int | float | None:
+    """JSON-ready units: whole numbers as int; a sum too large for a double as null."""
+    if value is None or not math.isfinite(value):
+        return None
+    return int(value) if float(value).is_integer() else float(value)
+
+
+def _figures(row: dict[str, Any]) -> dict[str, Any]:
+    out = {key: row[key] for key in FIGURES}
+    out["units"] = _number(row["units"])
+    out["armed_per_reject"] = row["armed_per_reject"]
+    return out
+
+
+def _total_row(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    return next(row for row in rows if row["is_total"])
+
+
+def totals(engine: Readable, filters: Filters | None = None) -> dict[str, Any]:
+    """The figures over every week in scope, the undated bucket included."""
+    return _figures(_total_row(records(engine, SQL.figures, filters)))
+
+
+def report(engine: Readable, filters: Filters | None = None, *, with_money: bool = False) -> dict[str, Any]:
+    """The JSON contract of ``lanelog report --format json`` (see docs/report.md).
+
+    with_money: the report's ``money`` section too, last, from the same pass over the attempts.
+    """
+    together(engine, filters, REPORT_QUERIES + (MONEY_QUERIES if with_money else ()))
+    rows = records(engine, SQL.figures, filters)
+    weeks = [
+        {"week": row["week"].isoformat() if row["week"] else None, **_figures(row)}
+        for row in rows if not row["is_total"] and not row["by_repo"]
+    ]
+    rejected = records(engine, SQL.rejected_line_count)[0]["rejected_lines"]
+    out: dict[str, Any] = {"weeks": weeks, "totals": _figures(_total_row(rows)), "rejected_lines": rejected}
+    shadow = shadow_report(engine, filters)
+    if shadow is not None:
+        out["shadow"] = shadow
+    if with_money:
+        out["money"] = money_figures(engine, filters, rows)
+    return out
+
+
+def money(engine: Readable, filters: Filters | None = None) -> dict[str, Any]:
+    """The report's money section: tokens and cost per week, property and repo (queries/costs.py)."""
+    return money_figures(engine, filters)
+
+
+def check(engine: Readable, filters: Filters | None = None) -> dict[str, Any]:
+    """The seed's alert: credit-bug rows (the alert) and the audit's warnings, as dicts."""
+    return {
+        "credit_bugs": records(engine, SQL.credit_bug_rows, filters),
+        "warnings": records(engine, SQL.audit, filters),
+    }
+
+
+@dataclass
+class Review:
+    """What the weekly review shows: the report (with money), the budgets judged, and for its
+    markdown the credit bugs and reject reasons; ``jobs``: the jobs it took, where the engine counts them."""
+
+    figures: dict[str, Any]
+    spend: Spend
+    credit_bugs: list[dict[str, Any]] = field(default_factory=list)
+    reasons: list[dict[str, Any]] = field(default_factory=list)
+    jobs: int | None = None
+
+
+def review(engine: Readable, filters: Filters, budgets: Sequence[Budget], day: date, *,
+           with_rows: bool = False) -> Review:
+    """`lanelog report`'s figures: the report with money, each budget judged on `day`, and, with_rows,
+    the credit-bug and reject-reason rows the markdown review lists."""
+    found = Review(report(engine, filters, with_money=True), judge(engine, budgets, day))
+    if budgets:
+        found.figures["budgets"] = [status.as_dict() for status in found.spend.statuses]
+    if with_rows:
+        found.credit_bugs = records(engine, SQL.credit_bug_rows, filters)
+        found.reasons = records(engine, SQL.reject_reasons, filters)
+    found.jobs = engine_of(engine).jobs_run()
+    return found
+
+
+@dataclass
+class Checked:
+    """What `lanelog check` found: credit bugs (the alert), the audit's warnings, the totals
+    checked, and the budgets and spikes judged."""
+
+    credit_bugs: list[dict[str, Any]]
+    warnings: list[dict[str, Any]]
+    totals: dict[str, Any]
+    spend: Spend
+
+
+def checked(engine: Readable, filters: Filters, budgets: Sequence[Budget], today: date,
+            spike_rule: SpikeRule | None = None) -> Checked:
+    """`lanelog check`'s findings: the seed's alert and audit, and the money judged on `today`."""
+    found = check(engine, filters)
+    return Checked(found["credit_bugs"], found["warnings"], totals(engine, filters),
+                   judge(engine, budgets, today, spike_rule))
