@@ -1,20 +1,53 @@
 """The router: bound an agent patch on a git checkout and write one lane-log line.
 
-It knows git, the policy files and the seed's decision table.  It never
-imports ingest, queries or dashboard (tests/test_layering.py checks it).
+It knows git, the policy files and the seed's decision table.  It never imports
+ingest, queries or dashboard (tests/test_layering.py checks it).  Other layers
+import these names, never the modules; each is imported when first used.
 """
 
-from lanelog.reasons import REASONS
-from lanelog.router.decide import LANES, PatchFacts, Plan, Problem, lane_for, route
-from lanelog.router.flaky import FreezeRow, freeze_expiry, parse_flaky
-from lanelog.router.lane import LaneRunner
-from lanelog.router.lane_log import PRODUCER, SCHEMA, append_line, dumps
-from lanelog.router.policy import SEED_POLICY, Policy, parse_policy
-from lanelog.router.run import RouteOptions, exit_code, run_route
+from typing import TYPE_CHECKING
+
+from lanelog.lazy import lazy_attributes
+
+_HOMES = {
+    **dict.fromkeys(("LANES", "PatchFacts", "Plan", "Problem", "lane_for", "route"), "decide"),
+    **dict.fromkeys(("FreezeRow", "freeze_expiry", "parse_flaky"), "flaky"),
+    **dict.fromkeys(("DEFAULT_TIMEOUT", "TOKEN_SOURCES", "LaneRunner"), "lane"),
+    **dict.fromkeys(("PRODUCER", "SCHEMA", "append_line", "dumps"), "lane_log"),
+    **dict.fromkeys(("SEED_POLICY", "Policy", "parse_policy"), "policy"),
+    **dict.fromkeys(("RouteOptions", "check_repo_name", "exit_code", "run_route"), "run"),
+    "check_ref": "gitfacts",
+    **dict.fromkeys(("is_error", "shadow_decision"), "shadow"),
+    **dict.fromkeys(("append_summary", "error_annotations", "job_summary", "on_actions"), "github"),
+    **dict.fromkeys(("PolicyFiles", "ReplayRequest", "ReplayRun", "read_files", "replay_history", "stored_about"),
+                    "replay_request"),
+}
+
+if TYPE_CHECKING:
+    from lanelog.router.decide import LANES, PatchFacts, Plan, Problem, lane_for, route
+    from lanelog.router.flaky import FreezeRow, freeze_expiry, parse_flaky
+    from lanelog.router.gitfacts import check_ref
+    from lanelog.router.github import append_summary, error_annotations, job_summary, on_actions
+    from lanelog.router.lane import DEFAULT_TIMEOUT, TOKEN_SOURCES, LaneRunner
+    from lanelog.router.lane_log import PRODUCER, SCHEMA, append_line, dumps
+    from lanelog.router.policy import SEED_POLICY, Policy, parse_policy
+    from lanelog.router.replay_request import (
+        PolicyFiles,
+        ReplayRequest,
+        ReplayRun,
+        read_files,
+        replay_history,
+        stored_about,
+    )
+    from lanelog.router.run import RouteOptions, check_repo_name, exit_code, run_route
+    from lanelog.router.shadow import is_error, shadow_decision
+
+__getattr__ = lazy_attributes(__name__, _HOMES)
 
 __all__ = [
-    "LANES", "PRODUCER", "REASONS", "SCHEMA", "SEED_POLICY",
-    "FreezeRow", "LaneRunner", "PatchFacts", "Plan", "Policy", "Problem", "RouteOptions",
-    "append_line", "dumps", "exit_code", "freeze_expiry", "lane_for", "parse_flaky",
-    "parse_policy", "route", "run_route",
+    "DEFAULT_TIMEOUT", "LANES", "PRODUCER", "SCHEMA", "SEED_POLICY", "TOKEN_SOURCES", "FreezeRow", "LaneRunner",
+    "PatchFacts", "Plan", "Policy", "PolicyFiles", "Problem", "ReplayRequest", "ReplayRun", "RouteOptions",
+    "append_line", "append_summary", "check_ref", "check_repo_name", "dumps", "error_annotations", "exit_code",
+    "freeze_expiry", "is_error", "job_summary", "lane_for", "on_actions", "parse_flaky", "parse_policy", "read_files",
+    "replay_history", "route", "run_route", "shadow_decision", "stored_about",
 ]
