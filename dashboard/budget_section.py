@@ -9,18 +9,19 @@ from __future__ import annotations
 
 import os
 import re
-from datetime import UTC, date, datetime
+from datetime import date
 from typing import Any
 
 import streamlit as st
 
 from lanelog.dashboard import data, spend_charts
 from lanelog.errors import BudgetInvalid, DatabaseLocked
+from lanelog.money import money_text
+from lanelog.queries import period, today_or_now
 
 TODAY_VARIABLE = "LANELOG_TODAY"
 # The Overview names a budget that has spent this share of its amount.
 NOTE_SHARE = 0.8
-PERIOD_WORDS = {"week": "this week", "month": "this month"}
 # Markdown's punctuation: a budget's name or a repo pattern shown in an alert box is text, never markup.
 MARKUP = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
 
@@ -33,7 +34,7 @@ def as_text(text: str) -> str:
 def budget_day() -> date:
     """The day budgets are judged on: LANELOG_TODAY (`dashboard --today`), else today in UTC."""
     named = os.environ.get(TODAY_VARIABLE)
-    return date.fromisoformat(named) if named else datetime.now(UTC).date()
+    return today_or_now(date.fromisoformat(named) if named else None)
 
 
 def judged() -> dict[str, Any] | None:
@@ -56,9 +57,9 @@ def sentence(status: dict[str, Any]) -> str:
     currency = status["currency"]
     end = date.fromisoformat(status["end"])
     scope = f" ({status['scope']})" if status["scope"] != "all spend" else ""
-    return (f"{status['name']}{scope}: {spend_charts.money_text(status['spend'], currency)} of "
-            f"{spend_charts.money_text(status['amount'], currency)} {PERIOD_WORDS[status['period']]} "
-            f"({status['share']:.0%}), {spend_charts.money_text(status['projected'], currency)} projected by "
+    return (f"{status['name']}{scope}: {money_text(status['spend'], currency)} of "
+            f"{money_text(status['amount'], currency)} this {period(status['period']).noun} "
+            f"({status['share']:.0%}), {money_text(status['projected'], currency)} projected by "
             f"{end.strftime('%A')} {end.isoformat()}")
 
 

@@ -27,10 +27,8 @@ import streamlit as st
 
 from lanelog import ingest, queries, store
 from lanelog.errors import DashboardError, DatabaseLocked
-from lanelog.queries import Filters
-from lanelog.queries.source import Source, choose_source
-from lanelog.store import replays
-from lanelog.store.bucket import redacted
+from lanelog.queries import Filters, Source, choose_source
+from lanelog.store import redacted
 
 # A look waits this long for an ingest to let go before showing the last figures.
 LOCK_WAIT_SECONDS = 0.5
@@ -41,20 +39,18 @@ LAKE_VARIABLE = "LANELOG_LAKE"
 # reads these): a lake's reader is kept per endpoint too, never reused for another store.
 ENDPOINT_VARIABLES = ("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
 T = TypeVar("T")
+# What a page asks a look for: a figure of lanelog.queries (or below) on a connection and the filters.
+View = Callable[[Any, Filters], Any]
 
 
-def _latest_replay(con: Any, filters: Filters) -> dict[str, Any] | None:
+def latest_replay(con: Any, filters: Filters) -> dict[str, Any] | None:
     """The newest replay stored by `lanelog replay --db` (the sidebar's filters do not apply to it)."""
-    return replays.latest(con)
+    return store.latest_replay(con)
 
 
-def _replay_list(con: Any, filters: Filters) -> list[dict[str, Any]]:
+def replay_list(con: Any, filters: Filters) -> list[dict[str, Any]]:
     """Every stored replay's row, newest first (the What-if page's choice)."""
-    return replays.listing(con)
-
-
-# Figures read from tables other than the lane log's: looked up before `queries`.
-STORED = {"latest_replay": _latest_replay, "replay_list": _replay_list}
+    return store.replay_listing(con)
 
 
 class NoDatabase(DashboardError):
@@ -207,13 +203,12 @@ def _cached_query(
     since: date | None,
     until: date | None,
     repo: str | None,
+    _view: View,
     _connection: _Connection,
 ) -> Any:
-    # db, signature and token only key the cache; the leading underscore keeps the
-    # connection out of the key.
-    function: Callable[..., Any] = STORED.get(name) or getattr(queries, name)
-    figures = function(_connection.get()) if name == "repos" else \
-        function(_connection.get(), Filters(since=since, until=until, repo=repo))
+    # db, signature, token and the view's name key the cache; the leading underscores keep
+    # the view and the connection out of the key.
+    figures = _view(_connection.get(), Filters(since=since, until=until, repo=repo))
     _ANSWERED.add((db, signature), (token, name, since, until, repo))
     return figures
 
@@ -242,9 +237,14 @@ class _Answered:
 _ANSWERED = _Answered()
 
 
-def look(*names: str, filters: Filters | None = None,
+def _name(view: View) -> str:
+    """A view's name: the key of its figures in a look, and of its cache entries."""
+    return view.__name__
+
+
+def look(*views: View, filters: Filters | None = None,
          reading: Callable[[], AbstractContextManager[Any]] | None = None) -> Look:
-    """Run the named `queries` functions for the current filters (cached).
+    """Run these views (lanelog.queries' figures, or this module's) for the filters (cached), by their names.
 
     reading: a status drawn while the look reads a lake, when some query is not in the cache yet.
     Raises NoDatabase when the file does not exist; raises DatabaseLocked only when an
@@ -255,6 +255,7 @@ def look(*names: str, filters: Filters | None = None,
     signature = _signature(chosen)
     if signature is None:
         raise NoDatabase(f"no database at {chosen.name}")
+    names = tuple(_name(view) for view in views)
     key = (chosen.name, names, filters.since, filters.until, filters.repo)
     last: dict[tuple[Any, ...], dict[str, Any]] = st.session_state.setdefault(LAST_KEY, {})
     token = refresh_token()
@@ -263,9 +264,9 @@ def look(*names: str, filters: Filters | None = None,
     try:
         with reading() if reading is not None and chosen.lake is not None and not answered else nullcontext():
             figures = _read(chosen, signature, lambda connection: {
-                name: _cached_query(chosen.name, signature, token, name, filters.since, filters.until,
-                                    filters.repo, connection)
-                for name in names
+                _name(view): _cached_query(chosen.name, signature, token, _name(view), filters.since, filters.until,
+                                           filters.repo, view, connection)
+                for view in views
             })
     except DatabaseLocked:
         if key in last:
@@ -278,7 +279,7 @@ def look(*names: str, filters: Filters | None = None,
 @st.cache_data(show_spinner=False, max_entries=64)
 def _cached_replay(db: str, signature: tuple[Any, ...], token: int, replay_id: int,
                    _connection: _Connection) -> dict[str, Any] | None:
-    return replays.by_id(_connection.get(), replay_id)
+    return store.replay_by_id(_connection.get(), replay_id)
 
 
 def replay(replay_id: int) -> dict[str, Any] | None:
@@ -306,13 +307,8 @@ def budgets_file() -> Path | None:
 @st.cache_data(show_spinner=False, max_entries=64)
 def _cached_budgets(db: str, signature: tuple[Any, ...], token: int, text: str, name: str, today: date,
                     _connection: _Connection) -> dict[str, Any]:
-    from lanelog.queries.budget_file import parse_budgets
-    from lanelog.queries.budgets import budget_status, scope_warnings
-
-    con = _connection.get()
-    budgets = parse_budgets(text, name)
-    return {"statuses": [status.as_dict() for status in budget_status(con, budgets, today)],
-            "warnings": scope_warnings(con, budgets)}
+    found = queries.judge(_connection.get(), queries.parse_budgets(text, name), today)
+    return {"statuses": [status.as_dict() for status in found.statuses], "warnings": found.warnings}
 
 
 def budgets(today: date) -> dict[str, Any] | None:
@@ -325,9 +321,7 @@ def budgets(today: date) -> dict[str, Any] | None:
     path = budgets_file()
     if path is None:
         return None
-    from lanelog.queries.budget_file import read_budget_text
-
-    text = read_budget_text(path)  # as `check --budgets` reads it: a regular file, bounded, UTF-8
+    text = queries.read_budget_text(path)  # as `check --budgets` reads it: a regular file, bounded, UTF-8
     chosen = source()
     signature = _signature(chosen)
     if signature is None:

@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from lanelog.dashboard.present import SHORT_HASH, fit_path, plural, short
-from lanelog.ingest.logfile import is_object_url
+from lanelog.ingest import is_object_url
 
 # Data health's files table fits the main column of a 1000 px window: each file by its
 # name (an object by its key: its run folder and name, at least, which tell it apart),

@@ -14,6 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from lanelog.dashboard import present
+from lanelog.money import money_text
 
 # A currency from a log line is shown only when it looks like one (it is untrusted text).
 CURRENCY = re.compile(r"[A-Z]{3}\Z")
@@ -43,12 +44,10 @@ def currency_of(row: dict[str, Any]) -> str:
 
 
 def amount(value: float | None, row: dict[str, Any]) -> str:
-    """1.2345 USD; None as the row's note ("no usage recorded"), never as 0."""
+    """0.0021 USD, 12.50 USD (lanelog.money); None as the row's note ("no usage recorded"), never as 0."""
     if value is None:
         return row.get("note") or "-"
-    text = f"{value:,.6f}".rstrip("0")
-    whole, _, decimals = text.partition(".")
-    return f"{whole}.{decimals.ljust(2, '0')} {currency_of(row)}"
+    return money_text(value, currency_of(row))
 
 
 def cost_text(row: dict[str, Any]) -> str:

@@ -14,11 +14,11 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from lanelog import queries
 from lanelog.dashboard import access, data, present, ui
 from lanelog.dashboard.launch import UPLOAD_LIMIT_MB
 from lanelog.errors import LanelogError
-from lanelog.queries import Filters
-from lanelog.queries.figures import supported_week
+from lanelog.queries import Filters, supported_week
 
 ALL_REPOS = "All repositories"
 RECENT_WEEKS = 12
@@ -145,7 +145,7 @@ def render(guidance: bool = True) -> bool:
     refresh()
     empty = True
     if data.source_exists():
-        base = ui.figures("report", "repos", filters=Filters(), note=False)
+        base = ui.figures(queries.report, queries.repos, filters=Filters(), note=False)
         report, repos = base["report"], base["repos"]
         empty = report["totals"]["attempts"] == 0 and report["rejected_lines"] == 0
         if not empty:

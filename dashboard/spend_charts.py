@@ -7,7 +7,6 @@ never a bar of zero cost, and a cost is drawn only in its own currency.
 
 from __future__ import annotations
 
-import calendar
 import itertools
 import json
 from datetime import date
@@ -17,6 +16,8 @@ import altair as alt
 import pandas as pd
 
 from lanelog.dashboard.charts import ALERT, ARMED, NEUTRAL, chart_height, week_axis
+from lanelog.money import money_text
+from lanelog.queries import period
 
 COST = "cost per week"
 SPENT, PAST, OVER = "spent so far", "spent so far, past an alert threshold", "spent so far, over the amount"
@@ -35,13 +36,6 @@ def _literal(text: str) -> str:
     return json.dumps(text)
 
 
-def money_text(value: float, currency: str) -> str:
-    """1,234.50 USD: two decimals, or up to six for amounts under one."""
-    text = f"{value:,.6f}".rstrip("0") if abs(value) < 1 else f"{value:,.2f}"
-    whole, _, decimals = text.partition(".")
-    return f"{whole}.{decimals.ljust(2, '0')} {currency}"
-
-
 def weekly_cost_frame(money: dict[str, Any]) -> pd.DataFrame:
     """week, currency, cost: each week's recorded cost in each currency (several when a week mixes them)."""
     rows = []
@@ -54,18 +48,16 @@ def weekly_cost_frame(money: dict[str, Any]) -> pd.DataFrame:
 
 
 def weekly_amount(budget: dict[str, Any], today: date) -> float:
-    """What a budget allows a week: its amount, or a month's amount spread over the month's days."""
-    if budget["period"] == "week":
-        return float(budget["amount"])
-    days = calendar.monthrange(today.year, today.month)[1]
-    return float(budget["amount"]) * 7 / days
+    """What a budget allows a week: its amount spread over its period's days (queries.Period.weekly_share)."""
+    return float(budget["amount"]) * period(budget["period"]).weekly_share(today)
 
 
 def budget_line_label(budget: dict[str, Any], today: date) -> str:
     """A budget's line in the legend: its name and what it allows (its scope is in its sentence above)."""
-    amount = money_text(budget["amount"], budget["currency"])
-    allows = f"{amount} a week" if budget["period"] == "week" else \
-        f"{amount} a month (≈ {weekly_amount(budget, today):.3g} a week)"
+    noun = period(budget["period"]).noun
+    allows = f"{money_text(budget['amount'], budget['currency'])} a {noun}"
+    if noun != "week":
+        allows += f" (≈ {weekly_amount(budget, today):.3g} a week)"
     return f"budget {budget['name']}: {allows}"
 
 

@@ -90,10 +90,10 @@ def reading() -> Iterator[None]:
         holder.empty()
 
 
-def figures(*names: str, filters: Filters | None = None, note: bool = True) -> dict[str, Any]:
-    """The named query results for this page, or a stop with guidance or a quiet note."""
+def figures(*views: data.View, filters: Filters | None = None, note: bool = True) -> dict[str, Any]:
+    """These views' results for this page, by their names, or a stop with guidance or a quiet note."""
     try:
-        result = data.look(*names, filters=filters if filters is not None else current_filters(), reading=reading)
+        result = data.look(*views, filters=filters if filters is not None else current_filters(), reading=reading)
     except data.NoDatabase:
         show_guidance(data.shown_name())
         st.stop()

@@ -2,10 +2,12 @@
 
 import streamlit as st
 
+from lanelog import queries
 from lanelog.dashboard import data, health_tables, present, ui
 
 st.title("Data health")
-f = ui.figures("sources", "rejected_lines", "type_anomalies", "undated", "undated_counts")
+f = ui.figures(queries.sources, queries.rejected_lines, queries.type_anomalies, queries.undated,
+               queries.undated_counts)
 
 st.subheader("Files ingested")
 listing_known = data.lake_dir() is None  # a lake does not carry the bucket listings ingest made

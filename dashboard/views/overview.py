@@ -6,7 +6,7 @@ from lanelog import queries
 from lanelog.dashboard import budget_section, charts, present, ui
 
 st.title("Overview")
-report = ui.figures("report")["report"]
+report = ui.figures(queries.report)["report"]
 weekly = present.weeks_frame(report)  # the same rows `lanelog report --format json` prints
 totals = report["totals"]
 
@@ -34,7 +34,7 @@ columns[len(present.METRICS)].metric(
 st.caption(present.range_caption(report))
 st.caption("Every attempt in range, by the producer that wrote its line: probe rejects, armed calls, "
            "and neither (passed the probe without an armed call).")
-ui.table(present.producers_table(ui.figures("producers")["producers"]), key="producers_table")
+ui.table(present.producers_table(ui.figures(queries.producers)["producers"]), key="producers_table")
 
 left, right = ui.chart_columns()
 with left:

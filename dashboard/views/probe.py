@@ -2,11 +2,12 @@
 
 import streamlit as st
 
+from lanelog import queries
 from lanelog.dashboard import charts, present, ui
 from lanelog.reasons import words as reason_words
 
 st.title("Probe")
-reasons = ui.figures("reject_reasons")["reject_reasons"]
+reasons = ui.figures(queries.reject_reasons)["reject_reasons"]
 if reasons.empty:
     st.info("No probe rejects in range.")
     st.stop()

@@ -4,10 +4,11 @@ from datetime import UTC, datetime
 
 import streamlit as st
 
+from lanelog import queries
 from lanelog.dashboard import charts, present, ui
 
 st.title("Quarantine")
-f = ui.figures("freezes", "freeze_summary", "freeze_owners")
+f = ui.figures(queries.freezes, queries.freeze_summary, queries.freeze_owners)
 if f["freeze_summary"].empty:
     st.info("No quarantined tests in range: no attempt listed a frozen (quarantined) test.")
     st.stop()

@@ -5,13 +5,14 @@ Charts first; every table is folded below them.
 
 import streamlit as st
 
+from lanelog import queries
 from lanelog.dashboard import budget_section, charts, present, ui
 from lanelog.dashboard.money import money_tables, show_money
 
 st.title("Spend review")
-money = ui.figures("money", note=False)["money"]
-f = ui.figures("weekly", "spend_by_property", "spend_by_repo", "lanes_weekly", "unresolved_units",
-               "property_results")
+money = ui.figures(queries.money, note=False)["money"]
+f = ui.figures(queries.weekly, queries.spend_by_property, queries.spend_by_repo, queries.lanes_weekly,
+               queries.unresolved_units, queries.property_results)
 weeks = ui.axis_weeks()
 budgets = budget_section.judged()
 if budgets is not None:

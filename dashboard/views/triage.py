@@ -2,10 +2,11 @@
 
 import streamlit as st
 
+from lanelog import queries
 from lanelog.dashboard import data, health_tables, present, triage_tables, ui
 
 st.title("Credit-bug triage")
-found = ui.figures("credit_bug_rows", "sources")
+found = ui.figures(queries.credit_bug_rows, queries.sources)
 rows, sources = found["credit_bug_rows"], found["sources"]
 listed = set(sources["path"][sources["in_last_listing"]])
 if rows.empty:

@@ -5,6 +5,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from lanelog import queries
 from lanelog.dashboard import charts, data, health_tables, live_shadow, present, ui, whatif_tables
 from lanelog.errors import DatabaseLocked, LanelogError
 
@@ -13,7 +14,7 @@ st.title("What-if")
 
 def stored_replay() -> None:
     """A stored replay, chosen among them (newest first): what it replayed, its weeks and its flips."""
-    listed = ui.figures("replay_list")["replay_list"]
+    listed = ui.figures(data.replay_list)["replay_list"]
     if not listed:
         st.info("No replay stored yet. Route history again under a candidate policy and keep the result:")
         # One option a line, so a narrow window never breaks the command inside an option.
@@ -107,7 +108,7 @@ def flip_lines(flip: dict[str, Any]) -> None:
 def live() -> None:
     """This week's real patches under the shadow policy CI also decides them by (the sidebar's filters apply)."""
     st.header("Live shadow")
-    found = ui.figures("shadow_report", "shadow_flips", note=False)
+    found = ui.figures(queries.shadow_report, queries.shadow_flips, note=False)
     shadow = found["shadow_report"]
     if shadow is None:
         st.caption("No lane-log line in range was also decided under a shadow policy. Add "
