@@ -7,7 +7,7 @@ starting ``::warning::`` is a workflow command; a reader that splits on
 drives the terminal.  ``framed`` shows each such character escaped: C0 and C1
 controls, DEL, the Unicode line and paragraph separators, and the bidi marks and
 overrides that reorder what a reader sees.  The CLI writes all its output through
-it (lanelog/cli/commands/output.py), and the router writes the lane-log line with it.
+it (lanelog/cli/output.py), and the router writes the lane-log line with it.
 This leaf imports nothing of lanelog.
 """
 

@@ -17,8 +17,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from lanelog.cli import COMMANDS, EXTRA_OF_COMMAND, SUMMARIES, cli
-from lanelog.cli.commands import docs, extras, options
+from lanelog.cli import COMMANDS, EXTRA_OF_COMMAND, SUMMARIES, cli, docs, extras, options
 
 ROOT = Path(__file__).resolve().parents[1]
 PRINTS_DATA = ["ingest", "export", "demo", "check", "report", "replay"]
@@ -290,7 +289,7 @@ def test_a_command_run_on_the_core_install_still_names_its_extra(tmp_path: Path)
 def test_docs_cli_md_is_the_generated_help() -> None:
     page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     assert docs.MARKER in page
-    assert page == docs.rewrite(page), "docs/cli.md drifted: run python -m lanelog.cli.commands.docs docs/cli.md"
+    assert page == docs.rewrite(page), "docs/cli.md drifted: run python -m lanelog.cli.docs docs/cli.md"
 
 
 def test_the_drift_check_sees_a_changed_flag() -> None:

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from lanelog.cli import cli
-from lanelog.cli.commands.output import echo
+from lanelog.cli.output import echo
 from lanelog.framing import framed
 
 RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")

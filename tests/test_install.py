@@ -57,7 +57,7 @@ def test_one_import_name(target: Path) -> None:
     assert sorted(p.name for p in (target / "lanelog").iterdir() if p.is_dir() and p.name != "__pycache__") == [
         "cli", "dashboard", "ingest", "queries", "router", "store"]
     assert sorted(p.name for p in (target / "lanelog" / "cli").iterdir() if p.is_dir() and p.name != "__pycache__") == [
-        "alerts", "commands", "demo"]
+        "alerts", "commands", "demo", "render"]
 
 
 def test_every_source_module_is_installed(target: Path) -> None:

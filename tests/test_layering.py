@@ -8,6 +8,8 @@ headless layer in a fresh interpreter and looks at ``sys.modules``.
 from __future__ import annotations
 
 import ast
+import importlib
+import pkgutil
 import re
 import subprocess
 import sys
@@ -28,21 +30,24 @@ FOLDERS = {
     "lanelog": "lanelog",
 }
 # Each layer and the lanelog modules it may import, lowest layer first.  The
-# leaves (errors, reasons and the version in lanelog/__init__) import nothing
-# of the project; store's SQL-file loader sits on the errors alone; store is the
-# one door to storage below ingest, queries and the dashboard; the top floor,
-# lanelog/cli/ (the group, the commands, the demo and the alerts), sits on top.
+# leaves (errors, reasons, money's formatter and the version in lanelog/__init__) import
+# nothing of the project; store is the one door to storage below ingest, queries and the
+# dashboard; the top floor, lanelog/cli/ (the group, the commands and what they share: the
+# options, output, extras, reading, notifying, the renderers, the demo and the alerts), sits on top.
 # docs/architecture.md draws this table (tests/architecture.py); a test below keeps them equal.
-LEAVES = {"lanelog", "lanelog.errors", "lanelog.framing", "lanelog.lazy", "lanelog.reasons", "lanelog.spreadsheet"}
-STORE = {"lanelog.store", "lanelog.store.sqlfile"}
+LEAVES = {"lanelog", "lanelog.errors", "lanelog.framing", "lanelog.lazy", "lanelog.money", "lanelog.reasons",
+          "lanelog.spreadsheet"}
+STORE = {"lanelog.store"}
+_KIT = {"lanelog.cli.options", "lanelog.cli.output", "lanelog.cli.extras", "lanelog.cli.reading",
+        "lanelog.cli.notify", "lanelog.cli.render"}
 MAY_IMPORT = {
     "lanelog": set(),
     "lanelog.errors": set(),
     "lanelog.framing": set(),
     "lanelog.lazy": set(),
+    "lanelog.money": set(),
     "lanelog.spreadsheet": set(),
     "lanelog.reasons": set(),
-    "lanelog.store.sqlfile": {"lanelog.errors"},
     # The YAML reader of the hand-written files (policy, flaky list, budgets): the errors alone.
     "lanelog.yamlfile": {"lanelog.errors"},
     # The evidence as text (the job summary, the review comment, the What-if page): framing and reasons.
@@ -50,16 +55,23 @@ MAY_IMPORT = {
     "lanelog.router": LEAVES | {"lanelog.yamlfile", "lanelog.evidence_text"},
     # Webhook posting: the standard library and the errors; the caller stores the sent marks.
     "lanelog.cli.alerts": LEAVES,
-    "lanelog.store": LEAVES | STORE,
+    "lanelog.store": LEAVES,
     "lanelog.ingest": LEAVES | STORE,
     "lanelog.queries": LEAVES | STORE | {"lanelog.yamlfile"},
     "lanelog.dashboard": LEAVES | STORE | {"lanelog.ingest", "lanelog.queries", "lanelog.evidence_text"},
     "lanelog.cli.demo": LEAVES | STORE | {"lanelog.ingest", "lanelog.router"},
-    "lanelog.cli.commands": LEAVES | STORE | {"lanelog.cli.alerts", "lanelog.ingest", "lanelog.queries",
-                                              "lanelog.evidence_text",
-                                              "lanelog.router", "lanelog.dashboard", "lanelog.cli.demo",
-                                              "lanelog.cli.group"},
-    "lanelog.cli.group": LEAVES | {"lanelog.cli.commands"},
+    "lanelog.cli.output": LEAVES,
+    "lanelog.cli.extras": LEAVES,
+    "lanelog.cli.options": LEAVES | {"lanelog.cli.output", "lanelog.queries"},
+    "lanelog.cli.reading": LEAVES | STORE | {"lanelog.cli.options", "lanelog.cli.extras", "lanelog.ingest",
+                                             "lanelog.queries"},
+    "lanelog.cli.notify": LEAVES | STORE | {"lanelog.cli.alerts"},
+    "lanelog.cli.render": LEAVES | {"lanelog.cli.alerts", "lanelog.queries", "lanelog.evidence_text"},
+    "lanelog.cli.commands": LEAVES | STORE | _KIT | {"lanelog.cli.alerts", "lanelog.ingest", "lanelog.queries",
+                                                     "lanelog.router", "lanelog.dashboard", "lanelog.cli.demo"},
+    # The group names its commands by module path and imports each when it runs (never statically).
+    "lanelog.cli.group": LEAVES | {"lanelog.cli.output", "lanelog.cli.extras"},
+    "lanelog.cli.docs": LEAVES | {"lanelog.cli.group"},
     # The top floor's package: its names come from the group when first used.
     "lanelog.cli": LEAVES | {"lanelog.cli.group"},
     "lanelog.__main__": {"lanelog.cli"},
@@ -70,20 +82,28 @@ OWNS = {
     "lanelog.errors": "the one hierarchy of errors, each with its exit code",
     "lanelog.framing": "how untrusted text is shown on a terminal (escaped, never a new line)",
     "lanelog.lazy": "the packages' public names, imported on first use",
+    "lanelog.money": "money as a reader sees it: the one formatter",
     "lanelog.reasons": "the reject reason codes and their words",
     "lanelog.spreadsheet": "defusing text cells for spreadsheets",
-    "lanelog.store.sqlfile": "reading `.sql` files: named blocks, docstrings, declared parameters",
     "lanelog.yamlfile": "reading the hand-written YAML files safely, with the line of every key",
     "lanelog.evidence_text": "a decision's evidence as text a reviewer reads: plain lines, fences no line can close",
     "lanelog.router": "git, the policy files, the decision table, the property lane, replay; writes lane-log lines",
     "lanelog.cli.alerts": "webhook alerts: each claimed, posted with a deadline and marked once; secrets redacted",
-    "lanelog.store": "connections and their rules, the schema and its upgrades, the lake's files, the query runner",
+    "lanelog.store": "connections and their rules, the schema and its upgrades, the lake's files, the SQL files' "
+                     "loader and runner",
     "lanelog.ingest": "the lane-log format and how its lines become rows, exactly once",
-    "lanelog.queries": "the named figures (SQL in `.sql` files), the data source, Spark's form of them",
+    "lanelog.queries": "the named figures (SQL in `.sql` files), the budget model, the engine seam, the data source",
     "lanelog.dashboard": "the Streamlit pages over the queries, sign-in, the local server",
     "lanelog.cli.demo": "`lanelog demo`: throwaway repositories, a scripted agent, the real router",
-    "lanelog.cli.commands": "one module per command: parse options, call the layers, format output",
+    "lanelog.cli.output": "every line a command prints, framed",
+    "lanelog.cli.extras": "which extra each optional import needs, and its pip line",
+    "lanelog.cli.options": "the options several commands share, declared once",
+    "lanelog.cli.reading": "what `report` and `check` read, as one options object: LOG files, database or lake",
+    "lanelog.cli.notify": "posting alerts and digests once, the database keeping what was sent",
+    "lanelog.cli.render": "the text forms of what the commands print and post, one module per thing shown",
+    "lanelog.cli.commands": "one module per command: read options, call one library function, print",
     "lanelog.cli.group": "the `lanelog` click group: the command table, errors into exit codes",
+    "lanelog.cli.docs": "docs/cli.md's reference, generated from every command's --help",
     "lanelog.cli": "the top floor's package door",
     "lanelog.__main__": "`python -m lanelog`",
 }
@@ -94,7 +114,7 @@ NEVER = {
     "lanelog.lazy": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.framing": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.spreadsheet": ["click", "streamlit", "duckdb", "pandas"],
-    "lanelog.store.sqlfile": ["click", "streamlit", "duckdb", "pandas"],
+    "lanelog.money": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.yamlfile": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.evidence_text": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.router": ["click", "streamlit", "altair", "pandas", "duckdb", "pyarrow"],
@@ -115,7 +135,6 @@ ABOVE = {
                         *_UPPER],
     "lanelog.lazy": ["lanelog.router", "lanelog.store", "lanelog.ingest", "lanelog.queries", "lanelog.errors",
                      *_UPPER],
-    "lanelog.store.sqlfile": ["lanelog.router", "lanelog.ingest", "lanelog.queries", *_UPPER],
     "lanelog.yamlfile": ["lanelog.router", "lanelog.store", "lanelog.ingest", "lanelog.queries", *_UPPER],
     "lanelog.evidence_text": ["lanelog.router", "lanelog.store", "lanelog.ingest", "lanelog.queries",
                               "lanelog.errors", *_UPPER],
@@ -165,10 +184,12 @@ def _imports_in(source: bytes | str, package: str) -> list[tuple[int, str]]:
                 name = ".".join(base + ([node.module] if node.module else []))
             else:
                 name = node.module or ""
-            found.append((node.lineno, name))
-            # "from lanelog import ingest" imports the package lanelog.ingest.
-            found += [(node.lineno, f"{name}.{alias.name}") for alias in node.names
-                      if name == "lanelog"]
+            # "from lanelog import ingest" imports the layer lanelog.ingest, "from lanelog.cli import
+            # extras" the layer lanelog.cli.extras (and nothing of the package's door itself).
+            layers = [f"{name}.{alias.name}" for alias in node.names if f"{name}.{alias.name}" in MAY_IMPORT]
+            if len(layers) < len(node.names) or name == "lanelog":
+                found.append((node.lineno, name))
+            found += [(node.lineno, layer) for layer in layers]
     return found
 
 
@@ -202,11 +223,83 @@ def test_every_import_runs_down_the_layers(path: Path) -> None:
     assert wrong == [], f"{path.relative_to(ROOT)} imports up the layers: {wrong}"
 
 
+def _is_door(name: str) -> bool:
+    """Whether a layer's name is a package (a door with an ``__all__``), not a single module."""
+    return name in MAY_IMPORT and name not in LEAVES and hasattr(importlib.import_module(name), "__path__")
+
+
+@pytest.mark.parametrize("path", _sources(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_import_between_layers_names_the_door(path: Path) -> None:
+    """Another layer is imported by its package (`from lanelog.store import transaction`), never its modules."""
+    layer = _layer(_module_of(path))
+    wrong = [f"line {line}: {name} (import it from {_owner(name)})" for line, name in _imports(path)
+             if _owner(name) not in (None, layer) and name != _owner(name)]
+    assert wrong == [], f"{path.relative_to(ROOT)} reaches into another layer's modules: {wrong}"
+
+
+def _door_names(source: bytes | str, layer: str) -> list[tuple[int, str, str]]:
+    """(line, door, name) for each name taken from another layer's door: `from door import name`,
+    and `alias.name` where `alias` was bound to a door (`from lanelog import store`, `import x.y as alias`)."""
+    tree = ast.parse(source)
+    bound: dict[str, str] = {}
+    found: list[tuple[int, str, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            for alias in node.names:
+                whole = f"{node.module}.{alias.name}"
+                if whole in MAY_IMPORT:  # a layer itself (`from lanelog import store`): its names are checked
+                    if whole != layer and _is_door(whole):
+                        bound[alias.asname or alias.name] = whole
+                elif node.module != layer and _is_door(node.module):
+                    found.append((node.lineno, node.module, alias.name))
+        elif isinstance(node, ast.Import):
+            bound.update({alias.asname: alias.name for alias in node.names
+                          if alias.asname and alias.name != layer and _is_door(alias.name)})
+    found += [(node.lineno, bound[node.value.id], node.attr) for node in ast.walk(tree)
+              if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in bound]
+    return found
+
+
+@pytest.mark.parametrize("path", _sources(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_name_taken_from_a_door_is_in_its_all(path: Path) -> None:
+    """A package's ``__all__`` is its interface: another layer uses no name outside it."""
+    layer = _layer(_module_of(path))
+    wrong = [f"line {line}: {door}.{name}" for line, door, name in _door_names(path.read_bytes(), layer)
+             if name not in importlib.import_module(door).__all__]
+    assert wrong == [], f"{path.relative_to(ROOT)} uses names no door exports: {wrong}"
+
+
+def test_the_door_checks_catch_a_module_path_and_a_name_outside_all() -> None:
+    """Both checks can fail: a module path into the store, and a store name its __all__ leaves out."""
+    source = "from lanelog.store.db import transaction\nfrom lanelog import store\nstore.statements()\n"
+    assert [name for _, name in _imports_in(source, "lanelog.ingest") if _owner(name) == "lanelog.store"
+            and name != "lanelog.store"] == ["lanelog.store.db"]
+    names = _door_names(source, "lanelog.ingest")
+    assert ("lanelog.store", "statements") in [(door, name) for _, door, name in names]
+    assert "statements" not in importlib.import_module("lanelog.store").__all__
+
+
+@pytest.mark.parametrize("door", sorted(name for name in MAY_IMPORT if _is_door(name)))
+def test_a_door_exports_what_it_names_once(door: str) -> None:
+    """A door's __all__ lists each name once, each importable; a lazy door's names are its table's."""
+    module = importlib.import_module(door)
+    exported = list(module.__all__)
+    assert len(exported) == len(set(exported)), f"{door}.__all__ names something twice"
+    homes = getattr(module, "_HOMES", None)
+    if homes:
+        assert set(homes) == set(exported), f"{door}: _HOMES and __all__ differ"
+        # A submodule imported by name becomes the package's attribute, hiding a lazy name it shares.
+        submodules = {info.name for info in pkgutil.iter_modules(module.__path__)}
+        assert not set(homes) & submodules, f"{door} exports names of its own modules: {set(homes) & submodules}"
+    for name in exported:
+        assert getattr(module, name) is not None, f"{door}.{name}"
+
+
 def test_every_source_file_is_checked() -> None:
     checked = {_layer(_module_of(path)) for path in _sources()}
     assert {"lanelog.router", "lanelog.store", "lanelog.ingest", "lanelog.queries", "lanelog.dashboard",
             "lanelog.cli.commands", "lanelog.cli.group", "lanelog.cli", "lanelog.errors", "lanelog.reasons",
-            "lanelog.store.sqlfile"} <= checked
+            "lanelog.cli.render", "lanelog.cli.reading"} <= checked
 
 
 def test_the_static_check_catches_an_upward_import() -> None:

@@ -15,8 +15,8 @@ from typing import Any, NoReturn
 import click
 
 from lanelog import __version__
-from lanelog.cli.commands import extras
-from lanelog.cli.commands.output import echo
+from lanelog.cli import extras
+from lanelog.cli.output import echo
 from lanelog.errors import LanelogError
 from lanelog.framing import framed
 
@@ -24,7 +24,7 @@ COMMANDS: dict[str, str] = {
     "route": "lanelog.cli.commands.route:route",
     "ingest": "lanelog.cli.commands.ingest:ingest",
     "report": "lanelog.cli.commands.report:report",
-    "check": "lanelog.cli.commands.report:check",
+    "check": "lanelog.cli.commands.check:check",
     "dashboard": "lanelog.cli.commands.dashboard:dashboard",
     "demo": "lanelog.cli.commands.demo:demo",
     "export": "lanelog.cli.commands.export:export",

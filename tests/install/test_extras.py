@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from lanelog.cli.commands.extras import EXTRAS
+from lanelog.cli.extras import EXTRAS
 from tests.dashboard.browser_support import chromium, free_port, stop, wait_until_healthy
 from tests.dashboard.oidc_provider import running_provider
 from tests.dashboard.test_browser import PAGE_PATHS, TITLES, drawn_page

@@ -16,7 +16,7 @@ from click.testing import CliRunner, Result
 
 from lanelog import ingest, store
 from lanelog.cli import cli
-from lanelog.cli.commands import render
+from lanelog.cli.render import figures as render
 
 DATA = Path(__file__).parent / "data"
 REVIEW = DATA / "review.jsonl"
@@ -513,7 +513,7 @@ def test_report_csv_carries_the_money_and_the_shadow_per_week(tmp_path: Path) ->
     first, second = rows
     assert (first["calls_priced"], first["input_tokens"], first["output_tokens"]) == ("2", "2000", "20")
     assert (first["cost"], first["currency"], first["cost_per_armed_call"]) == ("0.5", "USD", "0.25")
-    # A policy's columns are named by its digest's first 12 digits (render_shadow.py).
+    # A policy's columns are named by its digest's first 12 digits (render/shadow.py).
     assert (first["shadow_abababababab_attempts"], first["shadow_abababababab_live_probe_rejects"],
             first["shadow_abababababab_probe_rejects"], first["shadow_abababababab_flips"]) == ("1", "0", "1", "1")
     assert first["shadow_errors"] == ""

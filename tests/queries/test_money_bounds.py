@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from lanelog import ingest, store
 from lanelog.cli import cli
-from lanelog.cli.commands import render_money
+from lanelog.cli.render import money as render_money
 
 HOSTILE_CURRENCY = "[x](http://e)<b>|a|b|c|d|e|f|g|h|"
 # An unescaped pipe opens a table cell; an escaped one (\|) does not.

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from lanelog.cli.commands.options import (
+from lanelog.cli.options import (
     budgets_option,
     db_option,
     db_path,
@@ -18,7 +18,7 @@ from lanelog.cli.commands.options import (
     port_option,
     today_option,
 )
-from lanelog.cli.commands.output import echo
+from lanelog.cli.output import echo
 
 
 @click.command()
@@ -53,13 +53,13 @@ def dashboard(db: Path | None, lake: str | None, endpoint_url: str | None, host:
         lanelog dashboard --host 10.0.0.5 --auth /etc/lanelog/auth.toml
         lanelog dashboard --budgets budgets.yaml
     """
-    from lanelog.dashboard.launch import check_exposure, serve
+    from lanelog.dashboard import check_exposure, serve
 
     if lake is not None and db is not None:
         raise click.UsageError("give either --db FILE or --lake DIR, not both")
     check_exposure(host, auth, no_auth)
     if budgets is not None:
-        from lanelog.queries.budget_file import read_budgets
+        from lanelog.queries import read_budgets
 
         read_budgets(budgets)  # a file that cannot be used is named now, not on the page
     if no_auth:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from lanelog.cli.commands.extras import require
-from lanelog.cli.commands.options import (
+from lanelog.cli.extras import require
+from lanelog.cli.options import (
     db_option,
     db_path,
     deprecated_alias,
@@ -16,7 +16,7 @@ from lanelog.cli.commands.options import (
     host_option,
     port_option,
 )
-from lanelog.cli.commands.output import echo
+from lanelog.cli.output import echo
 
 
 @click.command()
@@ -59,7 +59,7 @@ def demo(
     target = db_path(db)
     if serve:
         require("dashboard", "lanelog demo --serve")
-        from lanelog.dashboard.launch import check_exposure, check_port_free
+        from lanelog.dashboard import check_exposure, check_port_free
 
         # Refuse a bad --host (the demo has no sign-in: loopback only) or a busy port before building anything.
         check_exposure(host, None, False)
@@ -81,7 +81,7 @@ def demo(
         echo("lanes: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.lanes.items())))
         echo("reject reasons: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.reasons.items())))
     if serve:
-        from lanelog.dashboard.launch import serve as serve_dashboard
+        from lanelog.dashboard import serve as serve_dashboard
 
         echo(f"serving the dashboard on http://{host}:{port}", err=True)
         serve_dashboard(target, host=host, port=port)

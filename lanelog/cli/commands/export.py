@@ -9,9 +9,9 @@ from pathlib import Path
 import click
 
 from lanelog import store
-from lanelog.cli.commands.options import db_option, endpoint_url_option, format_option, lake_option, wait_option
-from lanelog.cli.commands.output import echo
-from lanelog.queries.source import choose_source
+from lanelog.cli.options import db_option, endpoint_url_option, format_option, lake_option, wait_option
+from lanelog.cli.output import echo
+from lanelog.queries import choose_source
 
 
 @click.command()

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 
 import click
 
-from lanelog.cli.commands.options import db_option, db_path, endpoint_url_option, format_option, wait_option
-from lanelog.cli.commands.output import echo
+from lanelog.cli.options import db_option, db_path, endpoint_url_option, format_option, wait_option
+from lanelog.cli.output import echo
 from lanelog.errors import IngestError
-from lanelog.ingest.logfile import expand_paths, is_object_url, logs_below, no_logs_in
-from lanelog.store.bucket import LISTING_TIMEOUT_S, REQUEST_TIMEOUT_S
+from lanelog.ingest import expand_paths, is_object_url, logs_below, no_logs_in
+from lanelog.store import LISTING_TIMEOUT_S, REQUEST_TIMEOUT_S
 
 if TYPE_CHECKING:  # (the db extra's: imported when the command runs, so --help works without it)
     from click._termui_impl import ProgressBar  # the type click.progressbar returns
@@ -142,9 +142,7 @@ def ingest(paths: tuple[str, ...], db: Path | None, fmt: str, endpoint_url: str 
         lanelog ingest --format json --db /tmp/lanes.duckdb logs/
         lanelog ingest s3://ci-logs/lane-logs/
     """
-    from lanelog.ingest import ingest_paths
-    from lanelog.ingest.object_logs import list_objects
-    from lanelog.ingest.objects import StoreTimeouts
+    from lanelog.ingest import StoreTimeouts, ingest_paths, list_objects
     from lanelog.store import open_db
 
     path_list = list(paths)

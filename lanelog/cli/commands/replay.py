@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
-from lanelog.cli.commands.extras import require
-from lanelog.cli.commands.options import db_option, deprecated_alias, format_option, wait_option
-from lanelog.cli.commands.output import echo
-from lanelog.cli.commands.render_replay import markdown, table
+from lanelog.cli.extras import require
+from lanelog.cli.options import db_option, deprecated_alias, format_option, wait_option
+from lanelog.cli.output import echo
+from lanelog.cli.render import replay as replay_forms
+
+if TYPE_CHECKING:
+    from lanelog.router import ReplayRequest, ReplayRun
 
 
 @click.command()
@@ -77,68 +79,45 @@ def replay(logs: tuple[Path, ...], repo: Path, candidate: Path, baseline: Path |
         lanelog replay --policy lanes.yaml --flaky flaky.yaml --baseline-flaky base.yaml --commits main~50..main
         lanelog replay --policy lanes.yaml --no-baseline --commits origin/main~300..origin/main
     """
-    from lanelog.router.gitfacts import Checkout
-    from lanelog.router.history import commits_in
-    from lanelog.router.history import dedupe as leave_out_copies
-    from lanelog.router.recorded import attempts_in
-    from lanelog.router.replay import read_policy_file
-    from lanelog.router.replay import replay as run_replay
+    from lanelog.router import ReplayRequest, read_files, replay_history
 
-    if (span is None) == (not logs):
-        raise click.UsageError("give either --commits A..B or LOG files")
-    if span is None and (first_parent or dedupe):
-        raise click.UsageError("--first-parent and --dedupe read a commit range: give --commits A..B")
-    if not first_parent and (sync_merges is not None or include_syncs):
-        raise click.UsageError("--sync-merges and --include-syncs tell the merges of --first-parent apart: "
-                               "give --first-parent")
-    if alone and (baseline is not None or baseline_flaky is not None):
-        raise click.UsageError("--no-baseline decides under the candidate alone: leave out --baseline "
-                               "and --baseline-flaky")
-    if alone and db is not None:
-        raise click.UsageError("--no-baseline has no baseline to store beside the candidate: leave out --db")
-    # Every file is checked before anything is replayed; an error exits 2 with its message.
-    chosen = read_policy_file(candidate)
-    compared = read_policy_file(baseline) if baseline is not None else None
-    frozen = read_policy_file(flaky, "flaky") if flaky is not None else None
-    frozen_before = read_policy_file(baseline_flaky, "flaky") if baseline_flaky is not None else None
+    request = ReplayRequest(repo=repo, candidate=candidate, baseline=baseline, alone=alone, flaky=flaky,
+                            baseline_flaky=baseline_flaky, span=span, logs=logs, first_parent=first_parent,
+                            sync_merges=sync_merges, include_syncs=include_syncs, dedupe=dedupe)
+    _check_usage(request, db)
+    files = read_files(request)  # every file is checked before anything is replayed; an error exits 2
     if db is not None:
         require("db", "lanelog replay --db")
         check_db(db, wait)  # a database that cannot take the replay fails now, not after the work
-    checkout = Checkout.open(repo)
-    about: dict[str, Any] = {}
-    if span is not None:
-        patches, skipped, about = commits_in(checkout, span, first_parent, syncs=sync_merges,
-                                             include_syncs=include_syncs)
-        if dedupe:
-            patches, copies = leave_out_copies(checkout, patches)
-            skipped += copies
-            about["duplicates"] = len(copies)
-    else:
-        patches, skipped = attempts_in(checkout, list(logs))
-    replayed = run_replay(checkout, patches, skipped, chosen, compared, frozen, about,
-                          baseline_flaky=frozen_before, alone=alone)
-    result = replayed.as_dict()
+    run = replay_history(request, files)
+    result = run.result.as_dict()
     for warning in result["warnings"]:
         echo(f"lanelog replay: warning: {warning}", err=True)
     if db is not None:
-        from lanelog.router.paths import printable
-
-        # Absolute, so the What-if page says which checkout and files whatever folder replay ran in.
-        stored = store_replay(db, wait, replayed.patch_rows(), {
-            "checkout": printable(str(checkout.toplevel)), "candidate": printable(os.path.abspath(candidate)),
-            "baseline": printable(os.path.abspath(baseline)) if baseline is not None
-            else ("each base commit's policy" if span is not None else "the decisions the lines recorded"),
-            "source": f"commits {span}" if span is not None else "lane logs " + ", ".join(map(str, logs)),
-            "patches": result["patches"], "skipped": len(result["skipped"]),
-        })
-        result["replay_id"] = stored
-        echo(f"stored as replay {stored} in {db}", err=True)
+        result["replay_id"] = store_replay(db, wait, run, request)
+        echo(f"stored as replay {result['replay_id']} in {db}", err=True)
     if fmt == "json":
         echo(json.dumps(result, indent=2), json=True, newline="\n")
     elif fmt == "markdown":
-        echo(markdown(result, candidate, baseline), newline="\n")
+        echo(replay_forms.markdown(result, candidate, baseline), newline="\n")
     else:
-        echo(table(result), newline="\n")
+        echo(replay_forms.table(result), newline="\n")
+
+
+def _check_usage(request: ReplayRequest, db: Path | None) -> None:
+    """Refuse flags that do not go together, before any file is read."""
+    if (request.span is None) == (not request.logs):
+        raise click.UsageError("give either --commits A..B or LOG files")
+    if request.span is None and (request.first_parent or request.dedupe):
+        raise click.UsageError("--first-parent and --dedupe read a commit range: give --commits A..B")
+    if not request.first_parent and (request.sync_merges is not None or request.include_syncs):
+        raise click.UsageError("--sync-merges and --include-syncs tell the merges of --first-parent apart: "
+                               "give --first-parent")
+    if request.alone and (request.baseline is not None or request.baseline_flaky is not None):
+        raise click.UsageError("--no-baseline decides under the candidate alone: leave out --baseline "
+                               "and --baseline-flaky")
+    if request.alone and db is not None:
+        raise click.UsageError("--no-baseline has no baseline to store beside the candidate: leave out --db")
 
 
 def check_db(db: Path, wait: float) -> None:
@@ -148,13 +127,13 @@ def check_db(db: Path, wait: float) -> None:
     open_db(db, wait=wait).close()
 
 
-def store_replay(db: Path, wait: float, rows: list[dict[str, Any]], about: dict[str, Any]) -> int:
+def store_replay(db: Path, wait: float, run: ReplayRun, request: ReplayRequest) -> int:
     """Store a replay in the database at `db` (made when missing), waiting for a lock up to `wait` seconds."""
-    from lanelog.store import open_db
-    from lanelog.store.replays import store
+    from lanelog.router import stored_about
+    from lanelog.store import open_db, store_replay
 
     con = open_db(db, wait=wait)
     try:
-        return store(con, about, rows)
+        return store_replay(con, stored_about(request, run), run.result.patch_rows())
     finally:
         con.close()

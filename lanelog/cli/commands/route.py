@@ -8,14 +8,27 @@ from pathlib import Path
 
 import click
 
-from lanelog.cli.commands.options import deprecated_alias
-from lanelog.cli.commands.output import echo
+from lanelog.cli.options import deprecated_alias
+from lanelog.cli.output import echo
 from lanelog.errors import LanelogError, RefInvalid, RepoNameInvalid, RunnerCommandError
-from lanelog.router import LaneRunner, RouteOptions, append_line, dumps, exit_code, github, run_route
-from lanelog.router.gitfacts import check_ref
-from lanelog.router.lane import DEFAULT_TIMEOUT, TOKEN_SOURCES
-from lanelog.router.run import check_repo_name
-from lanelog.router.shadow import is_error, shadow_decision
+from lanelog.router import (
+    DEFAULT_TIMEOUT,
+    TOKEN_SOURCES,
+    LaneRunner,
+    RouteOptions,
+    append_line,
+    append_summary,
+    check_ref,
+    check_repo_name,
+    dumps,
+    error_annotations,
+    exit_code,
+    is_error,
+    job_summary,
+    on_actions,
+    run_route,
+    shadow_decision,
+)
 
 
 def _ref(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -135,7 +148,7 @@ def route(repo: Path, base: str, head: str, policy: Path | None, flaky: Path | N
     echo(text, json=True)
     if line["reasons"]:
         echo(f"lanelog route: probe reject: {line['message']}", err=True)
-        if github.on_actions(annotations):
+        if on_actions(annotations):
             _annotate(line)
     if shadow is not None and is_error(line["shadow"]):
         echo(f"lanelog route: warning: no shadow decision, the live decision stands: {line['shadow']['message']}",
@@ -146,10 +159,10 @@ def route(repo: Path, base: str, head: str, policy: Path | None, flaky: Path | N
 def _annotate(line: dict) -> None:
     """The reject on the pull request: annotations on stderr (the runner reads both streams) and the
     job summary; a summary that cannot be written is said on stderr and changes nothing else."""
-    for command in github.error_annotations(line):
+    for command in error_annotations(line):
         echo(command, err=True)
     try:
-        github.append_summary(github.job_summary(line))
+        append_summary(job_summary(line))
     except OSError as exc:
         echo(f"lanelog route: cannot write the job summary to {os.environ.get('GITHUB_STEP_SUMMARY')}: "
              f"{exc.strerror or exc}", err=True)

@@ -29,6 +29,8 @@ from lanelog.cli.demo.promoter import promotion_lines
 from lanelog.cli.demo.scenario import START, build_repos, human_changes, week_patches
 from lanelog.errors import DemoError, LanelogError
 
+__all__ = ["MADE_BY", "DemoSummary", "run_demo"]
+
 ROUTER_LOG = "lane-log.jsonl"
 PROMOTER_LOG = "legacy-promoter.jsonl"
 MADE_BY = "lanelog demo"  # recorded in lanelog_meta, so a rerun may rebuild its own database

@@ -17,7 +17,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from lanelog.cli.commands.output import echo
+from lanelog.cli.output import echo
 
 DB_HELP = "DuckDB file [default: $LANELOG_DB, else ./lanelog.duckdb]."
 WAIT_HELP = "Seconds to wait while another process holds the database."
@@ -36,9 +36,9 @@ def db_option(help: str = DB_HELP) -> Decorator:
 def db_path(db: Path | None) -> Path:
     """The database file a command opens: ``--db FILE``, else $LANELOG_DB, else ./lanelog.duckdb.
 
-    The rule is lanelog.queries.source.choose_source's, the one every reader follows too.
+    The rule is lanelog.queries.choose_source's, the one every reader follows too.
     """
-    from lanelog.queries.source import choose_source
+    from lanelog.queries import choose_source
 
     return choose_source(db).db
 
@@ -151,25 +151,6 @@ def today_option(help: str = "The day taken as today (YYYY-MM-DD, UTC) [default:
                         callback=lambda _ctx, _param, value: value.date() if value is not None else None, help=help)
 
 
-def notify_options(command: Any) -> Any:
-    """``--notify URL`` (repeatable, or $LANELOG_NOTIFY), ``--notify-format``, ``--notify-timeout``."""
-    options = [
-        click.option("--notify", "notify", multiple=True, metavar="URL", envvar="LANELOG_NOTIFY",
-                     help="Post to this incoming webhook (repeatable; or $LANELOG_NOTIFY, URLs separated "
-                          "by spaces, which keeps them out of the process list).  The URL is a secret: "
-                          "it is never printed or stored."),
-        click.option("--notify-format", type=click.Choice(["slack", "json"]), default="slack", show_default=True,
-                     help="slack: text and blocks (Slack, Mattermost, Google Chat); json: a plain event."),
-        click.option("--notify-timeout", type=click.FloatRange(min=0.1, max=120), default=10.0,
-                     show_default=True, metavar="SECONDS",
-                     help="Longest wait for a webhook to take one post, as a whole: connecting, sending "
-                          "and its whole answer (three posts at most, on 429 and 5xx)."),
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return command
-
-
 def key_values(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> dict[str, str]:
     """Repeated KEY=VALUE options as a dict (a later KEY wins)."""
     settings: dict[str, str] = {}
@@ -203,26 +184,3 @@ def endpoint_url_option(**attrs: Any) -> Decorator:
 def verbose_option() -> Decorator:
     """``--verbose``: Spark's progress bar and log on stderr."""
     return click.option("--verbose", is_flag=True, help="Show Spark's progress bar and log on stderr (--engine spark).")
-
-
-def lake_options(command: Any) -> Any:
-    """Where `report` and `check` read besides --db and LOG files: ``--lake``, ``--engine``,
-    ``--spark-master``, ``--spark-conf``, ``--endpoint-url`` and ``--verbose``, each a parameter."""
-    options = [lake_option(), engine_option(), spark_master_option(), spark_conf_option(), endpoint_url_option(),
-               verbose_option()]
-    for option in reversed(options):
-        command = option(command)
-    return command
-
-
-def check_sources(db: Path | None, logs: tuple[Path, ...], lake: str | None, engine: str,
-                  spark_master: str | None, spark_conf: dict[str, str]) -> None:
-    """Refuse option combinations that name two places to read, or Spark without a lake."""
-    if lake is not None and (db is not None or logs):
-        raise click.UsageError("give one of --db FILE, --lake DIR or LOG files")
-    if engine == "spark" and lake is None:
-        raise click.UsageError("--engine spark reads a lake: give --lake DIR (make one with `lanelog export`)")
-    if spark_master is not None and engine != "spark":
-        raise click.UsageError("--spark-master needs --engine spark")
-    if spark_conf and engine != "spark":
-        raise click.UsageError("--spark-conf needs --engine spark")

@@ -1,21 +1,17 @@
-"""Text forms of the figures: the terminal table, the markdown review, CSV, and check lines.
+"""Text forms of the weekly figures: the terminal table, the markdown review and CSV.
 
-Everything here works on the plain dicts of ``queries.report`` and ``queries.check``.
-Text from the logs (ids, repos, file names) is untrusted: control characters are
-escaped for the terminal, and markdown special characters are escaped so a log
-can never inject a link, HTML or a table cell into a pasted review.
+Everything here works on the plain dicts of ``queries.report``; the cells are
+render/cells.py's, so every value from a log is escaped for its form.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import json
-from datetime import date, datetime
 from typing import Any
 
-from lanelog.evidence_text import MARKDOWN_SPECIAL
-from lanelog.framing import framed
+from lanelog.cli.render import shadow as shadow_forms
+from lanelog.cli.render.cells import aligned, cell, change, counted, markdown_table, md, plain
 from lanelog.queries import FIGURES, LABELS, Filters, compare_latest
 from lanelog.reasons import kind
 from lanelog.spreadsheet import defused
@@ -27,38 +23,6 @@ TOP_REASONS = 5
 REJECTED_SCOPE = "every line read, whatever the filters"
 
 
-def counted(count: int, noun: str, nouns: str | None = None) -> str:
-    """"1 armed call", "2 armed calls": a count with its noun in the number it takes."""
-    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
-
-
-def plain(value: Any) -> str:
-    """A value as one terminal-safe line: control characters, separators and bidi marks escaped (framing.py)."""
-    if value is None:
-        return "-"
-    if isinstance(value, datetime):
-        return value.isoformat() + "Z"
-    if isinstance(value, date):
-        return value.isoformat()
-    if isinstance(value, list):
-        return "[" + ", ".join(plain(item) for item in value) + "]"
-    return framed(str(value))
-
-
-def md(value: Any) -> str:
-    """A value as markdown text that renders literally."""
-    return MARKDOWN_SPECIAL.sub(r"\\\1", plain(value))
-
-
-def cell(key: str, value: Any) -> str:
-    """A figure as a table shows it: an undated week in words, a ratio with two decimals."""
-    if key == "week":
-        return value or "undated"
-    if key == "armed_per_reject":
-        return "-" if value is None else f"{value:.2f}"
-    return plain(value)
-
-
 def _rows(report: dict[str, Any]) -> list[list[str]]:
     keys = list(HEADINGS)
     rows = [[cell(key, week[key]) for key in keys] for week in report["weeks"]]
@@ -68,35 +32,11 @@ def _rows(report: dict[str, Any]) -> list[list[str]]:
 
 def table(report: dict[str, Any]) -> str:
     """The weekly figures as an aligned terminal table, totals last."""
-    header = list(HEADINGS.values())
-    rows = _rows(report)
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-
-    def line(cells: list[str]) -> str:
-        return "  ".join(
-            cell.ljust(width) if i == 0 else cell.rjust(width)
-            for i, (cell, width) in enumerate(zip(cells, widths))
-        )
-
-    out = [line(header), line(["-" * width for width in widths])]
-    out += [line(row) for row in rows[:-1]] + [line(rows[-1])]
+    out = aligned(list(HEADINGS.values()), _rows(report))
     out.append(f"rejected lines (not JSON objects, {REJECTED_SCOPE}): {report['rejected_lines']}")
     if "shadow" in report:
-        from lanelog.cli.commands import render_shadow  # (it builds on this module's cells)
-
-        out += render_shadow.table_lines(report["shadow"])
+        out += shadow_forms.table_lines(report["shadow"])
     return "\n".join(out)
-
-
-def aligned(header: list[str], rows: list[list[str]]) -> list[str]:
-    """An aligned terminal table: the first column left, the others right."""
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-
-    def line(cells: list[str]) -> str:
-        return "  ".join(cell.ljust(width) if i == 0 else cell.rjust(width)
-                         for i, (cell, width) in enumerate(zip(cells, widths)))
-
-    return [line(header), line(["-" * width for width in widths]), *(line(row) for row in rows)]
 
 
 # The money columns of the CSV (queries/money.sql), after the figures', per week; `costs` is
@@ -109,23 +49,22 @@ def csv_text(report: dict[str, Any]) -> str:
     """One CSV row per week (the undated bucket has an empty week); no total row; CRLF line ends.
 
     The figures' columns, then the money's, then (with a shadow in scope) the shadow's,
-    a set per shadow policy (render_shadow.py);
+    a set per shadow policy (render/shadow.py);
     a figure nobody recorded is an empty cell, and a text cell (a currency, from the
     logs) is defused so a spreadsheet never runs it as a formula.
     """
     money = {week["week"]: week for week in report.get("money", {}).get("weeks", [])}
     shadow = report.get("shadow")
-    from lanelog.cli.commands import render_shadow  # (it builds on this module's cells)
     buffer = io.StringIO(newline="")
     # Rows end in CRLF (RFC 4180), so the writer quotes every field holding a carriage return
     # or a line feed: no text from a log can start a row of its own.
     writer = csv.writer(buffer, lineterminator="\r\n")
-    writer.writerow([*HEADINGS, *CSV_MONEY, *(render_shadow.csv_columns(shadow) if shadow is not None else ())])
+    writer.writerow([*HEADINGS, *CSV_MONEY, *(shadow_forms.csv_columns(shadow) if shadow is not None else ())])
     for week in report["weeks"]:
         cells = [week[key] for key in HEADINGS]
         cells += [_csv_money(money.get(week["week"], {}), key) for key in CSV_MONEY]
         if shadow is not None:
-            cells += render_shadow.csv_cells(shadow, week["week"])
+            cells += shadow_forms.csv_cells(shadow, week["week"])
         writer.writerow(["" if cell is None else defused(cell) if isinstance(cell, str) else cell
                          for cell in cells])
     return buffer.getvalue()
@@ -136,12 +75,6 @@ def _csv_money(row: dict[str, Any], key: str) -> Any:
         costs = row.get("costs")
         return "; ".join(f"{entry['currency']} {entry['cost']!r}" for entry in costs) if costs else None
     return row.get(key)
-
-
-def _change(delta: int | float | None) -> str:
-    if delta is None:
-        return "-"
-    return f"{delta:+g}" if isinstance(delta, float) else f"{delta:+d}"
 
 
 def _week_over_week(weeks: list[dict[str, Any]]) -> list[str]:
@@ -157,7 +90,7 @@ def _week_over_week(weeks: list[dict[str, Any]]) -> list[str]:
     ]
     for key in FIGURES:
         out.append(f"| {HEADINGS[key]} | {plain(before[key])} | {plain(latest[key])} | "
-                   f"{_change(comparison.change(key))} |")
+                   f"{change(comparison.change(key))} |")
     return out
 
 
@@ -180,12 +113,8 @@ def _scope_line(filters: Filters) -> str:
 def markdown(report: dict[str, Any], credit_bugs: list[dict[str, Any]],
              reasons: list[dict[str, Any]], filters: Filters) -> str:
     """The weekly spend review, ready to paste: figures, change, credit bugs, top reasons."""
-    header = [HEADINGS[key] for key in HEADINGS]
     out = ["# Weekly spend review", "", _scope_line(filters), "", "## Figures", "",
-           "| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
-    for cells in _rows(report):
-        cells[0] = f"**{cells[0]}**" if cells[0] == "total" else cells[0]
-        out.append("| " + " | ".join(cells) + " |")
+           *markdown_table(list(HEADINGS.values()), _rows(report))]
     out += ["", f"Rejected lines (not JSON objects, {REJECTED_SCOPE}): {report['rejected_lines']}.",
             "", "## Week over week", "", *_week_over_week(report["weeks"]),
             "", "## Patch rejects and armed calls", "", *_gate_lines(report["totals"], reasons),
@@ -212,9 +141,7 @@ def markdown(report: dict[str, Any], credit_bugs: list[dict[str, Any]],
         out += [f"| {md(reason) if reason else '(none recorded)'} | {kind(reason) if reason else 'patch'} | {n} |"
                 for reason, n in top[:TOP_REASONS]]
     if "shadow" in report:
-        from lanelog.cli.commands import render_shadow  # (it builds on this module's cells)
-
-        out += render_shadow.markdown_lines(report["shadow"])
+        out += shadow_forms.markdown_lines(report["shadow"])
     return "\n".join(out)
 
 
@@ -234,43 +161,3 @@ def _gate_lines(totals: dict[str, Any], reasons: list[dict[str, Any]]) -> list[s
     return out + ["", f"**CI problem: {counted(totals['setup_rejects'], 'setup reject')}** ({listed}). These "
                       "jobs could not judge their patch (no checkout, a missing ref, an unusable policy or "
                       "flaky list): fix the CI set-up; they are not the gate at work, and not in the ratio."]
-
-
-def _jsonable(row: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in row.items():
-        if isinstance(value, datetime):
-            value = value.isoformat() + "Z"
-        elif isinstance(value, date):
-            value = value.isoformat()
-        elif key == "merge_credit" and value is not None:
-            value = json.loads(value)
-        out[key] = value
-    return out
-
-
-def check_json_lines(found: dict[str, Any]) -> list[str]:
-    """`check --format json`: one object a line, credit bugs then warnings, each with its kind."""
-    lines = [json.dumps({"kind": "credit_bug", **_jsonable(row)}) for row in found["credit_bugs"]]
-    lines += [json.dumps({"kind": "warning", **_jsonable(row)}) for row in found["warnings"]]
-    return lines
-
-
-def check_lines(found: dict[str, Any]) -> list[str]:
-    """`check` for a terminal or a cron mail: each credit bug with its raw line, then warnings."""
-    lines: list[str] = []
-    for bug in found["credit_bugs"]:
-        lines.append(
-            f"CREDIT BUG {plain(bug['ts'])} attempt {plain(bug['attempt_id'])} "
-            f"repo {plain(bug['repo'])} head {plain(bug['head'])} "
-            f"producer {plain(bug['producer'])} quarantine {plain(bug['quarantine'])} "
-            f"merge_credit {plain(bug['merge_credit'])} at {plain(bug['source'])}:{bug['line_no']}"
-        )
-        lines.append(f"  raw: {plain(bug['raw'])}")
-    for warning in found["warnings"]:
-        lines.append(
-            f"warning: {warning['rule']} {plain(warning['ts'])} attempt "
-            f"{plain(warning['attempt_id'])} repo {plain(warning['repo'])} at "
-            f"{plain(warning['source'])}:{warning['line_no']}: {plain(warning['detail'])}"
-        )
-    return lines

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from lanelog.cli.commands.render import md, plain
+from lanelog.cli.render.cells import md, plain
+from lanelog.money import money_text
 
 COLUMNS = (
     ("week", "week"),
@@ -31,12 +32,10 @@ ESTIMATE_WORDS = ("Spend avoided is an estimate: each week's probe rejects times
 
 
 def amount(value: float | None, currency: str | None, escape: Any = plain) -> str:
-    """0.0021 USD; at least two decimals, at most six; the currency escaped as the other cells."""
+    """0.0021 USD, 12.50 USD (lanelog.money); the currency escaped as the other cells."""
     if value is None:
         return "-"
-    text = f"{value:,.6f}".rstrip("0")
-    whole, _, decimals = text.partition(".")
-    return f"{whole}.{decimals.ljust(2, '0')} {escape(currency)}"
+    return money_text(value, escape(currency))
 
 
 def amounts(costs: list[dict[str, Any]], escape: Any = plain) -> str:

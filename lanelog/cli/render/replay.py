@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lanelog.cli.commands.render import md, plain
+from lanelog.cli.render.cells import md, plain
 from lanelog.evidence_text import details, evidence_lines, reason_messages
 from lanelog.reasons import REASONS
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lanelog.cli.commands.render import aligned, cell, md, plain
+from lanelog.cli.render.cells import aligned, cell, md, plain
 
 # The live shadow's figures (queries.SHADOW_FIGURES), each live one beside its shadow.
 HEADINGS = {"week": "week", "attempts": "attempts", "probe_rejects": "probe rejects",

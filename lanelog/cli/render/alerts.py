@@ -1,4 +1,4 @@
-"""The money alerts `check --notify` and `report --notify` post: budget thresholds, spend spikes, the digest.
+"""The money alerts `check --notify` and `report --notify` post: budget thresholds, spend spikes, the digest's key.
 
 Each alert has a key that says what it is across runs, so it is posted once per
 receiver: a budget's threshold crossing once per budget, threshold and period
@@ -15,13 +15,13 @@ from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
-from lanelog.cli.commands.spend import Spend, money
 from lanelog.lazy import lazy_module
-from lanelog.queries.budgets import Spike, Status
+from lanelog.money import money_text
+from lanelog.queries import Spend, Spike, Status, period
 
 if TYPE_CHECKING:
     import lanelog.cli.alerts as alerts
-else:  # the webhook poster: only runs that post need it (lanelog.cli.commands.report)
+else:  # the webhook poster: only runs that post need it
     alerts = lazy_module("lanelog.cli.alerts")
 
 
@@ -56,16 +56,16 @@ def budget_message(status: Status, threshold: float, fmt: str, dashboard_url: st
     budget, link = status.budget, spend_link(dashboard_url, status.start, status.end)
     if fmt == "json":
         return {"event": "budget_threshold", "threshold": threshold, **status.as_dict(), "spend_url": link}
-    spent = f"{money(status.spend, budget.currency)} of {money(budget.amount, budget.currency)}"
+    spent = f"{money_text(status.spend, budget.currency)} of {money_text(budget.amount, budget.currency)}"
     headline = (f"lanelog budget {budget.name}: {status.share:.0%} spent ({spent}), past {threshold:.0%} "
-                f"in the {budget.period} from {status.start.isoformat()}")
+                f"in the {period(budget.period).noun} from {status.start.isoformat()}")
     scope = ", ".join(([f"repositories {alerts.slack_code(budget.repo)}"] if budget.repo is not None else [])
                       + ([f"property {alerts.slack_code(budget.property)}"] if budget.property is not None else []))
     detail = [
         f"*Budget {budget.name}* is past {threshold:.0%} of its amount" + (": *over*" if status.over else ""),
         f"*Spent:* {spent} ({status.share:.0%})",
-        f"*Period:* {budget.period} {status.start.isoformat()} to {status.end.isoformat()} (UTC)",
-        f"*Projected by {status.end.isoformat()}:* {money(status.projected, budget.currency)}",
+        f"*Period:* {period(budget.period).noun} {status.start.isoformat()} to {status.end.isoformat()} (UTC)",
+        f"*Projected by {status.end.isoformat()}:* {money_text(status.projected, budget.currency)}",
         f"*Scope:* {scope or 'all spend'}",
     ]
     return _slack(headline, detail, link, "Open the Spend review")
@@ -78,12 +78,12 @@ def spike_message(spike: Spike, fmt: str, dashboard_url: str | None) -> dict[str
     if fmt == "json":
         return {"event": "spend_spike", **spike.as_dict(), "spend_url": link}
     ratio = f"{spike.spend / spike.mean:.1f} times" if spike.mean > 0 else "far above"
-    headline = (f"lanelog spend spike: {money(spike.spend, spike.currency)} in the week of "
+    headline = (f"lanelog spend spike: {money_text(spike.spend, spike.currency)} in the week of "
                 f"{spike.week.isoformat()}, {ratio} the mean of the four weeks before")
     detail = [
         f"*Spend spike* in the week of {spike.week.isoformat()} (UTC)",
-        f"*Spent:* {money(spike.spend, spike.currency)}",
-        f"*Mean of the four weeks before:* {money(spike.mean, spike.currency)}",
+        f"*Spent:* {money_text(spike.spend, spike.currency)}",
+        f"*Mean of the four weeks before:* {money_text(spike.mean, spike.currency)}",
         f"*Alerts above:* {spike.factor:g} times that mean",
     ]
     return _slack(headline, detail, link, "Open the Spend review")

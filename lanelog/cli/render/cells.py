@@ -1,0 +1,73 @@
+"""The cells every text form shares: a value as one terminal-safe line, as literal markdown, aligned.
+
+Text from the logs (ids, repos, file names) is untrusted: control characters are
+escaped for the terminal (lanelog.framing), and markdown special characters are
+escaped so a log can never inject a link, HTML or a table cell into a pasted review.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+
+from lanelog.evidence_text import MARKDOWN_SPECIAL
+from lanelog.framing import framed
+
+
+def counted(count: int, noun: str, nouns: str | None = None) -> str:
+    """"1 armed call", "2 armed calls": a count with its noun in the number it takes."""
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
+
+
+def plain(value: Any) -> str:
+    """A value as one terminal-safe line: control characters, separators and bidi marks escaped (framing.py)."""
+    if value is None:
+        return "-"
+    if isinstance(value, datetime):
+        return value.isoformat() + "Z"
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, list):
+        return "[" + ", ".join(plain(item) for item in value) + "]"
+    return framed(str(value))
+
+
+def md(value: Any) -> str:
+    """A value as markdown text that renders literally."""
+    return MARKDOWN_SPECIAL.sub(r"\\\1", plain(value))
+
+
+def cell(key: str, value: Any) -> str:
+    """A figure as a table shows it: an undated week in words, a ratio with two decimals."""
+    if key == "week":
+        return value or "undated"
+    if key == "armed_per_reject":
+        return "-" if value is None else f"{value:.2f}"
+    return plain(value)
+
+
+def change(delta: int | float | None) -> str:
+    """A week-over-week change with its sign ("+3", "-0.5"), or "-" when there is none."""
+    if delta is None:
+        return "-"
+    return f"{delta:+g}" if isinstance(delta, float) else f"{delta:+d}"
+
+
+def aligned(header: list[str], rows: list[list[str]]) -> list[str]:
+    """An aligned terminal table: the first column left, the others right."""
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(cell.ljust(width) if i == 0 else cell.rjust(width)
+                         for i, (cell, width) in enumerate(zip(cells, widths)))
+
+    return [line(header), line(["-" * width for width in widths]), *(line(row) for row in rows)]
+
+
+def markdown_table(header: list[str], rows: list[list[str]], bold_total: bool = True) -> list[str]:
+    """A markdown table: the first column left, the others right; a "total" row in bold."""
+    out = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+    for cells in rows:
+        first = f"**{cells[0]}**" if bold_total and cells[0] == "total" else cells[0]
+        out.append("| " + " | ".join([first, *cells[1:]]) + " |")
+    return out

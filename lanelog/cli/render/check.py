@@ -1,0 +1,49 @@
+"""`lanelog check`'s lines: each credit bug with its raw line, then the audit's warnings; as text or JSON."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime
+from typing import Any
+
+from lanelog.cli.render.cells import plain
+
+
+def _jsonable(row: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in row.items():
+        if isinstance(value, datetime):
+            value = value.isoformat() + "Z"
+        elif isinstance(value, date):
+            value = value.isoformat()
+        elif key == "merge_credit" and value is not None:
+            value = json.loads(value)
+        out[key] = value
+    return out
+
+
+def check_json_lines(found: dict[str, Any]) -> list[str]:
+    """`check --format json`: one object a line, credit bugs then warnings, each with its kind."""
+    lines = [json.dumps({"kind": "credit_bug", **_jsonable(row)}) for row in found["credit_bugs"]]
+    lines += [json.dumps({"kind": "warning", **_jsonable(row)}) for row in found["warnings"]]
+    return lines
+
+
+def check_lines(found: dict[str, Any]) -> list[str]:
+    """`check` for a terminal or a cron mail: each credit bug with its raw line, then warnings."""
+    lines: list[str] = []
+    for bug in found["credit_bugs"]:
+        lines.append(
+            f"CREDIT BUG {plain(bug['ts'])} attempt {plain(bug['attempt_id'])} "
+            f"repo {plain(bug['repo'])} head {plain(bug['head'])} "
+            f"producer {plain(bug['producer'])} quarantine {plain(bug['quarantine'])} "
+            f"merge_credit {plain(bug['merge_credit'])} at {plain(bug['source'])}:{bug['line_no']}"
+        )
+        lines.append(f"  raw: {plain(bug['raw'])}")
+    for warning in found["warnings"]:
+        lines.append(
+            f"warning: {warning['rule']} {plain(warning['ts'])} attempt "
+            f"{plain(warning['attempt_id'])} repo {plain(warning['repo'])} at "
+            f"{plain(warning['source'])}:{warning['line_no']}: {plain(warning['detail'])}"
+        )
+    return lines
