@@ -37,7 +37,6 @@ SETUP_REASONS: frozenset[str] = frozenset({
     "not_a_repo", "base_missing", "head_missing", "policy_missing", "policy_invalid",
     "flaky_invalid", "internal_error",
 })
-PATCH_REASONS: frozenset[str] = frozenset(REASONS) - SETUP_REASONS
 
 # A shadow decision (`route --shadow`) that rests on one of these is no decision of the
 # candidate policy (its file could not be used, or the router failed under it): the line

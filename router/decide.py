@@ -19,7 +19,6 @@ from lanelog.router import cost, evidence
 from lanelog.router.policy import SEED_POLICY, Policy
 
 # The property lane's outcomes (the last two rows of the seed's table).
-TOKENS = ("hold", "fail")
 LANES = ("not_started", "hold", "fail", "unresolved")
 
 

@@ -37,9 +37,6 @@ class FreezeRow:
     properties: tuple[str, ...] = ()
     _spec: pathspec.GitIgnoreSpec | None = field(default=None, compare=False, repr=False)
 
-    def is_live(self, today: date) -> bool:
-        return today <= self.expires
-
     def applies_to(self, files: Iterable[str], properties: Iterable[str]) -> bool:
         """Whether the freeze guards this patch: it names no scope, or the patch is in it."""
         if not self.paths and not self.properties:

@@ -53,13 +53,6 @@ class Diff:
     patch: bytes
     renamed: dict[str, str] = field(default_factory=dict)
 
-    def removed_lines(self) -> Iterator[str]:
-        return removed_from_patch(self.patch)
-
-    def changed_lines(self) -> Iterator[tuple[str, str, str]]:
-        """(file as shown, "-" or "+", text) of every removed and added line."""
-        return changed_from_patch(self.patch)
-
     def numbered_lines(self) -> Iterator[Change]:
         """Every removed and added line with its file, line numbers and change block."""
         return numbered_from_patch(self.patch)
@@ -227,16 +220,6 @@ def _split_stat(out: bytes) -> tuple[list[bytes], bytes]:
         if field_bytes.count(b"\t") >= 2 and field_bytes.split(b"\t", 2)[2] == b"":
             pending_paths = 2
     return fields, b""
-
-
-def removed_from_patch(patch: bytes) -> Iterator[str]:
-    """Removed lines of a patch."""
-    return (change.text for change in numbered_from_patch(patch) if change.sign == "-")
-
-
-def changed_from_patch(patch: bytes) -> Iterator[tuple[str, str, str]]:
-    """(file, "-" or "+", text) of the removed and added lines of a patch (numbered_from_patch)."""
-    return ((change.file, change.sign, change.text) for change in numbered_from_patch(patch))
 
 
 @dataclass(frozen=True)

@@ -112,17 +112,6 @@ def run_lane(runner: LaneRunner, properties: Sequence[str], quarantine: Sequence
     return results
 
 
-def run_property(runner: LaneRunner, prop: str, context: LaneContext,
-                 relay: Callable[[bytes], None] | None = None) -> tuple[str, str]:
-    """One run; returns the token and, when unresolved, why.  Its stderr goes to ``relay``
-    (route's own stderr by default)."""
-    try:
-        token, note, _ = run_property_usage(runner, prop, context, relay=relay)
-    except RunnerUnavailable as exc:
-        return "unresolved", str(exc)
-    return token, note
-
-
 def run_property_usage(runner: LaneRunner, prop: str, context: LaneContext,
                        notify: Callable[[str], None] = lambda _: None,
                        relay: Callable[[bytes], None] | None = None,
@@ -257,12 +246,6 @@ def _read_until(proc: subprocess.Popen[bytes], deadline: float,
                 else:
                     relay(chunk)
     return tail
-
-
-def read_token(token_from: str, returncode: int, stdout: bytes) -> tuple[str, str]:
-    """The token a finished run gave: "hold", "fail", or "unresolved" with a reason."""
-    token, note, _ = read_result(token_from, returncode, stdout)
-    return token, note
 
 
 def read_result(token_from: str, returncode: int, stdout: bytes,

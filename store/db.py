@@ -22,7 +22,6 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
 import duckdb
@@ -54,11 +53,6 @@ def statements() -> dict[str, Query]:
 def default_db_path() -> Path:
     """The database file: $LANELOG_DB when set, else ./lanelog.duckdb."""
     return Path(os.environ.get("LANELOG_DB") or DEFAULT_DB_NAME)
-
-
-def schema_sql() -> str:
-    """The text of store/schema.sql (tables and macros)."""
-    return resources.files("lanelog.store").joinpath("schema.sql").read_text(encoding="utf-8")
 
 
 def open_memory() -> duckdb.DuckDBPyConnection:

@@ -14,7 +14,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from lanelog.store.db import schema_sql
+from lanelog import store
 
 COLUMNS = (
     "source_id", "line_no", "byte_offset", "raw", "provisional", "attempt_id", "ts", "week",
@@ -66,8 +66,7 @@ def _insert_source(con: duckdb.DuckDBPyConnection, path: str) -> None:
 
 def build(rows: Iterable[dict[str, Any]], rejected: int = 0,
           path: str = "lane-log.jsonl") -> duckdb.DuckDBPyConnection:
-    con = duckdb.connect()
-    con.execute(schema_sql())
+    con = store.open_memory()
     _insert_source(con, path)
     table = [[row[name] for name in COLUMNS] for row in rows]
     if table:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lanelog.errors import RefInvalid
-from lanelog.router.gitfacts import Checkout, check_ref, removed_from_patch
+from lanelog.router.gitfacts import Checkout, check_ref, numbered_from_patch
 
 
 def test_removed_lines_that_look_like_diff_headers_are_read_as_lines(make_repo):
@@ -14,14 +14,14 @@ def test_removed_lines_that_look_like_diff_headers_are_read_as_lines(make_repo):
     repo.write({"notes.sql": "keep\n++ added\n"}).commit()
     checkout = Checkout.open(repo.root)
     start, head = repo.git("rev-parse", "main").strip(), repo.git("rev-parse", "HEAD").strip()
-    assert list(checkout.diff(start, head).removed_lines()) == [
+    assert [change.text for change in checkout.diff(start, head).numbered_lines() if change.sign == "-"] == [
         "--- a/store.py", "+++ b/store.py", "@@ -1 +1 @@", "-- assert in a comment"]
 
 
 def test_removed_lines_without_a_final_newline():
     patch = (b"diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old assert\n"
              b"\\ No newline at end of file\n+new\n\\ No newline at end of file\n")
-    assert list(removed_from_patch(patch)) == ["old assert"]
+    assert [change.text for change in numbered_from_patch(patch) if change.sign == "-"] == ["old assert"]
 
 
 def test_line_counts_binary_and_rename(make_repo):

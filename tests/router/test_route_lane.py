@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from lanelog.router import lane_for
-from lanelog.router.lane import read_token
+from lanelog.router.lane import read_result
 
 ONE_PROPERTY = {"api.py": "def handle(payload):\n    assert payload\n    return payload or None\n"}
 TWO_PROPERTIES = {"store.py": "def put(key, body):\n    return dict(body)\n"}
@@ -173,10 +173,10 @@ def test_fixture_hash_changes_when_a_fixture_changes(patched, route, py_cmd, tmp
     assert json.loads(out.read_text())["LANELOG_FIXTURE_HASH"] != before
 
 
-def test_read_token_and_lane_for_directly():
-    assert read_token("stdout", 0, b"\xff\xfe garbage\nfail\n") == ("fail", "")
-    assert read_token("stdout", -9, b"hold\n")[0] == "unresolved"
-    assert read_token("exit", 3, b"")[0] == "unresolved"
+def test_read_result_and_lane_for_directly():
+    assert read_result("stdout", 0, b"\xff\xfe garbage\nfail\n")[:2] == ("fail", "")
+    assert read_result("stdout", -9, b"hold\n")[0] == "unresolved"
+    assert read_result("exit", 3, b"")[0] == "unresolved"
     assert lane_for({}) == "unresolved"
     assert lane_for({"a": "hold", "b": "unresolved", "c": "fail"}) == "fail"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lanelog.router.flaky import FlakyInvalid, parse_flaky
+from lanelog.router.flaky import FlakyInvalid, freeze_expiry, parse_flaky
 from lanelog.router.policy import DEFAULTS, PolicyInvalid, parse_policy
 
 GOOD = """\
@@ -102,7 +102,7 @@ flaky:
 def test_flaky_rows_parse_in_the_seeds_shape():
     (row,) = parse_flaky(FLAKY, "flaky.yaml")
     assert (row.id, row.expires, row.owner) == ("test_export_race", date(2026, 10, 22), "ci-team")
-    assert row.is_live(date(2026, 10, 22)) and not row.is_live(date(2026, 10, 23))
+    assert freeze_expiry([row]) == {"test_export_race": date(2026, 10, 22)}
     assert parse_flaky("", "flaky.yaml") == [] and parse_flaky("flaky:\n", "f") == []
 
 

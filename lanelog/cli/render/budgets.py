@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from datetime import date
-from typing import Any
 
 from lanelog.cli.render.cells import markdown_table, md, plain
 from lanelog.money import money_text
@@ -63,11 +62,6 @@ def summary(found: Spend) -> str:
     if found.spikes:
         out += f"; {len(found.spikes)} spend spike(s)"
     return out
-
-
-def report_rows(statuses: list[Status]) -> list[dict[str, Any]]:
-    """The report's ``budgets`` section (`--format json`): each budget's status."""
-    return [status.as_dict() for status in statuses]
 
 
 def _cells(status: Status) -> list[str]:
