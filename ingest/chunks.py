@@ -242,15 +242,15 @@ def _pieces(log: LogStream, position: int, first_line_no: int) -> Iterator[Piece
             line_no += lines.count
             size = max(size, min(2 * size, _full_size(log, position)))
         if last:
-            rest = view[cut:got]
-            provisional = (
-                split_lines(rest, base_offset=position, first_line_no=line_no, complete=False)
-                if rest
-                else None
-            )
-            yield Piece(lines=provisional, size=len(rest), complete=False, ends_group=True)
+            yield _last_piece(view[cut:got], position, line_no)
             return
         carry = bytes(buffer[cut:got])
+
+
+def _last_piece(rest: memoryview, position: int, line_no: int) -> Piece:
+    """What follows the log's last newline: one provisional line (a writer may be mid-line), or nothing."""
+    provisional = split_lines(rest, base_offset=position, first_line_no=line_no, complete=False) if rest else None
+    return Piece(lines=provisional, size=len(rest), complete=False, ends_group=True)
 
 
 def _takes_the_rest(log: LogStream, end: int, group_bytes: int) -> bool:

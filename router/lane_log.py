@@ -48,12 +48,6 @@ def build_line(*, ts: datetime, attempt_id: str, repo: str, base: str | None,
     `setup_error` (optional) says why the property lane could not run, or a run could
     not start (a runner not installed): CI's set-up, not the patch; absent when all ran.
     """
-    message = printable(plan.message) if plan.message is not None else None
-    if message is not None and len(message) > MAX_MESSAGE:
-        message = message[:MAX_MESSAGE - 1] + "…"
-    listed = [*plan.quarantine, *plan.expired_freezes]
-    known = {test_id: {"owner": freezes[test_id].owner, "expires": freezes[test_id].expires.isoformat()}
-             for test_id in listed if freezes and test_id in freezes}
     line = {
         "schema": SCHEMA,
         "producer": PRODUCER,
@@ -64,7 +58,7 @@ def build_line(*, ts: datetime, attempt_id: str, repo: str, base: str | None,
         "head": head,
         "probe": plan.probe,
         "reasons": list(plan.reasons),
-        "message": message,
+        "message": _message(plan),
         "lines_changed": plan.lines_changed,
         "files": [printable(path) for path in files[:MAX_FILES]],
         "files_count": len(files),
@@ -80,17 +74,35 @@ def build_line(*, ts: datetime, attempt_id: str, repo: str, base: str | None,
         "lane": lane,
         "results": dict(results),
     }
+    return line | _optional(plan, freezes, usage, setup_error)
+
+
+def _message(plan: Plan) -> str | None:
+    """The decision's message as one printable line, cut at MAX_MESSAGE characters."""
+    message = printable(plan.message) if plan.message is not None else None
+    if message is not None and len(message) > MAX_MESSAGE:
+        message = message[:MAX_MESSAGE - 1] + "…"
+    return message
+
+
+def _optional(plan: Plan, freezes: Mapping[str, FreezeRow] | None, usage: Mapping[str, Mapping[str, Any]] | None,
+              setup_error: str | None) -> dict[str, Any]:
+    """The line's optional fields, each present only when it says something (build_line's docstring)."""
+    listed = [*plan.quarantine, *plan.expired_freezes]
+    known = {test_id: {"owner": freezes[test_id].owner, "expires": freezes[test_id].expires.isoformat()}
+             for test_id in listed if freezes and test_id in freezes}
+    out: dict[str, Any] = {}
     if plan.evidence:
-        line["evidence"] = plan.evidence
+        out["evidence"] = plan.evidence
     if plan.cost_estimate is not None:
-        line["cost_estimate"] = plan.cost_estimate
+        out["cost_estimate"] = plan.cost_estimate
     if known:
-        line["freezes"] = known
+        out["freezes"] = known
     if usage:
-        line["usage"] = {prop: dict(used) for prop, used in usage.items()}
+        out["usage"] = {prop: dict(used) for prop, used in usage.items()}
     if setup_error:
-        line["setup_error"] = printable(setup_error)[:MAX_MESSAGE]
-    return line
+        out["setup_error"] = printable(setup_error)[:MAX_MESSAGE]
+    return out
 
 
 def rfc3339(moment: datetime) -> str:

@@ -144,6 +144,7 @@ def exit_code(line: dict[str, Any], require_hold: bool = False) -> int:
 
 
 def _probe(options: RouteOptions, today: date, attempt: _Attempt) -> Plan:
+    """The checkout opened, its refs resolved, the policy and flaky list read from the base, the patch routed."""
     problems: list[Problem] = []
     try:
         checkout = options.checkout or Checkout.open(options.repo)
@@ -152,18 +153,7 @@ def _probe(options: RouteOptions, today: date, attempt: _Attempt) -> Plan:
         return route(None, today, {}, None, problems=[Problem("not_a_repo", str(exc))])
     attempt.checkout = checkout
     attempt.repo = _repo_name(options, checkout.toplevel)
-    attempt.base = checkout.resolve(options.base)
-    attempt.head = checkout.resolve(options.head)
-    if attempt.base is None:
-        problems.append(Problem("base_missing", f"{options.base!r} names no commit in "
-                                f"{checkout.toplevel}; fetch it, or pass --base"))
-    if attempt.head is None:
-        problems.append(Problem("head_missing", f"{options.head!r} names no commit"))
-    if attempt.base and attempt.head:
-        attempt.start = checkout.merge_base(attempt.base, attempt.head)
-        if attempt.start is None:
-            problems.append(Problem("base_missing", f"{options.base!r} and {options.head!r} "
-                                    "share no history"))
+    _resolve(options, checkout, attempt, problems)
     policy_path: str | Path = (options.policy_data[0] if options.policy_data
                                else _locate(options.policy, POLICY_FILE, checkout))
     flaky_path: str | Path = (options.flaky_data[0] if options.flaky_data
@@ -177,13 +167,42 @@ def _probe(options: RouteOptions, today: date, attempt: _Attempt) -> Plan:
     rows = _load_flaky(flaky_path, sources, problems)
     if attempt.start is None or attempt.head is None:
         return route(None, today, freeze_expiry(rows), attempt.policy, problems=problems)
+    adopted = isinstance(policy_path, str) and sources.get(policy_path) is None
+    in_repo = {path for path in (policy_path, flaky_path) if isinstance(path, str)}
+    facts = _facts(options, checkout, attempt, rows, in_repo, policy_path if adopted else None)
+    return route(facts, today, freeze_expiry(rows), attempt.policy, problems=problems)
+
+
+def _resolve(options: RouteOptions, checkout: Checkout, attempt: _Attempt, problems: list[Problem]) -> None:
+    """The base, the head and where the patch starts (their merge base), or why one is missing."""
+    attempt.base = checkout.resolve(options.base)
+    attempt.head = checkout.resolve(options.head)
+    if attempt.base is None:
+        problems.append(Problem("base_missing", f"{options.base!r} names no commit in "
+                                f"{checkout.toplevel}; fetch it, or pass --base"))
+    if attempt.head is None:
+        problems.append(Problem("head_missing", f"{options.head!r} names no commit"))
+    if attempt.base and attempt.head:
+        attempt.start = checkout.merge_base(attempt.base, attempt.head)
+        if attempt.start is None:
+            problems.append(Problem("base_missing", f"{options.base!r} and {options.head!r} "
+                                    "share no history"))
+
+
+def _facts(options: RouteOptions, checkout: Checkout, attempt: _Attempt, rows: list[FreezeRow],
+           in_repo: set[str], new_policy: str | None) -> PatchFacts:
+    """What the decision table reads of the patch: its size, files, assertions, freezes and cost.
+
+    in_repo: the policy files' paths in the checkout; new_policy: the policy's path when the
+    base holds none (a patch that brings it adopts it).
+    """
+    assert attempt.start is not None and attempt.head is not None
     renames = attempt.policy.renames if attempt.policy is not None else "detect"
     diff = checkout.diff(attempt.start, attempt.head, renames=renames)
     counts = diff.line_counts
     attempt.files = diff.paths
     evidence = (assertion_evidence(diff.numbered_lines(), attempt.policy) if attempt.policy is not None
                 else AssertionEvidence())
-    in_repo = {path for path in (policy_path, flaky_path) if isinstance(path, str)}
     # A freeze scoped to paths or properties guards only the patches in its scope;
     # --required-tests narrows further.
     selected = ({prop for path in attempt.files for prop in attempt.policy.properties_for(path)}
@@ -191,15 +210,14 @@ def _probe(options: RouteOptions, today: date, attempt: _Attempt) -> Plan:
     out_of_scope = {row.id for row in rows if not row.applies_to(attempt.files, selected)}
     wanted = options.required_tests if options.required_tests is not None else [row.id for row in rows]
     attempt.freezes = {row.id: row for row in rows}
-    facts = PatchFacts(
+    return PatchFacts(
         lines_changed=sum(count or 0 for count in counts.values()),
         files=attempt.files,
         assertion_deletions=evidence.removed,
         flaky_ids=[test_id for test_id in wanted if test_id not in out_of_scope],
         line_counts=counts,
         policy_touched=bool(in_repo & set(attempt.files)),
-        policy_adopted=isinstance(policy_path, str) and policy_path in attempt.files
-        and sources.get(policy_path) is None,
+        policy_adopted=new_policy is not None and new_policy in attempt.files,
         renamed=diff.renamed,
         assertion_additions=evidence.added,
         assertion_restored=evidence.restored,
@@ -207,7 +225,6 @@ def _probe(options: RouteOptions, today: date, attempt: _Attempt) -> Plan:
         assertion_lines=evidence.lines,
         patch_bytes=cost.patch_bytes(checkout, attempt.start, attempt.head, attempt.policy),
     )
-    return route(facts, today, freeze_expiry(rows), attempt.policy, problems=problems)
 
 
 def _locate(option: Path | None, default: str, checkout: Checkout) -> str | Path:
