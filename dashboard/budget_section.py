@@ -17,7 +17,7 @@ import streamlit as st
 from lanelog.dashboard import data, spend_charts
 from lanelog.errors import BudgetInvalid, DatabaseLocked
 from lanelog.money import money_text
-from lanelog.queries import period, today_or_now
+from lanelog.queries import PERIODS, period, today_or_now
 
 TODAY_VARIABLE = "LANELOG_TODAY"
 # The Overview names a budget that has spent this share of its amount.
@@ -70,9 +70,10 @@ def show_budgets(found: dict[str, Any]) -> None:
     for warning in found["warnings"]:
         st.warning(as_text(warning), icon=":material/search_off:")
     st.altair_chart(spend_charts.budget_shares(statuses), key="budget_shares")
-    st.caption(f"Each budget over the period that holds {budget_day().isoformat()} (UTC): weeks from Monday, "
-               "months from the 1st, whatever weeks the sidebar picks. Only spend in the budget's own "
-               "currency counts. The projection is the spend so far at the same daily rate to the period's end.")
+    periods = " or ".join(f"a {period.described}" for period in PERIODS.values())
+    st.caption(f"Each budget over its period that holds {budget_day().isoformat()}: {periods}, whatever weeks "
+               "the sidebar picks. Only spend in the budget's own currency counts. The projection is the spend "
+               "so far at the same daily rate to the period's end.")
     for status in statuses:
         st.text(sentence(status))
 
@@ -96,8 +97,8 @@ def show_weekly_cost(money: dict[str, Any], found: dict[str, Any] | None, weeks:
         named = ", ".join(status["name"] for status in statuses if status["currency"] == currency)
         st.caption(f"No cost recorded in {currency} in range, the currency of budget(s) {named}.")
     if currencies and statuses:
-        st.caption("A week without a recorded cost has no bar. A month's budget is drawn as its amount "
-                   "spread over the month's days, seven of them a week.")
+        st.caption("A week without a recorded cost has no bar. A budget of a longer period than a week is "
+                   "drawn as its amount spread over the period's days, seven of them a week.")
     elif currencies:
         st.caption("A week without a recorded cost has no bar. No budgets are set: `lanelog dashboard "
                    "--budgets FILE` draws each budget's line here and its share used above (docs/report.md).")

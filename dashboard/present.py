@@ -14,7 +14,7 @@ import streamlit as st
 from PIL import Image
 
 from lanelog.dashboard.charts import labelled
-from lanelog.queries import Comparison, label
+from lanelog.queries import FIGURES, Comparison, label
 from lanelog.reasons import REASONS, kind
 from lanelog.spreadsheet import defused
 
@@ -169,10 +169,9 @@ def range_caption(report: dict[str, Any]) -> str:
 
 
 def weeks_frame(report: dict[str, Any]) -> pd.DataFrame:
-    """The report's weekly rows as a frame (week: YYYY-MM-DD, or None for the undated bucket)."""
-    columns = ["week", "attempts", "probe_rejects", "setup_rejects", "patch_rejects", "calls_armed", "credit_bugs",
-               "quarantined", "units", "armed_per_reject"]
-    return pd.DataFrame(report["weeks"], columns=columns)
+    """The report's weekly rows as a frame (week: YYYY-MM-DD, or None for the undated bucket): every
+    weekly figure (queries.FIGURES) and the ratio, so a figure added there is never dropped here."""
+    return pd.DataFrame(report["weeks"], columns=["week", *FIGURES, "armed_per_reject"])
 
 
 # The overview's weekly figures, as two tables: the rejects, then the calls, spend and credit.

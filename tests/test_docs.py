@@ -115,3 +115,57 @@ def test_ci_runs_the_readme_test_command_in_its_two_tiers() -> None:
     assert install in steps
     assert [line for line in steps if line.startswith("python3 -m pytest")] == [
         f'{pytest_command} -m "not slow"', f"{pytest_command} -m slow"]
+
+
+# The names the reference pages must document, datasette-style: a name added to one of these
+# registries without a line in its page fails here.  Each is looked for as code (`name`), a JSON
+# key ("name"), or a YAML or TOML key at a line's start (name: or name =).
+def _status_keys() -> list[str]:
+    from datetime import date
+
+    from lanelog.queries import Budget, Status
+
+    budget = Budget("b", 1.0, "USD", "week")
+    return list(Status(budget, date(2026, 10, 5), date(2026, 10, 11), date(2026, 10, 8), 0.5, 1).as_dict())
+
+
+def _registries() -> dict[str, tuple[str, list[str]]]:
+    from lanelog.dashboard.signin import AUTH_KEYS, OPTIONAL, REQUIRED
+    from lanelog.queries import FIGURES, PERIODS
+    from lanelog.queries.budget_file import KEYS
+    from lanelog.queries.costs import REPO_KEYS, WEEK_KEYS
+    from lanelog.reasons import REASONS
+
+    return {
+        "reason code": ("router.md", sorted(REASONS)),
+        "weekly figure": ("report.md", [*FIGURES, "armed_per_reject"]),
+        "money key": ("report.md", sorted(set(WEEK_KEYS) | set(REPO_KEYS))),
+        "budgets file key": ("report.md", list(KEYS)),
+        "budget period": ("report.md", list(PERIODS)),
+        "budget status key": ("report.md", _status_keys()),
+        "sign-in key": ("deploy.md", sorted(set(REQUIRED) | set(OPTIONAL) | set(AUTH_KEYS))),
+    }
+
+
+def undocumented(text: str, names: list[str]) -> list[str]:
+    """The names a page never mentions as code, a JSON key, or a YAML or TOML key."""
+    return [name for name in names
+            if f"`{name}`" not in text and f'"{name}"' not in text
+            and not re.search(rf"^\s*(- )?{re.escape(name)}\s*[:=]", text, re.MULTILINE)]
+
+
+@pytest.mark.parametrize("registry", sorted(_registries()))
+def test_every_name_of_a_registry_is_on_its_reference_page(registry: str) -> None:
+    page, names = _registries()[registry]
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    assert undocumented(text, names) == [], f"docs/{page} does not document these {registry}s"
+
+
+@pytest.mark.parametrize("registry", sorted(_registries()))
+def test_the_registry_check_fails_when_a_name_leaves_its_page(registry: str) -> None:
+    """Each check can fail: the page with every mention of one name taken out is caught, naming it."""
+    page, names = _registries()[registry]
+    name = names[0]
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    stripped = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", "", text)
+    assert undocumented(stripped, names) == [name]

@@ -94,3 +94,41 @@ def test_without_a_budgets_file_the_spend_review_says_how_to_set_one(make_db, ap
     assert not at.exception
     assert "Budgets" not in [header.value for header in at.subheader]
     assert any("No budgets are set: `lanelog dashboard --budgets FILE`" in caption.value for caption in at.caption)
+
+
+def test_the_pages_and_check_judge_the_budgets_with_the_same_function_and_figures(
+        budgeted, app, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One judge: the Spend review's budgets are queries.judge's, as `check --budgets` prints them."""
+    import json
+
+    from click.testing import CliRunner
+
+    import lanelog.queries
+    from lanelog.cli import cli
+    from lanelog.queries import budgets as budget_model
+    from lanelog.queries import reporting
+
+    text = ("budgets:\n  - {name: all_spend, amount: 10, currency: USD, period: week}\n"
+            "  - {name: svc, amount: 100, currency: USD, period: month, repo: 'svc-*'}\n")
+    db = budgeted(text)
+    judged: list[str] = []
+    judge = budget_model.judge
+
+    def spy(*args, **kwargs):
+        judged.append("called")
+        return judge(*args, **kwargs)
+
+    # Wherever the function is bound: its module, the door (`queries.judge`, the pages'), and check's report.
+    for module in (budget_model, lanelog.queries, reporting):
+        monkeypatch.setattr(module, "judge", spy, raising=False)
+    done = CliRunner().invoke(cli, ["check", "--db", str(db), "--budgets", str(Path(db).parent / "budgets.yaml"),
+                                    "--today", "2026-10-07", "--format", "json"])
+    from_check = [json.loads(line) for line in done.stdout.splitlines() if '"kind": "budget"' in line]
+    assert judged == ["called"]
+    at = app(db, "views/spend.py")
+    assert not at.exception and judged == ["called", "called"]
+    from lanelog.dashboard import data
+
+    from_pages = data.budgets(date(2026, 10, 7))["statuses"]
+    assert [{"kind": "budget", **status} for status in from_pages] == from_check
+    assert [status["spend"] for status in from_pages] == [9.0, 9.0]

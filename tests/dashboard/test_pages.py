@@ -75,6 +75,14 @@ def test_overview_metrics_equal_report_json(app: Any, demo_db: Path) -> None:
     assert at.error[0].value.startswith(f"{report['totals']['credit_bugs']} credit bugs in range")
 
 
+def test_the_weekly_frame_keeps_every_figure_the_report_gives(demo_db: Path) -> None:
+    """The pages' weekly table is the report's weeks: a figure the report gains is never dropped."""
+    from lanelog.dashboard import present
+
+    report = report_json(demo_db)
+    assert list(present.weeks_frame(report).columns) == list(report["weeks"][0])
+
+
 def test_repo_filter_changes_the_figures_and_is_read_from_the_url(app: Any, demo_db: Path) -> None:
     at = app(demo_db)
     everything = metrics(at)

@@ -154,3 +154,32 @@ def test_report_refuses_what_does_not_fit(files) -> None:
     assert both.exit_code == 2 and "--week names the week: leave out --since and --until" in both.stderr
     bad = run("report", str(log), "--week", "yesterday")
     assert bad.exit_code == 2 and "'yesterday': give LAST or a day (YYYY-MM-DD)" in bad.stderr
+
+
+def test_a_period_added_to_the_table_alone_is_read_judged_and_worded_everywhere(files, monkeypatch) -> None:
+    """The period table is the one place a period is defined: a quarter added to it (here, for this
+    test) is taken by the budgets file, judged by check and report, and worded on the pages."""
+    from lanelog.dashboard import spend_charts
+    from lanelog.queries import periods
+
+    def first(day: date) -> date:
+        return date(day.year, 3 * ((day.month - 1) // 3) + 1, 1)
+
+    def following(day: date) -> date:
+        start = first(day)
+        return date(start.year + 1, 1, 1) if start.month == 10 else date(start.year, start.month + 3, 1)
+
+    monkeypatch.setitem(periods.PERIODS, "quarter", periods.Period("quarter", "quarter", "quarter (UTC)", first,
+                                                                    following))
+    log, budgets = files("budgets:\n  - {name: q, amount: 100, currency: USD, period: quarter}\n")
+    checked = run("check", str(log), "--budgets", str(budgets), "--today", "2026-10-08", "--spike-min", "1000")
+    assert checked.exit_code == 0, checked.output
+    # October 1 to 4 at 1 USD a day, 5 to 8 at 2 USD: 12 USD in 8 of the quarter's 92 days.
+    assert ("budget q: 12.00 USD of 100.00 USD (12%) in the quarter 2026-10-01 to 2026-12-31, all spend; "
+            "projected 138.00 USD by 2026-12-31") in checked.stdout.splitlines()
+    reported = json.loads(run("report", str(log), "--budgets", str(budgets), "--today", "2026-10-08",
+                              "--format", "json").stdout)
+    assert [(row["period"], row["start"], row["end"]) for row in reported["budgets"]] == [
+        ("quarter", "2026-10-01", "2026-12-31")]
+    assert spend_charts.budget_line_label(reported["budgets"][0], date(2026, 10, 8)) == \
+        "budget q: 100.00 USD a quarter (≈ 7.61 a week)"
