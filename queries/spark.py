@@ -92,6 +92,9 @@ def start_session(master: str | None = None, app_name: str = "lanelog report",
     settings = dict(_SEMANTICS)
     if chosen is not None and chosen.startswith("local"):
         os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
+        # Local workers run this interpreter (the one lanelog is installed in), not whatever
+        # python3 PATH finds: a venv's python run unactivated has no pyspark on that one.
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         settings.update(_LOOPBACK)
     if not verbose:
         settings.update(_QUIET)
