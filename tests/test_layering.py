@@ -413,3 +413,36 @@ ROOM_LINES = 400  # a module past this has more than one job: split it where a s
 def test_no_module_is_over_its_room(path: Path) -> None:
     lines = path.read_bytes().count(b"\n")
     assert lines <= ROOM_LINES, f"{path.relative_to(ROOT)} has {lines} lines: split it (docs/architecture.md)"
+
+
+FUNCTION_LINES = 60  # a function past this does more than one thing: split it where a seam is real
+# A longer one says why on the line above its def (or its first decorator): "# Longer than 60 lines: ...".
+LONG_REASON = "# Longer than 60 lines:"
+MAX_LONG_FUNCTIONS = 3
+
+
+def _long_functions(source: bytes | str) -> list[tuple[int, str, bool]]:
+    """(line, name, has a reason) of each function of the source longer than FUNCTION_LINES."""
+    lines = (source.decode("utf-8") if isinstance(source, bytes) else source).splitlines()
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno is not None \
+                and node.end_lineno - node.lineno + 1 > FUNCTION_LINES:
+            top = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
+            above = lines[top - 2].strip() if top >= 2 else ""
+            found.append((node.lineno, node.name, above.startswith(LONG_REASON)))
+    return found
+
+
+def test_every_function_is_at_most_60_lines_save_three_that_say_why() -> None:
+    long = [(str(path.relative_to(ROOT)), line, name, reason) for path in _sources()
+            for line, name, reason in _long_functions(path.read_bytes())]
+    unexplained = [f"{path}:{line} {name}" for path, line, name, reason in long if not reason]
+    assert unexplained == [], f"functions over {FUNCTION_LINES} lines without a reason: {unexplained}"
+    assert len(long) <= MAX_LONG_FUNCTIONS, f"more than {MAX_LONG_FUNCTIONS} long functions: {long}"
+
+
+def test_the_length_check_catches_a_long_function_and_reads_its_reason() -> None:
+    body = "\n".join(f"    x{n} = {n}" for n in range(FUNCTION_LINES))
+    source = f"def long():\n{body}\n\n\n{LONG_REASON} one table, row by row.\ndef said():\n{body}\n"
+    assert _long_functions(source) == [(1, "long", False), (FUNCTION_LINES + 5, "said", True)]
