@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,14 +15,24 @@ from tests import tiers
 
 @pytest.fixture(scope="session")
 def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """`lanelog demo` run once per session: its database, its kept logs and its JSON summary."""
-    root = tmp_path_factory.mktemp("demo")
-    done = subprocess.run(
-        [sys.executable, "-m", "lanelog", "demo", "--db", str(root / "demo.duckdb"), "--weeks", "4",
-         "--out", str(root / "logs"), "--format", "json"],
-        capture_output=True, text=True, check=True,
-    )
-    (root / "summary.json").write_text(done.stdout)
+    """`lanelog demo` run once per test run: its database, its kept logs and its JSON summary.
+
+    Under pytest-xdist every worker is a session of its own: the first to ask builds the demo in
+    the run's shared folder, holding a lock, and the others wait for it and read the same files.
+    """
+    shared = os.environ.get("PYTEST_XDIST_WORKER") is not None
+    base = tmp_path_factory.getbasetemp()
+    root = (base.parent if shared else base) / "demo"
+    with open(root.parent / "demo.lock", "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (root / "summary.json").exists():
+            root.mkdir(exist_ok=True)
+            done = subprocess.run(
+                [sys.executable, "-m", "lanelog", "demo", "--db", str(root / "demo.duckdb"), "--weeks", "4",
+                 "--out", str(root / "logs"), "--format", "json"],
+                capture_output=True, text=True, check=True, timeout=600,
+            )
+            (root / "summary.json").write_text(done.stdout)
     return root
 
 

@@ -140,6 +140,8 @@ def test_a_rerun_with_nothing_new_is_one_listing_and_no_fetch(s3: S3, tmp_path: 
     assert [method for method, _ in proxy.requests] == ["GET"]  # the one listing page
 
 
+# Slow: 2,001 objects put and listed through a real S3 server (about 35 s); the slow tier runs it.
+@pytest.mark.slow
 def test_2001_small_objects_are_listed_page_by_page_and_stored_once(s3: S3, tmp_path: Path) -> None:
     bucket = s3.bucket()
     logs = job_logs(2001)
@@ -265,6 +267,8 @@ def test_credentials_in_the_url_are_refused_and_not_shown(s3: S3, tmp_path: Path
     assert result.stderr.startswith("Error: s3://bucket/logs/: credentials in a URL are refused; ")
 
 
+# Slow: it waits out the store's deadline (about 11 s); the slow tier runs it.
+@pytest.mark.slow
 def test_the_network_gone_mid_run_keeps_what_was_stored_and_the_next_run_completes(s3: S3, tmp_path: Path) -> None:
     bucket = s3.bucket()
     before, during = job_logs(10, prefix="before"), {**job_logs(60, prefix="during"), "zz/lane.jsonl": mixed_log(40000)}
@@ -501,6 +505,8 @@ def test_a_request_that_never_ends_is_bounded_as_a_whole_not_read_by_read(s3: S3
                       "within 3 s (--store-timeout); what was read before is stored, run ingest again\n")
 
 
+# Slow: it waits out a store that answers a byte a second (about 12 s); the slow tier runs it.
+@pytest.mark.slow
 def test_objects_answered_a_byte_a_second_end_the_run_at_the_request_deadline(s3: S3, tmp_path: Path) -> None:
     bucket = s3.bucket()
     upload(s3, bucket, {**job_logs(3, prefix="small/job"), "big/lane-log.jsonl": mixed_log(40000)})
