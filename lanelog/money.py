@@ -16,3 +16,20 @@ def money_text(amount: float | Decimal, currency: str) -> str:
     text = f"{value:,.2f}" if abs(value) >= 1 else f"{value:,.6f}".rstrip("0")
     whole, _, decimals = text.partition(".")
     return f"{whole}.{decimals.ljust(2, '0')} {currency}"
+
+
+def exact(amount: float | int | Decimal) -> Decimal:
+    """An amount as an exact decimal: a float as the shortest decimal that reads back as it (0.1 is
+    0.1, not 0.1000000000000000055...), so sums and comparisons of money mean what was written."""
+    if isinstance(amount, Decimal):
+        return amount
+    if isinstance(amount, bool) or not isinstance(amount, (int, float)):
+        raise TypeError(f"an amount of money must be a number, not {amount!r}")
+    return Decimal(amount) if isinstance(amount, int) else Decimal(repr(amount))
+
+
+def exact_text(amount: float | int | Decimal) -> str:
+    """An amount written out exactly, without exponent or trailing zeros (0.8, 1, 0.9999999):
+    what keys an alert, so two amounts share a key only when they are equal."""
+    text = format(exact(amount).normalize(), "f")
+    return text

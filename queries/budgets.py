@@ -7,6 +7,10 @@ the repositories and the property its scope names.  The projection is the
 period's spend so far at the same rate to its end: spend × days in the period ÷
 days gone (today counted as a whole day).
 
+Money is exact: each cost comes from the database as a decimal (to ten places, as the queries
+sum it), amounts, thresholds and factors are read as the decimals they were written as
+(lanelog.money.exact), so three calls of 0.10 against a budget of 0.30 spend it, never more.
+
 A spike is a week whose spend in a currency is more than ``factor`` times the mean
 of the four weeks before it, and at least ``minimum``.  The week holding today and
 the week before it are judged, so a spike is seen while it happens and, once its
@@ -16,12 +20,13 @@ give no baseline, and no spike.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from lanelog.money import exact
 from lanelog.queries.budget_file import Budget, glob_match
 from lanelog.queries.engine import BUDGETS, SPIKES, engine_of, records
 from lanelog.queries.named import SQL
@@ -36,8 +41,9 @@ SPIKE_MINIMUM = 1.0
 SPIKE_BASELINE_WEEKS = 4
 
 
-def _money(value: float) -> float:
-    return round(value, DIGITS)
+def _money(value: Decimal) -> float:
+    """Money for JSON: the exact amount rounded once, to DIGITS places."""
+    return float(round(value, DIGITS))
 
 
 @dataclass(frozen=True)
@@ -48,28 +54,28 @@ class Status:
     start: date
     end: date
     today: date
-    spend: float
+    spend: Decimal
     calls: int
 
     @property
-    def share(self) -> float:
-        return self.spend / self.budget.amount
+    def share(self) -> Decimal:
+        return self.spend / exact(self.budget.amount)
 
     @property
-    def projected(self) -> float:
+    def projected(self) -> Decimal:
         """The period's spend at this period's rate so far."""
         gone = (self.today - self.start).days + 1
         return self.spend * ((self.end - self.start).days + 1) / gone
 
     @property
     def crossed(self) -> tuple[float, ...]:
-        """The thresholds the spend has reached (share >= threshold)."""
-        return tuple(threshold for threshold in self.budget.thresholds if self.share >= threshold)
+        """The thresholds the spend has reached (share >= threshold, exactly)."""
+        return tuple(threshold for threshold in self.budget.thresholds if self.share >= exact(threshold))
 
     @property
     def over(self) -> bool:
         """More spent than the amount: `check` exits 1."""
-        return self.spend > self.budget.amount
+        return self.spend > exact(self.budget.amount)
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON form `check --format json`, `report --format json` and the pages share."""
@@ -99,7 +105,7 @@ def budget_status(source: Readable, budgets: Sequence[Budget], today: date) -> l
         start, end = periods[budget.name]
         counted = [row for row in rows if row["day"] >= start and row["currency"] == budget.currency
                    and budget.counts(row["repo"], row["property"])]
-        out.append(Status(budget, start, end, today, spend=math.fsum(row["cost"] for row in counted),
+        out.append(Status(budget, start, end, today, spend=sum((exact(row["cost"]) for row in counted), Decimal(0)),
                           calls=sum(row["calls"] for row in counted)))
     return out
 
@@ -128,8 +134,8 @@ class Spike:
 
     week: date
     currency: str
-    spend: float
-    mean: float
+    spend: Decimal
+    mean: Decimal
     factor: float
 
     @property
@@ -143,13 +149,16 @@ class Spike:
                 "ratio": _money(self.spend / self.mean) if self.mean > 0 else None}
 
 
-def _weekly(rows: Iterable[dict[str, Any]]) -> dict[tuple[date, str], tuple[float, int]]:
+NONE = (Decimal(0), 0)  # a week without a priced call
+
+
+def _weekly(rows: Iterable[dict[str, Any]]) -> dict[tuple[date, str], tuple[Decimal, int]]:
     """Cost and priced calls per (Monday, currency)."""
-    out: dict[tuple[date, str], tuple[float, int]] = {}
+    out: dict[tuple[date, str], tuple[Decimal, int]] = {}
     for row in rows:
         key = (monday(row["day"]), row["currency"])
-        cost, calls = out.get(key, (0.0, 0))
-        out[key] = (cost + row["cost"], calls + row["calls"])
+        cost, calls = out.get(key, NONE)
+        out[key] = (cost + exact(row["cost"]), calls + row["calls"])
     return out
 
 
@@ -162,13 +171,13 @@ def spikes(source: Readable, today: date, factor: float = SPIKE_FACTOR, minimum:
     found = []
     for week in judged:
         for currency in sorted({currency for _, currency in weekly}):
-            spend, _ = weekly.get((week, currency), (0.0, 0))
-            before = [weekly.get((week - timedelta(days=7 * back), currency), (0.0, 0))
+            spend, _ = weekly.get((week, currency), NONE)
+            before = [weekly.get((week - timedelta(days=7 * back), currency), NONE)
                       for back in range(1, SPIKE_BASELINE_WEEKS + 1)]
             if not any(calls for _, calls in before):
                 continue  # no baseline: a first week of spend is no spike
-            mean = math.fsum(cost for cost, _ in before) / SPIKE_BASELINE_WEEKS
-            if spend >= minimum and spend > factor * mean:
+            mean = sum((cost for cost, _ in before), Decimal(0)) / SPIKE_BASELINE_WEEKS
+            if spend >= exact(minimum) and spend > exact(factor) * mean:
                 found.append(Spike(week, currency, spend, mean, factor))
     return found
 

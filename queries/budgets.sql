@@ -6,9 +6,9 @@
 -- Cost per UTC day, repository, property id and currency, from the usage entries that
 -- record a cost on armed attempts dated from $first_day to $last_day (both included).
 -- Only armed attempts count, as in money.sql: a call that was never allowed spent nothing.
--- calls: the usage entries summed.  Undated attempts have no day and never count.
+-- cost: summed exactly, as a decimal of ten places (money.sql's rule).  calls: the usage entries summed.  Undated attempts have no day and never count.
 -- params: first_day, last_day
-SELECT day, repo, property, currency, sum(cost) AS cost, count(*) AS calls
+SELECT day, repo, property, currency, sum(CAST(cost AS DECIMAL(38, 10))) AS cost, count(*) AS calls
 FROM (
     SELECT CAST(ts AS DATE) AS day, repo, entry.property AS property, entry.currency AS currency,
            entry.cost AS cost

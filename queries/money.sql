@@ -1,7 +1,8 @@
 -- What the armed calls cost: tokens and money, from the lines' optional `usage` objects.
 -- Only armed attempts count (a model call was allowed, so the lane could spend).  A figure
 -- nobody recorded is NULL, never 0: a week without usage has no cost, not a free week.
--- Costs are summed only within one currency; a group whose costs come in more than one
+-- Costs are summed exactly, as decimals of ten places (a cost is stored as a double: it is
+-- rounded to ten places first), so 0.1 three times is 0.3; summed only within one currency; a group whose costs come in more than one
 -- currency has cost NULL (and currency NULL), as a sum across currencies means nothing,
 -- and money_currencies gives each currency's total for it instead.  The money per week, in
 -- total and per week and repo comes with the figures (weekly.sql's `figures`), in their one
@@ -28,7 +29,7 @@ SELECT week, property,
        sum(input_tokens) AS input_tokens,
        sum(output_tokens) AS output_tokens,
        CASE WHEN min(currency) = max(currency) THEN min(currency) END AS currency,
-       CASE WHEN min(currency) = max(currency) THEN sum(cost) END AS cost
+       CASE WHEN min(currency) = max(currency) THEN sum(CAST(cost AS DECIMAL(38, 10))) END AS cost
 FROM entries
 GROUP BY week, property
 ORDER BY week NULLS LAST, property NULLS LAST
@@ -52,16 +53,16 @@ WITH priced AS (
 SELECT scope, week, repo, property, currency, cost
 FROM (
     SELECT 'week' AS scope, week, CAST(NULL AS VARCHAR) AS repo, CAST(NULL AS VARCHAR) AS property,
-           currency, sum(cost) AS cost
+           currency, sum(CAST(cost AS DECIMAL(38, 10))) AS cost
     FROM priced GROUP BY week, currency
     UNION ALL
-    SELECT 'total', CAST(NULL AS DATE), CAST(NULL AS VARCHAR), CAST(NULL AS VARCHAR), currency, sum(cost)
+    SELECT 'total', CAST(NULL AS DATE), CAST(NULL AS VARCHAR), CAST(NULL AS VARCHAR), currency, sum(CAST(cost AS DECIMAL(38, 10)))
     FROM priced GROUP BY currency
     UNION ALL
-    SELECT 'repo', week, repo, CAST(NULL AS VARCHAR), currency, sum(cost)
+    SELECT 'repo', week, repo, CAST(NULL AS VARCHAR), currency, sum(CAST(cost AS DECIMAL(38, 10)))
     FROM priced GROUP BY week, repo, currency
     UNION ALL
-    SELECT 'property', week, CAST(NULL AS VARCHAR), property, currency, sum(cost)
+    SELECT 'property', week, CAST(NULL AS VARCHAR), property, currency, sum(CAST(cost AS DECIMAL(38, 10)))
     FROM priced GROUP BY week, property, currency
 ) AS groups
 ORDER BY scope, week NULLS LAST, repo NULLS LAST, property NULLS LAST, currency

@@ -18,7 +18,7 @@
 -- Money (money.sql's rules; only armed attempts spend, a figure nobody recorded is NULL):
 -- calls_with_usage: armed attempts whose line records a usage; calls_priced: those with a
 -- cost; input_tokens and output_tokens: sums over the armed attempts; cost and currency:
--- the priced calls' costs when they share one currency (else both NULL, and
+-- the priced calls' costs, summed exactly (money.sql's rule), when they share one currency (else both NULL, and
 -- money_currencies gives each currency's total); cost_per_armed_call: cost / calls_priced;
 -- cost_per_unit: cost / the spent units of the priced calls.  spend_avoided_estimate: an
 -- estimate, a week's probe_rejects times its cost_per_armed_call; the total row adds up
@@ -60,7 +60,7 @@ WITH scoped AS (
         sum(output_tokens) AS output_tokens,
         min(currency) AS first_currency,
         max(currency) AS last_currency,
-        sum(cost) AS cost_sum,
+        sum(CAST(cost AS DECIMAL(38, 10))) AS cost_sum,
         sum(CASE WHEN cost IS NOT NULL THEN spent_units ELSE 0 END) AS units_priced
     FROM scoped
     GROUP BY GROUPING SETS ((week), (), (week, repo))

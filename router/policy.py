@@ -52,6 +52,8 @@ REQUIRED = ("properties", "map")
 OPTIONAL = ("prices", "cost_cap", "cost_model")
 KNOWN_KEYS = (*DEFAULTS, *REQUIRED, *OPTIONAL)
 PRICE_KEYS = ("input_per_million", "output_per_million", "currency")
+# A price per million tokens past this (a dollar a token) is a typo; it keeps every cost a line holds finite.
+MAX_PRICE = 1e6
 CURRENCY = re.compile(r"[A-Z]{3}\Z")
 
 # Path patterns match paths the patch names; pathspec's RE2 backend matches
@@ -227,9 +229,9 @@ def _prices(value: Any, doc: YamlFile) -> dict[str, Price]:
         for sub in ("input_per_million", "output_per_million"):
             number = row[sub]
             if isinstance(number, bool) or not isinstance(number, (int, float)) \
-                    or not math.isfinite(number) or number < 0:
-                raise PolicyInvalid(f"{doc.where(key + (sub,))}: must be a price >= 0 per "
-                                    f"million tokens, not {number!r}")
+                    or not math.isfinite(number) or not 0 <= number <= MAX_PRICE:
+                raise PolicyInvalid(f"{doc.where(key + (sub,))}: must be a price from 0 to {MAX_PRICE:g} "
+                                    f"per million tokens, not {number!r}")
         if not isinstance(row["currency"], str) or not CURRENCY.match(row["currency"]):
             raise PolicyInvalid(f"{doc.where(key + ('currency',))}: must be a three-letter "
                                 f"currency code such as USD, not {row['currency']!r}")

@@ -115,7 +115,8 @@ def priced(usage: dict[str, Any], prices: Mapping[str, Any]) -> dict[str, Any]:
 
     The table prices a model per million input and output tokens; a usage
     without its model, a model not listed, or a token count missing leaves
-    the cost empty: a guessed price would be a figure nobody stated.
+    the cost empty: a guessed price would be a figure nobody stated.  So does a cost past
+    MAX_COST (the bound a runner's own cost is held to): no line holds a cost nobody could pay.
     """
     if "cost" in usage or usage.get("model") not in prices:
         return usage
@@ -124,5 +125,7 @@ def priced(usage: dict[str, Any], prices: Mapping[str, Any]) -> dict[str, Any]:
     price = prices[usage["model"]]
     cost = (usage["input_tokens"] * price.input_per_million
             + usage["output_tokens"] * price.output_per_million) / 1_000_000
+    if not math.isfinite(cost) or cost > MAX_COST:
+        return usage
     out = {**usage, "cost": round(cost, 10), "currency": price.currency}
     return {key: out[key] for key in FIELDS if key in out}

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from datetime import date, timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -64,9 +65,9 @@ def test_each_threshold_of_a_budget_is_posted_once_per_period(db: Path, budgets:
         assert "alerts: 1 sent, 0 sent before (to 1 webhook(s))" in thursday.stderr
         again = check("2026-10-08")
         assert "alerts: 0 sent, 1 sent before" in again.stderr and len(hook.posts) == 1
-        saturday = check("2026-10-10")  # 12 of 10: past 100% too, and over (exit 1)
+        saturday = check("2026-10-10")  # 12 of 10: past 100% too, and over (exit 1): 100% is posted
         assert saturday.returncode == 1
-        assert "alerts: 1 sent, 1 sent before" in saturday.stderr
+        assert "alerts: 1 sent, 0 sent before" in saturday.stderr
         next_week = check("2026-10-15")  # a new period: 8 of 10 again
         assert "alerts: 1 sent, 0 sent before" in next_week.stderr
     assert texts(hook) == [
@@ -78,6 +79,17 @@ def test_each_threshold_of_a_budget_is_posted_once_per_period(db: Path, budgets:
                          "budget:all-spend:1:2026-10-05"]
 
 
+def test_a_first_run_past_several_thresholds_posts_the_highest_once(db: Path, budgets: Path) -> None:
+    """A budget found past 80% and 100% at once is one crossing: the 100% alert alone, never two posts."""
+    with receiver() as hook:
+        saturday = lanelog("check", "--db", str(db), "--budgets", str(budgets), "--today", "2026-10-10",
+                           "--notify", hook.url, "--spike-min", "1000")
+        assert saturday.returncode == 1 and "alerts: 1 sent, 0 sent before" in saturday.stderr
+    assert texts(hook) == [
+        "lanelog budget all-spend: 120% spent (12.00 USD of 10.00 USD), past 100% in the week from 2026-10-05"]
+    assert marks(db) == ["budget:all-spend:1:2026-10-05"]
+
+
 def test_two_runs_at_once_post_each_budget_alert_once(db: Path, tmp_path: Path) -> None:
     """Each post takes the receiver half a second, so the runs overlap; each claims before it posts."""
     many = tmp_path / "many.yaml"
@@ -87,13 +99,13 @@ def test_two_runs_at_once_post_each_budget_alert_once(db: Path, tmp_path: Path) 
     command = [sys.executable, "-m", "lanelog", "check", "--db", str(db), "--budgets", str(many),
                "--today", "2026-10-11", "--spike-min", "1000"]
     hook, runs, outputs = runs_at_once(command, delay=0.5)
-    # 14 USD spent: every budget (5 to 8 USD) is past all three of its thresholds.
+    # 14 USD spent: every budget (5 to 8 USD) is past all three of its thresholds: one post each, 100%.
     assert [run.returncode for run in runs] == [1, 1], outputs
-    expected = sorted(f"budget:b{n}:{share:g}:2026-10-05" for n in range(4) for share in (0.5, 0.8, 1.0))
-    assert len(hook.posts) == 12
+    expected = sorted(f"budget:b{n}:1:2026-10-05" for n in range(4))
+    assert len(hook.posts) == 4
     assert marks(db) == expected
     sent = [int(err.split("alerts: ", 1)[1].split(" sent,", 1)[0]) for _, err in outputs]
-    assert sum(sent) == 12
+    assert sum(sent) == 4
 
 
 def test_a_budget_alert_shows_its_scope_as_escaped_code_and_links_to_the_spend_review(tmp_path: Path) -> None:
@@ -105,7 +117,7 @@ def test_a_budget_alert_shows_its_scope_as_escaped_code_and_links_to_the_spend_r
         done = lanelog("check", "--db", str(db), "--budgets", str(scoped), "--today", "2026-10-08",
                        "--notify", hook.url, "--dashboard-url", "https://lanelog.example/", "--spike-min", "1000")
         assert done.returncode == 0, done.stderr  # exactly the amount: both thresholds reached, not over
-    assert len(hook.posts) == 2
+    assert len(hook.posts) == 1  # the highest threshold reached, once
     body = hook.posts[0]["body"]
     detail = body["blocks"][0]["text"]["text"]
     assert "*Scope:* repositories `&lt;!channel&gt;*\u02cbx\u02cb &lt;https://evil.example|hi&gt;`" in detail
@@ -182,3 +194,14 @@ def test_a_digest_kept_once_needs_the_database(tmp_path: Path) -> None:
     done = lanelog("report", str(log), "--week", "LAST", "--format", "markdown", "--notify", "https://hooks.example/x")
     assert done.returncode == 2
     assert "--notify with --week needs the database (--db)" in done.stderr
+
+
+def test_thresholds_that_differ_have_keys_that_differ() -> None:
+    """A key once wrote its threshold with :g, so 0.9999999 and 1.0 shared one and 100% was never sent."""
+    from lanelog.cli.render.alerts import budget_key
+    from lanelog.queries import Budget, Status
+
+    status = Status(Budget("b", 1.0, "USD", "week", thresholds=(0.9999999, 1.0)), date(2026, 10, 5),
+                    date(2026, 10, 11), date(2026, 10, 6), Decimal(1), 1)
+    assert [budget_key(status, threshold) for threshold in status.crossed] == [
+        "budget:b:0.9999999:2026-10-05", "budget:b:1:2026-10-05"]

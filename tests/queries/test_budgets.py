@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from datetime import date, timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -90,10 +91,10 @@ def test_a_budget_crosses_each_threshold_as_its_week_spends(database) -> None:
         today = monday + timedelta(days=day)
         (status,) = budget_status(con, WEEKLY, today)
         assert (status.start, status.end) == (monday, monday + timedelta(days=6))
-        assert status.spend == pytest.approx(3.0 * (day + 1))
+        assert status.spend == 3 * (day + 1)
         assert status.calls == day + 1
         # At the same rate to Sunday: 3 USD a day for seven days.
-        assert status.projected == pytest.approx(21.0)
+        assert status.projected == 21
         seen.append((status.crossed, status.over))
     assert seen == [((), False), ((0.5,), False), ((0.5, 0.8), False), ((0.5, 0.8, 1.0), True),
                     ((0.5, 0.8, 1.0), True), ((0.5, 0.8, 1.0), True), ((0.5, 0.8, 1.0), True)]
@@ -102,7 +103,7 @@ def test_a_budget_crosses_each_threshold_as_its_week_spends(database) -> None:
 def test_exactly_the_amount_reaches_the_last_threshold_without_being_over(database) -> None:
     con = database(spent("a", date(2026, 10, 5), 4.0), spent("b", date(2026, 10, 6), 6.0))
     (status,) = budget_status(con, WEEKLY, date(2026, 10, 6))
-    assert status.spend == pytest.approx(10.0) and status.share == pytest.approx(1.0)
+    assert status.spend == 10 and status.share == 1
     assert status.crossed == (0.5, 0.8, 1.0) and not status.over
 
 
@@ -116,8 +117,8 @@ def test_spend_in_another_currency_unarmed_or_after_today_never_counts(database)
          "usage": {"p": {"cost": 50.0, "currency": "USD"}}},
     )
     (status,) = budget_status(con, WEEKLY, date(2026, 10, 7))
-    assert status.spend == pytest.approx(2.0)
-    assert status.as_dict()["share"] == pytest.approx(0.2)
+    assert status.spend == 2
+    assert status.as_dict()["share"] == 0.2
 
 
 def test_a_scope_counts_its_repositories_and_its_property_only(database) -> None:
@@ -135,7 +136,7 @@ budgets:
   - {name: literal, amount: 100, currency: USD, period: week, repo: "web-shop"}
 """)
     spends = {status.budget.name: status.spend for status in budget_status(con, scoped, date(2026, 10, 5))}
-    assert spends == pytest.approx({"svc": 11.0, "one-prop": 13.0, "both": 1.0, "literal": 4.0})
+    assert spends == {"svc": 11, "one-prop": 13, "both": 1, "literal": 4}
 
 
 def test_a_month_budget_projects_its_rate_to_the_months_end(database) -> None:
@@ -144,9 +145,21 @@ def test_a_month_budget_projects_its_rate_to_the_months_end(database) -> None:
     monthly = budgets("budgets:\n  - {name: month, amount: 20, currency: USD, period: month}\n")
     (status,) = budget_status(con, monthly, date(2026, 10, 10))
     assert (status.start, status.end) == (date(2026, 10, 1), date(2026, 10, 31))
-    assert status.spend == pytest.approx(6.0)
-    assert status.projected == pytest.approx(6.0 * 31 / 10)
+    assert status.spend == Decimal("6")
+    assert status.projected == Decimal("18.6")  # 6 in 10 days, at that rate over 31
     assert status.crossed == ()
+
+
+def test_money_is_summed_and_compared_exactly(database) -> None:
+    """Three calls of 0.10 against a budget of 0.30: in binary floats 0.30000000000000004, over; exactly,
+    the whole amount and not over.  Thresholds are compared exactly too (0.9999999 is not 1)."""
+    con = database(*(spent(f"c{n}", date(2026, 10, 5), 0.1) for n in range(3)))
+    tight = budgets("budgets:\n  - {name: tight, amount: 0.30, currency: USD, period: week, "
+                    "thresholds: [0.9999999, 1.0]}\n")
+    (status,) = budget_status(con, tight, date(2026, 10, 5))
+    assert status.spend == Decimal("0.3") and status.share == 1
+    assert not status.over and status.crossed == (0.9999999, 1.0)
+    assert status.as_dict()["spend"] == 0.3
 
 
 def test_a_scope_that_matches_nothing_is_a_warning_naming_the_file_line_and_budget(database) -> None:

@@ -146,9 +146,12 @@ def test_the_price_table_prices_a_usage_without_cost(make_repo, route, py_cmd):
 @pytest.mark.parametrize(("prices", "message"), [
     ("prices: [1]\n", "line 17, key prices: must map model names"),
     ("prices:\n  m: {input_per_million: -1, output_per_million: 1, currency: USD}\n",
-     "line 18, key prices.m.input_per_million: must be a price >= 0"),
+     "line 18, key prices.m.input_per_million: must be a price from 0 to 1e+06 per million tokens, not -1"),
     ("prices:\n  m: {input_per_million: 1, output_per_million: .nan, currency: USD}\n",
-     "key prices.m.output_per_million: must be a price >= 0"),
+     "key prices.m.output_per_million: must be a price from 0 to 1e+06"),
+    # A price of 1e308 a million tokens once put "cost": Infinity on the line, which is not JSON.
+    ("prices:\n  m: {input_per_million: 1.0e+308, output_per_million: 1, currency: USD}\n",
+     "key prices.m.input_per_million: must be a price from 0 to 1e+06 per million tokens, not 1e+308"),
     ("prices:\n  m: {input_per_million: 1, output_per_million: 1, currency: usd}\n",
      "key prices.m.currency: must be a three-letter currency code"),
     ("prices:\n  m: {input_per_million: 1, output_per_million: 1}\n",
@@ -160,6 +163,18 @@ def test_a_bad_price_table_names_file_line_and_key(prices, message):
     with pytest.raises(PolicyInvalid, match="lanes.yaml line") as caught:
         parse_policy(LANES_YAML + prices, "lanes.yaml")
     assert message in str(caught.value)
+
+
+def test_a_cost_priced_past_the_bound_a_runner_is_held_to_is_left_out():
+    """Tokens at the router's bound times the dearest price a policy may set would cost more than
+    any runner may report (MAX_COST): the cost is left out, never written as a huge or infinite number."""
+    from lanelog.router.policy import MAX_PRICE, Price
+    from lanelog.router.usage import MAX_COST, MAX_TOKENS, priced
+
+    usage = {"input_tokens": MAX_TOKENS, "output_tokens": 0, "model": "m"}
+    assert priced(usage, {"m": Price(MAX_PRICE, 0.0, "USD")}) == usage
+    assert MAX_TOKENS * MAX_PRICE / 1_000_000 > MAX_COST
+    assert priced({**usage, "input_tokens": 1000}, {"m": Price(2.0, 0.0, "USD")})["cost"] == 0.002
 
 
 def big_usage_line(token: str, size: int, usage_first: bool = False) -> str:

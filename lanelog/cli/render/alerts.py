@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from lanelog.lazy import lazy_module
-from lanelog.money import money_text
+from lanelog.money import exact_text, money_text
 from lanelog.queries import Spend, Spike, Status, period
 
 if TYPE_CHECKING:
@@ -26,8 +26,9 @@ else:  # the webhook poster: only runs that post need it
 
 
 def budget_key(status: Status, threshold: float) -> str:
-    """A threshold crossing's identity: the budget, the threshold and the period (by its first day)."""
-    return f"budget:{status.budget.name}:{threshold:g}:{status.start.isoformat()}"
+    """A threshold crossing's identity: the budget, the threshold written exactly (0.9999999 is not 1)
+    and the period (by its first day)."""
+    return f"budget:{status.budget.name}:{exact_text(threshold)}:{status.start.isoformat()}"
 
 
 def digest_key(monday: date) -> str:
@@ -90,7 +91,9 @@ def spike_message(spike: Spike, fmt: str, dashboard_url: str | None) -> dict[str
 
 
 def money_alerts(found: Spend, fmt: str, dashboard_url: str | None) -> list[tuple[str, dict[str, Any]]]:
-    """Each threshold a budget has reached, and each spike, as an alert to deliver: its key and its message."""
-    out = [(budget_key(status, threshold), budget_message(status, threshold, fmt, dashboard_url))
-           for status in found.statuses for threshold in status.crossed]
+    """The highest threshold each budget has reached, and each spike, as an alert to deliver: its key and
+    its message.  One post per crossing: a run that finds a budget past 80% and 100% at once says 100%
+    (a lower threshold crossed on an earlier run was posted then, under its own key)."""
+    out = [(budget_key(status, status.crossed[-1]), budget_message(status, status.crossed[-1], fmt, dashboard_url))
+           for status in found.statuses if status.crossed]
     return out + [(spike.key, spike_message(spike, fmt, dashboard_url)) for spike in found.spikes]
