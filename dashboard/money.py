@@ -15,6 +15,7 @@ import streamlit as st
 
 from lanelog.dashboard import present
 from lanelog.money import money_text
+from lanelog.queries import ESTIMATE_WORDS
 
 # A currency from a log line is shown only when it looks like one (it is untrusted text).
 CURRENCY = re.compile(r"[A-Z]{3}\Z")
@@ -27,7 +28,7 @@ WEEK_COLUMNS = {
     "cost": "cost",
     "cost_per_armed_call": "per armed call",
     "cost_per_unit": "per unit",
-    "probe_rejects": "probe rejects",
+    "patch_rejects": "patch rejects",
     "spend_avoided_estimate": "avoided (estimate)",
 }
 MONEY = ("cost", "cost_per_armed_call", "cost_per_unit", "spend_avoided_estimate")
@@ -101,9 +102,7 @@ def show_money(money: dict[str, Any]) -> None:
         bottom[0].metric("Cost per armed call", amount(latest["cost_per_armed_call"], latest))
         bottom[1].metric(f"Cost per unit ({_count(latest['units'])} units)",
                          amount(latest["cost_per_unit"], latest))
-    st.caption("Spend avoided is an estimate: each week's probe rejects times that week's mean cost "
-               "per armed call (over the armed calls that recorded a cost). A week without usage "
-               "shows \"no usage recorded\", not a zero cost.")
+    st.caption(f"{ESTIMATE_WORDS}. A week without usage shows \"no usage recorded\", not a zero cost.")
 
 
 def money_tables(money: dict[str, Any]) -> None:

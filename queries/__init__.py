@@ -24,7 +24,7 @@ _HOMES = {
                      "engine_class", "engines_that", "records"), "engine"),
     **dict.fromkeys(("Checked", "Review", "check", "checked", "money", "report", "review", "totals"), "reporting"),
     **dict.fromkeys(("SHADOW_FIGURES", "shadow_report", "shadow_flips"), "shadow"),
-    **dict.fromkeys(("ESTIMATE",), "costs"),
+    **dict.fromkeys(("ESTIMATE", "ESTIMATE_WORDS"), "costs"),
     **dict.fromkeys(("weekly", "reject_reasons", "credit_bug_rows", "audit", "spend_by_property", "spend_by_repo",
                      "freezes", "freeze_summary", "producers", "freeze_owners", "lanes_weekly", "unresolved_units",
                      "property_results", "repos", "sources", "rejected_lines", "type_anomalies", "undated",
@@ -38,7 +38,7 @@ _HOMES = {
 if TYPE_CHECKING:
     from lanelog.queries.budget_file import Budget, parse_budgets, read_budget_text, read_budgets
     from lanelog.queries.budgets import Spend, Spike, SpikeRule, Status, judge
-    from lanelog.queries.costs import ESTIMATE
+    from lanelog.queries.costs import ESTIMATE, ESTIMATE_WORDS
     from lanelog.queries.engine import (
         BUDGETS,
         DATABASE,
@@ -84,13 +84,13 @@ if TYPE_CHECKING:
 __getattr__ = lazy_attributes(__name__, _HOMES)
 
 __all__ = [
-    "BUDGETS", "DATABASE", "ESTIMATE", "FIGURES", "FRAMES", "JOBS", "LABELS", "PERIODS", "QUERIES", "SESSION",
-    "SHADOW_FIGURES", "SPIKES", "SQL", "Budget", "Checked", "Comparison", "DuckDBEngine", "Engine", "Filters",
-    "Period", "Review", "Source", "SparkSettings", "Spend", "Spike", "SpikeRule", "Status", "audit", "check",
-    "checked", "choose_source", "compare_latest", "credit_bug_rows", "engine_class", "engines_that", "freeze_owners",
-    "freeze_summary", "freezes", "judge", "label", "lanes_weekly", "monday", "money", "parse_budgets", "period",
-    "producers", "property_results", "read_budget_text", "read_budgets", "records", "reject_reasons",
-    "rejected_lines", "report", "repos", "review", "shadow_flips", "shadow_report", "sources", "spend_by_property",
-    "spend_by_repo", "supported_week", "today_or_now", "totals", "type_anomalies", "undated", "undated_counts",
-    "unresolved_units", "week_of", "weekly",
+    "BUDGETS", "DATABASE", "ESTIMATE", "ESTIMATE_WORDS", "FIGURES", "FRAMES", "JOBS", "LABELS", "PERIODS", "QUERIES",
+    "SESSION", "SHADOW_FIGURES", "SPIKES", "SQL", "Budget", "Checked", "Comparison", "DuckDBEngine", "Engine",
+    "Filters", "Period", "Review", "Source", "SparkSettings", "Spend", "Spike", "SpikeRule", "Status", "audit",
+    "check", "checked", "choose_source", "compare_latest", "credit_bug_rows", "engine_class", "engines_that",
+    "freeze_owners", "freeze_summary", "freezes", "judge", "label", "lanes_weekly", "monday", "money",
+    "parse_budgets", "period", "producers", "property_results", "read_budget_text", "read_budgets", "records",
+    "reject_reasons", "rejected_lines", "report", "repos", "review", "shadow_flips", "shadow_report", "sources",
+    "spend_by_property", "spend_by_repo", "supported_week", "today_or_now", "totals", "type_anomalies", "undated",
+    "undated_counts", "unresolved_units", "week_of", "weekly",
 ]

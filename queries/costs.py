@@ -17,8 +17,11 @@ from lanelog.queries.named import SQL
 if TYPE_CHECKING:
     from lanelog.queries.engine import Readable
 
-ESTIMATE = ("spend_avoided_estimate is an estimate: each week's probe rejects times that week's "
+ESTIMATE = ("spend_avoided_estimate is an estimate: each week's patch rejects times that week's "
             "mean cost per armed call (over the armed calls that recorded a cost)")
+# The same definition in a reader's words, for every page, table and review that shows the figure.
+ESTIMATE_WORDS = ("Spend avoided is an estimate: each week's patch rejects (setup rejects saved nothing) times "
+                  "that week's mean cost per armed call (over the armed calls that recorded a cost)")
 NO_USAGE = "no usage recorded"
 NO_COST = "no cost recorded"
 MIXED = "more than one currency"
@@ -88,7 +91,7 @@ def _row(row: dict[str, Any], costs: Costs, scope: str, calls_key: str = "calls_
 
 
 # The keys of a week's and of a repo's money, in the order the report lists them.
-WEEK_KEYS = ("week", "attempts", "probe_rejects", "calls_armed", "units", "calls_with_usage", "calls_priced",
+WEEK_KEYS = ("week", "attempts", "probe_rejects", "patch_rejects", "calls_armed", "units", "calls_with_usage", "calls_priced",
              "input_tokens", "output_tokens", "currency", "cost", "cost_per_armed_call", "cost_per_unit",
              "spend_avoided_estimate")
 REPO_KEYS = ("week", "repo", "calls_armed", "calls_with_usage", "calls_priced", "input_tokens", "output_tokens",

@@ -122,11 +122,12 @@ def test_ci_runs_the_readme_test_command_in_its_two_tiers() -> None:
 # key ("name"), or a YAML or TOML key at a line's start (name: or name =).
 def _status_keys() -> list[str]:
     from datetime import date
+    from decimal import Decimal
 
     from lanelog.queries import Budget, Status
 
     budget = Budget("b", 1.0, "USD", "week")
-    return list(Status(budget, date(2026, 10, 5), date(2026, 10, 11), date(2026, 10, 8), 0.5, 1).as_dict())
+    return list(Status(budget, date(2026, 10, 5), date(2026, 10, 11), date(2026, 10, 8), Decimal("0.5"), 1).as_dict())
 
 
 def _registries() -> dict[str, tuple[str, list[str]]]:

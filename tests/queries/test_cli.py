@@ -43,8 +43,8 @@ def unpriced(week: str | None, attempts: int, rejects: int, armed: int, units: i
              repo: bool = False) -> dict[str, Any]:
     """A money row (report's `money`) of a group whose lines record no usage."""
     counts = ({"calls_armed": armed} if repo else
-              {"week": week, "attempts": attempts, "probe_rejects": rejects, "calls_armed": armed,
-               "units": units})
+              {"week": week, "attempts": attempts, "probe_rejects": rejects, "patch_rejects": rejects,
+               "calls_armed": armed, "units": units})
     row = {**counts, "calls_with_usage": 0, "calls_priced": 0, "input_tokens": None,
            "output_tokens": None, "currency": None, "cost": None}
     if not repo:
@@ -84,7 +84,7 @@ REVIEW_REPORT = {
             {"week": "2026-12-28", "repo": "svc", **unpriced(None, 0, 0, 1, repo=True)},
             {"week": None, "repo": None, **unpriced(None, 0, 0, 1, repo=True)},
         ],
-        "estimate": ("spend_avoided_estimate is an estimate: each week's probe rejects times that "
+        "estimate": ("spend_avoided_estimate is an estimate: each week's patch rejects times that "
                      "week's mean cost per armed call (over the armed calls that recorded a cost)"),
     },
 }

@@ -29,3 +29,18 @@ def test_the_demo_report_is_the_golden_file_byte_for_byte(demo_dir: Path) -> Non
 
 def test_the_review_report_is_the_golden_file_byte_for_byte() -> None:
     assert report_json(str(DATA / "review.jsonl")) == (DATA / "review.report.json").read_text()
+
+
+def test_spend_avoided_is_patch_rejects_times_the_cost_per_armed_call_and_setup_rejects_never_count(
+        demo_dir: Path) -> None:
+    """One definition of the spend avoided: the demo has setup rejects (CI to fix), which saved nothing."""
+    import json
+    from decimal import Decimal
+
+    money = json.loads(report_json("--db", str(demo_dir / "demo.duckdb")))["money"]
+    weeks = [week for week in money["weeks"] if week["cost_per_armed_call"] is not None]
+    assert weeks and any(week["probe_rejects"] > week["patch_rejects"] for week in weeks)
+    for week in weeks:
+        assert week["spend_avoided_estimate"] == round(week["patch_rejects"] * week["cost_per_armed_call"], 10)
+    total = sum(Decimal(str(week["spend_avoided_estimate"])) for week in money["weeks"])
+    assert money["totals"]["spend_avoided_estimate"] == float(total)

@@ -10,6 +10,7 @@ from typing import Any
 
 from lanelog.cli.render.cells import md, plain
 from lanelog.money import money_text
+from lanelog.queries import ESTIMATE_WORDS
 
 COLUMNS = (
     ("week", "week"),
@@ -21,14 +22,11 @@ COLUMNS = (
     ("cost", "cost"),
     ("cost_per_armed_call", "cost per armed call"),
     ("cost_per_unit", "cost per unit"),
-    ("probe_rejects", "probe rejects"),
+    ("patch_rejects", "patch rejects"),
     ("spend_avoided_estimate", "spend avoided (estimate)"),
 )
 MONEY_KEYS = ("cost", "cost_per_armed_call", "cost_per_unit", "spend_avoided_estimate")
 TOP = 5
-# The JSON's `estimate` names its key; the table and the review say the same in words.
-ESTIMATE_WORDS = ("Spend avoided is an estimate: each week's probe rejects times that week's mean cost "
-                  "per armed call (over the armed calls that recorded a cost)")
 
 
 def amount(value: float | None, currency: str | None, escape: Any = plain) -> str:
