@@ -91,9 +91,9 @@ def _row(row: dict[str, Any], costs: Costs, scope: str, calls_key: str = "calls_
 
 
 # The keys of a week's and of a repo's money, in the order the report lists them.
-WEEK_KEYS = ("week", "attempts", "probe_rejects", "patch_rejects", "calls_armed", "units", "calls_with_usage", "calls_priced",
-             "input_tokens", "output_tokens", "currency", "cost", "cost_per_armed_call", "cost_per_unit",
-             "spend_avoided_estimate")
+WEEK_KEYS = ("week", "attempts", "probe_rejects", "patch_rejects", "calls_armed", "units", "calls_with_usage",
+             "calls_priced", "input_tokens", "output_tokens", "currency", "cost", "cost_per_armed_call",
+             "cost_per_unit", "spend_avoided_estimate")
 REPO_KEYS = ("week", "repo", "calls_armed", "calls_with_usage", "calls_priced", "input_tokens", "output_tokens",
              "currency", "cost")
 
