@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 import streamlit as st
@@ -37,11 +37,14 @@ def budget_day() -> date:
     return today_or_now(date.fromisoformat(named) if named else None)
 
 
-def judged() -> dict[str, Any] | None:
-    """The budgets' status and warnings, None without a budgets file; a file that cannot be used,
-    or a database an ingest holds, is said on the page and gives None too."""
+def judged(weeks: list[str] | None = None) -> dict[str, Any] | None:
+    """The budgets' status and warnings (and with `weeks`, the page's week labels, each budget's spend in
+    each of them), None without a budgets file; a file that cannot be used, or a database an ingest
+    holds, is said on the page and gives None too."""
+    dated = sorted(week for week in weeks or [] if week != "undated")
+    span = (date.fromisoformat(dated[0]), date.fromisoformat(dated[-1]) + timedelta(days=6)) if dated else None
     try:
-        return data.budgets(budget_day())
+        return data.budgets(budget_day(), span)
     except BudgetInvalid as error:
         st.error("The budgets file cannot be used.", icon=":material/error:")
         st.text(error.message)
@@ -78,10 +81,16 @@ def show_budgets(found: dict[str, Any]) -> None:
         st.text(sentence(status))
 
 
+def scoped(status: dict[str, Any]) -> bool:
+    """Whether a budget counts only some spend (a repository pattern or a property)."""
+    return status["repo"] is not None or status["property"] is not None
+
+
 def show_weekly_cost(money: dict[str, Any], found: dict[str, Any] | None, weeks: list[str] | None) -> None:
-    """Cost per week in each currency, each budget of that currency a dashed line at what it allows a week."""
+    """Cost per week in each currency, each budget of all spend in that currency a dashed line at what it
+    allows a week; each scoped budget drawn over its own spend below (show_scoped_budgets)."""
     costs = spend_charts.weekly_cost_frame(money)
-    statuses = found["statuses"] if found else []
+    statuses = [status for status in found["statuses"] if not scoped(status)] if found else []
     currencies = sorted(set(costs["currency"]))
     st.subheader("Cost per week")
     if not currencies:
@@ -102,6 +111,28 @@ def show_weekly_cost(money: dict[str, Any], found: dict[str, Any] | None, weeks:
     elif currencies:
         st.caption("A week without a recorded cost has no bar. No budgets are set: `lanelog dashboard "
                    "--budgets FILE` draws each budget's line here and its share used above (docs/report.md).")
+
+
+def show_scoped_budgets(found: dict[str, Any] | None, weeks: list[str] | None) -> None:
+    """Each scoped budget over the spend it is judged on, week by week; one whose scope matched no spend
+    in these weeks is listed, not drawn (a line over nothing would stretch the axis and say nothing)."""
+    statuses = [status for status in found["statuses"] if scoped(status)] if found else []
+    if not statuses:
+        return
+    st.subheader("Scoped budgets")
+    unmatched = []
+    for status in statuses:
+        weekly = found["weekly"].get(status["name"], {}) if found else {}
+        if not weekly:
+            unmatched.append(f"{status['name']} ({status['scope']})")
+            continue
+        st.caption(f"Budget {status['name']}: {status['scope']}, in {status['currency']}")
+        frame = spend_charts.scoped_cost_frame(status, weekly)
+        st.altair_chart(spend_charts.weekly_cost(frame, [status], status["currency"], budget_day(), weeks=weeks,
+                                                 bars="cost in its scope per week"),
+                        key=f"scoped_budget_{status['name']}")
+    if unmatched:
+        st.caption("No spend in these weeks in the scope of " + "; ".join(unmatched) + ": nothing to draw.")
 
 
 def overview_note() -> None:

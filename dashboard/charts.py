@@ -227,10 +227,11 @@ def credit_bug_weeks(weekly: pd.DataFrame, weeks: list[str] | None = None) -> al
 
 def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
                   colours: dict[str, str] | None = None, legend_columns: int = 1,
-                  weeks: list[str] | None = None) -> alt.Chart:
+                  weeks: list[str] | None = None, money: bool = False) -> alt.Chart:
     """A stacked bar per week: `value` split by `part` (reason, lane, property, repo).
 
-    `legend_columns`: 1 for a chart in half a page, more for a full-width one.
+    `legend_columns`: 1 for a chart in half a page, more for a full-width one.  `money`: the
+    value is an amount (decimal ticks, four places in the tooltip), not a count.
     `colours` fixes the colour of known parts; any other part present (say, lines
     written before lanes existed, shown as "(none)") gets one from CATEGORIES.
     """
@@ -251,7 +252,7 @@ def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
                           labelLimit=240),
     )
     tooltip = [alt.Tooltip("week:O", title="week"), alt.Tooltip(f"{part}:N", title=PART_WORDS.get(part, part)),
-               alt.Tooltip(f"{value}:Q", title=title)]
+               alt.Tooltip(f"{value}:Q", title=title, format=",.4f" if money else "")]
     if part == "reason":
         tooltip.append(alt.Tooltip("meaning:N", title="meaning"))
     return (
@@ -259,7 +260,7 @@ def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
         .mark_bar()
         .encode(
             x=week_axis(data, weeks),
-            y=alt.Y(f"{value}:Q", title=title, stack="zero", axis=count_axis()),
+            y=alt.Y(f"{value}:Q", title=title, stack="zero", axis=alt.Axis() if money else count_axis()),
             color=colour,
             tooltip=tooltip,
         )

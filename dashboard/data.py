@@ -306,14 +306,20 @@ def budgets_file() -> Path | None:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _cached_budgets(db: str, signature: tuple[Any, ...], token: int, text: str, name: str, today: date,
-                    _connection: _Connection) -> dict[str, Any]:
-    found = queries.judge(_connection.get(), queries.parse_budgets(text, name), today)
-    return {"statuses": [status.as_dict() for status in found.statuses], "warnings": found.warnings}
+                    span: tuple[date, date] | None, _connection: _Connection) -> dict[str, Any]:
+    con = _connection.get()
+    budgets = queries.parse_budgets(text, name)
+    found = queries.judge(con, budgets, today)
+    weekly = queries.weekly_spend(con, budgets, *span) if span is not None else {}
+    return {"statuses": [status.as_dict() for status in found.statuses], "warnings": found.warnings,
+            "weekly": {name: {week.isoformat(): float(cost) for week, cost in weeks.items()}
+                       for name, weeks in weekly.items()}}
 
 
-def budgets(today: date) -> dict[str, Any] | None:
+def budgets(today: date, span: tuple[date, date] | None = None) -> dict[str, Any] | None:
     """Each budget of the budgets file judged over the period holding `today` (cached like `look`),
-    and the scopes that match nothing; None when the app was given no budgets file.
+    the scopes that match nothing, and with `span` (first and last day) each budget's spend per
+    week within it ("weekly": name -> {Monday: cost}); None when the app was given no budgets file.
 
     The file is read again on every look, so an edit shows at the next rerun; an unusable
     file raises BudgetInvalid naming its line and key.
@@ -327,7 +333,7 @@ def budgets(today: date) -> dict[str, Any] | None:
     if signature is None:
         raise NoDatabase(f"no database at {chosen.name}")
     return _read(chosen, signature, lambda connection: _cached_budgets(chosen.name, signature, refresh_token(), text,
-                                                                       str(path), today, connection))
+                                                                       str(path), today, span, connection))
 
 
 def ingest_upload(name: str, payload: bytes) -> dict[str, Any]:

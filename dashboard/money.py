@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from lanelog.dashboard import present
+from lanelog.dashboard import charts, present, ui
 from lanelog.money import money_text
 from lanelog.queries import ESTIMATE_WORDS
 
@@ -120,3 +120,35 @@ def money_tables(money: dict[str, Any]) -> None:
         st.caption(f"Cost per week and {words}")
         st.dataframe(rows, hide_index=True, key=f"money_{key}_table", height=present.table_height(len(rows)),
                      column_config=present.fixed_columns({name: BY_WIDTHS[name] for name in rows.columns}))
+
+
+def cost_frame(rows: list[dict[str, Any]], part: str) -> pd.DataFrame:
+    """week, part, cost, currency: each week's cost per property or repository (the money section's
+    by_property or by_repo rows), a row priced in several currencies as one row per currency."""
+    out = []
+    for row in rows:
+        priced = row.get("costs") or ([{"currency": row["currency"], "cost": row["cost"]}]
+                                      if row.get("cost") is not None else [])
+        out += [{"week": row["week"], part: row[part], "cost": entry["cost"], "currency": currency_of(entry)}
+                for entry in priced]
+    return pd.DataFrame(out, columns=["week", part, "cost", "currency"])
+
+
+def show_cost_by(money: dict[str, Any], weeks: list[str] | None) -> None:
+    """Cost per week by property and by repository, a pair of charts per currency (a cost is drawn
+    only in its own currency); a week without a recorded cost has no bar, never a bar of 0."""
+    frames = {"property": cost_frame(money["by_property"], "property"), "repo": cost_frame(money["by_repo"], "repo")}
+    currencies = sorted(set(frames["property"]["currency"]) | set(frames["repo"]["currency"]))
+    if not currencies:
+        st.info("No armed call in range recorded a cost: there is no money to split by property or repository.")
+        return
+    for currency in currencies:
+        left, right = ui.chart_columns()
+        for column, (part, words) in zip((left, right), (("property", "property"), ("repo", "repository"))):
+            with column:
+                st.subheader(f"Cost by {words}" + (f" ({currency})" if len(currencies) > 1 else ""))
+                data = frames[part][frames[part]["currency"] == currency]
+                st.altair_chart(charts.stacked_weeks(data, "cost", part, f"cost ({currency})", weeks=weeks, money=True),
+                                key=f"cost_by_{part}_{currency}")
+    st.caption("What the armed calls cost, by the property they ran and by the repository, in the currency the "
+               "runs reported. A week without a recorded cost has no bar.")

@@ -14,6 +14,7 @@ import streamlit as st
 from PIL import Image
 
 from lanelog.dashboard.charts import labelled
+from lanelog.money import exact, money_text
 from lanelog.queries import FIGURES, Comparison, label
 from lanelog.reasons import REASONS, kind
 from lanelog.spreadsheet import defused
@@ -153,6 +154,24 @@ def delta(comparison: Comparison, key: str) -> int | float | None:
     """The change against the week compared with, rounded for a metric; None when there is none."""
     change = comparison.change(key)
     return round(change, 2) if isinstance(change, float) else change
+
+
+def week_cost(money: dict[str, Any], comparison: Comparison) -> tuple[str, str | None]:
+    """The compared week's cost and its change on the week before, as the Overview's metric shows them:
+    the cost in its currency (or why there is none), the change only within one currency."""
+    def row(week: dict[str, Any] | None) -> dict[str, Any]:
+        key = week["week"] if week is not None else "none"
+        return next((item for item in money["weeks"] if item["week"] == key), {})
+
+    now, then = row(comparison.latest), row(comparison.before)
+    if now.get("cost") is None:
+        return (now.get("note") or "no usage recorded"), None
+    currency = now["currency"]
+    shown = money_text(now["cost"], currency)
+    if then.get("cost") is None or then.get("currency") != currency:
+        return shown, None
+    delta = exact(now["cost"]) - exact(then["cost"])
+    return shown, ("+" if delta >= 0 else "-") + money_text(abs(delta), currency)
 
 
 def range_caption(report: dict[str, Any]) -> str:

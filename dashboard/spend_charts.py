@@ -61,22 +61,29 @@ def budget_line_label(budget: dict[str, Any], today: date) -> str:
     return f"budget {budget['name']}: {allows}"
 
 
+def scoped_cost_frame(status: dict[str, Any], weekly: dict[str, float]) -> pd.DataFrame:
+    """week, currency, cost: a scoped budget's own spend per week (what it is judged on)."""
+    return pd.DataFrame([{"week": week, "currency": status["currency"], "cost": cost}
+                         for week, cost in sorted(weekly.items())], columns=["week", "currency", "cost"])
+
+
 def weekly_cost(costs: pd.DataFrame, budgets: list[dict[str, Any]], currency: str, today: date,
-                weeks: list[str] | None = None) -> alt.LayerChart | alt.FacetChart:
-    """Bars of one currency's cost per week, each budget in that currency a dashed line at what it allows a week."""
+                weeks: list[str] | None = None, bars: str = COST) -> alt.LayerChart | alt.FacetChart:
+    """Bars of one currency's cost per week (named `bars` in the legend), each budget in that currency a
+    dashed line at what it allows a week."""
     data = costs[costs["currency"] == currency]
     lines: list[dict[str, Any]] = [{"line": budget_line_label(budget, today), "allowed": weekly_amount(budget, today)}
                                    for budget in budgets if budget["currency"] == currency]
-    series: list[str] = [f"{COST} ({currency})", *[str(line["line"]) for line in lines]]
+    series: list[str] = [f"{bars} ({currency})", *[str(line["line"]) for line in lines]]
     colours = alt.Scale(domain=series, range=[ARMED, *itertools.islice(itertools.cycle(BUDGET_COLOURS), len(lines))])
     legend = alt.Legend(title=None, orient="bottom", columns=1, labelLimit=440, symbolType="stroke")
-    bars = alt.Chart(data).transform_calculate(series=_literal(f"{COST} ({currency})")).mark_bar().encode(
+    columns = alt.Chart(data).transform_calculate(series=_literal(f"{bars} ({currency})")).mark_bar().encode(
         x=week_axis(data, weeks),
         y=alt.Y("cost:Q", title=f"cost ({currency})"),
         color=alt.Color("series:N", scale=colours, legend=legend),
         tooltip=[alt.Tooltip("week:O", title="week"), alt.Tooltip("cost:Q", format=",.4f", title=f"cost ({currency})")],
     )
-    layers: list[Any] = [bars]
+    layers: list[Any] = [columns]
     if lines:
         rules = alt.Chart(pd.DataFrame(lines)).mark_rule(strokeDash=[6, 4], strokeWidth=2).encode(
             y=alt.Y("allowed:Q"),

@@ -31,13 +31,13 @@ _HOMES = {
                      "undated_counts"), "views"),
     **dict.fromkeys(("PERIODS", "Period", "monday", "period", "today_or_now", "week_of"), "periods"),
     **dict.fromkeys(("Budget", "parse_budgets", "read_budget_text", "read_budgets"), "budget_file"),
-    **dict.fromkeys(("Spend", "Spike", "SpikeRule", "Status", "judge"), "budgets"),
+    **dict.fromkeys(("Spend", "Spike", "SpikeRule", "Status", "judge", "weekly_spend"), "budgets"),
     **dict.fromkeys(("Source", "SparkSettings", "choose_source"), "source"),
 }
 
 if TYPE_CHECKING:
     from lanelog.queries.budget_file import Budget, parse_budgets, read_budget_text, read_budgets
-    from lanelog.queries.budgets import Spend, Spike, SpikeRule, Status, judge
+    from lanelog.queries.budgets import Spend, Spike, SpikeRule, Status, judge, weekly_spend
     from lanelog.queries.costs import ESTIMATE, ESTIMATE_WORDS
     from lanelog.queries.engine import (
         BUDGETS,
@@ -92,5 +92,5 @@ __all__ = [
     "parse_budgets", "period", "producers", "property_results", "read_budget_text", "read_budgets", "records",
     "reject_reasons", "rejected_lines", "report", "repos", "review", "shadow_flips", "shadow_report", "sources",
     "spend_by_property", "spend_by_repo", "supported_week", "today_or_now", "totals", "type_anomalies", "undated",
-    "undated_counts", "unresolved_units", "week_of", "weekly",
+    "undated_counts", "unresolved_units", "week_of", "weekly", "weekly_spend",
 ]

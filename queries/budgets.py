@@ -110,6 +110,23 @@ def budget_status(source: Readable, budgets: Sequence[Budget], today: date) -> l
     return out
 
 
+def weekly_spend(source: Readable, budgets: Sequence[Budget], first: date,
+                 last: date) -> dict[str, dict[date, Decimal]]:
+    """Each budget's spend per week (by Monday) from `first` to `last`: what it is judged on, in its
+    currency and scope, week by week (the Spend review draws a scoped budget over it)."""
+    if not budgets:
+        return {}
+    rows = _spend_rows(source, monday(first), last)
+    out: dict[str, dict[date, Decimal]] = {budget.name: {} for budget in budgets}
+    for budget in budgets:
+        weeks = out[budget.name]
+        for row in rows:
+            if row["currency"] == budget.currency and budget.counts(row["repo"], row["property"]):
+                week = monday(row["day"])
+                weeks[week] = weeks.get(week, Decimal(0)) + exact(row["cost"])
+    return out
+
+
 def scope_warnings(source: Readable, budgets: Sequence[Budget]) -> list[str]:
     """A budget whose repo pattern or property id matches nothing the database holds: a warning
     (it may be a typo, or a repository that has not run yet), never an error."""

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from lanelog.queries.budget_file import Budget
 from lanelog.queries.budgets import Spend, SpikeRule, judge
 from lanelog.queries.costs import money_figures
+from lanelog.queries.digest import weekly_digest
 from lanelog.queries.engine import engine_of, records, together
 from lanelog.queries.figures import FIGURES
 from lanelog.queries.filters import Filters
@@ -97,13 +98,21 @@ class Review:
     credit_bugs: list[dict[str, Any]] = field(default_factory=list)
     reasons: list[dict[str, Any]] = field(default_factory=list)
     jobs: int | None = None
+    before: dict[str, Any] | None = None  # the report of the week before, when one week was asked
+
+    def digest(self) -> dict[str, Any] | None:
+        """The week against the week before, and where its money went (queries/digest.py)."""
+        return weekly_digest(self.figures, self.before, [status.as_dict() for status in self.spend.statuses])
 
 
 def review(engine: Readable, filters: Filters, budgets: Sequence[Budget], day: date, *,
-           with_rows: bool = False) -> Review:
+           with_rows: bool = False, before: Filters | None = None) -> Review:
     """`lanelog report`'s figures: the report with money, each budget judged on `day`, and, with_rows,
-    the credit-bug and reject-reason rows the markdown review lists."""
+    the credit-bug and reject-reason rows the markdown review lists; with `before` (the week before a
+    report of one week), that week's report too, for the week-over-week change."""
     found = Review(report(engine, filters, with_money=True), judge(engine, budgets, day))
+    if before is not None:
+        found.before = report(engine, before, with_money=True)
     if budgets:
         found.figures["budgets"] = [status.as_dict() for status in found.spend.statuses]
     if with_rows:

@@ -35,14 +35,15 @@ FOLDERS = {
 # dashboard; the top floor, lanelog/cli/ (the group, the commands and what they share: the
 # options, output, extras, reading, notifying, the renderers, the demo and the alerts), sits on top.
 # docs/architecture.md draws this table (tests/architecture.py); a test below keeps them equal.
-LEAVES = {"lanelog", "lanelog.errors", "lanelog.framing", "lanelog.lazy", "lanelog.money", "lanelog.reasons",
-          "lanelog.spreadsheet"}
+LEAVES = {"lanelog", "lanelog.errors", "lanelog.events", "lanelog.framing", "lanelog.lazy", "lanelog.money",
+          "lanelog.reasons", "lanelog.spreadsheet"}
 STORE = {"lanelog.store"}
 _KIT = {"lanelog.cli.options", "lanelog.cli.output", "lanelog.cli.extras", "lanelog.cli.reading",
         "lanelog.cli.notify", "lanelog.cli.render"}
 MAY_IMPORT = {
     "lanelog": set(),
     "lanelog.errors": set(),
+    "lanelog.events": set(),
     "lanelog.framing": set(),
     "lanelog.lazy": set(),
     "lanelog.money": set(),
@@ -80,6 +81,7 @@ MAY_IMPORT = {
 OWNS = {
     "lanelog": "the package and its version",
     "lanelog.errors": "the one hierarchy of errors, each with its exit code",
+    "lanelog.events": "a stored row as JSON, typed as the lane log types it",
     "lanelog.framing": "how untrusted text is shown on a terminal (escaped, never a new line)",
     "lanelog.lazy": "the packages' public names, imported on first use",
     "lanelog.money": "money as a reader sees it: the one formatter",
@@ -115,6 +117,7 @@ NEVER = {
     "lanelog.framing": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.spreadsheet": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.money": ["click", "streamlit", "duckdb", "pandas"],
+    "lanelog.events": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.yamlfile": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.evidence_text": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.router": ["click", "streamlit", "altair", "pandas", "duckdb", "pyarrow"],

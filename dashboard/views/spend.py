@@ -7,25 +7,28 @@ import streamlit as st
 
 from lanelog import queries
 from lanelog.dashboard import budget_section, charts, present, ui
-from lanelog.dashboard.money import money_tables, show_money
+from lanelog.dashboard.money import money_tables, show_cost_by, show_money
 
 st.title("Spend review")
 money = ui.figures(queries.money, note=False)["money"]
 f = ui.figures(queries.weekly, queries.spend_by_property, queries.spend_by_repo, queries.lanes_weekly,
                queries.unresolved_units, queries.property_results)
 weeks = ui.axis_weeks()
-budgets = budget_section.judged()
+budgets = budget_section.judged(weeks or [row["week"] for row in money["weeks"] if row["week"]])
 if budgets is not None:
     budget_section.show_budgets(budgets)
 show_money(money)
 budget_section.show_weekly_cost(money, budgets, weeks)
+budget_section.show_scoped_budgets(budgets, weeks)
 
-MEASURES = {"units": "units spent", "calls_armed": "armed calls"}
+MEASURES = {"units": "units spent", "calls_armed": "armed calls", "cost": "cost"}
 measure = st.segmented_control(
     "Measure", list(MEASURES), default="units", key="spend_measure", format_func=MEASURES.__getitem__,
 ) or "units"
 if f["spend_by_property"].empty:
     st.info("No armed calls in range: nothing was spent.")
+elif measure == "cost":
+    show_cost_by(money, weeks)
 else:
     left, right = ui.chart_columns()
     with left:

@@ -50,3 +50,50 @@ def runs_at_once(command: list[str], delay: float,
                 run.kill()
                 run.wait()
     return hook, runs, outputs
+
+
+# Slack's Block Kit limits (api.slack.com/reference/block-kit/blocks): what a message must keep to be taken.
+SLACK_LIMITS = {"blocks": 50, "header": 150, "section_text": 3000, "fields": 10, "field": 2000, "context": 10}
+
+
+def slack_problems(body: dict[str, Any]) -> list[str]:
+    """Why Slack would refuse or mangle a message of blocks: [] when it keeps to Block Kit's rules."""
+    problems = [] if isinstance(body.get("text"), str) and body["text"] else ["no fallback text"]
+    blocks = body.get("blocks", [])
+    if not 0 < len(blocks) <= SLACK_LIMITS["blocks"]:
+        problems.append(f"{len(blocks)} blocks")
+    for n, block in enumerate(blocks):
+        kind = block.get("type")
+        if kind == "header":
+            text = block["text"]
+            if text.get("type") != "plain_text" or not 0 < len(text["text"]) <= SLACK_LIMITS["header"]:
+                problems.append(f"block {n}: a header of plain text up to 150 characters")
+        elif kind == "section":
+            text, fields = block.get("text"), block.get("fields")
+            if (text is None) == (fields is None):
+                problems.append(f"block {n}: a section has a text or fields")
+            if text is not None and not 0 < len(text["text"]) <= SLACK_LIMITS["section_text"]:
+                problems.append(f"block {n}: a section's text of {len(text['text'])} characters")
+            if fields is not None and (not 0 < len(fields) <= SLACK_LIMITS["fields"]
+                                       or any(not 0 < len(field["text"]) <= SLACK_LIMITS["field"] for field in fields)):
+                problems.append(f"block {n}: at most ten fields of up to 2000 characters")
+            for item in [text, *(fields or [])]:
+                if item is not None and item.get("type") not in ("mrkdwn", "plain_text"):
+                    problems.append(f"block {n}: text of type {item.get('type')}")
+        elif kind == "context":
+            if not 0 < len(block.get("elements", [])) <= SLACK_LIMITS["context"]:
+                problems.append(f"block {n}: a context of 1 to 10 elements")
+        else:
+            problems.append(f"block {n}: unknown type {kind!r}")
+    return problems
+
+
+def slack_text(body: dict[str, Any]) -> str:
+    """Every text of a message's blocks, one after the other (headers, sections, fields, contexts)."""
+    parts: list[str] = []
+    for block in body.get("blocks", []):
+        if "text" in block:
+            parts.append(block["text"]["text"])
+        parts += [field["text"] for field in block.get("fields", [])]
+        parts += [element["text"] for element in block.get("elements", [])]
+    return "\n".join(parts)

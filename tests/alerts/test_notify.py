@@ -14,7 +14,7 @@ import duckdb
 import pytest
 
 from tests.alerts.receiver import Answer, dripping_receiver, receiver, refused_url, silent_receiver
-from tests.alerts.support import digest, ingest_lines, lanelog, runs_at_once
+from tests.alerts.support import digest, ingest_lines, lanelog, runs_at_once, slack_problems, slack_text
 
 HOSTILE = {
     "repo": "<!channel> <https://evil.example|click me> & *bold*",
@@ -306,18 +306,23 @@ def test_json_format_carries_hostile_text_as_data(make_db) -> None:
 
 
 def test_report_sends_the_weekly_review_as_a_digest(make_db) -> None:
-    db = make_db([line("a1", repo=HOSTILE["repo"]), line("ok", credit=False)])
+    spent = {"p1": {"input_tokens": 10, "output_tokens": 1, "cost": 0.5, "currency": "USD"}}
+    db = make_db([{**line("a1", repo=HOSTILE["repo"]), "usage": spent}, line("ok", credit=False)])
     with receiver() as hook:
         done = lanelog("report", "--db", str(db), "--format", "markdown", "--notify", hook.url)
         assert done.returncode == 0, done.stderr
         wrong = lanelog("report", "--db", str(db), "--notify", hook.url)
     assert wrong.returncode == 2 and "give --format markdown" in wrong.stderr
     (post,) = hook.posts
-    text = "".join(block["text"]["text"] for block in post["body"]["blocks"])
-    assert text.startswith("```\n# Weekly spend review")
-    # The review's own markdown escapes stay; Slack's three characters are escaped on top.
-    assert "<" not in text and "\\&lt;!channel\\&gt;" in text
-    assert "## Credit bugs" in text
+    body = post["body"]
+    # Slack blocks and mrkdwn, not the markdown review in a code block.
+    assert slack_problems(body) == [] and "```" not in json.dumps(body)
+    assert body["blocks"][0]["text"]["text"] == "lanelog weekly review: week of 2026-10-05"
+    text = slack_text(body)
+    assert "*Credit bugs*\n1" in text and "*Attempts*\n2" in text
+    # A name from a log is a code span, its Slack characters escaped: no mention, no link.
+    assert "<" not in text
+    assert "1. `&lt;!channel&gt; &lt;https://evil.example|click me&gt; &amp; *bold*`: 0.50 USD" in text
 
 
 def test_notify_needs_the_database_and_an_http_url(make_db, tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ import duckdb
 import pytest
 
 from tests.alerts.receiver import receiver
-from tests.alerts.support import digest, ingest_lines, lanelog, runs_at_once
+from tests.alerts.support import digest, ingest_lines, lanelog, runs_at_once, slack_problems, slack_text
 
 MONDAY = date(2026, 10, 5)
 HOSTILE_PATTERN = "<!channel>*`x` <https://evil.example|hi>"
@@ -167,14 +167,36 @@ def test_the_weekly_digest_is_posted_once_per_week_and_receiver(db: Path, budget
         later = review("2026-10-20", one.url)  # the next week
         assert "digest of the week 2026-10-12: 1 sent, 0 sent before" in later.stderr
         assert len(one.posts) == 2 and len(two.posts) == 1
-        shown = "".join(block["text"]["text"] for block in one.posts[0]["body"]["blocks"])
-    assert "## Budgets" in shown and "| all-spend | 2026-10-05 to 2026-10-11 |" in shown
-    assert "Scope: the weeks from the one holding 2026-10-05 to the one holding 2026-10-11" in shown
-    assert "## Money" in shown and "## Credit bugs" in shown and "## Top reject reasons" in shown
+    # The week of MONDAY (2 USD a day) against the week before it (1 USD a day), as Slack blocks.
+    body = one.posts[0]["body"]
+    assert slack_problems(body) == []
+    assert body["blocks"][0]["text"]["text"] == "lanelog weekly review: week of 2026-10-05"
+    shown = slack_text(body)
+    assert "Against the week of 2026-09-28 (weeks from Monday, UTC)" in shown
+    assert "*Attempts*\n7 (+0 on the week before)" in shown
+    assert "*Cost*\n14.00 USD (+7.00 USD on the week before)" in shown
+    assert "*Top repositories by cost*\n1. `svc-orders`: 14.00 USD" in shown
+    assert "• *over* all-spend: 14.00 USD of 10.00 USD (140%) in the week to 2026-10-11" in shown
+    # The review printed beside it compares the same two weeks, money included.
+    assert "Week of 2026-10-05 against the week of 2026-09-28:" in first.stdout
+    assert "| cost | 7.00 USD | 14.00 USD | +7.00 USD |" in first.stdout
     with duckdb.connect(str(db), read_only=True) as con:
         sent = sorted(con.execute("SELECT bug_key, receiver FROM alerts_sent").fetchall())
     assert sent == sorted([("digest:2026-10-05", digest(one.url)), ("digest:2026-10-05", digest(two.url)),
                            ("digest:2026-10-12", digest(one.url))])
+
+
+def test_a_json_receiver_gets_the_digest_as_data(db: Path) -> None:
+    with receiver() as hook:
+        done = lanelog("report", "--db", str(db), "--week", "2026-10-14", "--format", "markdown",
+                       "--notify", hook.url, "--notify-format", "json")
+        assert done.returncode == 0, done.stderr
+    (post,) = hook.posts
+    event = post["body"]
+    assert event["event"] == "weekly_review" and event["digest"]["week"] == "2026-10-12"
+    assert event["digest"]["week_before"] == "2026-10-05"
+    assert event["digest"]["figures"]["calls_armed"] == {"value": 7, "before": 7, "change": 0}
+    assert event["digest"]["money"]["cost"] == 14.0 and event["digest"]["money"]["change"] == 0
 
 
 def test_two_digest_runs_at_once_post_it_once(db: Path) -> None:

@@ -126,9 +126,42 @@ def test_the_pages_and_check_judge_the_budgets_with_the_same_function_and_figure
     from_check = [json.loads(line) for line in done.stdout.splitlines() if '"kind": "budget"' in line]
     assert judged == ["called"]
     at = app(db, "views/spend.py")
-    assert not at.exception and judged == ["called", "called"]
+    assert not at.exception and len(judged) > 1  # the page judged through the same function
     from lanelog.dashboard import data
 
     from_pages = data.budgets(date(2026, 10, 7))["statuses"]
     assert [{"kind": "budget", **status} for status in from_pages] == from_check
     assert [status["spend"] for status in from_pages] == [9.0, 9.0]
+
+
+def _layers(at) -> list[list[dict]]:
+    """Each chart's layers, as vega-lite specs, with their data rows under "rows"."""
+    import json
+
+    import pyarrow as pa
+
+    found = []
+    for chart in at.get("vega_lite_chart"):
+        spec = json.loads(chart.proto.spec)
+        datasets = {d.name: pa.ipc.open_stream(d.data.data).read_all().to_pylist() for d in chart.proto.datasets}
+        layers = spec.get("layer", [spec])
+        found.append([{**layer, "rows": datasets.get(layer.get("data", {}).get("name"), [])} for layer in layers])
+    return found
+
+
+def test_a_scoped_budget_is_drawn_over_its_own_spend_and_one_matching_nothing_is_listed(budgeted, app) -> None:
+    db = budgeted("budgets:\n  - {name: all_spend, amount: 10, currency: USD, period: week}\n"
+                  "  - {name: svc, amount: 5, currency: USD, period: week, repo: 'svc-*'}\n"
+                  "  - {name: ghost, amount: 5, currency: USD, period: week, repo: 'nothing-*'}\n")
+    at = app(db, "views/spend.py")
+    assert not at.exception
+    charts = _layers(at)
+    legends = [[row.get("line") for layer in chart for row in layer["rows"] if "line" in row] for chart in charts]
+    # The weekly cost of all spend carries the all-spend budget alone; svc has a chart of its own spend.
+    assert ["budget all_spend: 10.00 USD a week"] in legends and ["budget svc: 5.00 USD a week"] in legends
+    assert not any("budget ghost" in line for lines in legends for line in lines)
+    svc = next(chart for chart, lines in zip(charts, legends) if lines == ["budget svc: 5.00 USD a week"])
+    bars = next(layer for layer in svc if layer.get("mark", {}).get("type") == "bar")
+    assert sorted((row["week"], row["cost"]) for row in bars["rows"]) == [("2026-09-28", 2.0), ("2026-10-05", 9.0)]
+    captions = [caption.value for caption in at.caption]
+    assert "No spend in these weeks in the scope of ghost (repositories nothing-*): nothing to draw." in captions

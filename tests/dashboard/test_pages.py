@@ -44,13 +44,29 @@ def metrics(at: Any) -> dict[str, tuple[str, str]]:
 
 
 def expected_metrics(report: dict[str, Any]) -> dict[str, tuple[str, str]]:
-    """What the overview must show: the latest dated week and its change against the week before."""
+    """What the overview must show: the latest dated week and its change against the week before, its cost
+    too (from `report --format json`'s money, worked out here with Decimal, shown as lanelog.money writes it)."""
+    from decimal import Decimal
+
+    from lanelog.money import money_text
+
     dated = [row for row in report["weeks"] if row["week"] is not None]
     latest, previous = dated[-1], dated[-2] if len(dated) > 1 else None
-    return {
+    shown = {
         label: (str(latest[key]), str(latest[key] - previous[key]) if previous else "")
         for label, key in METRIC_KEYS.items()
     }
+    money = {row["week"]: row for row in report["money"]["weeks"]}
+    now, then = money[latest["week"]], money[previous["week"]] if previous else {}
+    if now["cost"] is None:
+        shown["Cost"] = (now["note"], "")
+        return shown
+    change = ""
+    if then.get("cost") is not None and then["currency"] == now["currency"]:
+        delta = Decimal(str(now["cost"])) - Decimal(str(then["cost"]))
+        change = ("+" if delta >= 0 else "-") + money_text(abs(delta), now["currency"])
+    shown["Cost"] = (money_text(now["cost"], now["currency"]), change)
+    return shown
 
 
 def texts(at: Any) -> list[str]:

@@ -16,7 +16,6 @@ from lanelog.cli.alerts.messages import (
     check_dashboard_url,
     credit_bug_alerts,
     credit_bug_message,
-    digest_message,
     slack_code,
     slack_escape,
     triage_link,
@@ -26,5 +25,5 @@ from lanelog.cli.alerts.posting import ATTEMPTS, MAX_RETRY_AFTER_S, TIMEOUT_S, p
 __all__ = [
     "ATTEMPTS", "CLAIMED", "FORMATS", "HELD", "MAX_RETRY_AFTER_S", "SENT", "TIMEOUT_S", "Ledger", "Outcome",
     "Receiver", "bug_key", "check_dashboard_url", "credit_bug_alerts", "credit_bug_message", "deliver",
-    "digest_message", "longest_post", "post", "slack_code", "slack_escape", "triage_link",
+    "longest_post", "post", "slack_code", "slack_escape", "triage_link",
 ]

@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from lanelog.errors import AlertError
+from lanelog.events import jsonable
 
 FORMATS = ("slack", "json")
 VALUE_LIMIT = 200           # characters of one untrusted value shown in a message
@@ -132,9 +133,10 @@ def credit_bug_message(bug: dict[str, Any], fmt: str, dashboard_url: str | None 
     if fmt == "json":
         return {
             "event": "credit_bug", "repo": bug.get("repo"), "week": None if _week(bug) == "undated" else _week(bug),
-            "ts": bug["ts"].isoformat() if isinstance(bug.get("ts"), datetime) else bug.get("ts"),
+            "ts": jsonable(bug.get("ts")),
             "attempt_id": bug.get("attempt_id"), "producer": bug.get("producer"),
-            "quarantine": _ids(bug.get("quarantine")), "merge_credit": bug.get("merge_credit"),
+            "quarantine": _ids(bug.get("quarantine")),
+            "merge_credit": jsonable(bug.get("merge_credit"), "merge_credit"),
             "triage_url": link,
         }
     quarantine = ", ".join(slack_code(q) for q in _ids(bug.get("quarantine"))) or "(none)"
@@ -159,24 +161,3 @@ def credit_bug_alerts(bugs: list[dict[str, Any]], fmt: str,
                       dashboard_url: str | None = None) -> list[tuple[str, dict[str, Any]]]:
     """Each credit bug as an alert to deliver: its key and its message."""
     return [(bug_key(bug), credit_bug_message(bug, fmt, dashboard_url)) for bug in bugs]
-
-
-def digest_message(markdown: str, fmt: str, report: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The weekly review as one message: preformatted sections for Slack, or the text and figures."""
-    if fmt == "json":
-        return {"event": "weekly_review", "markdown": markdown, "report": report}
-    text = slack_escape(markdown.replace("`", "\u02cb"))
-    chunks: list[str] = []
-    current = ""
-    for line in text.splitlines():
-        line = line[:SECTION_LIMIT - 10]
-        if len(current) + len(line) + 1 > SECTION_LIMIT - 8:
-            chunks.append(current)
-            current = ""
-        current += line + "\n"
-    chunks.append(current)
-    if len(chunks) > MAX_SECTIONS:
-        rest = "(the review is longer than one message holds: lanelog report --format markdown prints it all)\n"
-        chunks = [*chunks[:MAX_SECTIONS], rest]
-    blocks = [{"type": "section", "text": {"type": "mrkdwn", "text": f"```\n{chunk}```"}} for chunk in chunks]
-    return {"text": "lanelog weekly spend review", "blocks": blocks, "unfurl_links": False, "unfurl_media": False}

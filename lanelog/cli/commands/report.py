@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -16,6 +16,7 @@ from lanelog.cli.output import echo
 from lanelog.cli.reading import ReadOptions, read_options
 from lanelog.cli.render import alerts as alert_forms
 from lanelog.cli.render import budgets as budget_forms
+from lanelog.cli.render import digest as digest_forms
 from lanelog.cli.render import figures as figure_forms
 from lanelog.cli.render import money as money_forms
 from lanelog.errors import AlertError
@@ -23,7 +24,7 @@ from lanelog.lazy import lazy_module
 
 if TYPE_CHECKING:
     import lanelog.cli.alerts as alerts
-    from lanelog.queries import Budget, Review
+    from lanelog.queries import Budget, Filters, Review
 else:  # the webhook poster: only runs that post need it
     alerts = lazy_module("lanelog.cli.alerts")
 
@@ -41,6 +42,15 @@ class Asked:
     def once(self) -> bool:
         """Whether a digest is posted once per week and webhook (--notify with --week)."""
         return self.week is not None
+
+    def week_before(self, filters: Filters) -> Filters | None:
+        """With --week, the week before it (the digest's and the review's week over week)."""
+        from lanelog.queries import Filters
+
+        if self.week is None:
+            return None
+        monday = self.week[0] - timedelta(days=7)
+        return Filters(monday, monday + timedelta(days=6), filters.repo)
 
 
 @click.command()
@@ -78,12 +88,13 @@ def report(source: ReadOptions, week_text: str | None, fmt: str, budgets: Path |
 
     source, asked = _read(source, week_text, fmt, budgets, today, notify)
     with source.opened(write=asked.once and bool(notify.urls)) as engine:
-        found = review(engine, source.filters, asked.budgets or [], asked.day, with_rows=fmt == "markdown")
+        found = review(engine, source.filters, asked.budgets or [], asked.day, with_rows=fmt == "markdown",
+                       before=asked.week_before(source.filters))
     if found.jobs is not None and source.verbose:
         echo(f"Spark ran {found.jobs} job(s) for this report", err=True)
-    text = _printed(found, asked, source)
+    _printed(found, asked, source)
     if notify.urls:
-        _post_digest(text, found.figures, asked, source, notify)
+        _post_digest(found, asked, source, notify)
 
 
 def _week(text: str | None, today: date) -> tuple[date, date] | None:
@@ -124,32 +135,29 @@ def _read(source: ReadOptions, week_text: str | None, fmt: str, budgets: Path | 
     return source, Asked(week, fmt, read_budgets(budgets) if budgets is not None else None, day)
 
 
-def _printed(found: Review, asked: Asked, source: ReadOptions) -> str:
-    """Print the report in its --format; the markdown review is returned for the digest."""
+def _printed(found: Review, asked: Asked, source: ReadOptions) -> None:
+    """Print the report in its --format."""
     figures, statuses = found.figures, found.spend.statuses
     if asked.fmt == "json":
         echo(json.dumps(figures, indent=2), json=True, newline="\n")
     elif asked.fmt == "csv":
         echo(figure_forms.csv_text(figures), nl=False, newline="\r\n")
     elif asked.fmt == "markdown":
-        review = figure_forms.markdown(figures, found.credit_bugs, found.reasons, source.filters) + "\n\n" + \
-            money_forms.markdown(figures["money"])
+        review = figure_forms.markdown(figures, found.credit_bugs, found.reasons, source.filters,
+                                       found.digest()) + "\n\n" + money_forms.markdown(figures["money"])
         if asked.budgets is not None:
             review += "\n\n" + budget_forms.markdown(statuses, asked.day)
         echo(review, newline="\n")
-        return review
     else:
         echo(figure_forms.table(figures), newline="\n")
         echo("\n" + money_forms.table(figures["money"]), newline="\n")
         if asked.budgets is not None:
             echo("\n" + budget_forms.table(statuses), newline="\n")
-    return ""
 
 
-def _post_digest(review: str, figures: dict[str, Any], asked: Asked, source: ReadOptions,
-                 notify: NotifyOptions) -> None:
-    """Post the review: once per week and webhook with --week (the database keeps what was sent), else each run."""
-    message = alerts.digest_message(review, notify.format, figures)
+def _post_digest(found: Review, asked: Asked, source: ReadOptions, notify: NotifyOptions) -> None:
+    """Post the digest: once per week and webhook with --week (the database keeps what was sent), else each run."""
+    message = digest_forms.message(found.digest(), notify.format)
     if asked.week is not None:
         outcome = deliver([(alert_forms.digest_key(asked.week[0]), message)], notify, db_path(source.db),
                           source.wait)

@@ -8,6 +8,7 @@
     check.py     `check`'s credit-bug and warning lines
     replay.py    `replay`'s table and policy-review comment
     alerts.py    the money alerts' messages (budget thresholds, spikes) and their keys
+    digest.py    the weekly digest `report --notify` posts: Slack blocks, or a JSON event
 
 Each module is imported when first named (``from lanelog.cli.render import figures``).
 Everything here works on the plain dicts and objects lanelog.queries and lanelog.router
@@ -21,4 +22,4 @@ _HOMES: dict[str, str] = {}
 
 __getattr__ = lazy_attributes(__name__, _HOMES)
 
-__all__ = ["alerts", "budgets", "cells", "check", "figures", "money", "replay", "shadow"]
+__all__ = ["alerts", "budgets", "cells", "check", "digest", "figures", "money", "replay", "shadow"]

@@ -12,6 +12,7 @@ from typing import Any
 
 from lanelog.evidence_text import MARKDOWN_SPECIAL
 from lanelog.framing import framed
+from lanelog.money import money_text
 
 
 def counted(count: int, noun: str, nouns: str | None = None) -> str:
@@ -51,6 +52,20 @@ def change(delta: int | float | None) -> str:
     if delta is None:
         return "-"
     return f"{delta:+g}" if isinstance(delta, float) else f"{delta:+d}"
+
+
+def cost_cell(amount: Any, currency: Any, escape: Any = plain, note: str | None = None) -> str:
+    """A cost with its currency (escaped: it comes from a log), or why there is none, never 0."""
+    if amount is None:
+        return escape(note) if note else "-"
+    return money_text(amount, escape(currency))
+
+
+def money_change(delta: Any, currency: Any, escape: Any = plain) -> str:
+    """A change in money with its sign and currency ("+0.25 USD"), or "-" when there is none."""
+    if delta is None:
+        return "-"
+    return ("+" if delta >= 0 else "-") + money_text(abs(delta), escape(currency))
 
 
 def aligned(header: list[str], rows: list[list[str]]) -> list[str]:

@@ -3,29 +3,16 @@
 from __future__ import annotations
 
 import json
-from datetime import date, datetime
 from typing import Any
 
 from lanelog.cli.render.cells import plain
-
-
-def _jsonable(row: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in row.items():
-        if isinstance(value, datetime):
-            value = value.isoformat() + "Z"
-        elif isinstance(value, date):
-            value = value.isoformat()
-        elif key == "merge_credit" and value is not None:
-            value = json.loads(value)
-        out[key] = value
-    return out
+from lanelog.events import row_json
 
 
 def check_json_lines(found: dict[str, Any]) -> list[str]:
     """`check --format json`: one object a line, credit bugs then warnings, each with its kind."""
-    lines = [json.dumps({"kind": "credit_bug", **_jsonable(row)}) for row in found["credit_bugs"]]
-    lines += [json.dumps({"kind": "warning", **_jsonable(row)}) for row in found["warnings"]]
+    lines = [json.dumps({"kind": "credit_bug", **row_json(row)}) for row in found["credit_bugs"]]
+    lines += [json.dumps({"kind": "warning", **row_json(row)}) for row in found["warnings"]]
     return lines
 
 

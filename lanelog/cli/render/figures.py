@@ -11,8 +11,18 @@ import io
 from typing import Any
 
 from lanelog.cli.render import shadow as shadow_forms
-from lanelog.cli.render.cells import aligned, cell, change, counted, markdown_table, md, plain
-from lanelog.queries import FIGURES, LABELS, Filters, compare_latest
+from lanelog.cli.render.cells import (
+    aligned,
+    cell,
+    change,
+    cost_cell,
+    counted,
+    markdown_table,
+    md,
+    money_change,
+    plain,
+)
+from lanelog.queries import FIGURES, LABELS, Comparison, Filters
 from lanelog.reasons import kind
 from lanelog.spreadsheet import defused
 
@@ -77,20 +87,20 @@ def _csv_money(row: dict[str, Any], key: str) -> Any:
     return row.get(key)
 
 
-def _week_over_week(weeks: list[dict[str, Any]]) -> list[str]:
-    comparison = compare_latest(weeks)
-    latest, before = comparison.latest, comparison.before
-    if latest is None or before is None:
+def _week_over_week(digest: dict[str, Any] | None) -> list[str]:
+    """The latest week against the week before: every figure, then the money (queries/digest.py)."""
+    if digest is None or digest["week_before"] is None:
         return ["Fewer than two dated weeks in range: no change to show."]
-    out = [
-        f"{comparison.heading()}:",
-        "",
-        f"| figure | {before['week']} | {latest['week']} | change |",
-        "|---|---:|---:|---:|",
-    ]
+    before, latest = digest["week_before"], digest["week"]
+    heading = Comparison({"week": latest}, {"week": before}).heading()
+    out = [f"{heading}:", "", f"| figure | {before} | {latest} | change |", "|---|---:|---:|---:|"]
     for key in FIGURES:
-        out.append(f"| {HEADINGS[key]} | {plain(before[key])} | {plain(latest[key])} | "
-                   f"{change(comparison.change(key))} |")
+        row = digest["figures"][key]
+        out.append(f"| {HEADINGS[key]} | {plain(row['before'])} | {plain(row['value'])} | {change(row['change'])} |")
+    money = digest["money"]
+    out.append(f"| cost | {cost_cell(money['before'], money['before_currency'], md)} | "
+               f"{cost_cell(money['cost'], money['currency'], md, money.get('note'))} | "
+               f"{money_change(money['change'], money['currency'], md)} |")
     return out
 
 
@@ -111,12 +121,12 @@ def _scope_line(filters: Filters) -> str:
 
 
 def markdown(report: dict[str, Any], credit_bugs: list[dict[str, Any]],
-             reasons: list[dict[str, Any]], filters: Filters) -> str:
-    """The weekly spend review, ready to paste: figures, change, credit bugs, top reasons."""
+             reasons: list[dict[str, Any]], filters: Filters, digest: dict[str, Any] | None = None) -> str:
+    """The weekly spend review, ready to paste: figures, change (the digest's), credit bugs, top reasons."""
     out = ["# Weekly spend review", "", _scope_line(filters), "", "## Figures", "",
            *markdown_table(list(HEADINGS.values()), _rows(report))]
     out += ["", f"Rejected lines (not JSON objects, {REJECTED_SCOPE}): {report['rejected_lines']}.",
-            "", "## Week over week", "", *_week_over_week(report["weeks"]),
+            "", "## Week over week", "", *_week_over_week(digest),
             "", "## Patch rejects and armed calls", "", *_gate_lines(report["totals"], reasons),
             "", "## Credit bugs", ""]
     if not credit_bugs:

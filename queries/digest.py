@@ -1,0 +1,71 @@
+"""The weekly digest's figures: one week against the week before, and where its money went.
+
+Made from `lanelog report`'s figures (queries.review) as plain JSON-ready data: the
+`--notify-format json` event is this dict, and the Slack message and the markdown review
+word it (lanelog.cli.render).  The week is the latest dated week of the report; the week
+before is the report's dated week before it, or, when the report covers one week
+(`--week`), the figures of the week before it asked apart (``before``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lanelog.money import exact
+from lanelog.queries.figures import FIGURES
+
+TOP = 3  # repositories and properties listed by money
+
+
+def _dated(report: dict[str, Any] | None) -> list[dict[str, Any]]:
+    return [row for row in (report or {}).get("weeks", []) if row["week"] is not None]
+
+
+def _money_row(report: dict[str, Any] | None, week: str | None) -> dict[str, Any]:
+    return next((row for row in (report or {}).get("money", {}).get("weeks", []) if row["week"] == week), {})
+
+
+def _change(now: Any, then: Any) -> int | float | None:
+    if now is None or then is None:
+        return None
+    delta = exact(now) - exact(then)
+    return int(delta) if delta == delta.to_integral_value() else float(delta)
+
+
+def _money(now: dict[str, Any], then: dict[str, Any]) -> dict[str, Any]:
+    """The week's cost beside the week before's, compared only in one and the same currency."""
+    same = now.get("currency") is not None and now.get("currency") == then.get("currency")
+    return {"currency": now.get("currency"), "cost": now.get("cost"), "costs": now.get("costs"),
+            "note": now.get("note"), "before": then.get("cost") if same else None,
+            "before_currency": then.get("currency"),
+            "change": _change(now.get("cost"), then.get("cost")) if same else None,
+            "spend_avoided_estimate": now.get("spend_avoided_estimate")}
+
+
+def _top(rows: list[dict[str, Any]], key: str, week: str) -> list[dict[str, Any]]:
+    """The week's groups with a cost, dearest first (a tie by name), at most TOP."""
+    priced = [row for row in rows if row["week"] == week and row.get("cost") is not None]
+    ranked = sorted(priced, key=lambda row: (-exact(row["cost"]), str(row[key])))
+    return [{key: row[key], "cost": row["cost"], "currency": row["currency"]} for row in ranked[:TOP]]
+
+
+def weekly_digest(figures: dict[str, Any], before: dict[str, Any] | None = None,
+                  budgets: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
+    """The digest of the report's latest dated week; None when the report holds no dated week."""
+    dated = _dated(figures)
+    if not dated:
+        return None
+    latest = dated[-1]
+    earlier = _dated(before) or dated[:-1]
+    previous = earlier[-1] if earlier else None
+    then = previous or {}
+    money = figures.get("money", {})
+    return {
+        "week": latest["week"], "week_before": previous["week"] if previous else None,
+        "figures": {key: {"value": latest[key], "before": then.get(key), "change": _change(latest[key], then.get(key))}
+                    for key in FIGURES},
+        "money": _money(_money_row(figures, latest["week"]), _money_row(before or figures, then.get("week"))),
+        "top_repositories": _top(money.get("by_repo", []), "repo", latest["week"]),
+        "top_properties": _top(money.get("by_property", []), "property", latest["week"]),
+        "budgets": list(budgets or []),
+    }
