@@ -93,7 +93,7 @@ def _merge_words(result: dict[str, Any]) -> str | None:
     if not isinstance(kinds, dict):
         return None
     rule = ("by --sync-merges" if result.get("sync_rule") == "--sync-merges"
-            else "by subject: a merge GitHub or GitLab wrote for a pull request is one, any other a sync")
+            else "by branch: a merge of a long-lived branch is a sync, any other a pull request")
     counted = ("counted in the figures" if result.get("syncs_included")
                else "listed apart and left out of the figures (--include-syncs counts them)")
     return (f"Of the first-parent chain's merges, {kinds.get('pull_request', 0)} are pull requests and "
@@ -107,7 +107,7 @@ def _table_syncs(result: dict[str, Any]) -> list[str]:
     syncs = result.get("syncs") or []
     out = ["", plain(words)]
     out += [f"  sync {plain(sync['head'][:12])} {plain(sync['subject'])} (brought {sync['brought']} commits)"
-            for sync in syncs[:FLIPS_SHOWN]]
+            + (f": {plain(sync['why'])}" if sync.get("why") else "") for sync in syncs[:FLIPS_SHOWN]]
     return out + ([f"  (first {FLIPS_SHOWN} of {len(syncs)} syncs; --format json lists all)"]
                   if len(syncs) > FLIPS_SHOWN else [])
 
@@ -119,9 +119,9 @@ def _markdown_syncs(result: dict[str, Any]) -> list[str]:
         return []
     out = ["", f"## Branch syncs ({len(syncs)})", "", md(words)]
     if syncs:
-        out += ["", "| commit | day | subject | commits it brought |", "|---|---|---|---:|"]
-        out += [f"| {md(sync['head'][:12])} | {md(sync['day'])} | {md(sync['subject'])} | {sync['brought']} |"
-                for sync in syncs[:FLIPS_SHOWN]]
+        out += ["", "| commit | day | subject | commits it brought | why a sync |", "|---|---|---|---:|---|"]
+        out += [f"| {md(sync['head'][:12])} | {md(sync['day'])} | {md(sync['subject'])} | {sync['brought']} | "
+                f"{md(sync.get('why') or '')} |" for sync in syncs[:FLIPS_SHOWN]]
         if len(syncs) > FLIPS_SHOWN:
             out += ["", f"First {FLIPS_SHOWN} of {len(syncs)} syncs; `--format json` lists all."]
     return out
