@@ -187,3 +187,57 @@ def test_sync_flags_need_first_parent(flask_shaped, flag):
                    f"{ids['base']}..main", *flag)
     assert done.returncode == 2 and "give --first-parent" in done.stderr
 
+
+@pytest.fixture
+def hand_merged(make_repo, tmp_path):
+    """main of a team that merges by hand with git's own subjects: three feature branches, each
+    deleted once merged (the second removes an assert), and one merge of `stable`."""
+    repo = make_repo()
+    history = History(repo, tmp_path)
+    for number, files in enumerate(({"store.py": "def put(key, body):\n    return dict(body)\n"},
+                                    {"api.py": NO_ASSERT},
+                                    {"README": "orders\n"}), start=1):
+        history.branch(f"feature-{number}", files)
+        history.merge(f"feature-{number}", None, f"feature-{number}")
+        repo.git("branch", "-q", "-D", f"feature-{number}")
+    history.branch("stable", {"NOTES": "1.0.1\n"})
+    history.merge("stable", None, "stable")
+    candidate = tmp_path / "candidate.yaml"
+    candidate.write_text(LANES_YAML, encoding="utf-8")
+    return repo, history.ids, candidate
+
+
+def test_a_team_that_merges_by_hand_has_its_feature_merges_replayed_as_pull_requests(hand_merged):
+    repo, ids, candidate = hand_merged
+    result = replay(repo, ids, candidate)
+    assert [record["head"] for record in result["records"]] == [ids["feature-1"], ids["feature-2"], ids["feature-3"]]
+    assert result["merge_kinds"] == {"pull_request": 3, "sync": 1} and result["warnings"] == []
+    assert result["candidate"]["reasons"]["assertion_removed"] == 1  # feature-2's removed assert is seen
+
+
+def test_a_range_of_syncs_only_warns_naming_both_ways_out(hand_merged):
+    repo, ids, candidate = hand_merged
+    done = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate), "--baseline", str(candidate),
+                   "--commits", f"{ids['feature-3']}..main", "--first-parent", "--format", "json")
+    result = json.loads(done.stdout)
+    warning = ("none of the 1 first-parent merges is a pull request: they were judged syncs as merges of long-lived "
+               "branches and are left out of the figures; if they are pull requests, name the branch syncs with "
+               "--sync-merges PATTERN (every other merge is then a pull request), or replay every merge with "
+               "--include-syncs")
+    assert result["warnings"] == [warning] and result["patches"] == 0
+    assert done.stderr == f"lanelog replay: warning: {warning}\n"
+    review = replay(repo, {"base": ids["feature-3"]}, candidate, fmt="markdown")
+    assert "> **Warning:** none of the 1 first-parent merges is a pull request" in review
+
+
+def test_a_range_of_mostly_syncs_warns_and_says_when_they_are_counted(hand_merged):
+    repo, ids, candidate = hand_merged
+    result = replay(repo, {"base": ids["feature-2"]}, candidate, "--sync-merges", "^Merge branch", "--include-syncs")
+    assert result["merge_kinds"] == {"pull_request": 0, "sync": 2}
+    assert result["warnings"] == [
+        "none of the 2 first-parent merges is a pull request: they were judged syncs by --sync-merges and are "
+        "counted in the figures; if they are pull requests, name the branch syncs with --sync-merges PATTERN "
+        "(every other merge is then a pull request), or replay every merge with --include-syncs"]
+    result = replay(repo, ids, candidate, "--sync-merges", "'(feature-[12]|stable)'")
+    assert result["merge_kinds"] == {"pull_request": 1, "sync": 3}
+    assert result["warnings"][0].startswith("3 of the 4 first-parent merges are branch syncs: they were judged")
