@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from lanelog.framing import framed
+from lanelog.framing import framed, framed_line
 from lanelog.reasons import REASONS
 
 # Enough to stop emphasis, code, links, HTML, entities and table cells; values never open a line.
@@ -54,8 +54,9 @@ def reason_messages(reasons: object, message: str | None) -> dict[str, str]:
 
 
 def fenced(lines: Sequence[str]) -> list[str]:
-    """``lines`` in a fenced code block: each framed, the fence longer than any backtick run in them."""
-    shown = [framed(line) for line in lines]
+    """``lines`` in a fenced code block: each framed (framed_line: a line may start with a file's
+    name), the fence longer than any backtick run in them."""
+    shown = [framed_line(line) for line in lines]
     longest = max((len(run) for line in shown for run in BACKTICKS.findall(line)), default=0)
     fence = "`" * max(3, longest + 1)
     return [fence, *shown, fence]
