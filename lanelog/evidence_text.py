@@ -88,6 +88,22 @@ def evidence_lines(evidence: object) -> list[str]:
     return out
 
 
+def decided_lines(sides: Sequence[tuple[str, str, object]]) -> list[tuple[str, list[str], bool]]:
+    """The lines each side of a flip decided on, from (side, probe, evidence): (side, lines, whole),
+    the rejecting side first and whole.  The other side often reads the same lines under another
+    rule: it keeps only the lines that differ (whole False), none when all are the same.  Sides
+    without lines are left out.  The policy-review comment and the What-if page show these."""
+    shown: list[tuple[str, list[str], bool]] = []
+    for side, _probe, evidence in sorted(sides, key=lambda found: found[1] != "reject"):
+        lines = evidence_lines(evidence)
+        if lines and shown:
+            first = set(shown[0][1])
+            shown.append((side, [line for line in lines if line and line not in first], not first & set(lines)))
+        elif lines:
+            shown.append((side, lines, True))
+    return shown
+
+
 def _assertion_lines(part: Mapping[str, Any]) -> list[str]:
     removed, lines = _number(part.get("removed")), _records(part.get("lines"))
     restored, net = _number(part.get("restored")), _number(part.get("net"))
