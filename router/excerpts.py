@@ -3,14 +3,14 @@
 Three things, each bounded: the rest of the statement a line starts (an ``assert (`` and its
 continuation lines, while a bracket stays open or a line ends in a backslash); the added
 assertion line that replaced it, paired by content (the most similar added matching line of its
-change block, not the k-th); and the hunk's lines around them, unchanged ones marked as such,
+change block by their character pairs, not the k-th); and the hunk's lines around them, unchanged ones marked as such,
 as `git diff` shows them.  Every text is the file's own: it stays data here.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
-from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
 
 from lanelog.router.paths import printable
@@ -73,15 +73,24 @@ def statement(lines: Sequence[Change], at: int, side: str) -> list[int]:
     return found
 
 
-def similarity(removed: str, added: str) -> float:
-    """How alike two lines are: difflib's ratio of their stripped texts' first COMPARED characters."""
-    return SequenceMatcher(None, removed.strip()[:COMPARED], added.strip()[:COMPARED], autojunk=False).ratio()
+def pairs_of(text: str) -> Counter[str]:
+    """The character pairs of a line's stripped text (its first COMPARED characters), counted."""
+    shown = text.strip()[:COMPARED]
+    return Counter(shown[at:at + 2] for at in range(len(shown) - 1))
+
+
+def similarity(removed: Counter[str], added: Counter[str]) -> float:
+    """How alike two lines are, from their character pairs: twice the pairs they share over all
+    their pairs (the Dice coefficient), in time linear in their length."""
+    total = sum(removed.values()) + sum(added.values())
+    return 2 * sum((removed & added).values()) / total if total else 1.0
 
 
 def pair(lines: Sequence[Change], removed: Sequence[int], added: Sequence[int]) -> dict[int, int]:
     """Each removed line's replacement among one change block's added matching lines: the most
     similar pairs first, each added line replacing one removed line, the earlier line on a tie."""
-    weighed = sorted((-similarity(lines[old].text, lines[new].text), old, new)
+    counted = {index: pairs_of(lines[index].text) for index in (*removed, *added[:MAX_CANDIDATES])}
+    weighed = sorted((-similarity(counted[old], counted[new]), old, new)
                      for old in removed for new in added[:MAX_CANDIDATES])
     paired: dict[int, int] = {}
     for _score, old, new in weighed:
