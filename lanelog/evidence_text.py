@@ -62,13 +62,15 @@ def fenced(lines: Sequence[str]) -> list[str]:
     return [fence, *shown, fence]
 
 
-def details(summary: str, lines: Sequence[str]) -> list[str]:
-    """A collapsed block: ``summary`` (words of ours, escaped all the same) over ``lines`` fenced.
+def details(summary: str, lines: Sequence[str], above: Sequence[str] = ()) -> list[str]:
+    """A collapsed block: ``summary`` (words of ours, escaped all the same) over the Markdown lines
+    ``above`` (escaped by the caller) and ``lines`` fenced; no fence when there are no lines.
 
-    The blank lines around the fence let GitHub read the block as Markdown inside the HTML.
+    The blank lines around them let GitHub read the block as Markdown inside the HTML.
     """
-    return ["<details>", f"<summary>{html.escape(framed(summary))}</summary>", "", *fenced(lines), "",
-            "</details>"]
+    inside = [*above, ""] if above else []
+    inside += [*fenced(lines), ""] if lines else []
+    return ["<details>", f"<summary>{html.escape(framed_line(summary))}</summary>", "", *inside, "</details>"]
 
 
 def evidence_lines(evidence: object) -> list[str]:

@@ -42,15 +42,17 @@ def test_each_flip_shows_its_reason_in_words_and_its_lines_in_a_details_block(ma
     review = replay(repo, candidate, "--commits", f"{base}..main", "--format", "markdown")
     tokens = MarkdownIt("commonmark").enable("table").parse(review)
     fences = [token.content for token in tokens if token.type == "fence"]
-    # One block a flip, holding the lines the baseline (strict, rejecting) decided on.
-    assert fences == ["\n".join(evidence_lines(flip["evidence"]["baseline"]["evidence"])) + "\n"
-                      for flip in result["flips"]]
+    # One block a flip, holding the lines the baseline (strict, rejecting) decided on, then what the
+    # candidate (net, passing) reads otherwise: its verdict and the added asserts that offset them.
+    assert [fence.split("\n\nWhat the candidate reads otherwise (it passes):\n")[0] for fence in fences] == [
+        "The lines the baseline decided on (it rejects):\n"
+        + "\n".join(evidence_lines(flip["evidence"]["baseline"]["evidence"])) for flip in result["flips"]]
     assert ("src/flask/app.py:2  -    assert (\nsrc/flask/app.py:3  -        app.config[\"A\"] == 1\n"
             "src/flask/app.py:4  -    ), \"the config must hold A\"\n"
             "src/flask/app.py:2  +    assert app.config[\"A\"] == 1, (\n") in fences[0]
     assert review.count("<details>") == review.count("</details>") == 2
     assert "**assertion removed**: the patch removes an assertion" in review
-    assert "- candidate: pass" in review
+    assert "- candidate: pass" in review and review.count("the patch removes an assertion") == 1
 
 
 def test_commit_text_cannot_close_the_block_or_become_html(make_repo, tmp_path):

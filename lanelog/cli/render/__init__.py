@@ -7,6 +7,7 @@
     budgets.py   the budgets and spend spikes
     check.py     `check`'s credit-bug and warning lines
     replay.py    `replay`'s table and policy-review comment
+    flips.py     the comment's flips (or rejects), every one, within GitHub's comment limit
     alerts.py    the money alerts' messages (budget thresholds, spikes) and their keys
 
 Each module is imported when first named (``from lanelog.cli.render import figures``).
@@ -21,4 +22,4 @@ _HOMES: dict[str, str] = {}
 
 __getattr__ = lazy_attributes(__name__, _HOMES)
 
-__all__ = ["alerts", "budgets", "cells", "check", "figures", "money", "replay", "shadow"]
+__all__ = ["alerts", "budgets", "cells", "check", "figures", "flips", "money", "replay", "shadow"]
