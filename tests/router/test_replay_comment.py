@@ -57,17 +57,19 @@ def test_thirty_flips_with_long_subjects_are_all_in_a_comment_under_the_limit(ma
         summary = f"{number}. {head[:12]}: baseline reject (assertion removed); candidate pass"
         assert f"<summary>{summary}</summary>" in review
     assert review.count("<details>") == review.count("</details>") == FLIPS
-    # What was cut is said once, with where the whole replay is; each block that lost lines says so.
+    # What was cut is said once, with where the whole replay is; each part of a block that lost lines
+    # says so: the baseline's lines and the candidate's own (its offsetting asserts) share the room.
     assert (f"Every flip is listed; to keep this comment within GitHub's 65,536 characters, subjects and the lines "
             f"of {FLIPS} flip(s) were shortened; the whole replay, every line of every patch, is in {md(str(whole))} "
             "(written with --out).") in review
-    assert review.count("more line(s) cut here to keep the comment within GitHub's 65,536 characters") == FLIPS
+    assert review.count("more line(s) cut here to keep the comment within GitHub's 65,536 characters") == 2 * FLIPS
     # The JSON keeps every subject and line whole.
     result = json.loads(whole.read_text(encoding="utf-8"))
     assert [len(flip["subject"]) for flip in result["flips"]] == [len("Reword flip 00 ") + SUBJECT] * FLIPS
     tokens = MarkdownIt("commonmark").enable("table").parse(review)
     fences = [token.content for token in tokens if token.type == "fence"]
     assert len(fences) == FLIPS and all(fence.startswith("The lines the baseline decided on (it rejects):\n")
+                                        and "\nWhat the candidate reads otherwise (it passes):\n" in fence
                                         for fence in fences)
 
 

@@ -41,19 +41,24 @@ def short(text: str | None, keep: int) -> str:
 
 @dataclass
 class _Patch:
-    """One patch of the section: where it is listed, its decisions, and its lines as shown."""
+    """One patch of the section: where it is listed, its decisions, and its lines as shown, one
+    part a side (the rejecting side's whole, the other's where it reads otherwise)."""
 
     number: int
     patch: dict[str, Any]
     sides: list[tuple[str, dict[str, Any]]]
-    lines: list[str]
+    parts: list[list[str]]
+
+    @property
+    def lines(self) -> list[str]:
+        return [line for part in self.parts for line in part]
 
 
 def patches_section(rows: list[tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]], noun: str,
                     used: int, whole: str) -> list[str]:
     """The section of ``rows`` (a patch and its sides' decisions, evidence included) for a comment
     whose other lines take ``used`` characters; ``whole`` says where the whole replay is."""
-    patches = [_Patch(number, patch, sides, _lines(sides)) for number, (patch, sides) in enumerate(rows, start=1)]
+    patches = [_Patch(number, patch, sides, _parts(sides)) for number, (patch, sides) in enumerate(rows, start=1)]
     blocks = len(patches)
     level = SHORTENINGS[0]
     for level in SHORTENINGS:
@@ -63,18 +68,19 @@ def patches_section(rows: list[tuple[dict[str, Any], list[tuple[str, dict[str, A
         blocks -= 1  # past about a thousand patches: the table still lists every one
     room = MARKDOWN_LIMIT - used - size("\n".join(_section(patches, noun, level, whole, blocks=blocks)))
     room -= sum(2 * (_fence(patch.lines) - 3) for patch in patches[:blocks])
-    fitted = [_fit(patch.lines, share) for patch, share in
-              zip(patches, _shares([_need(patch.lines) for patch in patches[:blocks]], room))]
+    fitted = [[_fit(part, share) for part, share in zip(patch.parts, _shares([_need(part) for part in patch.parts],
+                                                                           whole_share))]
+              for patch, whole_share in zip(patches, _shares([_need(patch.lines) for patch in patches[:blocks]], room))]
     cut = {"subjects": any(len(patch.patch.get("subject") or "") > level[0] for patch in patches),
            "messages": any(len(message) > level[1] for patch in patches for _side, decision in patch.sides
                            for message in reason_messages(decision.get("reasons"), decision.get("message")).values()),
-           "lines": sum(len(kept) < len(patch.lines) for kept, patch in zip(fitted, patches)),
+           "lines": sum(sum(map(len, kept)) < len(patch.lines) for kept, patch in zip(fitted, patches)),
            "blocks": len(patches) - blocks}
     return _section(patches, noun, level, whole, blocks=blocks, fitted=fitted, cut=cut)
 
 
 def _section(patches: list[_Patch], noun: str, level: tuple[int, int], whole: str, *, blocks: int | None = None,
-             fitted: list[list[str]] | None = None, cut: dict[str, Any] | None = None) -> list[str]:
+             fitted: list[list[list[str]]] | None = None, cut: dict[str, Any] | None = None) -> list[str]:
     """The section at a level of shortening; before ``fitted`` and ``cut`` are known, each block holds
     only its cut note and the notice says everything was cut (the most either can take)."""
     out = ["", f"## {noun.capitalize()}s ({len(patches)})", ""]
@@ -93,14 +99,14 @@ def _section(patches: list[_Patch], noun: str, level: tuple[int, int], whole: st
     out += [f"- **{md(reason.replace('_', ' '))}**: {md(REASONS.get(reason, ''))}" for reason in _reasons(patches)]
     out += ["", f"### Why each {noun}", ""]
     for index, patch in enumerate(patches[:len(patches) if blocks is None else blocks]):
-        kept = fitted[index] if fitted is not None else []
-        out += _block(patch, messages, kept, len(patch.lines) - len(kept))
+        out += _block(patch, messages, fitted[index] if fitted is not None else [[] for _part in patch.parts])
     return out
 
 
-def _block(patch: _Patch, messages: int, kept: list[str], cut: int) -> list[str]:
+def _block(patch: _Patch, messages: int, kept: list[list[str]]) -> list[str]:
     """One patch collapsed: its decisions (a rejecting side's reasons with their messages, kept to
-    ``messages`` characters) and the lines they rest on, ``cut`` of them left out with a note."""
+    ``messages`` characters) and the lines they rest on, each part's first ``kept`` lines and a
+    note of how many more it had."""
     said = []
     for side, decision in patch.sides:
         parts = reason_messages(decision.get("reasons"), decision.get("message")) if messages else {}
@@ -111,7 +117,9 @@ def _block(patch: _Patch, messages: int, kept: list[str], cut: int) -> list[str]
         for side, decision in patch.sides)
     if not patch.lines:
         said += ["", "Neither side's decision rests on lines of this patch."]
-    return [*details(summary, kept + [CUT_NOTE.format(cut)] * bool(cut), above=said), ""]
+    shown = [line for part, lines in zip(patch.parts, kept)
+             for line in [*lines, *[CUT_NOTE.format(len(part) - len(lines))] * (len(lines) < len(part))]]
+    return [*details(summary, shown, above=said), ""]
 
 
 def _words_of(reasons: list[Any]) -> str:
@@ -119,20 +127,22 @@ def _words_of(reasons: list[Any]) -> str:
     return ", ".join(str(reason).replace("_", " ") for reason in reasons)
 
 
-def _lines(sides: list[tuple[str, dict[str, Any]]]) -> list[str]:
-    """The lines each side decided on (evidence_text.decided_lines), with lanelog's words above each side's."""
-    out: list[str] = []
+def _parts(sides: list[tuple[str, dict[str, Any]]]) -> list[list[str]]:
+    """The lines each side decided on (evidence_text.decided_lines), a part a side, with lanelog's
+    words above each."""
+    parts: list[list[str]] = []
     for side, lines, whole in decided_lines([(side, str(decision["probe"]), decision.get("evidence"))
                                              for side, decision in sides]):
         probe = next(decision["probe"] for name, decision in sides if name == side)
         verb = {"reject": "it rejects", "pass": "it passes"}.get(probe, "it decides")
         if whole:
-            out += [f"The lines the {side} decided on ({verb}):", *lines]
+            part = [f"The lines the {side} decided on ({verb}):", *lines]
         elif lines:
-            out += ["", f"What the {side} reads otherwise ({verb}):", *lines]
+            part = ["", f"What the {side} reads otherwise ({verb}):", *lines]
         else:
-            out += ["", f"The {side} decided on the same lines ({verb})."]
-    return [framed_line(line) for line in out]
+            part = ["", f"The {side} decided on the same lines ({verb})."]
+        parts.append([framed_line(line) for line in part])
+    return parts
 
 
 def _reasons(patches: list[_Patch]) -> list[str]:
@@ -166,7 +176,7 @@ def _shares(needs: list[int], room: int) -> list[int]:
 
 
 def _fit(lines: list[str], share: int) -> list[str]:
-    """The first lines of a block that fit its share (its cut note has room of its own)."""
+    """The first lines of a part that fit its share (its cut note has room of its own)."""
     kept: list[str] = []
     for line in lines:
         share -= size(line) + 1
