@@ -11,7 +11,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from lanelog.cli.render.cells import md
-from lanelog.cli.render.flips import COMMENT_LIMIT, size
+from lanelog.cli.render.flips import COMMENT_LIMIT, MARKDOWN_LIMIT, patches_section, size
 from tests.router.test_route_evidence import POLICY
 
 FLIPS = 30
@@ -59,10 +59,10 @@ def test_thirty_flips_with_long_subjects_are_all_in_a_comment_under_the_limit(ma
     assert review.count("<details>") == review.count("</details>") == FLIPS
     # What was cut is said once, with where the whole replay is; each part of a block that lost lines
     # says so: the baseline's lines and the candidate's own (its offsetting asserts) share the room.
-    assert (f"Every flip is listed; to keep this comment within GitHub's 65,536 characters, subjects and the lines "
+    assert (f"Every flip is listed: to keep this comment within GitHub's 65,536 characters, subjects and the lines "
             f"of {FLIPS} flip(s) were shortened; the whole replay, every line of every patch, is in {md(str(whole))} "
             "(written with --out).") in review
-    assert review.count("more line(s) cut here to keep the comment within GitHub's 65,536 characters") == 2 * FLIPS
+    assert review.count("more line(s) cut to fit the comment") == 2 * FLIPS
     # The JSON keeps every subject and line whole.
     result = json.loads(whole.read_text(encoding="utf-8"))
     assert [len(flip["subject"]) for flip in result["flips"]] == [len("Reword flip 00 ") + SUBJECT] * FLIPS
@@ -128,3 +128,26 @@ def test_every_reject_of_a_candidate_alone_is_listed_within_the_limit(many_flips
     assert size(review) <= COMMENT_LIMIT - 1_536
     assert f"## Rejects ({FLIPS})" in review and review.count("<details>") == FLIPS
     assert f"<summary>{FLIPS}. {heads[-1][:12]}: candidate reject (assertion removed)</summary>" in review
+
+
+def flip_rows(count: int) -> list:
+    """``count`` flips of a line_cap reject, each with a long subject, message and file name."""
+    part = {"counted": 900, "line_cap": 400, "files": [{"file": "a" * 150, "lines": 900}], "files_total": 1,
+            "excluded": [], "excluded_total": 0, "excluded_lines": 0}
+    return [({"head": f"{n:040x}", "subject": "s" * 300},
+             [("baseline", {"probe": "reject", "reasons": ["line_cap"], "message": "line_cap: " + "x" * 500,
+                            "evidence": {"line_cap": part}}),
+              ("candidate", {"probe": "pass", "reasons": [], "message": None, "evidence": None})])
+            for n in range(count)]
+
+
+@pytest.mark.parametrize("count", [300, 1_500])
+def test_the_section_holds_the_limit_however_many_flips_there_are(count):
+    used = 5_000  # what the rest of the comment takes
+    section = "\n".join(patches_section(flip_rows(count), "flip", used, "the JSON has them"))
+    assert used + size(section) <= MARKDOWN_LIMIT
+    if count == 300:  # the example workflow replays 300 patches: every flip keeps its row and its block
+        assert section.count("\n| ") - 1 == 300 and section.count("<details>") == 300
+        assert "Every flip is listed: " in section
+    else:  # past about 1,200 rows alone, the last flips are left out, and the comment says so
+        assert "Not every flip is listed: " in section and "flip(s) are left out, their rows too" in section

@@ -1,12 +1,15 @@
 """The policy-review comment's patches, one by one: every flip (with --no-baseline, every reject)
 in a table, then each one's decisions and lines in a collapsed block.
 
-GitHub takes a comment of at most 65,536 characters.  When the patches do not fit, their
-subjects and reason messages are shortened first, then their blocks' lines, share and share
-alike (a block that needs less than its share leaves the rest to the others): a patch is never
-dropped, and the comment says what was cut and where the whole replay is.  Each reason's
-sentence is said once, above the blocks.  Commit text is escaped (render.md) or fenced
-(evidence_text): it never becomes Markdown or HTML.
+GitHub takes a comment of at most 65,536 characters.  When the patches do not fit, the comment
+is shortened level by level (``LEVELS``: subjects, reason messages, then the words inside each
+block), then the blocks' lines, share and share alike (a block that needs less than its share
+leaves the rest to the others; within a block each side keeps the head of its lines).  A patch
+keeps its row and its block (300 do, the example workflow's replay); only past that do the last
+ones keep only their row, and past about 1,200 rows lose their row too.  The comment says what
+was cut and where the whole replay is.
+Each reason's sentence is said once, above the blocks.  Commit text is escaped (render.md) or
+fenced (evidence_text): it never becomes Markdown or HTML.
 """
 
 from __future__ import annotations
@@ -23,9 +26,20 @@ COMMENT_LIMIT = 65_536
 # What the replay's markdown may take of a comment: a workflow adds a line or two of its own
 # (the first-policy note, where the run keeps the whole replay).
 MARKDOWN_LIMIT = COMMENT_LIMIT - 1_536
-# How much of each subject and each reason message is kept, the longest first (0: none).
-SHORTENINGS = ((160, 400), (80, 160), (40, 0), (0, 0))
-CUT_NOTE = "... {} more line(s) cut here to keep the comment within GitHub's 65,536 characters"
+CUT_NOTE = "... {} more line(s) cut to fit the comment"
+
+
+@dataclass(frozen=True)
+class Level:
+    """How much a shortened comment keeps: characters of a subject and of a reason message (0:
+    none), and whether a block says each side's decision in its summary and its first lines."""
+
+    subjects: int
+    messages: int
+    decisions: bool = True
+
+
+LEVELS = (Level(160, 400), Level(80, 160), Level(40, 0), Level(0, 0, decisions=False))
 
 
 def size(text: str) -> int:
@@ -59,65 +73,86 @@ def patches_section(rows: list[tuple[dict[str, Any], list[tuple[str, dict[str, A
     """The section of ``rows`` (a patch and its sides' decisions, evidence included) for a comment
     whose other lines take ``used`` characters; ``whole`` says where the whole replay is."""
     patches = [_Patch(number, patch, sides, _parts(sides)) for number, (patch, sides) in enumerate(rows, start=1)]
-    blocks = len(patches)
-    level = SHORTENINGS[0]
-    for level in SHORTENINGS:
-        if used + size("\n".join(_section(patches, noun, level, whole))) <= MARKDOWN_LIMIT:
-            break
-    while blocks and used + size("\n".join(_section(patches, noun, level, whole, blocks=blocks))) > MARKDOWN_LIMIT:
-        blocks -= 1  # past about a thousand patches: the table still lists every one
-    room = MARKDOWN_LIMIT - used - size("\n".join(_section(patches, noun, level, whole, blocks=blocks)))
-    room -= sum(2 * (_fence(patch.lines) - 3) for patch in patches[:blocks])
-    fitted = [[_fit(part, share) for part, share in zip(patch.parts, _shares([_need(part) for part in patch.parts],
-                                                                           whole_share))]
-              for patch, whole_share in zip(patches, _shares([_need(patch.lines) for patch in patches[:blocks]], room))]
-    cut = {"subjects": any(len(patch.patch.get("subject") or "") > level[0] for patch in patches),
-           "messages": any(len(message) > level[1] for patch in patches for _side, decision in patch.sides
-                           for message in reason_messages(decision.get("reasons"), decision.get("message")).values()),
-           "lines": sum(sum(map(len, kept)) < len(patch.lines) for kept, patch in zip(fitted, patches)),
-           "blocks": len(patches) - blocks}
-    return _section(patches, noun, level, whole, blocks=blocks, fitted=fitted, cut=cut)
-
-
-def _section(patches: list[_Patch], noun: str, level: tuple[int, int], whole: str, *, blocks: int | None = None,
-             fitted: list[list[list[str]]] | None = None, cut: dict[str, Any] | None = None) -> list[str]:
-    """The section at a level of shortening; before ``fitted`` and ``cut`` are known, each block holds
-    only its cut note and the notice says everything was cut (the most either can take)."""
-    out = ["", f"## {noun.capitalize()}s ({len(patches)})", ""]
     if not patches:
-        return out + ["No patch changes its probe." if noun == "flip" else "The candidate passes every patch."]
-    subjects, messages = level
-    sides = [side for side, _decision in patches[0].sides]
-    out += [f"| # | commit | {' | '.join(sides)} |" + (" subject |" if subjects else ""),
-            "|---:|---|" + "---|" * len(sides) + ("---|" if subjects else "")]
-    out += [f"| {patch.number} | {md(patch.patch['head'][:12])} | "
-            + " | ".join(_side(decision) for _name, decision in patch.sides) + " |"
-            + (f" {md(short(patch.patch.get('subject'), subjects))} |" if subjects else "") for patch in patches]
-    told = cut if cut is not None else {"subjects": True, "messages": True, "lines": len(patches),
-                                        "blocks": len(patches)}
-    out += ["", _notice(noun, told, whole), "", "What each reason means:", ""]
-    out += [f"- **{md(reason.replace('_', ' '))}**: {md(REASONS.get(reason, ''))}" for reason in _reasons(patches)]
-    out += ["", f"### Why each {noun}", ""]
-    for index, patch in enumerate(patches[:len(patches) if blocks is None else blocks]):
-        out += _block(patch, messages, fitted[index] if fitted is not None else [[] for _part in patch.parts])
+        return ["", f"## {noun.capitalize()}s (0)", "",
+                "No patch changes its probe." if noun == "flip" else "The candidate passes every patch."]
+    room = MARKDOWN_LIMIT - used
+    # The longest notice there can be, so that the one said at the end fits in its room.
+    most = {"subjects": True, "messages": True, "lines": len(patches), "blocks": len(patches),
+            "rows": len(patches)}
+    for level in LEVELS:
+        # Each block as its skeleton: its words, and for its lines only the room of their cut notes.
+        blocks = [size("\n".join(_block(patch, level, None))) + 1 for patch in patches]
+        listed, with_blocks = _fitting(patches, blocks, noun, level, whole, most, room)
+        if with_blocks == len(patches) or level is LEVELS[-1]:
+            break
+    room -= size("\n".join(_head(patches[:listed], len(patches), noun, level, whole, most))) + 1
+    room -= sum(blocks[:with_blocks]) + sum(2 * (_fence(patch.lines) - 3) for patch in patches[:with_blocks])
+    shares = _shares([_need(patch.lines) for patch in patches[:with_blocks]], room)
+    fitted = [[_fit(part, part_share) for part, part_share in zip(patch.parts, _shares(
+        [_need(part) for part in patch.parts], share))] for patch, share in zip(patches, shares)]
+    told = {"subjects": any(len(patch.patch.get("subject") or "") > level.subjects for patch in patches),
+            "messages": any(len(message) > level.messages for patch in patches for _side, decision in patch.sides
+                            for message in reason_messages(decision.get("reasons"), decision.get("message")).values()),
+            "lines": sum(sum(map(len, kept)) < len(patch.lines) for kept, patch in zip(fitted, patches)),
+            "blocks": listed - with_blocks, "rows": len(patches) - listed}
+    out = _head(patches[:listed], len(patches), noun, level, whole, told)
+    for patch, kept in zip(patches, fitted):
+        out += _block(patch, level, kept)
     return out
 
 
-def _block(patch: _Patch, messages: int, kept: list[list[str]]) -> list[str]:
+def _fitting(patches: list[_Patch], blocks: list[int], noun: str, level: Level, whole: str,
+             most: dict[str, Any], room: int) -> tuple[int, int]:
+    """How many patches keep their row, and how many their block too, in ``room``: every one
+    whenever they fit; else the last ones lose their block first, then their row."""
+    left = room - size("\n".join(_head(patches, len(patches), noun, level, whole, most))) - sum(blocks)
+    with_blocks = rows = len(patches)
+    while with_blocks and left < 0:
+        with_blocks -= 1
+        left += blocks[with_blocks]
+    while rows and left < 0:
+        rows -= 1
+        left += size(_row(patches[rows], level)) + 1
+    return rows, min(rows, with_blocks)
+
+
+def _head(patches: list[_Patch], total: int, noun: str, level: Level, whole: str, told: dict[str, Any]) -> list[str]:
+    """The section's title, its table of patches, what was shortened, and each reason's sentence."""
+    sides = [side for side, _decision in patches[0].sides] if patches else []
+    out = ["", f"## {noun.capitalize()}s ({total})", "",
+           f"| # | commit | {' | '.join(sides)} |" + (" subject |" if level.subjects else ""),
+           "|---:|---|" + "---|" * len(sides) + ("---|" if level.subjects else "")]
+    out += [_row(patch, level) for patch in patches]
+    out += ["", _notice(noun, told, whole), "", "What each reason means:", ""]
+    out += [f"- **{md(reason.replace('_', ' '))}**: {md(REASONS.get(reason, ''))}" for reason in _reasons(patches)]
+    return out + ["", f"### Why each {noun}", ""]
+
+
+def _row(patch: _Patch, level: Level) -> str:
+    """A patch's row of the table: its number, short commit id, each side's decision, its subject."""
+    return (f"| {patch.number} | {md(patch.patch['head'][:12])} | "
+            + " | ".join(_side(decision) for _name, decision in patch.sides) + " |"
+            + (f" {md(short(patch.patch.get('subject'), level.subjects))} |" if level.subjects else ""))
+
+
+def _block(patch: _Patch, level: Level, kept: list[list[str]] | None) -> list[str]:
     """One patch collapsed: its decisions (a rejecting side's reasons with their messages, kept to
-    ``messages`` characters) and the lines they rest on, each part's first ``kept`` lines and a
-    note of how many more it had."""
+    ``level.messages`` characters) and the lines they rest on, each part's ``kept`` lines and a note
+    of how many more it had (``kept`` None: the note alone, the room a skeleton keeps)."""
     said = []
-    for side, decision in patch.sides:
-        parts = reason_messages(decision.get("reasons"), decision.get("message")) if messages else {}
-        said.append(f"- {side}: {md(decision['probe'])}" + "".join(
-            f"; {md(short(parts[reason], messages))}" for reason in decision["reasons"] if reason in parts))
-    summary = f"{patch.number}. {patch.patch['head'][:12]}: " + "; ".join(
+    if level.decisions:
+        for side, decision in patch.sides:
+            parts = reason_messages(decision.get("reasons"), decision.get("message")) if level.messages else {}
+            said.append(f"- {side}: {md(decision['probe'])}" + "".join(
+                f"; {md(short(parts[reason], level.messages))}" for reason in decision["reasons"] if reason in parts))
+        if not patch.lines:
+            said += ["", "Neither side's decision rests on lines of this patch."]
+    summary = f"{patch.number}. {patch.patch['head'][:12]}" + (": " + "; ".join(
         f"{side} {decision['probe']}" + (f" ({_words_of(decision['reasons'])})" if decision["reasons"] else "")
-        for side, decision in patch.sides)
-    if not patch.lines:
-        said += ["", "Neither side's decision rests on lines of this patch."]
-    shown = [line for part, lines in zip(patch.parts, kept)
+        for side, decision in patch.sides) if level.decisions else "")
+    fitted = kept if kept is not None else [[] for _part in patch.parts]
+    shown = [line for part, lines in zip(patch.parts, fitted)
              for line in [*lines, *[CUT_NOTE.format(len(part) - len(lines))] * (len(lines) < len(part))]]
     return [*details(summary, shown, above=said), ""]
 
@@ -186,15 +221,16 @@ def _fit(lines: list[str], share: int) -> list[str]:
     return kept
 
 
-def _notice(noun: str, cut: dict[str, Any], whole: str) -> str:
+def _notice(noun: str, told: dict[str, Any], whole: str) -> str:
     """What was shortened to fit the comment, and where the whole replay is."""
-    said = ["subjects"] * bool(cut["subjects"]) + ["reason messages"] * bool(cut["messages"]) + [
-        f"the lines of {cut['lines']} {noun}(s)"] * bool(cut["lines"]) + [
-        f"the last {cut['blocks']} {noun}(s) to their table row"] * bool(cut["blocks"])
+    said = ["subjects"] * bool(told["subjects"]) + ["reason messages"] * bool(told["messages"]) + [
+        f"the lines of {told['lines']} {noun}(s)"] * bool(told["lines"]) + [
+        f"the last {told['blocks']} {noun}(s) to their table row"] * bool(told["blocks"])
+    left_out = f"the last {told['rows']} {noun}(s) are left out, their rows too; " if told["rows"] else ""
     if not said:
         return f"Every {noun} is listed with its lines; {whole}."
-    return (f"Every {noun} is listed; to keep this comment within GitHub's 65,536 characters, "
-            f"{_words(said)} were shortened; {whole}.")
+    return (f"{'Not every' if told['rows'] else 'Every'} {noun} is listed: to keep this comment within GitHub's "
+            f"65,536 characters, {_words(said)} were shortened; {left_out}{whole}.")
 
 
 def _words(items: list[str]) -> str:
