@@ -42,8 +42,8 @@ if TYPE_CHECKING:
                    "its first-parent diff (the merged pull request); commits behind merges are counted.")
 @click.option("--sync-merges", metavar="PATTERN", default=None,
               help="With --first-parent: an RE2 pattern searched in each merge's subject; a merge it matches is "
-                   "a branch sync, any other a pull request [default: a merge is a pull request when GitHub or "
-                   "GitLab wrote its subject for one, else a branch sync].")
+                   "a branch sync, any other a pull request [default: a merge of a long-lived branch (the base, "
+                   "main, master, stable, 3.0.x, release/...) is a branch sync, any other a pull request].")
 @click.option("--include-syncs", is_flag=True,
               help="With --first-parent: replay the branch syncs too and count them in the figures (they are "
                    "listed apart either way).")
