@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from lanelog.dashboard.present import fit_cell
-from lanelog.evidence_text import evidence_lines
+from lanelog.evidence_text import decided_lines
 from lanelog.framing import framed
 
 # The What-if page: a stored replay in words.
@@ -98,22 +98,13 @@ def flips_table(flips: pd.DataFrame, whole: bool = False) -> pd.DataFrame:
 def flip_lines(flip: dict[str, Any]) -> list[tuple[str, list[str], bool]] | None:
     """The lines each side of a stored flip decided on, as plain text (lanelog.evidence_text, as
     `replay --format markdown` shows them; each line framed, so no control character or bidi mark
-    reaches the page): (side, lines, whole), the rejecting side first and whole.  The other side
-    often reads the same lines under another rule: it keeps only the lines that differ (whole
-    False), none when all are the same.  Sides without lines are left out; None when the replay
-    was stored before the evidence was kept."""
+    reaches the page): (side, lines, whole), the rejecting side first and whole, the other side
+    keeping only the lines that differ.  None when the replay was stored before the evidence was kept."""
     stored = [(side, flip.get(f"{side}_evidence")) for side in ("baseline", "candidate")]
     if all(text is None for _side, text in stored):
         return None
-    shown: list[tuple[str, list[str], bool]] = []
-    for side, text in sorted(stored, key=lambda pair: flip.get(f"{pair[0]}_probe") != "reject"):
-        lines = [framed(line) for line in evidence_lines(_parsed(text))]
-        if lines and shown:
-            first = set(shown[0][1])
-            shown.append((side, [line for line in lines if line and line not in first], not first & set(lines)))
-        elif lines:
-            shown.append((side, lines, True))
-    return shown
+    sides = decided_lines([(side, str(flip.get(f"{side}_probe")), _parsed(text)) for side, text in stored])
+    return [(side, [framed(line) for line in lines], whole) for side, lines, whole in sides]
 
 
 def _parsed(text: Any) -> Any:

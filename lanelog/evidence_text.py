@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from lanelog.framing import framed
+from lanelog.framing import framed, framed_line
 from lanelog.reasons import REASONS
 
 # Enough to stop emphasis, code, links, HTML, entities and table cells; values never open a line.
@@ -54,20 +54,23 @@ def reason_messages(reasons: object, message: str | None) -> dict[str, str]:
 
 
 def fenced(lines: Sequence[str]) -> list[str]:
-    """``lines`` in a fenced code block: each framed, the fence longer than any backtick run in them."""
-    shown = [framed(line) for line in lines]
+    """``lines`` in a fenced code block: each framed (framed_line: a line may start with a file's
+    name), the fence longer than any backtick run in them."""
+    shown = [framed_line(line) for line in lines]
     longest = max((len(run) for line in shown for run in BACKTICKS.findall(line)), default=0)
     fence = "`" * max(3, longest + 1)
     return [fence, *shown, fence]
 
 
-def details(summary: str, lines: Sequence[str]) -> list[str]:
-    """A collapsed block: ``summary`` (words of ours, escaped all the same) over ``lines`` fenced.
+def details(summary: str, lines: Sequence[str], above: Sequence[str] = ()) -> list[str]:
+    """A collapsed block: ``summary`` (words of ours, escaped all the same) over the Markdown lines
+    ``above`` (escaped by the caller) and ``lines`` fenced; no fence when there are no lines.
 
-    The blank lines around the fence let GitHub read the block as Markdown inside the HTML.
+    The blank lines around them let GitHub read the block as Markdown inside the HTML.
     """
-    return ["<details>", f"<summary>{html.escape(framed(summary))}</summary>", "", *fenced(lines), "",
-            "</details>"]
+    inside = [*above, ""] if above else []
+    inside += [*fenced(lines), ""] if lines else []
+    return ["<details>", f"<summary>{html.escape(framed_line(summary))}</summary>", "", *inside, "</details>"]
 
 
 def evidence_lines(evidence: object) -> list[str]:
@@ -87,25 +90,106 @@ def evidence_lines(evidence: object) -> list[str]:
     return out
 
 
+def decided_lines(sides: Sequence[tuple[str, str, object]]) -> list[tuple[str, list[str], bool]]:
+    """The lines each side of a flip decided on, from (side, probe, evidence): (side, lines, whole),
+    the rejecting side first and whole.  The other side often reads the same lines under another
+    rule: it keeps only the lines that differ (whole False), none when all are the same.  Sides
+    without lines are left out.  The policy-review comment and the What-if page show these."""
+    shown: list[tuple[str, list[str], bool]] = []
+    for side, _probe, evidence in sorted(sides, key=lambda found: found[1] != "reject"):
+        lines = evidence_lines(evidence)
+        if lines and shown:
+            first = set(shown[0][1])
+            shown.append((side, [line for line in lines if line and line not in first], not first & set(lines)))
+        elif lines:
+            shown.append((side, lines, True))
+    return shown
+
+
 def _assertion_lines(part: Mapping[str, Any]) -> list[str]:
     removed, lines = _number(part.get("removed")), _records(part.get("lines"))
     restored, net = _number(part.get("restored")), _number(part.get("net"))
     verdict = "fired" if part.get("fired") is True else "did not fire"
+    rule = _text(part.get("rule"))
     out = [f"{removed} removed line(s) match an assertion pattern, {restored} come back verbatim, "
-           f"net change {net:+d}; assertion_rule {_text(part.get('rule'))} {verdict}"]
+           f"net change {net:+d}; assertion_rule {rule} {verdict}"]
+    excerpts = _records(part.get("excerpts"))
+    shown = {(_text(excerpt.get("file")), _number(row.get("line")))
+             for excerpt in excerpts for row in _records(excerpt.get("lines")) if row.get("sign") == "-"}
+    if excerpts:
+        out.append("The diff around them (- removed, at its old line number; + added, at its new one; "
+                   "unmarked: unchanged, for context):")
+        for index, excerpt in enumerate(excerpts):
+            where = _text(excerpt.get("file"))
+            out += ["..."] if index else []
+            out += [f"{where}:{_number(row.get('line'))}  {_sign(row.get('sign'))}{_text(row.get('text'))}"
+                    for row in _records(excerpt.get("lines"))]
+    pairs = [_paired(line) for line in lines if (_text(line.get("file")), _number(line.get("old_line"))) in shown]
+    if any(pairs):
+        out.append("Each removed line and the most similar added assertion of its change block:")
+        out += [pair for pair in pairs if pair]
     for line in lines:
-        where = _text(line.get("old_file")) or _text(line.get("file"))
-        out.append(f"{where}:{_number(line.get('old_line'))}  -{_text(line.get('text'))}")
-        replaced = line.get("replaced_by")
-        if isinstance(replaced, Mapping):
-            out.append(f"{_text(line.get('file'))}:{_number(replaced.get('line'))}  +{_text(replaced.get('text'))}")
-        back = line.get("back_verbatim")
-        if isinstance(back, Mapping):
-            out.append(f"    back verbatim at {_text(back.get('file'))}:{_number(back.get('line'))}")
+        if (_text(line.get("file")), _number(line.get("old_line"))) not in shown:
+            out += _record_lines(line)
     total = _number(part.get("lines_total"))
     if total > len(lines):
         out.append(f"... and {total - len(lines)} more (the line keeps the first {len(lines)})")
+    return out + _offsetting(part)
+
+
+def _paired(line: Mapping[str, Any]) -> str:
+    """A removed line's pairing in words: what replaced it, where it comes back verbatim."""
+    where = f"-{_text(line.get('old_file')) or _text(line.get('file'))}:{_number(line.get('old_line'))}"
+    replaced, back = line.get("replaced_by"), line.get("back_verbatim")
+    said = []
+    if isinstance(replaced, Mapping):
+        said.append(f"is replaced by +{_text(line.get('file'))}:{_number(replaced.get('line'))}")
+    if isinstance(back, Mapping):
+        said.append(f"comes back verbatim at +{_text(back.get('file'))}:{_number(back.get('line'))}")
+    return f"    {where} {' and '.join(said)}" if said else ""
+
+
+def _record_lines(line: Mapping[str, Any]) -> list[str]:
+    """A removed line without the diff around it: it and its statement, what replaced it and its statement."""
+    where, file = _text(line.get("old_file")) or _text(line.get("file")), _text(line.get("file"))
+    first = _number(line.get("old_line"))
+    out = [f"{where}:{first}  -{_text(line.get('text'))}"]
+    out += _continued(where, first, line.get("statement"))
+    replaced = line.get("replaced_by")
+    if isinstance(replaced, Mapping):
+        at = _number(replaced.get("line"))
+        out.append(f"{file}:{at}  +{_text(replaced.get('text'))}")
+        out += _continued(file, at, replaced.get("statement"))
+    back = line.get("back_verbatim")
+    if isinstance(back, Mapping):
+        out.append(f"    back verbatim at {_text(back.get('file'))}:{_number(back.get('line'))}")
     return out
+
+
+def _continued(where: str, first: int, statement: object) -> list[str]:
+    """A statement's continuation lines, numbered on from its first line."""
+    return [f"{where}:{first + step}  {_sign(row.get('sign'))}{_text(row.get('text'))}"
+            for step, row in enumerate(_records(statement), start=1)]
+
+
+def _offsetting(part: Mapping[str, Any]) -> list[str]:
+    """Under net and moved_ok, the added lines that offset the removed ones."""
+    rows, total, rule = _records(part.get("offsetting")), _number(part.get("offsetting_total")), part.get("rule")
+    if not rows:
+        return []
+    first = f" (the first {len(rows)})" if total > len(rows) else ""
+    out = [f"{total} added assertion line(s) offset them under assertion_rule net{first}:" if rule == "net"
+           else f"{total} added line(s) bring removed ones back verbatim (assertion_rule moved_ok){first}:"]
+    for row in rows:  # indented: a list of the added lines, apart from the diff above
+        where, at = _text(row.get("file")), _number(row.get("line"))
+        out.append(f"    {where}:{at}  +{_text(row.get('text'))}")
+        out += [f"    {line}" for line in _continued(where, at, row.get("statement"))]
+    return out
+
+
+def _sign(value: object) -> str:
+    """A diff line's sign as shown: "-", "+", or a space for an unchanged line (anything else too)."""
+    return value if isinstance(value, str) and value in ("-", "+") else " "
 
 
 def _line_cap_lines(part: Mapping[str, Any]) -> list[str]:

@@ -6,8 +6,12 @@ starting ``::warning::`` is a workflow command; a reader that splits on
 ``str.splitlines`` also cuts at U+2028, NEL and friends), and a control character
 drives the terminal.  ``framed`` shows each such character escaped: C0 and C1
 controls, DEL, the Unicode line and paragraph separators, and the bidi marks and
-overrides that reorder what a reader sees.  The CLI writes all its output through
-it (lanelog/cli/output.py), and the router writes the lane-log line with it.
+overrides that reorder what a reader sees.  A GitHub Actions runner also reads ``##[``
+anywhere in a line as a workflow command of its older form, which ``framed`` escapes, and a
+line that starts, after any white space, with ``::`` as one of the newer: ``framed_line``
+escapes that colon in a whole line whose start is not lanelog's own (a line of a patch's
+evidence starts with the file's name).  The CLI writes all its output through it
+(lanelog/cli/output.py), and the router writes the lane-log line with it.
 This leaf imports nothing of lanelog.
 """
 
@@ -31,6 +35,16 @@ def framed(text: str, json: bool = False) -> str:
     """``text`` as one line with every unsafe character escaped: ``\\xNN`` or ``\\uNNNN``.
 
     With ``json``, the text is JSON and each escape is JSON's own ``\\uNNNN``, so it
-    parses to the same value (JSON holds such characters only inside strings).
+    parses to the same value (JSON holds such characters only inside strings).  The
+    runner's older workflow commands (``##[``) cannot start in it either.
     """
-    return UNSAFE.sub(_json_escape if json else _text_escape, text)
+    shown = UNSAFE.sub(_json_escape if json else _text_escape, text)
+    return shown.replace("##[", "##\\u005b" if json else "##\\x5b")
+
+
+def framed_line(text: str) -> str:
+    """A whole line whose start is untrusted text, framed, its leading ``::`` (after any white
+    space, as the runner trims it) escaped: it cannot be a workflow command."""
+    shown = framed(text)
+    rest = shown.lstrip()
+    return shown[:len(shown) - len(rest)] + "\\x3a" + rest[1:] if rest.startswith("::") else shown

@@ -45,8 +45,12 @@ class PatchFacts:
     assertion_additions: int = 0
     assertion_restored: int = 0
     assertion_files: list[str] = field(default_factory=list)
-    # The first removed matching lines, as evidence.assertion_evidence records them.
+    # The first removed matching lines, as evidence.assertion_evidence records them, the diff's
+    # lines around them, the first added matching lines and the added lines that restore one.
     assertion_lines: list[dict[str, Any]] = field(default_factory=list)
+    assertion_excerpts: list[dict[str, Any]] = field(default_factory=list)
+    assertion_added_lines: list[dict[str, Any]] = field(default_factory=list)
+    assertion_restoring: list[dict[str, Any]] = field(default_factory=list)
     # The bytes of the patch the runner would get; None when not measured (no cost_cap).
     patch_bytes: int | None = None
 
@@ -172,7 +176,8 @@ def _judge_diff(plan: Plan, facts: PatchFacts, policy: Policy) -> list[str]:
         # Kept whether or not the rule fired: under net and moved_ok the lines decide a pass too.
         plan.evidence["assertion_removed"] = evidence.assertions(
             facts.assertion_deletions, facts.assertion_additions, facts.assertion_restored,
-            facts.assertion_lines, policy.assertion_rule, fired)
+            facts.assertion_lines, policy.assertion_rule, fired, excerpts=facts.assertion_excerpts,
+            added_lines=facts.assertion_added_lines, restoring=facts.assertion_restoring)
     selected = _unique(prop for path in facts.files for prop in policy.properties_for(path))
     if not selected:
         _add(plan, "no_properties", REASONS["no_properties"])

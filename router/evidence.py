@@ -1,12 +1,14 @@
 """The evidence a reviewer decides on: the lines and files behind a reject, bounded, as data.
 
 The line's ``evidence`` object holds, by reason code, what the decision read: for
-``assertion_removed`` each removed matching line with its file, its old line number
-and the line that replaced it; for ``line_cap`` the files that weigh most and those
-excluded; for ``fixture_and_test`` the fixtures and tests.  Everything is data (text
-is never markup here), every list is cut to a stated length with its total kept, and
-every line of text to MAX_TEXT characters.  Paths stay ``paths.path_text`` until a
-record is built, where they become ``printable``, as in the line's ``files``.
+``assertion_removed`` each removed matching line with its file, its old line number,
+the rest of its statement and the line that replaced it, the diff's lines around them
+(router/excerpts.py), and the added lines that offset them under net and moved_ok; for
+``line_cap`` the files that weigh most and those excluded; for ``fixture_and_test`` the
+fixtures and tests.  Everything is data (text is never markup here), every list is cut
+to a stated length with its total kept, and every line of text to MAX_TEXT characters.
+Paths stay ``paths.path_text`` until a record is built, where they become ``printable``,
+as in the line's ``files``.
 
 ``route`` and ``replay`` build it with the same code from the same diff, so a patch
 carries the same evidence in both.
@@ -19,10 +21,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from lanelog.router.excerpts import MAX_EXCERPT_LINES, continued, excerpt, pair, spans, statement, wanted
 from lanelog.router.paths import printable
 
 if TYPE_CHECKING:
-    from lanelog.router.gitfacts import Change
+    from lanelog.router.patch_lines import Change
     from lanelog.router.policy import Policy
 
 # Removed assertion lines kept per patch (their total is kept beside them).
@@ -35,14 +38,18 @@ MAX_PATHS = 10
 
 @dataclass
 class AssertionEvidence:
-    """Matching lines removed and added, removed ones that come back verbatim, their files,
-    and the first MAX_LINES removed matching lines as the line carries them."""
+    """Matching lines removed and added, removed ones that come back verbatim, their files; the
+    first MAX_LINES removed matching lines as the line carries them, the hunks' lines around them
+    (excerpts.py), and the first MAX_LINES added matching lines and lines that bring one back."""
 
     removed: int = 0
     added: int = 0
     restored: int = 0
     files: list[str] = field(default_factory=list)
     lines: list[dict[str, Any]] = field(default_factory=list)
+    excerpts: list[dict[str, Any]] = field(default_factory=list)
+    added_lines: list[dict[str, Any]] = field(default_factory=list)
+    restoring: list[dict[str, Any]] = field(default_factory=list)
 
 
 def cut(text: str) -> str:
@@ -51,67 +58,116 @@ def cut(text: str) -> str:
 
 
 def assertion_evidence(changes: Iterable[Change], policy: Policy) -> AssertionEvidence:
-    """Read the whole diff's removed and added lines once, for every assertion rule.
+    """Read the whole diff once, hunk by hunk, for every assertion rule.
 
     Only files the policy's assertion_paths match (every file by default) give removed
     and added matching lines.  A removed matching line is restored by an added line
     (any file, matching or not) with the same text after str.strip(); each added line
     restores at most one, in the order of the diff (moved_ok's pairing).  Within one
-    change block (removed lines and the added lines right after them), the k-th removed
-    matching line is replaced by the k-th added matching line: the line a reviewer
-    reads it against.
+    change block (removed lines and the added lines right after them), a removed matching
+    line is replaced by the most similar added matching line (excerpts.pair): the line a
+    reviewer reads it against.  ``changes`` are a diff's hunk lines, unchanged ones included.
     """
     evidence = AssertionEvidence()
     removed: list[tuple[str, dict[str, Any] | None]] = []
-    added: dict[str, deque[tuple[str, int]]] = {}
-    waiting: dict[int, deque[dict[str, Any]]] = {}  # change block -> kept lines not yet replaced
+    added: dict[str, deque[tuple[str, int, str]]] = {}
     files: dict[str, None] = {}
+    hunk: list[Change] = []
     for change in changes:
-        counted = policy.counts_assertions_in(change.file) and policy.is_assertion(change.text)
+        if hunk and change.hunk != hunk[-1].hunk:
+            _read_hunk(hunk, policy, evidence, removed, files)
+            hunk = []
+        hunk.append(change)
         if change.sign == "+":
-            added.setdefault(change.text.strip(), deque()).append((change.file, change.new_line))
-            evidence.added += counted
-            if counted and waiting.get(change.block):
-                waiting[change.block].popleft()["replaced_by"] = {"line": change.new_line,
-                                                                  "text": cut(change.text)}
-            continue
-        if not counted:
-            continue
-        files.setdefault(change.file, None)
-        record = None
-        if len(evidence.lines) < MAX_LINES:
-            record = _removed_line(change)
-            evidence.lines.append(record)
-            waiting.setdefault(change.block, deque()).append(record)
-        removed.append((change.text.strip(), record))
+            added.setdefault(change.text.strip(), deque()).append((change.file, change.new_line, change.text))
+    if hunk:
+        _read_hunk(hunk, policy, evidence, removed, files)
     evidence.removed = len(removed)
     for text, record in removed:
         spots = added.get(text)
         if spots:
-            path, line = spots.popleft()
+            path, line, back = spots.popleft()
             evidence.restored += 1
             if record is not None:
                 record["back_verbatim"] = {"file": printable(path), "line": line}
+            if len(evidence.restoring) < MAX_LINES:
+                evidence.restoring.append({"file": printable(path), "line": line, "text": cut(back)})
     evidence.files = list(files)
     return evidence
 
 
-def _removed_line(change: Change) -> dict[str, Any]:
-    """A removed matching line as the line carries it: where it was, where it stood in the new file."""
+def _read_hunk(lines: list[Change], policy: Policy, evidence: AssertionEvidence,
+               removed: list[tuple[str, dict[str, Any] | None]], files: dict[str, None]) -> None:
+    """One hunk's matching lines: counted, the first ones kept with their statements, paired
+    with their replacements, and the lines around them taken as excerpts."""
+    kept: list[tuple[int, dict[str, Any]]] = []
+    olds: dict[int, list[int]] = {}
+    news: dict[int, list[int]] = {}
+    for index, line in enumerate(lines):
+        if line.sign == " " or not (policy.counts_assertions_in(line.file) and policy.is_assertion(line.text)):
+            continue
+        if line.sign == "+":
+            evidence.added += 1
+            news.setdefault(line.block, []).append(index)
+            if len(evidence.added_lines) < MAX_LINES:
+                evidence.added_lines.append({"file": printable(line.file), "line": line.new_line,
+                                             "text": cut(line.text),
+                                             "statement": continued(lines, statement(lines, index, "+"), cut)})
+            continue
+        files.setdefault(line.file, None)
+        record = None
+        if len(evidence.lines) < MAX_LINES:
+            record = _removed_line(line, continued(lines, statement(lines, index, "-"), cut))
+            evidence.lines.append(record)
+            kept.append((index, record))
+            olds.setdefault(line.block, []).append(index)
+        removed.append((line.text.strip(), record))
+    pairs = {old: new for block, found in olds.items()
+             for old, new in pair(lines, found, news.get(block, [])).items()}
+    asked: list[tuple[int, int]] = []
+    for index, record in kept:
+        ends = statement(lines, index, "-")
+        replaced = None
+        if index in pairs:
+            new = pairs[index]
+            going_on = statement(lines, new, "+")
+            record["replaced_by"] = {"line": lines[new].new_line, "text": cut(lines[new].text),
+                                     "statement": continued(lines, going_on, cut)}
+            replaced = (new, going_on[-1] if going_on else new)
+        asked += wanted(index, ends[-1] if ends else index, replaced)
+    for first, last in spans(lines, asked):
+        room = MAX_EXCERPT_LINES - sum(len(shown["lines"]) for shown in evidence.excerpts)
+        if room <= 0:
+            break
+        evidence.excerpts.append(excerpt(lines, first, min(last, first + room - 1), cut))
+
+
+def _removed_line(change: Change, statement: list[dict[str, str]]) -> dict[str, Any]:
+    """A removed matching line as the line carries it: where it was, where it stood in the new
+    file, the rest of its statement."""
     record: dict[str, Any] = {"file": printable(change.file), "old_line": change.old_line,
                               "at": None if change.deleted else change.new_line, "text": cut(change.text),
-                              "replaced_by": None, "back_verbatim": None}
+                              "statement": statement, "replaced_by": None, "back_verbatim": None}
     if change.old_file and change.old_file != change.file:
         record["old_file"] = printable(change.old_file)
     return record
 
 
 def assertions(removed: int, added: int, restored: int, lines: Sequence[Mapping[str, Any]],
-               rule: str, fired: bool) -> dict[str, Any]:
+               rule: str, fired: bool, *, excerpts: Sequence[Mapping[str, Any]] = (),
+               added_lines: Sequence[Mapping[str, Any]] = (),
+               restoring: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
     """The ``assertion_removed`` evidence: the counts the rule weighed (whether or not it fired),
-    and the first removed lines with their total."""
-    return {"rule": rule, "fired": fired, "removed": removed, "added": added, "restored": restored,
-            "net": added - removed, "lines": [dict(line) for line in lines[:MAX_LINES]], "lines_total": removed}
+    the first removed lines with their total, the hunks' lines around them, and, under net and
+    moved_ok, the added lines that offset them (every added matching line under net, each line
+    that brings a removed one back under moved_ok) with their total."""
+    part = {"rule": rule, "fired": fired, "removed": removed, "added": added, "restored": restored,
+            "net": added - removed, "lines": [dict(line) for line in lines[:MAX_LINES]], "lines_total": removed,
+            "excerpts": [dict(shown) for shown in excerpts]}
+    if rule in ("net", "moved_ok"):
+        offsetting, total = (added_lines, added) if rule == "net" else (restoring, restored)
+        part.update(offsetting=[dict(line) for line in offsetting[:MAX_LINES]], offsetting_total=total)
+    return part
 
 
 def line_cap(line_counts: Mapping[str, int | None], excluded: Sequence[str], counted: int,
@@ -138,66 +194,3 @@ def fixture_and_test(fixtures: Sequence[str], tests: Sequence[str]) -> dict[str,
     """The ``fixture_and_test`` evidence: the fixture paths and the test paths, MAX_PATHS of each."""
     return {"fixtures": [printable(path) for path in fixtures[:MAX_PATHS]], "fixtures_total": len(fixtures),
             "tests": [printable(path) for path in tests[:MAX_PATHS]], "tests_total": len(tests)}
-
-
-def checked(value: object) -> dict[str, Any] | None:
-    """A line's evidence in the shape route writes it, or None: a recorded lane-log line is
-    untrusted, so only the known keys with values of their type are kept, each list cut to its
-    bound and each text to MAX_TEXT.  route's own evidence comes back equal."""
-    if not isinstance(value, dict):
-        return None
-    out: dict[str, Any] = {}
-    for reason, part in value.items():
-        if not isinstance(part, dict):
-            continue
-        if reason == "assertion_removed":
-            out[reason] = {"rule": _text(part.get("rule")), "fired": part.get("fired") is True,
-                           **{key: _count(part.get(key)) for key in ("removed", "added", "restored", "net")},
-                           "lines": [_checked_line(row) for row in _rows(part.get("lines"), MAX_LINES)],
-                           "lines_total": _count(part.get("lines_total"))}
-        elif reason == "line_cap":
-            out[reason] = {"counted": _count(part.get("counted")), "line_cap": _count(part.get("line_cap")),
-                           "files": [_file_row(row) for row in _rows(part.get("files"), MAX_PATHS)],
-                           "files_total": _count(part.get("files_total")),
-                           "excluded": [_file_row(row) for row in _rows(part.get("excluded"), MAX_PATHS)],
-                           "excluded_total": _count(part.get("excluded_total")),
-                           "excluded_lines": _count(part.get("excluded_lines"))}
-        elif reason == "fixture_and_test":
-            out[reason] = {key: value for side in ("fixtures", "tests") for key, value in (
-                (side, [_text(path) for path in _list(part.get(side))[:MAX_PATHS] if isinstance(path, str)]),
-                (f"{side}_total", _count(part.get(f"{side}_total"))))}
-    return out or None
-
-
-def _checked_line(row: dict[str, Any]) -> dict[str, Any]:
-    replaced, back = row.get("replaced_by"), row.get("back_verbatim")
-    line: dict[str, Any] = {
-        "file": _text(row.get("file")), "old_line": _count(row.get("old_line")),
-        "at": _count(row["at"]) if row.get("at") is not None else None, "text": _text(row.get("text")),
-        "replaced_by": {"line": _count(replaced.get("line")), "text": _text(replaced.get("text"))}
-        if isinstance(replaced, dict) else None,
-        "back_verbatim": {"file": _text(back.get("file")), "line": _count(back.get("line"))}
-        if isinstance(back, dict) else None}
-    if isinstance(row.get("old_file"), str):
-        line["old_file"] = _text(row["old_file"])
-    return line
-
-
-def _file_row(row: dict[str, Any]) -> dict[str, Any]:
-    return {"file": _text(row.get("file")), "lines": _count(row["lines"]) if row.get("lines") is not None else None}
-
-
-def _rows(value: object, limit: int) -> list[dict[str, Any]]:
-    return [row for row in _list(value) if isinstance(row, dict)][:limit]
-
-
-def _list(value: object) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _count(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def _text(value: object) -> str:
-    return cut(value) if isinstance(value, str) else ""

@@ -136,8 +136,8 @@ def job_summary(line: Mapping[str, Any]) -> str:
     shown = evidence_lines(line.get("evidence"))
     if shown:
         out += ["", "### The lines", "",
-                "Removed lines show their old line number (`-`), the lines that replaced them their "
-                "new one (`+`).", "", *fenced(shown)]
+                "Removed lines show their old line number (`-`), added lines their new one (`+`); an "
+                "unmarked line is unchanged, shown for context.", "", *fenced(shown)]
     out += ["", "### What to do next", ""]
     steps = [NEXT_STEPS[reason] for reason in reasons if reason in NEXT_STEPS]
     if any(reason in SETUP_REASONS for reason in reasons):

@@ -7,58 +7,20 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any
 
-import re2
-
 from lanelog.errors import GitError, ReplayError
 from lanelog.router.gitfacts import Checkout, check_ref
+from lanelog.router.merges import MERGE_KINDS, MergeReader, sync_pattern
 from lanelog.router.paths import printable
-from lanelog.router.policy import Pattern
 from lanelog.router.replay_result import Patch
 
 # git log's fields, NUL-separated with -z: no commit text can hold a NUL (git cuts a
 # message there), so no subject can add or shift a field.
 COMMIT_ID = re.compile(rb"[0-9a-f]{40}(?:[0-9a-f]{24})?\Z")
 SECONDS = re.compile(rb"-?[0-9]{1,30}\Z")
-# The subjects a forge writes when it merges a pull (merge) request: GitHub's, and GitLab's
-# with "See merge request group/project!N" in the body.  git's own "Merge branch 'stable'"
-# (a person merging one branch into another) is neither.
-GITHUB_PULL = re.compile(r"Merge pull request #[0-9]+ from \S")
-GITLAB_BRANCH = re.compile(r"Merge branch '[^']+' into '[^']+'")
-GITLAB_REQUEST = re.compile(r"^See merge request \S+![0-9]+", re.MULTILINE)
-MERGE_KINDS = ("pull_request", "sync")
-
-
-def sync_pattern(text: str) -> Pattern:
-    """``--sync-merges``: an RE2 pattern searched in a merge's subject (linear time, as the
-    policy's patterns); ReplayError naming it when RE2 refuses it."""
-    options = re2.Options()
-    options.log_errors = False
-    try:
-        compiled: Pattern = re2.compile(text, options)
-    except re2.error as exc:
-        problem = exc.args[0] if exc.args else "refused"
-        shown = problem.decode("utf-8", "replace") if isinstance(problem, bytes) else str(problem)
-        raise ReplayError(f"--sync-merges {text!r} is not an RE2 pattern ({shown}); patterns run in "
-                          "linear time, without lookaround or backreferences") from None
-    return compiled
-
-
-def merge_kind(subject: str, body: str, syncs: Pattern | None = None) -> str:
-    """A first-parent merge as a pull request or a branch sync.
-
-    With ``syncs`` (a compiled --sync-merges pattern), a merge whose subject it matches is a
-    sync and every other merge a pull request.  Without it, a merge is a pull request when a
-    forge wrote its subject for one (GitHub's "Merge pull request #N from ...", GitLab's
-    "Merge branch 'a' into 'b'" with "See merge request" in the body), else a sync.
-    """
-    if syncs is not None:
-        return "sync" if syncs.search(subject) is not None else "pull_request"
-    if GITHUB_PULL.match(subject) or (GITLAB_BRANCH.match(subject) and GITLAB_REQUEST.search(body)):
-        return "pull_request"
-    return "sync"
 
 
 def commits_in(checkout: Checkout, span: str, first_parent: bool = False, *, syncs: str | None = None,
@@ -68,8 +30,8 @@ def commits_in(checkout: Checkout, span: str, first_parent: bool = False, *, syn
     By default every non-merge commit is a patch.  With ``first_parent`` every commit
     on B's first-parent chain is one, a merge as its first-parent diff (the merged pull
     request, as CI routed it); the commits behind merges are counted, not replayed.  Each
-    merge is a pull request or a branch sync (merge_kind; ``syncs`` is --sync-merges): a
-    sync is listed apart and not returned, unless ``include_syncs``.
+    merge is a pull request or a branch sync (router/merges.py; ``syncs`` is --sync-merges):
+    a sync is listed apart and not returned, unless ``include_syncs``.
     One `git log` lists them all; a root commit has no parent to diff against and is skipped.
     The counts (merge_counts) are of the patches returned.
     """
@@ -82,45 +44,74 @@ def commits_in(checkout: Checkout, span: str, first_parent: bool = False, *, syn
     if low is None or high is None:
         missing = [ref for ref, found in zip((start, end), (low, high)) if found is None]
         raise ReplayError(f"--commits {span!r}: {', '.join(missing)} names no commit")
+    pattern = sync_pattern(syncs) if syncs is not None else None
     walk = ("--first-parent",) if first_parent else ("--no-merges",)
     # A merge's body tells GitLab's merge requests; only --first-parent reads merges.
     fields = "%H%x00%P%x00%ct%x00%s" + ("%x00%b" if first_parent else "")
     out = checkout.git("log", "-z", *walk, "--reverse", f"--format={fields}", f"{low}..{high}", "--").stdout
     through = _through_merges(checkout, low, high)
-    brought = Counter(through.values())
-    pattern = sync_pattern(syncs) if syncs is not None else None
-    patches: list[Patch] = []
-    skipped: list[dict[str, Any]] = []
-    listed: list[dict[str, Any]] = []
-    kinds: Counter[str] = Counter()
-    for commit, parents, seconds, subject, *body in _records(out, 5 if first_parent else 4):
-        if not COMMIT_ID.match(commit) or not all(COMMIT_ID.match(p) for p in parents.split()) \
-                or not SECONDS.match(seconds):
+    reading = _Reading(Counter(through.values()), through,
+                       MergeReader(checkout, low, branch_of(checkout, end), pattern) if first_parent else None)
+    for record in _records(out, 5 if first_parent else 4):
+        reading.add(*record)
+    patches = [patch for patch in reading.patches if patch.merge != "sync" or include_syncs]
+    about = merge_counts(patches, first_parent)
+    if first_parent:
+        about.update(merge_kinds={kind: reading.kinds[kind] for kind in MERGE_KINDS}, syncs=reading.syncs,
+                     syncs_included=include_syncs,
+                     sync_rule="--sync-merges" if syncs is not None else "long-lived branches")
+    return patches, reading.skipped, about
+
+
+@dataclass
+class _Reading:
+    """The range's commits read one by one: the patches, the skipped commits, the merges told apart."""
+
+    brought: Counter[str]
+    through: dict[str, str]
+    merges: MergeReader | None  # with --first-parent
+    patches: list[Patch] = field(default_factory=list)
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    syncs: list[dict[str, Any]] = field(default_factory=list)
+    kinds: Counter[str] = field(default_factory=Counter)
+
+    def add(self, commit: bytes, parents: bytes, seconds: bytes, subject: bytes, *body: bytes) -> None:
+        """One commit of `git log`, checked field by field before it is read."""
+        listed = parents.split()
+        if not COMMIT_ID.match(commit) or not all(COMMIT_ID.match(p) for p in listed) or not SECONDS.match(seconds):
             raise GitError("git log answered in a shape replay does not read: "
                            f"{printable(commit[:80].decode('ascii', 'replace'))!r}")
         head, text = commit.decode("ascii"), subject.decode("utf-8", "replace")
         day = commit_day(int(seconds))
-        if not parents:
-            skipped.append({"head": head, "subject": text, "reason": "a root commit: no parent to diff against"})
-        elif day is None:
-            skipped.append({"head": head, "subject": text,
-                            "reason": f"committer time {int(seconds)} is outside the years 1 to 9999"})
-        else:
-            merge = first_parent and len(parents.split()) > 1
-            kind = merge_kind(text, body[0].decode("utf-8", "replace") if body else "", pattern) if merge else None
-            patch = Patch(base=parents.split()[0].decode("ascii"), head=head, today=day, subject=text,
-                          brought=brought[head] if merge else None, through=through.get(head), merge=kind)
-            if kind is not None:
-                kinds[kind] += 1
-            if kind == "sync":
-                listed.append({"head": head, "subject": text, "day": day.isoformat(), "brought": brought[head]})
-            if kind != "sync" or include_syncs:
-                patches.append(patch)
-    about = merge_counts(patches, first_parent)
-    if first_parent:
-        about.update(merge_kinds={kind: kinds[kind] for kind in MERGE_KINDS}, syncs=listed,
-                     syncs_included=include_syncs, sync_rule="--sync-merges" if syncs is not None else "forge subjects")
-    return patches, skipped, about
+        if not listed:
+            self.skipped.append({"head": head, "subject": text, "reason": "a root commit: no parent to diff against"})
+            return
+        if day is None:
+            self.skipped.append({"head": head, "subject": text,
+                                 "reason": f"committer time {int(seconds)} is outside the years 1 to 9999"})
+            return
+        kind = why = None
+        if self.merges is not None and len(listed) > 1:
+            kind, why = self.merges.kind(head, [p.decode("ascii") for p in listed], text,
+                                         body[0].decode("utf-8", "replace") if body else "")
+            self.kinds[kind] += 1
+        if kind == "sync":
+            self.syncs.append({"head": head, "subject": text, "day": day.isoformat(),
+                               "brought": self.brought[head], "why": why})
+        self.patches.append(Patch(base=listed[0].decode("ascii"), head=head, today=day, subject=text,
+                                  brought=self.brought[head] if kind else None, through=self.through.get(head),
+                                  merge=kind))
+
+
+def branch_of(checkout: Checkout, ref: str) -> str | None:
+    """The branch ``ref`` names ("origin/main" and "main" are main), None for a commit id or a tag."""
+    out = checkout.git("rev-parse", "--symbolic-full-name", "--end-of-options", ref, ok=(0, 128)).stdout
+    full = out.decode("utf-8", "replace").strip()
+    if full.startswith("refs/heads/"):
+        return full.removeprefix("refs/heads/")
+    if full.startswith("refs/remotes/") and full.count("/") >= 3:
+        return full.split("/", 3)[3]
+    return None
 
 
 def merge_counts(patches: list[Patch], first_parent: bool) -> dict[str, Any]:

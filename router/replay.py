@@ -97,7 +97,25 @@ def _warnings(result: Replay, baseline: tuple[Path, bytes] | None) -> list[str]:
         warnings.append(f"{through} of the replayed patches came through {result.about.get('merges')} "
                         "merge(s) and are replayed one by one; --first-parent replays each merged pull "
                         "request as one patch, as CI routed it")
-    return warnings
+    syncs = _syncs_warning(result.about)
+    return warnings + ([syncs] if syncs else [])
+
+
+def _syncs_warning(about: dict[str, Any]) -> str | None:
+    """A range whose merges are mostly syncs, or hold no pull request, may have been misread: say so."""
+    kinds = about.get("merge_kinds")
+    if not isinstance(kinds, dict):
+        return None
+    syncs, pulls = kinds.get("sync", 0), kinds.get("pull_request", 0)
+    if not syncs or (pulls and 2 * syncs <= syncs + pulls):
+        return None
+    rule = "by --sync-merges" if about.get("sync_rule") == "--sync-merges" else "as merges of long-lived branches"
+    fate = "counted in the figures" if about.get("syncs_included") else "left out of the figures"
+    found = f"none of the {syncs} first-parent merges is a pull request" if not pulls \
+        else f"{syncs} of the {syncs + pulls} first-parent merges are branch syncs"
+    return (f"{found}: they were judged syncs {rule} and are {fate}; if they are pull requests, name the "
+            "branch syncs with --sync-merges PATTERN (every other merge is then a pull request), or replay "
+            "every merge with --include-syncs")
 
 
 def _route(checkout: Checkout, patch: Patch, policy: tuple[Path, bytes] | None,

@@ -11,7 +11,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from lanelog.errors import ReplayError
-from lanelog.router.evidence import checked
+from lanelog.router.evidence_shape import checked
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ def _stored(line: dict[str, Any]) -> dict[str, Any]:
 
     A line recorded in a lane log is untrusted: a probe that is not text is stored
     as its JSON text, reasons that are not text are left out, units that are not a
-    finite number count 0, and the evidence is checked (router/evidence.py), stored
+    finite number count 0, and the evidence is checked (router/evidence_shape.py), stored
     as JSON text, ``{}`` when there is none.
     """
     probe = line.get("probe")

@@ -201,7 +201,7 @@ def _facts(options: RouteOptions, checkout: Checkout, attempt: _Attempt, rows: l
     diff = checkout.diff(attempt.start, attempt.head, renames=renames)
     counts = diff.line_counts
     attempt.files = diff.paths
-    evidence = (assertion_evidence(diff.numbered_lines(), attempt.policy) if attempt.policy is not None
+    evidence = (assertion_evidence(diff.hunk_lines(), attempt.policy) if attempt.policy is not None
                 else AssertionEvidence())
     # A freeze scoped to paths or properties guards only the patches in its scope;
     # --required-tests narrows further.
@@ -223,6 +223,9 @@ def _facts(options: RouteOptions, checkout: Checkout, attempt: _Attempt, rows: l
         assertion_restored=evidence.restored,
         assertion_files=evidence.files,
         assertion_lines=evidence.lines,
+        assertion_excerpts=evidence.excerpts,
+        assertion_added_lines=evidence.added_lines,
+        assertion_restoring=evidence.restoring,
         patch_bytes=cost.patch_bytes(checkout, attempt.start, attempt.head, attempt.policy),
     )
 

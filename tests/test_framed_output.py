@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from lanelog.cli import cli
 from lanelog.cli.output import echo
-from lanelog.framing import framed
+from lanelog.framing import framed, framed_line
 
 RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 FORGE = "\n::warning::pwned"
@@ -89,3 +89,36 @@ def test_a_document_keeps_its_own_line_ends(capsys: pytest.CaptureFixture[str]) 
     echo("one message\nnot two")
     out = capsys.readouterr().out
     assert out == 'a,b\r\n"x\\x0ay",z\r\nrow one\nrow\\x1b two\none message\\x0anot two\n'
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    ("::warning::pwned", "\\x3a:warning::pwned"),
+    ("  \u00a0::add-mask::x", "  \u00a0\\x3a:add-mask::x"),
+    ("see ##[error]pwned ::x", "see ##\\x5berror]pwned ::x"),
+])
+def test_no_workflow_command_can_start_in_a_framed_line(text: str, shown: str) -> None:
+    # The runner reads "::" at a line's start (after white space) and "##[" anywhere in it.
+    assert framed_line(text) == shown
+    assert "##[" not in framed(text)
+    assert json.loads(framed(json.dumps(text, ensure_ascii=False), json=True)) == text
+
+
+def test_a_replay_of_hostile_names_prints_no_workflow_command(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True, timeout=60)
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t.invalid", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t.invalid", "GIT_CONFIG_GLOBAL": "/dev/null", "PATH": "/usr/bin:/bin"}
+    policy = 'line_cap: 400\nbudget_cap: 3\nassertion_patterns: ["assert"]\nproperties:\n  p: {units: 1, says: x}\n' \
+             'map:\n  "*": [p]\n'
+    (repo / "lanes.yaml").write_text(policy, encoding="utf-8")
+    (repo / "::warning::x.py").write_text("assert a\n# ##[error]pwned\n", encoding="utf-8")
+    for message in ("base", "::error::y ##[warning]z"):
+        subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True, env=env, timeout=60)
+        subprocess.run(["git", "-C", str(repo), "commit", "-qm", message], check=True, env=env, timeout=60)
+        (repo / "::warning::x.py").write_text("# ##[error]pwned\n", encoding="utf-8")
+    for fmt in ("text", "markdown", "json"):
+        code, out, err = run("replay", "--repo", repo, "--policy", repo / "lanes.yaml", "--no-baseline",
+                             "--commits", "HEAD~1..HEAD", "--format", fmt)
+        assert code == 0, err
+        assert ("x.py" in out or fmt == "text") and "##[" not in out + err
+        assert_framed(out, err)

@@ -88,8 +88,8 @@ def _commit(root: Path, files: dict[str, str | None], subject: str, day: str) ->
 @pytest.fixture(scope="session")
 def replay_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     """A real `lanelog replay --db` of a four-week history: a database holding one stored replay,
-    and the replay's JSON. Under `assertion_rule: net` the typo fix and the rewritten assert flip
-    from reject to pass; the real test removal stays rejected."""
+    and the replay's JSON. Under `assertion_rule: net` the typo fix, the rewritten assert and the
+    guarded one flip from reject to pass; the real test removal stays rejected."""
     from tests.router.conftest import LANES_YAML
 
     root = tmp_path_factory.mktemp("replayed")
@@ -112,6 +112,14 @@ def replay_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str
     _commit(repo, {"tests/test_store.py": tests.replace('"put 0"', '"zero"'),
                    "store.py": "def put(key, body):\n    return {**(body or {})}\n"},
             "Reword an assert message", "2026-10-01")
+    # An assert put behind a new guard, one branch a statement over three lines: its lines show
+    # the guard, the whole statement and the unchanged lines around them.
+    guarded = ('def test_1():\n    if PUT_COPIES:\n        assert put(1, 1) == {\n            "key": 1,\n'
+               '        }, "put 1 copies"\n    else:\n        assert put(1, 1) == 1, "put 1"\n')
+    _commit(repo, {"tests/test_store.py": tests.replace('"put 0"', '"zero"').replace(
+        'def test_1():\n    assert put(1, 1) == 1, "put 1"\n', guarded),
+                   "store.py": "def put(key, body):\n    return {**(body or {}), \"key\": key}\n"},
+            "Guard an assert", "2026-10-02")
     candidate = root / "candidate.yaml"
     candidate.write_text(LANES_YAML + "assertion_rule: net\n", encoding="utf-8")
     db = root / "replay.duckdb"

@@ -400,7 +400,15 @@ def test_the_what_if_page_draws_a_stored_replay_at_two_widths(
         for width in WIDTHS:
             page = drawn_page(browser, f"{url}/whatif", "whatif", width)
             page.get_by_text(f"Patches whose probe flips ({flips})").wait_for(timeout=30_000)
-            # The chosen flip's lines, in code blocks measured with the rest (spill["code"]).
+            # The guarded assert's flip: its lines hold the new guard, a statement over three lines
+            # and the unchanged lines around them, in code blocks measured with the rest (spill["code"]).
+            chosen = page.get_by_role("combobox", name="Flip")
+            chosen.click()
+            page.keyboard.type("Guard an assert")
+            page.keyboard.press("Enter")
+            page.evaluate("() => document.activeElement.blur()")  # the screenshot shows no focus ring
+            page.wait_for_selector(FINISHED, timeout=60_000)
+            page.get_by_text("if PUT_COPIES:", exact=False).first.wait_for(timeout=30_000)
             page.get_by_text("Why the baseline rejects: the lines it decided on.").wait_for(timeout=30_000)
             assert page.locator('[data-testid="stException"]').count() == 0
             spill = overflow(page)

@@ -712,10 +712,11 @@ WHAT_IF = "views/whatif.py"
 
 def test_the_what_if_page_draws_the_stored_replay(app: Any, replay_run: tuple[Path, dict[str, Any]]) -> None:
     db, result = replay_run
-    # By hand: the typo fix and the reworded message flip from reject to pass under `net`;
-    # the real test removal is rejected by both; the readme is no_properties under both.
+    # By hand: the typo fix, the reworded message and the guarded assert flip from reject to pass
+    # under `net`; the real test removal is rejected by both; the readme is no_properties under both.
     assert [(flip["subject"], flip["baseline"]["probe"], flip["candidate"]["probe"]) for flip in result["flips"]] == [
-        ("Fix a typo in an assert message", "reject", "pass"), ("Reword an assert message", "reject", "pass")]
+        ("Fix a typo in an assert message", "reject", "pass"), ("Reword an assert message", "reject", "pass"),
+        ("Guard an assert", "reject", "pass")]
     at = app(db, WHAT_IF)
     assert not at.exception, [e.value for e in at.exception]
     shown = {m.label: (m.value, m.proto.delta) for m in at.metric}
@@ -730,9 +731,9 @@ def test_the_what_if_page_draws_the_stored_replay(app: Any, replay_run: tuple[Pa
             assert drawn[week["week"], side] == week[side]["probe_rejects"]
     [flips] = [frame.value for frame in at.dataframe if "probe" in frame.value.columns]
     # A subject too long for its column ends at a whole word, with "…"; the detail below holds it whole.
-    assert flips["subject"].tolist() == ["Fix a typo in an…", "Reword an assert message"]
-    assert flips["probe"].tolist() == ["reject → pass"] * 2
-    assert flips["reasons"].tolist() == ["assertion_removed"] * 2
+    assert flips["subject"].tolist() == ["Fix a typo in an…", "Reword an assert message", "Guard an assert"]
+    assert flips["probe"].tolist() == ["reject → pass"] * 3
+    assert flips["reasons"].tolist() == ["assertion_removed"] * 3
     detail = dict(at.dataframe[-1].value.itertuples(index=False))  # the selected flip, whole
     assert detail["baseline"] == "reject (assertion_removed)" and detail["candidate"] == "pass"
     assert detail["commit"] == result["flips"][0]["head"]

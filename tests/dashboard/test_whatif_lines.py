@@ -71,11 +71,14 @@ def test_a_stored_replay_shows_the_chosen_flips_removed_lines_as_the_replay_prin
         assert not at.exception
         # The baseline rejects (a removed assertion) and the candidate passes: the rejecting side's
         # lines whole, the very lines `replay --format json` carries (and `--format markdown` folds
-        # under the flip); the candidate read the same lines, and only its verdict differs.
+        # under the flip); the candidate read the same lines, and what differs is its verdict and the
+        # added assertions that offset the removed ones under net.
         baseline, candidate = (evidence_lines(flip["evidence"][side]["evidence"]) for side in ("baseline", "candidate"))
         assert flip["baseline"]["probe"] == "reject" and any("  -" in line for line in baseline)
-        assert candidate[1:] == baseline[1:] and "assertion_rule net did not fire" in candidate[0]
-        assert _codes(at) == ["\n".join(baseline), candidate[0]]
+        offsetting = candidate[len(baseline):]
+        assert candidate[1:len(baseline)] == baseline[1:] and "assertion_rule net did not fire" in candidate[0]
+        assert offsetting[0].endswith("offset them under assertion_rule net:") and len(offsetting) > 1
+        assert _codes(at) == ["\n".join(baseline), "\n".join([candidate[0], *offsetting])]
         assert {"Why the baseline rejects: the lines it decided on.",
                 "The candidate passes on the same lines; what it reads otherwise:"} <= set(texts(at))
 
@@ -88,7 +91,10 @@ def test_hostile_text_in_the_lines_is_shown_literally(app: Any, tmp_path: Path) 
     evidence = result["flips"][0]["evidence"]
     shown = _codes(at)
     assert shown[0] == "\n".join(evidence_lines(evidence["baseline"]["evidence"]))
-    assert shown[1] == evidence_lines(evidence["candidate"]["evidence"])[0]  # the rest are the baseline's
+    candidate = evidence_lines(evidence["candidate"]["evidence"])
+    # The rest are the baseline's, but for the added assert that offsets the removed one under net.
+    assert shown[1] == "\n".join([candidate[0], *candidate[-2:]])
+    assert candidate[-2].endswith("offset them under assertion_rule net:")
     assert f"tests/test_store.py:2  -    assert put(1, 1) == 1, {json.dumps(HOSTILE)}" in shown[0].splitlines()
     # Nothing of the commit reaches text the page draws as Markdown.
     assert not any("<script>" in text or "**bold**" in text or "Reformat" in text for text in texts(at))

@@ -170,7 +170,7 @@ def test_the_table_and_markdown_say_the_same(history):
     review = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate), "--commits", f"{base}..main",
                      "--format", "markdown").stdout
     assert "| probe rejects | 2 | 1 |" in review and "| assertion\\_removed | 2 | 1 |" in review
-    assert "| reject assertion\\_removed | pass  | Fix a typo in an assert message |" in review
+    assert "| reject assertion\\_removed | pass | Fix a typo in an assert message |" in review
 
 
 def test_a_replay_stored_with_db_holds_each_patch_and_leaves_the_lane_log_data_alone(history, tmp_path):

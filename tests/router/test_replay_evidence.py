@@ -42,13 +42,17 @@ def test_each_flip_shows_its_reason_in_words_and_its_lines_in_a_details_block(ma
     review = replay(repo, candidate, "--commits", f"{base}..main", "--format", "markdown")
     tokens = MarkdownIt("commonmark").enable("table").parse(review)
     fences = [token.content for token in tokens if token.type == "fence"]
-    # One block a flip, holding the lines the baseline (strict, rejecting) decided on.
-    assert fences == ["\n".join(evidence_lines(flip["evidence"]["baseline"]["evidence"])) + "\n"
-                      for flip in result["flips"]]
-    assert "src/flask/app.py:2  -    assert (\nsrc/flask/app.py:2  +    assert app.config[\"A\"] == 1, (" in fences[0]
+    # One block a flip, holding the lines the baseline (strict, rejecting) decided on, then what the
+    # candidate (net, passing) reads otherwise: its verdict and the added asserts that offset them.
+    assert [fence.split("\n\nWhat the candidate reads otherwise (it passes):\n")[0] for fence in fences] == [
+        "The lines the baseline decided on (it rejects):\n"
+        + "\n".join(evidence_lines(flip["evidence"]["baseline"]["evidence"])) for flip in result["flips"]]
+    assert ("src/flask/app.py:2  -    assert (\nsrc/flask/app.py:3  -        app.config[\"A\"] == 1\n"
+            "src/flask/app.py:4  -    ), \"the config must hold A\"\n"
+            "src/flask/app.py:2  +    assert app.config[\"A\"] == 1, (\n") in fences[0]
     assert review.count("<details>") == review.count("</details>") == 2
     assert "**assertion removed**: the patch removes an assertion" in review
-    assert "- candidate: pass" in review
+    assert "- candidate: pass" in review and review.count("the patch removes an assertion") == 1
 
 
 def test_commit_text_cannot_close_the_block_or_become_html(make_repo, tmp_path):
@@ -84,5 +88,30 @@ def test_a_recorded_lines_evidence_is_kept_only_in_routes_shape(make_repo, tmp_p
     recorded = result["records"][0]["baseline"]["evidence"]
     assert recorded == {"assertion_removed": {
         "rule": "", "fired": False, "removed": 0, "added": 0, "restored": 0, "net": 0, "lines_total": 0,
-        "lines": [{"file": "", "old_line": 0, "at": None, "text": "x" * 199 + "…", "replaced_by": None,
-                   "back_verbatim": None}] * 20}}
+        "lines": [{"file": "", "old_line": 0, "at": None, "text": "x" * 199 + "…", "statement": [],
+                   "replaced_by": None, "back_verbatim": None}] * 20,
+        "excerpts": []}}
+
+
+def test_a_recorded_lines_statements_excerpts_and_offsetting_are_kept_only_in_routes_shape(
+        make_repo, tmp_path, route, log_file):
+    repo, base, (reflow, _ignore), candidate = history(make_repo, tmp_path)
+    line = route(repo, "--base", base, "--head", reflow, base=None).line
+    row = {"sign": "<script>", "line": "7", "text": "y" * 5000, "extra": 1}
+    line["evidence"] = {"assertion_removed": {
+        "rule": "net", "lines": [{"text": "assert x", "statement": [row] * 50, "replaced_by": {"statement": "no"}}],
+        "excerpts": [{"file": "a.py", "lines": [row] * 100}, "not a dict", {"file": 3, "old_file": "b.py",
+                                                                            "lines": [row] * 100}],
+        "offsetting": [{"file": "c.py", "line": True, "text": None, "statement": [row]}] * 30}}
+    log_file.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    result = json.loads(replay(repo, candidate, str(log_file), "--format", "json"))
+    part = result["records"][0]["baseline"]["evidence"]["assertion_removed"]
+    kept = {"sign": " ", "line": 0, "text": "y" * 199 + "…"}
+    # By hand: a statement keeps 8 lines, the excerpts 120 lines in all, the offsetting 20 rows.
+    assert part["lines"][0]["statement"] == [{"sign": " ", "text": "y" * 199 + "…"}] * 8
+    assert part["lines"][0]["replaced_by"] == {"line": 0, "text": "", "statement": []}
+    assert part["excerpts"] == [{"file": "a.py", "lines": [kept] * 100},
+                                {"file": "", "old_file": "b.py", "lines": [kept] * 20}]
+    assert part["offsetting"] == [{"file": "c.py", "line": 0, "text": "",
+                                   "statement": [{"sign": " ", "text": "y" * 199 + "…"}]}] * 20
+    assert part["offsetting_total"] == 0

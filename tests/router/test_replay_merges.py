@@ -160,8 +160,9 @@ def test_first_parent_and_dedupe_need_a_commit_range(merged, tmp_path):
     assert done.returncode == 2 and "give --commits A..B" in done.stderr
 
 
-def test_table_and_markdown_say_first_n_of_m(make_repo, tmp_path):
-    """25 flips: both forms show 20 and say how many there are and how to see all."""
+def test_the_table_says_first_n_of_m_and_the_markdown_lists_all(make_repo, tmp_path):
+    """25 flips: the table shows 20 and says how many there are and how to see all; the markdown,
+    the policy-review comment, lists every one."""
     repo = make_repo({"lanes.yaml": LANES_YAML})
     repo.git("checkout", "-q", "main")
     base = repo.git("rev-parse", "main").strip()
@@ -175,7 +176,8 @@ def test_table_and_markdown_say_first_n_of_m(make_repo, tmp_path):
     assert table.stdout.count(" pass -> reject ") == 20
     review = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate), "--commits", f"{base}..main",
                      "--format", "markdown").stdout
-    assert "First 20 of 25 flips; `--format json` lists all" in review
+    assert "## Flips (25)" in review and review.count("<details>") == 25
+    assert "| 25 | " in review and "Every flip is listed with its lines" in review
     assert "| line\\_cap | 25 | 0 |" in review
 
 

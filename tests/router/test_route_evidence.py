@@ -59,17 +59,28 @@ def git_diff_lines(repo, start: str, head: str) -> tuple[list[tuple[str, int, st
     return removed, added
 
 
-def test_a_reflowed_assert_shows_the_line_and_the_line_that_replaced_it(shapes, route):
+def test_a_reflowed_assert_shows_both_whole_statements_and_the_lines_around_them(shapes, route):
     repo, base, reflow, _ignore, _candidate = shapes
     line = route(repo, "--base", base, "--head", reflow, base=None).line
     assert line["reasons"] == ["assertion_removed"]
-    # By hand: `assert (` at old line 2 goes; `assert app.config["A"] == 1, (` takes line 2.
+    # By hand: `assert (` at old line 2 goes, and the two lines that end its statement; `assert
+    # app.config["A"] == 1, (` takes line 2, its statement ending at line 4.  The diff has one
+    # unchanged line each side.
+    removed = [("-", 2, "    assert ("), ("-", 3, '        app.config["A"] == 1'),
+               ("-", 4, '    ), "the config must hold A"')]
+    added = [("+", 2, '    assert app.config["A"] == 1, ('), ("+", 3, '        "the config must hold A"'),
+             ("+", 4, "    )")]
     assert line["evidence"] == {"assertion_removed": {
         "rule": "strict", "fired": True, "removed": 1, "added": 1, "restored": 0, "net": 0,
         "lines": [{"file": "src/flask/app.py", "old_line": 2, "at": 2, "text": "    assert (",
-                   "replaced_by": {"line": 2, "text": '    assert app.config["A"] == 1, ('},
+                   "statement": [{"sign": sign, "text": text} for sign, _, text in removed[1:]],
+                   "replaced_by": {"line": 2, "text": '    assert app.config["A"] == 1, (',
+                                   "statement": [{"sign": sign, "text": text} for sign, _, text in added[1:]]},
                    "back_verbatim": None}],
-        "lines_total": 1}}
+        "lines_total": 1,
+        "excerpts": [{"file": "src/flask/app.py", "lines": [
+            {"sign": sign, "line": number, "text": text}
+            for sign, number, text in [(" ", 1, "def check(app):"), *removed, *added, (" ", 5, "    return app")]]}]}}
 
 
 def test_a_type_ignore_edit_pairs_each_assert_with_its_new_line(shapes, route):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from lanelog.errors import RefInvalid
-from lanelog.router.gitfacts import Checkout, check_ref, numbered_from_patch
+from lanelog.router.gitfacts import Checkout, check_ref
+from lanelog.router.patch_lines import numbered_from_patch
 
 
 def test_removed_lines_that_look_like_diff_headers_are_read_as_lines(make_repo):

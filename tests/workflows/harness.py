@@ -283,7 +283,8 @@ class GitHub:
             "PATH": os.pathsep.join([str(Path(sys.executable).parent), str(self.bin), system_path]),
             "HOME": str(home), "LANG": "C.UTF-8", "CI": "true", "GITHUB_ACTIONS": "true",
             "GITHUB_REPOSITORY": event.repository, "GITHUB_REPOSITORY_OWNER": github["repository_owner"],
-            "GITHUB_WORKSPACE": str(workspace), "GITHUB_RUN_ID": str(event.run_id),
+            "GITHUB_SERVER_URL": "https://github.com", "GITHUB_WORKSPACE": str(workspace),
+            "GITHUB_RUN_ID": str(event.run_id),
             "GITHUB_RUN_ATTEMPT": str(event.run_attempt), "GITHUB_RUN_NUMBER": str(event.run_id),
             "GITHUB_EVENT_NAME": event.name, "GITHUB_BASE_REF": event.base_ref, "GITHUB_HEAD_REF": event.head_ref,
             "GITHUB_SHA": event.sha, "GITHUB_REF": github["ref"], "GITHUB_WORKFLOW": github["workflow"],
@@ -460,8 +461,11 @@ class GitHub:
                        "No artifacts will be uploaded.")
             return StepRun(name, "failure" if mode == "error" else "success", "", message + "\n")
         for path in present:
-            (target / path).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(job.workspace / path, target / path)
+            # A file named by an absolute path (${{ runner.temp }}/...) is kept by its name, as
+            # upload-artifact keeps a lone file.
+            kept = Path(path).name if Path(path).is_absolute() else path
+            (target / kept).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(job.workspace / path, target / kept)
         return StepRun(name, "success", f"Artifact {artifact} uploaded\n")
 
     def _aws_credentials(self, name: str, inputs: dict[str, Any], env: dict[str, str], job: _Job) -> StepRun:

@@ -160,9 +160,9 @@ def test_the_first_policy_pull_request_is_reviewed_by_the_policy_alone(tmp_path)
             in comment)
     assert "| probe rejects | 3 |" in comment and "| armed calls | 1 |" in comment
     assert "## Rejects (3)" in comment
-    for branch, reason in (("rewrite-assert", "assertion\\_removed"), ("drop-assert", "assertion\\_removed"),
-                           ("readme", "no\\_properties")):
-        assert f"| {team.merges[branch][:12]} | reject {reason} |" in comment
+    for number, branch, reason in ((1, "rewrite-assert", "assertion\\_removed"),
+                                   (2, "drop-assert", "assertion\\_removed"), (3, "readme", "no\\_properties")):
+        assert f"| {number} | {team.merges[branch][:12]} | reject {reason} |" in comment
     assert team.merges["copy-body"][:12] not in comment
     assert "policy\\_missing" not in comment and "Warning" not in comment
 
@@ -196,13 +196,27 @@ def test_an_ordinary_policy_pull_request_shows_what_flips(tmp_path):
     comment = the_comment(github, run, 12)
     assert "Candidate pull-request/lanes.yaml against base/lanes.yaml: 4 patches, 0 skipped." in comment
     assert "| probe rejects | 3 | 2 |" in comment and "| armed calls | 1 | 2 |" in comment
+    # How the history was read: the merged pull requests, the branch syncs, the copies left out.
+    assert ("Read with --first-parent: 4 merged pull requests and 0 other commits replayed; 0 branch syncs left "
+            "out (listed below). 0 duplicate(s) skipped: the same change as an earlier patch (--dedupe).") in comment
     assert "## Flips (1)" in comment
-    assert (f"| {team.merges['rewrite-assert'][:12]} | reject assertion\\_removed | pass  | "
+    assert (f"| 1 | {team.merges['rewrite-assert'][:12]} | reject assertion\\_removed | pass | "
             "Merge pull request #2 from acme/rewrite-assert |") in comment
     assert "Quarantine changes" not in comment
-    # The flip's lines, as the reviewer reads them: the assert the strict baseline rejected, and its rewrite.
-    assert "<details>\n<summary>The lines the baseline decided on</summary>\n\n```\n" in comment
-    assert "api.py:2  -    assert payload\napi.py:2  +    assert payload is not None\n```" in comment
+    # The flip's lines, as the reviewer reads them: the assert the strict baseline rejected, its rewrite
+    # and the line around them; then the added assert that offsets it under net.
+    assert (f"<details>\n<summary>1. {team.merges['rewrite-assert'][:12]}: baseline reject (assertion removed); "
+            "candidate pass</summary>\n") in comment
+    assert ("api.py:1   def handle(payload):\napi.py:2  -    assert payload\n"
+            "api.py:2  +    assert payload is not None\napi.py:3       return payload\n") in comment
+    assert "1 added assertion line(s) offset them under assertion_rule net:\n    api.py:2  +    assert payload is" \
+        in comment
+    # The whole replay is the run's artifact, and the comment says so.
+    assert "the whole replay, every line of every patch, is in policy-review.json (written with --out)." in comment
+    assert comment.endswith("\npolicy-review.json is the policy-review artifact of this run: "
+                            "https://github.com/acme/orders/actions/runs/4242\n")
+    kept = json.loads((github.artifacts / "policy-review" / "policy-review.json").read_text(encoding="utf-8"))
+    assert [flip["head"] for flip in kept["flips"]] == [team.merges["rewrite-assert"]]
     assert run.step("Replay the last merged pull requests").summary == comment  # a fork's run shows it too
 
 
@@ -263,7 +277,8 @@ def test_a_rejected_agent_patch_is_annotated_on_its_line_and_explained_in_the_jo
                               "assertion_rule strict: a removed assertion line rejects the patch")]
     assert step.summary.startswith("## lanelog route: probe reject\n")
     assert "```\n1 removed line(s) match an assertion pattern" in step.summary
-    assert "api.py:2  -    assert payload\n```" in step.summary
+    assert "api.py:1   def handle(payload):\napi.py:2  -    assert payload\napi.py:2       return payload\n```" \
+        in step.summary
     assert "- If the assertion moved or was reworded" in step.summary
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -42,8 +42,8 @@ if TYPE_CHECKING:
                    "its first-parent diff (the merged pull request); commits behind merges are counted.")
 @click.option("--sync-merges", metavar="PATTERN", default=None,
               help="With --first-parent: an RE2 pattern searched in each merge's subject; a merge it matches is "
-                   "a branch sync, any other a pull request [default: a merge is a pull request when GitHub or "
-                   "GitLab wrote its subject for one, else a branch sync].")
+                   "a branch sync, any other a pull request [default: a merge of a long-lived branch (the base, "
+                   "main, master, stable, 3.0.x, release/...) is a branch sync, any other a pull request].")
 @click.option("--include-syncs", is_flag=True,
               help="With --first-parent: replay the branch syncs too and count them in the figures (they are "
                    "listed apart either way).")
@@ -52,6 +52,9 @@ if TYPE_CHECKING:
                    "and list it as skipped.")
 @deprecated_alias("--log", "LOG arguments", "logs", multiple=True, type=click.Path(dir_okay=False, path_type=Path))
 @format_option(["text", "json", "markdown"])
+@click.option("--out", "whole", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
+              help="Also write the whole replay to FILE as JSON, the form --format json prints, whichever form "
+                   "is printed; the markdown names the file where it shortens a flip to fit a comment.")
 # Opt-in, unlike the readers' --db: a replay is a question asked of history, on the core install,
 # and each one stored becomes the What-if page's newest (docs/replay.md).
 @db_option("Also store the replay in this lanelog database, made when missing (one row per patch, under "
@@ -60,7 +63,8 @@ if TYPE_CHECKING:
 @wait_option("With --db: seconds to wait for another process that holds the database.")
 def replay(logs: tuple[Path, ...], repo: Path, candidate: Path, baseline: Path | None, alone: bool,
            flaky: Path | None, baseline_flaky: Path | None, span: str | None, first_parent: bool,
-           sync_merges: str | None, include_syncs: bool, dedupe: bool, fmt: str, db: Path | None, wait: float) -> None:
+           sync_merges: str | None, include_syncs: bool, dedupe: bool, fmt: str, whole: Path | None, db: Path | None,
+           wait: float) -> None:
     """Route history again under a candidate policy, writing no lane log.
 
     The patches are the attempts of the LOG files whose commits are in the
@@ -78,6 +82,7 @@ def replay(logs: tuple[Path, ...], repo: Path, candidate: Path, baseline: Path |
         lanelog replay --policy candidate.yaml lane-log.jsonl --format json
         lanelog replay --policy lanes.yaml --flaky flaky.yaml --baseline-flaky base.yaml --commits main~50..main
         lanelog replay --policy lanes.yaml --no-baseline --commits origin/main~300..origin/main
+        lanelog replay --policy candidate.yaml --commits v1.0..main --first-parent --format markdown --out replay.json
     """
     from lanelog.router import ReplayRequest, read_files, replay_history
 
@@ -96,10 +101,12 @@ def replay(logs: tuple[Path, ...], repo: Path, candidate: Path, baseline: Path |
     if db is not None:
         result["replay_id"] = store_replay(db, wait, run, request)
         echo(f"stored as replay {result['replay_id']} in {db}", err=True)
+    if whole is not None:
+        write_json(whole, result)
     if fmt == "json":
         echo(json.dumps(result, indent=2), json=True, newline="\n")
     elif fmt == "markdown":
-        echo(replay_forms.markdown(result, candidate, baseline), newline="\n")
+        echo(replay_forms.markdown(result, candidate, baseline, whole), newline="\n")
     else:
         echo(replay_forms.table(result), newline="\n")
 
@@ -118,6 +125,18 @@ def _check_usage(request: ReplayRequest, db: Path | None) -> None:
                                "and --baseline-flaky")
     if request.alone and db is not None:
         raise click.UsageError("--no-baseline has no baseline to store beside the candidate: leave out --db")
+
+
+def write_json(path: Path, result: dict[str, Any]) -> None:
+    """The whole replay as JSON in ``path``, as --format json prints it (framed the same way)."""
+    from lanelog.errors import ReplayError
+    from lanelog.framing import framed
+
+    try:
+        path.write_text("\n".join(framed(line, json=True) for line in json.dumps(result, indent=2).split("\n"))
+                        + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise ReplayError(f"--out {path}: cannot write the replay ({exc.strerror or exc})") from None
 
 
 def check_db(db: Path, wait: float) -> None:

@@ -7,6 +7,7 @@
     budgets.py   the budgets and spend spikes
     check.py     `check`'s credit-bug and warning lines
     replay.py    `replay`'s table and policy-review comment
+    flips.py     the comment's flips (or rejects), every one, within GitHub's comment limit
     alerts.py    the money alerts' messages (budget thresholds, spikes) and their keys
     digest.py    the weekly digest `report --notify` posts: Slack blocks, or a JSON event
 
@@ -22,4 +23,4 @@ _HOMES: dict[str, str] = {}
 
 __getattr__ = lazy_attributes(__name__, _HOMES)
 
-__all__ = ["alerts", "budgets", "cells", "check", "digest", "figures", "money", "replay", "shadow"]
+__all__ = ["alerts", "budgets", "cells", "check", "digest", "figures", "flips", "money", "replay", "shadow"]

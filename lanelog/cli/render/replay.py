@@ -11,13 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from lanelog.cli.render.cells import md, plain
-from lanelog.evidence_text import details, evidence_lines, reason_messages
-from lanelog.reasons import REASONS
+from lanelog.cli.render.flips import patches_section, short, size
 
 FLIPS_SHOWN = 20
-# Characters of evidence lines shown in all the collapsed blocks together: GitHub takes a comment
-# of at most 65,536 characters, and the tables and words around them need room too.
-LINES_BUDGET = 30_000
+# Characters of a subject the sync and quarantine tables keep (the JSON has every subject whole).
+SUBJECT_SHOWN = 160
 FIGURES = (("probe_rejects", "probe rejects"), ("calls_armed", "armed calls"), ("units", "units"))
 
 
@@ -93,7 +91,7 @@ def _merge_words(result: dict[str, Any]) -> str | None:
     if not isinstance(kinds, dict):
         return None
     rule = ("by --sync-merges" if result.get("sync_rule") == "--sync-merges"
-            else "by subject: a merge GitHub or GitLab wrote for a pull request is one, any other a sync")
+            else "by branch: a merge of a long-lived branch is a sync, any other a pull request")
     counted = ("counted in the figures" if result.get("syncs_included")
                else "listed apart and left out of the figures (--include-syncs counts them)")
     return (f"Of the first-parent chain's merges, {kinds.get('pull_request', 0)} are pull requests and "
@@ -107,7 +105,7 @@ def _table_syncs(result: dict[str, Any]) -> list[str]:
     syncs = result.get("syncs") or []
     out = ["", plain(words)]
     out += [f"  sync {plain(sync['head'][:12])} {plain(sync['subject'])} (brought {sync['brought']} commits)"
-            for sync in syncs[:FLIPS_SHOWN]]
+            + (f": {plain(sync['why'])}" if sync.get("why") else "") for sync in syncs[:FLIPS_SHOWN]]
     return out + ([f"  (first {FLIPS_SHOWN} of {len(syncs)} syncs; --format json lists all)"]
                   if len(syncs) > FLIPS_SHOWN else [])
 
@@ -119,9 +117,10 @@ def _markdown_syncs(result: dict[str, Any]) -> list[str]:
         return []
     out = ["", f"## Branch syncs ({len(syncs)})", "", md(words)]
     if syncs:
-        out += ["", "| commit | day | subject | commits it brought |", "|---|---|---|---:|"]
-        out += [f"| {md(sync['head'][:12])} | {md(sync['day'])} | {md(sync['subject'])} | {sync['brought']} |"
-                for sync in syncs[:FLIPS_SHOWN]]
+        out += ["", "| commit | day | subject | commits it brought | why a sync |", "|---|---|---|---:|---|"]
+        out += [f"| {md(sync['head'][:12])} | {md(sync['day'])} | {md(short(sync['subject'], SUBJECT_SHOWN))} | "
+                f"{sync['brought']} | "
+                f"{md(sync.get('why') or '')} |" for sync in syncs[:FLIPS_SHOWN]]
         if len(syncs) > FLIPS_SHOWN:
             out += ["", f"First {FLIPS_SHOWN} of {len(syncs)} syncs; `--format json` lists all."]
     return out
@@ -133,18 +132,16 @@ def _table_tail(result: dict[str, Any]) -> list[str]:
     return out + [f"warning: {plain(warning)}" for warning in result.get("warnings") or []]
 
 
-def _side(decision: dict[str, Any]) -> str:
-    """A decision in a markdown cell: its probe and reasons, escaped."""
-    return f"{md(decision['probe'])} {md(', '.join(decision['reasons']))}"
+def markdown(result: dict[str, Any], candidate: Path, baseline: Path | None, whole: Path | None = None) -> str:
+    """The replay for the weekly review, ready to paste: every flip, within a comment's limit.
 
-
-def markdown(result: dict[str, Any], candidate: Path, baseline: Path | None) -> str:
-    """The replay for the weekly review, ready to paste."""
+    ``whole`` is where the whole replay was also written as JSON (--out), for the comment to name.
+    """
     if result["baseline"] is None:
-        return _markdown_alone(result, candidate)
+        return _markdown_alone(result, candidate, whole)
     against = md(str(baseline)) if baseline is not None else "each base commit's policy (or the recorded decision)"
     out = ["# Policy replay", "", f"Candidate {md(str(candidate))} against {against}: "
-           f"{result['patches']} patches, {len(result['skipped'])} skipped.", "",
+           f"{result['patches']} patches, {len(result['skipped'])} skipped.", *_read_as(result), "",
            "| figure | baseline | candidate |", "|---|---:|---:|"]
     for key, words in FIGURES:
         out.append(f"| {words} | {result['baseline'][key]} | {result['candidate'][key]} |")
@@ -160,21 +157,34 @@ def markdown(result: dict[str, Any], candidate: Path, baseline: Path | None) -> 
         out += ["", "Patch by patch (a reason can leave a patch that stays rejected):", "",
                 "| reason | patches that gain it | patches that lose it |", "|---|---:|---:|"]
         out += [f"| {md(reason)} | {change['gained']} | {change['lost']} |" for reason, change in changes.items()]
-    out += ["", f"## Flips ({len(result['flips'])})", ""]
-    if not result["flips"]:
-        out.append("No patch changes its probe.")
-    else:
-        out += ["| commit | baseline | candidate | subject |", "|---|---|---|---|"]
-        out += [f"| {md(flip['head'][:12])} | {_side(flip['baseline'])} | {_side(flip['candidate'])} | "
-                f"{md(flip['subject'])} |" for flip in result["flips"][:FLIPS_SHOWN]]
-        if len(result["flips"]) > FLIPS_SHOWN:
-            out += ["", f"First {FLIPS_SHOWN} of {len(result['flips'])} flips; `--format json` lists all, "
-                        "with each patch's evidence."]
-        out += _why_each([(flip, [("baseline", {**flip["baseline"], **flip["evidence"]["baseline"]}),
-                                  ("candidate", {**flip["candidate"], **flip["evidence"]["candidate"]})])
-                          for flip in result["flips"][:FLIPS_SHOWN]], "flip")
-    out += _markdown_quarantine(result)
-    return "\n".join(out)
+    tail = _markdown_quarantine(result)
+    rows = [(flip, [("baseline", {**flip["baseline"], **flip["evidence"]["baseline"]}),
+                    ("candidate", {**flip["candidate"], **flip["evidence"]["candidate"]})])
+            for flip in result["flips"]]
+    out += patches_section(rows, "flip", size("\n".join(out + tail)) + 2, _whole_at(whole))
+    return "\n".join(out + tail)
+
+
+def _read_as(result: dict[str, Any]) -> list[str]:
+    """How the commits were read, in a sentence: the merged pull requests, the syncs, the copies left out."""
+    said = []
+    kinds = result.get("merge_kinds")
+    if isinstance(kinds, dict):
+        syncs = kinds.get("sync", 0)
+        said.append(f"Read with --first-parent: {result.get('merges', 0)} merged pull requests and "
+                    f"{result['patches'] - (result.get('merges') or 0)} other commits replayed; {syncs} branch "
+                    + ("syncs replayed too (--include-syncs)." if result.get("syncs_included")
+                       else "syncs left out (listed below)."))
+    if "duplicates" in result:
+        said.append(f"{result['duplicates']} duplicate(s) skipped: the same change as an earlier patch (--dedupe).")
+    return ["", md(" ".join(said))] if said else []
+
+
+def _whole_at(whole: Path | None) -> str:
+    """Where the reader finds every line of every patch."""
+    if whole is not None:
+        return f"the whole replay, every line of every patch, is in {md(str(whole))} (written with --out)"
+    return "lanelog replay --format json prints the whole replay, every line of every patch"
 
 
 def _markdown_quarantine(result: dict[str, Any]) -> list[str]:
@@ -189,7 +199,7 @@ def _markdown_quarantine(result: dict[str, Any]) -> list[str]:
             for test, change in (result.get("quarantine_changes") or {}).items()]
     out += ["", "| commit | baseline quarantine | candidate quarantine | subject |", "|---|---|---|---|"]
     out += [f"| {md(record['head'][:12])} | {_tests(record['baseline'])} | {_tests(record['candidate'])} | "
-            f"{md(record['subject'])} |" for record in requeued[:FLIPS_SHOWN]]
+            f"{md(short(record['subject'], SUBJECT_SHOWN))} |" for record in requeued[:FLIPS_SHOWN]]
     if len(requeued) > FLIPS_SHOWN:
         out += ["", f"First {FLIPS_SHOWN} of {len(requeued)}; `--format json` lists all."]
     return out
@@ -200,10 +210,10 @@ def _tests(decision: dict[str, Any]) -> str:
     return md(", ".join(decision["quarantine"])) or "none"
 
 
-def _markdown_alone(result: dict[str, Any], candidate: Path) -> str:
+def _markdown_alone(result: dict[str, Any], candidate: Path, whole: Path | None) -> str:
     """The candidate alone: its figures, reasons and rejects (there is nothing to flip from)."""
     out = ["# Policy replay", "", f"Candidate {md(str(candidate))} alone, with no baseline to compare with: "
-           f"{result['patches']} patches, {len(result['skipped'])} skipped.", "",
+           f"{result['patches']} patches, {len(result['skipped'])} skipped.", *_read_as(result), "",
            "| figure | candidate |", "|---|---:|"]
     out += [f"| {words} | {result['candidate'][key]} |" for key, words in FIGURES]
     if result.get("warnings"):
@@ -213,46 +223,6 @@ def _markdown_alone(result: dict[str, Any], candidate: Path) -> str:
     out += ["", "## Reasons", ""]
     out += (["| reason | patches |", "|---|---:|"] + [f"| {md(reason)} | {count} |" for reason, count
                                                       in reasons.items()]) if reasons else ["None."]
-    rejected = _rejected(result)
-    out += ["", f"## Rejects ({len(rejected)})", ""]
-    if not rejected:
-        out.append("The candidate passes every patch.")
-    else:
-        out += ["| commit | candidate | subject |", "|---|---|---|"]
-        out += [f"| {md(record['head'][:12])} | {_side(record['candidate'])} | {md(record['subject'])} |"
-                for record in rejected[:FLIPS_SHOWN]]
-        if len(rejected) > FLIPS_SHOWN:
-            out += ["", f"First {FLIPS_SHOWN} of {len(rejected)} rejects; `--format json` lists all, "
-                        "with each patch's evidence."]
-        out += _why_each([(record, [("candidate", record["candidate"])]) for record in rejected[:FLIPS_SHOWN]],
-                         "reject")
+    rows = [(record, [("candidate", record["candidate"])]) for record in _rejected(result)]
+    out += patches_section(rows, "reject", size("\n".join(out)) + 1, _whole_at(whole))
     return "\n".join(out)
-
-
-def _why_each(rows: list[tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]], noun: str) -> list[str]:
-    """Each shown patch: what each side decided, the rejecting side's reasons in words, and the lines
-    it decided on in a collapsed block (the rejecting side's, else the other's).  The blocks share
-    LINES_BUDGET characters, so the comment stays within GitHub's limit."""
-    out = ["", f"### Why each {noun}", ""]
-    budget = LINES_BUDGET
-    for patch, sides in rows:
-        out += [f"**{md(patch['head'][:12])}** {md(patch['subject'])}", ""]
-        for side, decision in sides:
-            if decision["probe"] != "reject":
-                out.append(f"- {side}: {md(decision['probe'])}")
-                continue
-            out.append(f"- {side}: reject")
-            messages = reason_messages(decision.get("reasons"), decision.get("message"))
-            for reason in decision["reasons"]:
-                out.append(f"  - **{md(reason.replace('_', ' '))}**: {md(REASONS.get(reason, ''))}"
-                           + (f" ({md(messages[reason])})" if reason in messages else ""))
-        shown = sorted(sides, key=lambda pair: pair[1]["probe"] != "reject")
-        side, lines = next(((side, evidence_lines(decision.get("evidence"))) for side, decision in shown
-                            if evidence_lines(decision.get("evidence"))), ("", []))
-        if lines and sum(len(line) + 1 for line in lines) <= budget:
-            budget -= sum(len(line) + 1 for line in lines)
-            out += ["", *details(f"The lines the {side} decided on", lines)]
-        elif lines:
-            out.append("- (its lines are left out to keep the comment short: `--format json` carries them)")
-        out.append("")
-    return out
