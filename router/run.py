@@ -167,9 +167,10 @@ def _probe(options: RouteOptions, today: date, attempt: _Attempt) -> Plan:
     rows = _load_flaky(flaky_path, sources, problems)
     if attempt.start is None or attempt.head is None:
         return route(None, today, freeze_expiry(rows), attempt.policy, problems=problems)
-    adopted = isinstance(policy_path, str) and sources.get(policy_path) is None
+    # The policy's path when the base holds none: a patch that brings it adopts it.
+    adopted = policy_path if isinstance(policy_path, str) and sources.get(policy_path) is None else None
     in_repo = {path for path in (policy_path, flaky_path) if isinstance(path, str)}
-    facts = _facts(options, checkout, attempt, rows, in_repo, policy_path if adopted else None)
+    facts = _facts(options, checkout, attempt, rows, in_repo, adopted)
     return route(facts, today, freeze_expiry(rows), attempt.policy, problems=problems)
 
 
