@@ -21,10 +21,22 @@ _HOMES = {
     **dict.fromkeys(("append_summary", "error_annotations", "job_summary", "on_actions"), "github"),
     **dict.fromkeys(("PolicyFiles", "ReplayRequest", "ReplayRun", "read_files", "replay_history", "stored_about"),
                     "replay_request"),
+    **dict.fromkeys(("ChangeOptions", "attempt_change"), "change"),
+    **dict.fromkeys(("check_login", "check_repository", "check_sha", "check_text", "check_time", "check_url"),
+                    "facts"),
 }
 
 if TYPE_CHECKING:
+    from lanelog.router.change import ChangeOptions, attempt_change
     from lanelog.router.decide import LANES, PatchFacts, Plan, Problem, lane_for, route
+    from lanelog.router.facts import (
+        check_login,
+        check_repository,
+        check_sha,
+        check_text,
+        check_time,
+        check_url,
+    )
     from lanelog.router.flaky import FreezeRow, freeze_expiry, parse_flaky
     from lanelog.router.gitfacts import check_ref
     from lanelog.router.github import append_summary, error_annotations, job_summary, on_actions
@@ -45,9 +57,11 @@ if TYPE_CHECKING:
 __getattr__ = lazy_attributes(__name__, _HOMES)
 
 __all__ = [
-    "DEFAULT_TIMEOUT", "LANES", "PRODUCER", "SCHEMA", "SEED_POLICY", "TOKEN_SOURCES", "FreezeRow", "LaneRunner",
-    "PatchFacts", "Plan", "Policy", "PolicyFiles", "Problem", "ReplayRequest", "ReplayRun", "RouteOptions",
-    "append_line", "append_summary", "check_ref", "check_repo_name", "dumps", "error_annotations", "exit_code",
-    "freeze_expiry", "is_error", "job_summary", "lane_for", "on_actions", "parse_flaky", "parse_policy", "read_files",
-    "replay_history", "route", "run_route", "shadow_decision", "stored_about",
+    "DEFAULT_TIMEOUT", "LANES", "PRODUCER", "SCHEMA", "SEED_POLICY",
+    "TOKEN_SOURCES", "ChangeOptions", "FreezeRow", "LaneRunner", "PatchFacts", "Plan",
+    "Policy", "PolicyFiles", "Problem", "ReplayRequest", "ReplayRun", "RouteOptions", "append_line", "append_summary",
+    "attempt_change", "check_login", "check_ref", "check_repo_name", "check_repository", "check_sha", "check_text",
+    "check_time", "check_url", "dumps", "error_annotations", "exit_code", "freeze_expiry", "is_error", "job_summary",
+    "lane_for", "on_actions", "parse_flaky", "parse_policy", "read_files", "replay_history", "route",
+    "run_route", "shadow_decision", "stored_about",
 ]

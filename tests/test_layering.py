@@ -62,7 +62,8 @@ MAY_IMPORT = {
     "lanelog.cli.demo": LEAVES | STORE | {"lanelog.ingest", "lanelog.router"},
     "lanelog.cli.output": LEAVES,
     "lanelog.cli.extras": LEAVES,
-    "lanelog.cli.options": LEAVES | {"lanelog.cli.output", "lanelog.queries"},
+    # The shared options check a pull request's facts as the router does, importing it only when given.
+    "lanelog.cli.options": LEAVES | {"lanelog.cli.output", "lanelog.queries", "lanelog.router"},
     "lanelog.cli.reading": LEAVES | STORE | {"lanelog.cli.options", "lanelog.cli.extras", "lanelog.ingest",
                                              "lanelog.queries"},
     "lanelog.cli.notify": LEAVES | STORE | {"lanelog.cli.alerts"},

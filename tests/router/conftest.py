@@ -72,9 +72,11 @@ def _quiet_git(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GIT_COMMITTER_NAME", "lanelog tests")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "tests@lanelog.invalid")
     monkeypatch.delenv("LANELOG_LOG", raising=False)
-    # Off GitHub Actions unless a test says otherwise: under CI a reject would annotate the suite's own job.
-    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
-    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    # Off GitHub Actions unless a test says otherwise: under CI a reject would annotate the suite's own job,
+    # and a line would name the suite's own pull request and run.
+    for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITHUB_EVENT_PATH", "GITHUB_REPOSITORY", "GITHUB_RUN_ID",
+                 "GITHUB_RUN_ATTEMPT", "GITHUB_SERVER_URL"):
+        monkeypatch.delenv(name, raising=False)
 
 
 class Repo:
