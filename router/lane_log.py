@@ -24,6 +24,10 @@ from lanelog.router.policy import Policy
 
 SCHEMA = 1
 PRODUCER = "lanelog-route"
+# The lane log also holds one outcome line per closed pull request (router/outcome.py): its
+# `kind` tells it from an attempt, which has none.
+OUTCOME_KIND = "outcome"
+OUTCOME_PRODUCER = "lanelog-outcome"
 MAX_FILES = 200
 MAX_MESSAGE = 2000
 # Which change the attempt belongs to (router/change.py), in the line's order.

@@ -273,3 +273,21 @@ def test_the_shadow_decision_carries_no_change_of_its_own(patch, route, on_actio
     assert set(line["shadow"]) == {"policy", "policy_sha256", "probe", "reasons", "units", "model_call_allowed",
                                    "lines_changed", "message"}
     assert line["pull_request"] == PULL_REQUEST
+
+
+def test_replay_under_actions_reads_no_event_and_passes_over_outcome_lines(patch, route, tmp_path, log_file):
+    """replay writes no line, so it has no change to name; an outcome line in a log it reads is no attempt."""
+    route(patch)
+    outcome = subprocess.run([sys.executable, "-m", "lanelog", "outcome", "--out", str(log_file), "--event",
+                              str(gh.write(tmp_path / "closed.json", gh.merged_by_a_person()))],
+                             capture_output=True, text=True, timeout=120)
+    assert outcome.returncode == 0, outcome.stderr
+    fifo = tmp_path / "event.fifo"
+    os.mkfifo(fifo)
+    done = subprocess.run([sys.executable, "-m", "lanelog", "replay", "--repo", str(patch.root), "--policy",
+                           str(patch.root / "lanes.yaml"), str(log_file), "--format", "json"],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "GITHUB_ACTIONS": "true", "GITHUB_EVENT_PATH": str(fifo)})
+    assert done.returncode == 0 and done.stderr == ""
+    result = json.loads(done.stdout)
+    assert (result["patches"], result["skipped"]) == (1, [])
