@@ -30,7 +30,7 @@ MAX_TIME = 40
 REPOSITORY = re.compile(r"([A-Za-z0-9._-]{1,100})/([A-Za-z0-9._-]{1,100})\Z")
 SHA = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})\Z")   # SHA-1 or SHA-256 object names
 ACCOUNT_TYPE = re.compile(r"[A-Z][A-Za-z]{0,39}\Z")     # User, Bot, Organization, Mannequin
-URL_TEXT = re.compile(r"[\x21-\x7e]+\Z")                # printable ASCII: a URL is percent-encoded
+ASCII_TEXT = re.compile(r"[\x21-\x7e]+\Z")                # printable ASCII: a URL is percent-encoded, a login ASCII
 BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 REFUSED_CATEGORIES = frozenset({"Cc", "Cs", "Zl", "Zp"})
 
@@ -70,9 +70,13 @@ def check_text(value: Any, where: str, *, limit: int = MAX_NAME, spaces: bool = 
 
 
 def check_login(value: Any, where: str) -> str:
-    """An account's login: 1-100 printable characters without white space (GitHub's are ASCII,
-    a bot's ends in ``[bot]``; other forges allow more, so more is allowed)."""
-    return check_text(value, where, spaces=False)
+    """An account's login: 1-100 printable ASCII characters (GitHub's letters, digits and '-', a bot's
+    ending in ``[bot]``; GitLab's and Gitea's add '.' and '_').  ASCII alone, so that no login can pass
+    for another one by a letter that looks the same (a Cyrillic 'а' in 'аlice')."""
+    login = check_text(value, where, spaces=False)
+    if not ASCII_TEXT.match(login):
+        raise FactInvalid(f"{where}: must be printable ASCII, as a login is")
+    return login
 
 
 def check_account(value: Any, where: str) -> dict[str, str]:
@@ -110,7 +114,7 @@ def check_number(value: Any, where: str) -> int:
 
 def check_url(value: Any, where: str) -> str:
     """An http or https address: printable ASCII, at most MAX_URL characters, a host, no credentials."""
-    if not isinstance(value, str) or not 1 <= len(value) <= MAX_URL or not URL_TEXT.match(value):
+    if not isinstance(value, str) or not 1 <= len(value) <= MAX_URL or not ASCII_TEXT.match(value):
         raise FactInvalid(f"{where}: must be an http or https URL of at most {MAX_URL} printable ASCII "
                           f"characters{_found(value)}")
     try:

@@ -230,6 +230,7 @@ def test_flags_that_do_not_make_an_outcome_are_an_error_and_write_nothing(outcom
     (["--closed-at", "2026-10-08T14:03:00"], "Invalid value for '--closed-at': must be a time with its offset"),
     (["--head", "abc123"], "Invalid value for '--head': must be a commit's full id, 40 or 64 hex digits"),
     (["--merged-by", "alice smith"], "Invalid value for '--merged-by': must hold no white space"),
+    (["--author", "codex-\u00e4gent"], "Invalid value for '--author': must be printable ASCII, as a login is"),
     (["--label", "ok", "--label", "a\u202eb"],
      "Invalid value for '--label': holds the control, separator or bidi character U+202E"),
     (["--pull-request-url", "javascript:alert(1)"],

@@ -44,6 +44,8 @@ def merged_with(**change: object) -> dict:
                                                   "10485760"),
     ({"user": {"login": "", "type": "User"}}, "key pull_request.user.login: must be 1 to 100 characters, not 0"),
     ({"user": {"login": ["alice"], "type": "User"}}, "key pull_request.user.login: must be a string, not an array"),
+    ({"merged_by": {"login": "\u0430lice", "type": "User"}},  # a Cyrillic a: would pass for alice
+     "key pull_request.merged_by.login: must be printable ASCII, as a login is"),
     ({"user": {"login": "alice", "type": "User\n"}},
      "key pull_request.user.type: must be an account type such as User or Bot"),
     ({"merged_by": {"login": "alice", "type": 1}},
