@@ -67,11 +67,16 @@ def attempt_change(given: ChangeOptions, environ: Mapping[str, str] | None = Non
         found["agent"] = given.agent
     elif event is not None:
         found["agent"] = _found(lambda: event_author(event, named), "agent", notify)
-    if given.ci_run_url is not None:
-        found["ci_run"] = {"url": given.ci_run_url}
-    elif actions:
-        found["ci_run"] = _found(lambda: run_of(env), "ci_run", notify)
+    found["ci_run"] = ci_run_field(given.ci_run_url, env, notify)
     return {field: value for field, value in found.items() if value is not None}
+
+
+def ci_run_field(url: str | None, environ: Mapping[str, str], notify: Callable[[str], None]) -> dict[str, Any] | None:
+    """A line's ``ci_run``: ``{"url"}`` of ``--ci-run-url``, else under GitHub Actions this run's; a run
+    variable that is not well formed leaves it out with a note (it is the runner's, not the patch's)."""
+    if url is not None:
+        return {"url": url}
+    return _found(lambda: run_of(environ), "ci_run", notify) if on_github_actions(environ) else None
 
 
 def _found(read: Callable[[], Any], field: str, notify: Callable[[str], None]) -> Any:

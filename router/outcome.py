@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from lanelog.errors import FactInvalid
-from lanelog.router.change import event_path_name, event_repository, on_github_actions, run_of
+from lanelog.router.change import ci_run_field, event_path_name, event_repository, on_github_actions
 from lanelog.router.facts import (
     check_account,
     check_number,
@@ -109,16 +109,9 @@ def outcome_line(request: OutcomeRequest, environ: Mapping[str, str] | None = No
         found = approving_reviews(request.reviews, printable(str(request.reviews)), closed.repository, closed.number)
     setters = label_setters(request.label_events, printable(str(request.label_events))) \
         if request.label_events is not None else None
-    ci_run = None
-    if request.ci_run_url is not None:
-        ci_run = {"url": request.ci_run_url}
-    elif on_github_actions(env):
-        try:
-            ci_run = run_of(env)
-        except FactInvalid as exc:  # the run's variables are the runner's: the outcome stands without them
-            notify(f"ci_run left out: {exc}")
     repo = request.repo_name if request.repo_name is not None else closed.repository.split("/")[1]
-    return build_outcome(closed, repo=repo, approvals=found, setters=setters, ci_run=ci_run)
+    return build_outcome(closed, repo=repo, approvals=found, setters=setters,
+                         ci_run=ci_run_field(request.ci_run_url, env, notify))
 
 
 def _closed(request: OutcomeRequest, env: Mapping[str, str]) -> Closed:

@@ -166,6 +166,14 @@ def test_under_actions_without_an_event_file_the_flags_still_work_and_take_the_r
     assert line["ci_run"] == {"id": "12", "attempt": 1}  # no $GITHUB_SERVER_URL: no url, never guessed
 
 
+def test_a_bad_run_variable_leaves_the_run_out_with_a_note_and_the_outcome_stands(outcome, tmp_path):
+    event = gh.write(tmp_path / "event.json", gh.merged_by_a_person())
+    done = outcome(env={**actions(event), "GITHUB_RUN_ATTEMPT": "1\n::error::forged"})
+    assert done.stderr == "lanelog outcome: ci_run left out: $GITHUB_RUN_ATTEMPT: must be a whole number from 1 to " \
+                          "2147483647\n"
+    assert "ci_run" not in done.line and done.line["state"] == "merged"
+
+
 def test_another_forge_records_its_outcome_by_flags(outcome):
     done = outcome("--repository", "acme/orders", "--pull-request", "7", "--state", "merged", "--closed-at", CLOSED_AT,
                    "--merged-by", "alice", "--merged-by-type", "User", "--auto-merge", "--head", gh.HEAD.upper(),
