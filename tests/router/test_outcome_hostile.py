@@ -11,10 +11,16 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from lanelog.cli import cli
+from lanelog.framing import UNSAFE
 from tests.router import github_payloads as gh
 from tests.router.test_route_github import runner_reads
 
@@ -228,3 +234,22 @@ def test_a_path_that_tries_to_start_a_command_is_shown_framed(tmp_path):
     assert done.stderr == f"Error: {tmp_path}/event\\x0a::warning::forged.json: cannot be read (No such file or " \
                           "directory)\n"
     assert runner_reads(done.stderr.encode()) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(author=st.text(max_size=120), label=st.text(max_size=120), url=st.text(max_size=60))
+def test_any_text_in_a_field_is_refused_by_name_or_kept_as_it_is_on_one_line(author, label, url):
+    payload = merged_with(user={"login": author, "type": "Bot"}, labels=[gh.label(label)],
+                          html_url=f"https://github.com/{url}")
+    with tempfile.TemporaryDirectory() as folder:
+        event, log = written(Path(folder), payload), Path(folder) / "lane-log.jsonl"
+        done = CliRunner().invoke(cli, ["outcome", "--event", str(event), "--out", str(log)])
+        if done.exit_code == 2:
+            assert done.stderr.startswith(f"Error: {event}, key pull_request.") and not log.exists()
+            return
+        assert done.exit_code == 0, done.output
+        text = log.read_text(encoding="utf-8")
+    assert text.endswith("\n") and not UNSAFE.search(text[:-1]) and len(text.splitlines()) == 1
+    line = json.loads(text)
+    assert (line["author"]["login"], line["labels"][0]["name"]) == (author, label)
+    assert line["pull_request"]["url"] == f"https://github.com/{url}"
