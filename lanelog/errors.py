@@ -97,6 +97,16 @@ class RecordedLineInvalid(RouterError):
     """A lane-log line whose recorded decision cannot be replayed; the message names the field."""
 
 
+class InputFileInvalid(RouterError):
+    """A JSON input (an event payload, a reviews or label-events file) that cannot be read: not a regular
+    file, too large, not UTF-8 or not JSON; the message names the file."""
+
+
+class FactInvalid(RouterError):
+    """A pull request's fact (a number, a login, a URL, a commit, a time) that is not well formed, or an
+    event that is not the one asked for; the message names the file or option and the key."""
+
+
 class IngestError(LanelogError):
     """A lane-log file or object that ingest cannot read, or whose lines it cannot store."""
 

@@ -13,7 +13,7 @@ _HOMES = {
     **dict.fromkeys(("LANES", "PatchFacts", "Plan", "Problem", "lane_for", "route"), "decide"),
     **dict.fromkeys(("FreezeRow", "freeze_expiry", "parse_flaky"), "flaky"),
     **dict.fromkeys(("DEFAULT_TIMEOUT", "TOKEN_SOURCES", "LaneRunner"), "lane"),
-    **dict.fromkeys(("PRODUCER", "SCHEMA", "append_line", "dumps"), "lane_log"),
+    **dict.fromkeys(("OUTCOME_KIND", "OUTCOME_PRODUCER", "PRODUCER", "SCHEMA", "append_line", "dumps"), "lane_log"),
     **dict.fromkeys(("SEED_POLICY", "Policy", "parse_policy"), "policy"),
     **dict.fromkeys(("RouteOptions", "check_repo_name", "exit_code", "run_route"), "run"),
     "check_ref": "gitfacts",
@@ -21,15 +21,29 @@ _HOMES = {
     **dict.fromkeys(("append_summary", "error_annotations", "job_summary", "on_actions"), "github"),
     **dict.fromkeys(("PolicyFiles", "ReplayRequest", "ReplayRun", "read_files", "replay_history", "stored_about"),
                     "replay_request"),
+    **dict.fromkeys(("ChangeOptions", "attempt_change"), "change"),
+    **dict.fromkeys(("check_login", "check_repository", "check_sha", "check_text", "check_time", "check_url"),
+                    "facts"),
+    **dict.fromkeys(("OutcomeFlags", "OutcomeRequest", "outcome_line"), "outcome"),
 }
 
 if TYPE_CHECKING:
+    from lanelog.router.change import ChangeOptions, attempt_change
     from lanelog.router.decide import LANES, PatchFacts, Plan, Problem, lane_for, route
+    from lanelog.router.facts import (
+        check_login,
+        check_repository,
+        check_sha,
+        check_text,
+        check_time,
+        check_url,
+    )
     from lanelog.router.flaky import FreezeRow, freeze_expiry, parse_flaky
     from lanelog.router.gitfacts import check_ref
     from lanelog.router.github import append_summary, error_annotations, job_summary, on_actions
     from lanelog.router.lane import DEFAULT_TIMEOUT, TOKEN_SOURCES, LaneRunner
-    from lanelog.router.lane_log import PRODUCER, SCHEMA, append_line, dumps
+    from lanelog.router.lane_log import OUTCOME_KIND, OUTCOME_PRODUCER, PRODUCER, SCHEMA, append_line, dumps
+    from lanelog.router.outcome import OutcomeFlags, OutcomeRequest, outcome_line
     from lanelog.router.policy import SEED_POLICY, Policy, parse_policy
     from lanelog.router.replay_request import (
         PolicyFiles,
@@ -45,9 +59,11 @@ if TYPE_CHECKING:
 __getattr__ = lazy_attributes(__name__, _HOMES)
 
 __all__ = [
-    "DEFAULT_TIMEOUT", "LANES", "PRODUCER", "SCHEMA", "SEED_POLICY", "TOKEN_SOURCES", "FreezeRow", "LaneRunner",
-    "PatchFacts", "Plan", "Policy", "PolicyFiles", "Problem", "ReplayRequest", "ReplayRun", "RouteOptions",
-    "append_line", "append_summary", "check_ref", "check_repo_name", "dumps", "error_annotations", "exit_code",
-    "freeze_expiry", "is_error", "job_summary", "lane_for", "on_actions", "parse_flaky", "parse_policy", "read_files",
-    "replay_history", "route", "run_route", "shadow_decision", "stored_about",
+    "DEFAULT_TIMEOUT", "LANES", "OUTCOME_KIND", "OUTCOME_PRODUCER", "PRODUCER", "SCHEMA", "SEED_POLICY",
+    "TOKEN_SOURCES", "ChangeOptions", "FreezeRow", "LaneRunner", "OutcomeFlags", "OutcomeRequest", "PatchFacts", "Plan",
+    "Policy", "PolicyFiles", "Problem", "ReplayRequest", "ReplayRun", "RouteOptions", "append_line", "append_summary",
+    "attempt_change", "check_login", "check_ref", "check_repo_name", "check_repository", "check_sha", "check_text",
+    "check_time", "check_url", "dumps", "error_annotations", "exit_code", "freeze_expiry", "is_error", "job_summary",
+    "lane_for", "on_actions", "outcome_line", "parse_flaky", "parse_policy", "read_files", "replay_history", "route",
+    "run_route", "shadow_decision", "stored_about",
 ]

@@ -24,8 +24,14 @@ from lanelog.router.policy import Policy
 
 SCHEMA = 1
 PRODUCER = "lanelog-route"
+# The lane log also holds one outcome line per closed pull request (router/outcome.py): its
+# `kind` tells it from an attempt, which has none.
+OUTCOME_KIND = "outcome"
+OUTCOME_PRODUCER = "lanelog-outcome"
 MAX_FILES = 200
 MAX_MESSAGE = 2000
+# Which change the attempt belongs to (router/change.py), in the line's order.
+CHANGE_FIELDS = ("pull_request", "agent", "ci_run")
 
 
 def build_line(*, ts: datetime, attempt_id: str, repo: str, base: str | None,
@@ -33,7 +39,8 @@ def build_line(*, ts: datetime, attempt_id: str, repo: str, base: str | None,
                lane: str, results: Mapping[str, str],
                freezes: Mapping[str, FreezeRow] | None = None,
                usage: Mapping[str, Mapping[str, Any]] | None = None,
-               setup_error: str | None = None) -> dict[str, Any]:
+               setup_error: str | None = None,
+               change: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The attempt's line; the seed's five fields keep their names and meaning.
 
     `freezes` (optional, schema 1 all the same) gives the owner and expiry of every
@@ -47,6 +54,8 @@ def build_line(*, ts: datetime, attempt_id: str, repo: str, base: str | None,
     before arming, with its inputs (router/cost.py); present when the policy sets cost_cap.
     `setup_error` (optional) says why the property lane could not run, or a run could
     not start (a runner not installed): CI's set-up, not the patch; absent when all ran.
+    `change` (optional, router/change.py) gives the attempt's `pull_request`, `agent` and
+    `ci_run`, each already checked, each present only when known.
     """
     line = {
         "schema": SCHEMA,
@@ -74,7 +83,7 @@ def build_line(*, ts: datetime, attempt_id: str, repo: str, base: str | None,
         "lane": lane,
         "results": dict(results),
     }
-    return line | _optional(plan, freezes, usage, setup_error)
+    return line | _optional(plan, freezes, usage, setup_error, change or {})
 
 
 def _message(plan: Plan) -> str | None:
@@ -86,7 +95,7 @@ def _message(plan: Plan) -> str | None:
 
 
 def _optional(plan: Plan, freezes: Mapping[str, FreezeRow] | None, usage: Mapping[str, Mapping[str, Any]] | None,
-              setup_error: str | None) -> dict[str, Any]:
+              setup_error: str | None, change: Mapping[str, Any]) -> dict[str, Any]:
     """The line's optional fields, each present only when it says something (build_line's docstring)."""
     listed = [*plan.quarantine, *plan.expired_freezes]
     known = {test_id: {"owner": freezes[test_id].owner, "expires": freezes[test_id].expires.isoformat()}
@@ -102,6 +111,7 @@ def _optional(plan: Plan, freezes: Mapping[str, FreezeRow] | None, usage: Mappin
         out["usage"] = {prop: dict(used) for prop, used in usage.items()}
     if setup_error:
         out["setup_error"] = printable(setup_error)[:MAX_MESSAGE]
+    out |= {name: change[name] for name in CHANGE_FIELDS if change.get(name) is not None}
     return out
 
 

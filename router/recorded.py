@@ -13,6 +13,7 @@ from typing import Any
 
 from lanelog.errors import RecordedLineInvalid, RefInvalid, ReplayError
 from lanelog.router.gitfacts import Checkout, check_ref
+from lanelog.router.lane_log import OUTCOME_KIND
 from lanelog.router.paths import printable
 from lanelog.router.replay_result import Patch
 
@@ -41,10 +42,13 @@ def attempts_in(checkout: Checkout, logs: list[Path]) -> tuple[list[Patch], list
             if not raw.strip():
                 continue
             try:
-                line, day = recorded_line(raw)
+                recorded = recorded_line(raw)
             except RecordedLineInvalid as exc:
                 skipped.append({"line": where, "reason": str(exc)})
                 continue
+            if recorded is None:
+                continue  # an outcome line (`lanelog outcome`) records a close, not an attempt
+            line, day = recorded
             base, head = (_resolve(checkout, ref) for ref in (line["base"], line["head"]))
             if base is None or head is None:
                 skipped.append({"line": where, "base": line["base"], "head": line["head"],
@@ -107,14 +111,17 @@ def log_lines(log: Path) -> Iterator[tuple[int, bytes | None]]:
             yield number + 1, None if too_long else pending
 
 
-def recorded_line(raw: bytes) -> tuple[dict[str, Any], date]:
-    """A lane-log line's JSON object with a usable base and head, and the UTC day of its ts."""
+def recorded_line(raw: bytes) -> tuple[dict[str, Any], date] | None:
+    """A lane-log line's JSON object with a usable base and head, and the UTC day of its ts; None for an
+    outcome line, which the lane log holds beside the attempts."""
     try:
         line = json.loads(raw.decode("utf-8", "replace"))
     except (ValueError, RecursionError):
         raise RecordedLineInvalid("not a JSON object: not a lane-log line") from None
     if not isinstance(line, dict):
         raise RecordedLineInvalid("not a JSON object: not a lane-log line")
+    if line.get("kind") == OUTCOME_KIND:
+        return None
     for key in ("base", "head"):
         value = line.get(key)
         if not isinstance(value, str):

@@ -51,6 +51,9 @@ class RouteOptions:
     flaky_data: tuple[Path, bytes] | None = None
     # An already opened checkout (replay's, which remembers what git said), else --repo is opened.
     checkout: Checkout | None = None
+    # The line's pull_request, agent and ci_run (router/change.py), known before the patch is routed;
+    # an internal error's line keeps them too.
+    change: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         check_ref(self.base)
@@ -131,7 +134,7 @@ def run_route(options: RouteOptions, notify: Callable[[str], None] = lambda _: N
                       head=attempt.head, plan=plan, files=attempt.files, policy=attempt.policy,
                       lane=lane, results=results, freezes=attempt.freezes,
                       usage={prop: used for prop, used in usage.items() if prop in results},
-                      setup_error="; ".join(attempt.setup_errors) or None)
+                      setup_error="; ".join(attempt.setup_errors) or None, change=options.change)
 
 
 def exit_code(line: dict[str, Any], require_hold: bool = False) -> int:
@@ -167,9 +170,10 @@ def _probe(options: RouteOptions, today: date, attempt: _Attempt) -> Plan:
     rows = _load_flaky(flaky_path, sources, problems)
     if attempt.start is None or attempt.head is None:
         return route(None, today, freeze_expiry(rows), attempt.policy, problems=problems)
-    new_policy = policy_path if isinstance(policy_path, str) and sources.get(policy_path) is None else None
+    # The policy's path when the base holds none: a patch that brings it adopts it.
+    adopted = policy_path if isinstance(policy_path, str) and sources.get(policy_path) is None else None
     in_repo = {path for path in (policy_path, flaky_path) if isinstance(path, str)}
-    facts = _facts(options, checkout, attempt, rows, in_repo, new_policy)
+    facts = _facts(options, checkout, attempt, rows, in_repo, adopted)
     return route(facts, today, freeze_expiry(rows), attempt.policy, problems=problems)
 
 

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 # The commands each reference page documents; a bare `--flag` on the page belongs to one of them.
 PAGE_COMMANDS = {
-    "router.md": ["route"],
+    "router.md": ["route", "outcome"],
     "ingest.md": ["ingest"],
     "report.md": ["report", "check"],
     "dashboard.md": ["dashboard", "demo"],
@@ -27,6 +27,7 @@ FOREIGN = {
     "git": {"--numstat", "--name-only", "--no-renames", "--no-merges", "-M"},
     "pip": {"--target", "--no-deps", "--no-build-isolation"},
     "streamlit": {"--server.headless"},
+    "gh": {"--paginate", "--slurp"},
 }
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.router import github_payloads
 from tests.router.conftest import BASE_FILES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -167,6 +168,16 @@ def test_the_bare_install_routes_a_real_patch(bare: Path, tmp_path: Path) -> Non
     line = json.loads(done.stdout)
     assert (line["probe"], line["reasons"], line["model_call_allowed"]) == ("pass", [], True)
     assert sorted(line["properties"]) == ["prop_idempotent_put", "prop_round_trip"]
+    assert json.loads(log.read_text(encoding="utf-8")) == line
+
+
+def test_the_bare_install_records_an_outcome(bare: Path, tmp_path: Path) -> None:
+    event = github_payloads.write(tmp_path / "event.json", github_payloads.merged_by_a_person())
+    log = tmp_path / "lane-log.jsonl"
+    done = _bare(bare, "outcome", "--event", str(event), "--out", str(log), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    line = json.loads(done.stdout)
+    assert (line["kind"], line["state"], line["merged_by"]) == ("outcome", "merged", {"login": "alice", "type": "User"})
     assert json.loads(log.read_text(encoding="utf-8")) == line
 
 

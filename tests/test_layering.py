@@ -63,7 +63,8 @@ MAY_IMPORT = {
     "lanelog.cli.demo": LEAVES | STORE | {"lanelog.ingest", "lanelog.router"},
     "lanelog.cli.output": LEAVES,
     "lanelog.cli.extras": LEAVES,
-    "lanelog.cli.options": LEAVES | {"lanelog.cli.output", "lanelog.queries"},
+    # The shared options check a pull request's facts as the router does, importing it only when given.
+    "lanelog.cli.options": LEAVES | {"lanelog.cli.output", "lanelog.queries", "lanelog.router"},
     "lanelog.cli.reading": LEAVES | STORE | {"lanelog.cli.options", "lanelog.cli.extras", "lanelog.ingest",
                                              "lanelog.queries"},
     "lanelog.cli.notify": LEAVES | STORE | {"lanelog.cli.alerts"},
@@ -341,9 +342,12 @@ def test_a_layer_loads_nothing_above_it(module: str) -> None:
     assert not TOP_LEVEL_FOLDERS & tops, f"importing {module} loads a bare folder name"
 
 
-def test_the_route_command_loads_no_database_or_page_code() -> None:
-    loaded = {name.split(".")[0] for name in _loaded_after_import("lanelog.cli.commands.route")}
-    loaded |= _loaded_after_import("lanelog.cli.commands.route")
+# The commands a CI job runs on the bare install: they bound a patch, or record a pull request's outcome.
+@pytest.mark.parametrize("command", ["route", "outcome"])
+def test_the_ci_commands_load_no_database_or_page_code(command: str) -> None:
+    module = f"lanelog.cli.commands.{command}"
+    loaded = {name.split(".")[0] for name in _loaded_after_import(module)}
+    loaded |= _loaded_after_import(module)
     leaked = sorted(name for name in ["duckdb", "pyarrow", "pandas", "streamlit", "altair",
                                       "lanelog.store", "lanelog.ingest", "lanelog.queries", "lanelog.dashboard"]
                     if name in loaded)

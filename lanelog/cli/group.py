@@ -22,6 +22,7 @@ from lanelog.framing import framed
 
 COMMANDS: dict[str, str] = {
     "route": "lanelog.cli.commands.route:route",
+    "outcome": "lanelog.cli.commands.outcome:outcome",
     "ingest": "lanelog.cli.commands.ingest:ingest",
     "report": "lanelog.cli.commands.report:report",
     "check": "lanelog.cli.commands.check:check",
@@ -41,6 +42,7 @@ EXTRA_OF_COMMAND: dict[str, str] = {
 # tests/test_cli_grammar.py checks each equals its command's first help line.
 SUMMARIES: dict[str, str] = {
     "route": "Bound an agent patch on a git checkout and append one lane-log line.",
+    "outcome": "Record what became of a pull request when it closed: append one outcome line.",
     "ingest": "Load lane-log JSONL files into the DuckDB database, losing nothing.",
     "report": "Print the weekly figures: attempts, probe rejects, armed calls, credit bugs, units.",
     "check": "Alert on credit bugs (exit 1) and audit the decision table's other rules.",

@@ -18,6 +18,7 @@ import click
 from click.core import ParameterSource
 
 from lanelog.cli.output import echo
+from lanelog.errors import FactInvalid
 
 DB_HELP = "DuckDB file [default: $LANELOG_DB, else ./lanelog.duckdb]."
 WAIT_HELP = "Seconds to wait while another process holds the database."
@@ -184,3 +185,41 @@ def endpoint_url_option(**attrs: Any) -> Decorator:
 def verbose_option() -> Decorator:
     """``--verbose``: Spark's progress bar and log on stderr."""
     return click.option("--verbose", is_flag=True, help="Show Spark's progress bar and log on stderr (--engine spark).")
+
+
+def checked(fact: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
+    """A callback that checks an option's value (each value of a repeated one) as the router checks that
+    fact where it reads it: ``repository``, ``url``, ``login``, ``text``, ``sha`` or ``time``.  A value
+    that fails is a usage error naming the option; the router is imported only when the option is given."""
+    def callback(_ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        if value is None or value == ():
+            return value
+        from lanelog import router
+
+        check = {"repository": router.check_repository, "url": router.check_url, "login": router.check_login,
+                 "text": router.check_text, "sha": router.check_sha, "time": router.check_time}[fact]
+        where = f"--{(param.name or '').replace('_', '-')}"
+        try:
+            return tuple(check(item, where) for item in value) if isinstance(value, tuple) else check(value, where)
+        except FactInvalid as exc:
+            raise click.BadParameter(str(exc).removeprefix(f"{where}: ")) from None
+
+    return callback
+
+
+def change_options(command: Callable[..., Any]) -> Any:
+    """``--pull-request N``, ``--repository OWNER/NAME``, ``--pull-request-url URL`` and ``--ci-run-url URL``:
+    which pull request and which CI run a line belongs to, where GitHub Actions' event does not say it."""
+    for option in reversed([
+        click.option("--pull-request", type=click.IntRange(1, 2**31 - 1), metavar="N",
+                     help="The pull request's number [default: under GitHub Actions, the event's]."),
+        click.option("--repository", metavar="OWNER/NAME", callback=checked("repository"),
+                     help="The pull request's repository [default: $GITHUB_REPOSITORY under GitHub Actions]."),
+        click.option("--pull-request-url", metavar="URL", callback=checked("url"),
+                     help="The pull request's web address (http or https)."),
+        click.option("--ci-run-url", metavar="URL", callback=checked("url"),
+                     help="The CI run's web address [default: under GitHub Actions, this run's, with its id and "
+                          "attempt]."),
+    ]):
+        command = option(command)
+    return command

@@ -3,8 +3,8 @@
 `make_repo` makes a repository with the policy and flaky list on `main`, checked out on a
 branch `patch`; `route` runs the command in-process and checks that every call appends one
 line (a usage error none); `cli` runs it as its own process; `py_cmd` turns a script into a
-`--run` command.  `tests/` is a package, so this folder is `tests.router` and the router is
-the installed `lanelog.router`.
+`--run` command; `outcome` runs `lanelog outcome` in-process.  `tests/` is a package, so this
+folder is `tests.router` and the router is the installed `lanelog.router`.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from lanelog.cli import cli as lanelog_cli
 from lanelog.cli.commands.route import route as route_command
 
 TODAY = "2026-10-08"
@@ -72,9 +73,11 @@ def _quiet_git(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GIT_COMMITTER_NAME", "lanelog tests")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "tests@lanelog.invalid")
     monkeypatch.delenv("LANELOG_LOG", raising=False)
-    # Off GitHub Actions unless a test says otherwise: under CI a reject would annotate the suite's own job.
-    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
-    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    # Off GitHub Actions unless a test says otherwise: under CI a reject would annotate the suite's own job,
+    # and a line would name the suite's own pull request and run.
+    for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITHUB_EVENT_PATH", "GITHUB_REPOSITORY", "GITHUB_RUN_ID",
+                 "GITHUB_RUN_ATTEMPT", "GITHUB_SERVER_URL"):
+        monkeypatch.delenv(name, raising=False)
 
 
 class Repo:
@@ -177,6 +180,40 @@ def route(log_file: Path):
         assert len(lines) - before == (0 if result.exit_code == 2 else 1), (
             "every call appends exactly one line, a usage error none")
         return Routed(result.exit_code, result.stdout, result.stderr, lines)
+
+    return call
+
+
+@dataclass
+class Recorded:
+    """One call of the real command: its exit code, what it printed, the lines it appended."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+    added: list[dict[str, Any]]
+
+    @property
+    def line(self) -> dict[str, Any]:
+        """The printed line, which must also be the one line appended to the log."""
+        assert self.exit_code == 0, self.stderr
+        printed = json.loads(self.stdout)
+        assert self.added == [printed]
+        return printed
+
+
+@pytest.fixture
+def outcome(log_file: Path):
+    """Invoke the real `lanelog outcome` in-process through the group (where errors become "Error: ..."),
+    with its environment; it appends one line when it exits 0, else nothing."""
+
+    def call(*args: str, env: dict[str, str | None] | None = None) -> Recorded:
+        before = len(read_log(log_file))
+        result = CliRunner().invoke(lanelog_cli, ["outcome", "--out", str(log_file), *args], env=env,
+                                    catch_exceptions=False)
+        added = read_log(log_file)[before:]
+        assert len(added) == (1 if result.exit_code == 0 else 0), "a line when it exits 0, else nothing"
+        return Recorded(result.exit_code, result.stdout, result.stderr, added)
 
     return call
 

@@ -5,19 +5,22 @@ from __future__ import annotations
 import os
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import click
 
-from lanelog.cli.options import deprecated_alias
+from lanelog.cli.options import change_options, checked, deprecated_alias
 from lanelog.cli.output import echo
-from lanelog.errors import LanelogError, RefInvalid, RepoNameInvalid, RunnerCommandError
+from lanelog.errors import FactInvalid, LanelogError, RefInvalid, RepoNameInvalid, RunnerCommandError
 from lanelog.router import (
     DEFAULT_TIMEOUT,
     TOKEN_SOURCES,
+    ChangeOptions,
     LaneRunner,
     RouteOptions,
     append_line,
     append_summary,
+    attempt_change,
     check_ref,
     check_repo_name,
     dumps,
@@ -106,16 +109,22 @@ def _required_tests(path: Path | None) -> list[str] | None:
               metavar="WHEN",
               help="On a reject, also write GitHub error annotations on the lines that caused it (stderr) "
                    "and a job summary to $GITHUB_STEP_SUMMARY: never, auto (when GITHUB_ACTIONS=true) or always.")
+@change_options
+@click.option("--agent", metavar="NAME", callback=checked("text"),
+              help="The agent that made the patch, 1-100 printable characters [default: under GitHub Actions, "
+                   "the login of the pull request's author].")
 def route(repo: Path, base: str, head: str, policy: Path | None, flaky: Path | None,
           required_tests: Path | None, today, log_path: Path, repo_name: str | None,
           run_command: str | None, token_from: str, property_timeout: float,
-          require_hold: bool, shadow: Path | None, annotations: str) -> None:
+          require_hold: bool, shadow: Path | None, annotations: str, **change: Any) -> None:
     """Bound an agent patch on a git checkout and append one lane-log line.
 
     Prints the line (one JSON object) on stdout and appends it to the log.
     Exit 0 when the probe passes, 1 when it rejects (the line says why),
     2 for a usage error (nothing is logged), 3 with --require-hold when the
-    property lane did not hold.
+    property lane did not hold.  The line names its pull request, agent and
+    CI run when it can tell: under GitHub Actions from the event and the run,
+    elsewhere from the options below.
 
     \b
     Example:
@@ -134,7 +143,7 @@ def route(repo: Path, base: str, head: str, policy: Path | None, flaky: Path | N
         repo=repo, base=base, head=head, policy=policy, flaky=flaky,
         required_tests=_required_tests(required_tests),
         today=today.date() if today is not None else None,
-        repo_name=repo_name, runner=runner,
+        repo_name=repo_name, runner=runner, change=_change(ChangeOptions(**change)),
     )
     line = run_route(options, notify=lambda note: echo(f"lanelog route: {note}", err=True))
     if shadow is not None:
@@ -154,6 +163,14 @@ def route(repo: Path, base: str, head: str, policy: Path | None, flaky: Path | N
         echo(f"lanelog route: warning: no shadow decision, the live decision stands: {line['shadow']['message']}",
              err=True)
     click.get_current_context().exit(exit_code(line, require_hold))
+
+
+def _change(given: ChangeOptions) -> dict[str, Any]:
+    """The line's pull_request, agent and ci_run; an incomplete set of options is a usage error."""
+    try:
+        return attempt_change(given, notify=lambda note: echo(f"lanelog route: {note}", err=True))
+    except FactInvalid as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 def _annotate(line: dict) -> None:
