@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from lanelog.dashboard.present import fit_cell
+from lanelog.reasons import words as reason_words
 
 # Widths (px) that fit the main column of a 1000 px window with the sidebar open (about 490 px).
 FLIP_WIDTHS = {"day": 85, "attempt": 95, "probe": 100, "reasons": 210}
@@ -96,7 +97,7 @@ def flips_table(flips: list[dict[str, Any]], whole: bool = False) -> pd.DataFram
     """
     def reasons(row: dict[str, Any]) -> str:  # the rejecting side's: the probe column says which
         listed = _listed(row["shadow_reasons"] if row["shadow_probe"] == "reject" else row["reasons"])
-        return ", ".join(listed) if listed else "(none recorded)"
+        return ", ".join(reason_words(reason) for reason in listed) if listed else "(none recorded)"
 
     if whole:
         return pd.DataFrame({

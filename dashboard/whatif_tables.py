@@ -12,6 +12,7 @@ import pandas as pd
 from lanelog.dashboard.present import fit_cell
 from lanelog.evidence_text import decided_lines
 from lanelog.framing import framed
+from lanelog.reasons import words as reason_words
 
 # The What-if page: a stored replay in words.
 REPLAY_MEASURES = {"rejects": "Probe rejects", "armed": "Armed calls", "units": "Units"}
@@ -62,8 +63,9 @@ def _side(probe: str, reasons: Any) -> str:
 
 
 def _reasons(probe: str, reasons: Any) -> list[str]:
+    """A rejecting side's reasons in the words the Probe page uses ("line cap"); the CSV keeps the codes."""
     listed = list(reasons) if isinstance(reasons, (list, tuple, np.ndarray)) else []
-    return [str(reason) for reason in listed] if probe == "reject" else []
+    return [reason_words(str(reason)) for reason in listed] if probe == "reject" else []
 
 
 def flips_shown(flips: pd.DataFrame) -> pd.DataFrame:

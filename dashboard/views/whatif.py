@@ -43,7 +43,12 @@ def stored_replay() -> None:
                f"{about['patches']} patches, {about['skipped']} skipped. The sidebar's filters do not apply here.")
     st.dataframe(whatif_tables.replay_about(about), hide_index=True, key="replay_about",
                  column_config=present.fixed_columns(whatif_tables.REPLAY_ABOUT_WIDTHS))
+    replay_weeks(replay)
+    replay_flips(replay)
 
+
+def replay_weeks(replay: dict[str, Any]) -> None:
+    """A stored replay's figures on both sides: the totals, then a measure per week."""
     weeks = whatif_tables.replay_weeks_frame(replay["weeks"])
     columns = st.columns(3)
     for column, (measure, words) in zip(columns, whatif_tables.REPLAY_MEASURES.items()):
@@ -60,6 +65,9 @@ def stored_replay() -> None:
     st.altair_chart(charts.replay_weeks(weeks, measure, whatif_tables.REPLAY_MEASURES[measure].lower()),
                     key="replay_weeks")
 
+
+def replay_flips(replay: dict[str, Any]) -> None:
+    """A stored replay's flips: a table of every one, and the lines of the one chosen."""
     flips = pd.DataFrame(replay["flips"])
     st.subheader(f"Patches whose probe flips ({len(flips)})")
     if flips.empty:
@@ -128,9 +136,16 @@ def live() -> None:
                               help="Lines decided under different shadow policy files, told apart by the "
                                    "file's digest, newest first.")
     entry = policies[choice]
+    shadow_weeks(entry, multiple=len(policies) > 1)
+    shadow_flips([row for row in found["shadow_flips"] if row["shadow_policy"] == entry["policy_sha256"]],
+                 entry["totals"])
+
+
+def shadow_weeks(entry: dict[str, Any], multiple: bool) -> None:
+    """One shadow policy's figures beside the live ones: the totals, then a measure per week."""
     totals = entry["totals"]
     st.caption(f"{present.number(totals['attempts'])} attempts in range were also decided under "
-               f"{'this' if len(policies) > 1 else 'a'} shadow policy: the live policy is the baseline, the "
+               f"{'this' if multiple else 'a'} shadow policy: the live policy is the baseline, the "
                "shadow the candidate. Week by week, then the attempts whose probe would flip.")
     columns = st.columns(3)
     columns[0].metric("Probe rejects (shadow)", present.number(totals["shadow_probe_rejects"]),
@@ -152,7 +167,10 @@ def live() -> None:
         st.altair_chart(charts.replay_weeks(weeks, measure, f"{words.lower()}, live and shadow"), key="shadow_weeks")
     st.dataframe(live_shadow.weeks_table(entry), hide_index=True, key="shadow_weeks_table",
                  column_config=present.fixed_columns(live_shadow.WEEK_WIDTHS))
-    flips = [row for row in found["shadow_flips"] if row["shadow_policy"] == entry["policy_sha256"]]
+
+
+def shadow_flips(flips: list[dict[str, Any]], totals: dict[str, Any]) -> None:
+    """The attempts whose probe the shadow would flip: a table, and the detail of the one chosen."""
     st.subheader(f"Attempts whose probe would flip ({totals['flips']})")
     if not flips:
         st.success("The shadow policy decides every attempt in range as the live one does.")

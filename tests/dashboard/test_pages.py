@@ -733,7 +733,7 @@ def test_the_what_if_page_draws_the_stored_replay(app: Any, replay_run: tuple[Pa
     # A subject too long for its column ends at a whole word, with "…"; the detail below holds it whole.
     assert flips["subject"].tolist() == ["Fix a typo in an…", "Reword an assert message", "Guard an assert"]
     assert flips["probe"].tolist() == ["reject → pass"] * 3
-    assert flips["reasons"].tolist() == ["assertion_removed"] * 3
+    assert flips["reasons"].tolist() == ["assertion removed"] * 3  # in words, as the Probe page says them
     detail = dict(at.dataframe[-1].value.itertuples(index=False))  # the selected flip, whole
     assert detail["baseline"] == "reject (assertion_removed)" and detail["candidate"] == "pass"
     assert detail["commit"] == result["flips"][0]["head"]
@@ -1030,9 +1030,9 @@ def test_the_what_if_page_shows_the_live_shadow_and_lets_a_replay_be_chosen(app:
     ]
     flips = _frame_with(at, "attempt")
     assert flips.to_dict("records") == [
-        {"day": "2026-10-07", "attempt": "third", "probe": "pass → reject", "reasons": "line_cap"},
+        {"day": "2026-10-07", "attempt": "third", "probe": "pass → reject", "reasons": "line cap"},
         # An id too long for its column ends at a whole word with "…"; the chosen flip holds it whole.
-        {"day": "2026-10-05", "attempt": "<img src=x…", "probe": "reject → pass", "reasons": "assertion_removed"},
+        {"day": "2026-10-05", "attempt": "<img src=x…", "probe": "reject → pass", "reasons": "assertion removed"},
     ]
     # The chosen flip whole: the hostile id as text, both sides' reasons, the policy's digest.
     at.selectbox(key="shadow_flip_pick").set_value(1).run()
