@@ -21,6 +21,7 @@ import re
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -87,20 +88,36 @@ def open_db(
     return con
 
 
-def peek_db(path: str | os.PathLike[str], *, wait: float = 60.0) -> tuple[dict[str, str], list[tuple[str, str]]]:
-    """lanelog_meta and the stored logs (fingerprint, path) of the database at path, read-only.
+# Tables whose rows no ingested log wrote: a replay stored, an alert sent or claimed.
+KEPT_TABLES = ("replays", "replay_patches", "alerts_sent", "alerts_claimed")
+
+
+@dataclass(frozen=True)
+class Peek:
+    """What a database holds, read as it is: its meta, its logs (fingerprint, path), and the rows of
+    KEPT_TABLES (those it has: an earlier schema may lack some)."""
+
+    meta: dict[str, str]
+    logs: list[tuple[str, str]]
+    kept_rows: dict[str, int]
+
+
+def peek_db(path: str | os.PathLike[str], *, wait: float = 60.0) -> Peek:
+    """lanelog_meta, the stored logs and the rows of the tables no log writes, of the database at path, read-only.
 
     Unlike a read-only open_db, a database of an earlier schema version is read as it is
     (lanelog_meta and sources have kept their shape since version 1), not refused: the
-    demo asks whether it made a file before deciding to rebuild it.  Raises as open_db
-    does, and SchemaMismatch when the file is no lanelog database.
+    demo asks whether it made a file, and holds nothing else, before deciding to rebuild it.
+    Raises as open_db does, and SchemaMismatch when the file is no lanelog database.
     """
     path = Path(path)
     con = _connect_checked(path, read_only=True, wait=wait)
     try:
         if _schema_version(con) is None:
             raise SchemaMismatch(f"{path} is not a lanelog database (it has no lanelog_meta table)")
-        return read_meta(con), stored_logs(con)
+        kept = {table: int(statements()["table_rows"].rows(con, name=table)[0][0])
+                for table in KEPT_TABLES if has_tables(con, table)}
+        return Peek(read_meta(con), stored_logs(con), kept)
     finally:
         con.close()
 

@@ -23,6 +23,11 @@ SELECT database_name, path, readonly FROM duckdb_databases() WHERE database_name
 SELECT count(*) > 0 FROM duckdb_tables()
 WHERE database_name = current_database() AND ($name IS NULL OR table_name = $name)
 
+-- name: table_rows
+-- How many rows the table named $name holds (the caller asks only of a table that exists).
+-- params: name
+SELECT count(*) FROM query_table($name)
+
 -- name: objects
 -- What the open database holds besides DuckDB's own objects, by kind: a file that
 -- is no lanelog database is written to only when this is empty.

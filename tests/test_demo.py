@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -118,7 +119,9 @@ def test_a_demo_database_of_an_earlier_schema_is_rebuilt_and_a_user_one_is_not(t
     demo_v2, user_v2 = tmp_path / "demo-v2.duckdb", tmp_path / "user-v2.duckdb"
     shutil.copyfile(fixture, demo_v2)
     shutil.copyfile(fixture, user_v2)
-    with duckdb.connect(str(demo_v2)) as con:  # as an earlier lanelog's demo left it
+    with duckdb.connect(str(demo_v2)) as con:  # as an earlier lanelog's demo left it: no replay of a user's
+        con.execute("DELETE FROM replay_patches")
+        con.execute("DELETE FROM replays")
         fingerprints = [row[0] for row in con.execute("SELECT fingerprint FROM sources").fetchall()]
         con.execute("INSERT INTO lanelog_meta VALUES ('made_by', 'lanelog demo'), ('demo_logs', ?)",
                     [json.dumps(fingerprints)])
@@ -282,3 +285,62 @@ def test_the_review_says_in_words_that_the_spend_avoided_is_an_estimate(demo_dir
             in done.stdout)
     # The JSON's key name, plain or as markdown escapes it, is no word of the review.
     assert "spend_avoided_estimate" not in done.stdout.replace("\\_", "_")
+
+
+def _git(repo: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@x",
+           "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@x"}
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True, env=env,
+                          timeout=60).stdout.strip()
+
+
+def _stored_replay(tmp_path: Path, db: Path) -> None:
+    """`lanelog replay --db` of a two-commit history into the database, as the What-if page suggests."""
+    repo = tmp_path / "orders"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    lanes = Path(__file__).resolve().parents[1] / "examples" / "lanes.yaml"
+    (repo / "lanes.yaml").write_text(lanes.read_text(encoding="utf-8"), encoding="utf-8")
+    (repo / "store.py").write_text("def put(key, body):\n    return body\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "start")
+    (repo / "store.py").write_text("def put(key, body):\n    return dict(body)\n")
+    _git(repo, "commit", "-qam", "copy the body")
+    done = subprocess.run([sys.executable, "-m", "lanelog", "replay", "--repo", str(repo), "--policy", str(lanes),
+                           "--no-baseline", "--commits", "HEAD~1..HEAD", "--format", "json"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    stored = subprocess.run([sys.executable, "-m", "lanelog", "replay", "--repo", str(repo), "--policy", str(lanes),
+                             "--baseline", str(lanes), "--commits", "HEAD~1..HEAD", "--db", str(db)],
+                            capture_output=True, text=True, timeout=120)
+    assert stored.returncode == 0, stored.stderr
+
+
+def _alert_sent(tmp_path: Path, db: Path) -> None:
+    """`check --notify` posting a budget's alert to a receiver, so alerts_sent holds its mark."""
+    from tests.alerts.receiver import receiver
+
+    budgets = tmp_path / "budgets.yaml"
+    budgets.write_text("budgets:\n  - {name: tiny, amount: 0.0001, currency: USD, period: month}\n")
+    with receiver() as hook:
+        done = subprocess.run([sys.executable, "-m", "lanelog", "check", "--db", str(db), "--budgets", str(budgets),
+                               "--today", "2026-09-25", "--notify", hook.url], capture_output=True, text=True,
+                              timeout=120)
+    assert done.returncode == 1 and len(hook.posts) == 1, done.stderr
+
+
+@pytest.mark.parametrize(("made", "table"), [(_stored_replay, "replay_patches"), (_alert_sent, "alerts_sent")],
+                         ids=["a stored replay", "alerts sent"])
+def test_the_demo_keeps_a_database_holding_what_it_did_not_make(tmp_path: Path, made: Any, table: str) -> None:
+    """A replay stored with `replay --db`, or the marks of alerts sent, are the user's: the demo never
+    discards them by rebuilding its database."""
+    db = tmp_path / "lanelog.duckdb"
+    demo = [sys.executable, "-m", "lanelog", "demo", "--db", str(db), "--weeks", "1", "--format", "json"]
+    assert subprocess.run(demo, capture_output=True, text=True, timeout=300).returncode == 0
+    made(tmp_path, db)
+    before = db.read_bytes()
+    again = subprocess.run(demo, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 2 and again.stdout == ""
+    assert f"Error: {db} was made by the demo, but holds what the demo did not make (" in again.stderr
+    assert f" row(s) of {table}" in again.stderr and "so it is not rebuilt; keep it" in again.stderr
+    assert db.read_bytes() == before

@@ -20,7 +20,8 @@ GitHub's semantics where the workflows depend on them:
   region and endpoint exported to the later steps.
 
 Any other action is an error.  `gh` is the one stand-in: a recorder on PATH that
-keeps what would be posted (GitHub's API is not here).  The package under test is
+keeps what would be posted, and answers `gh api PATH` from the test's recorded
+answers (GitHub's API is not here).  The package under test is
 already installed: a workflow's `pip install` finds it satisfied and reads no index.
 """
 
@@ -62,6 +63,8 @@ class Event:
     base_ref: str = ""
     head_ref: str = ""
     pull_request: dict[str, Any] | None = None  # {"number": 7, "head": {"sha": ...}}
+    # The whole event payload as GitHub records it (a pull_request "closed" event, say): used as it is.
+    payload: dict[str, Any] | None = None
     vars: dict[str, str] = field(default_factory=dict)
     secrets: dict[str, str] = field(default_factory=dict)
     token: str = "ghs_workflowtesttoken0000000000000000"
@@ -73,6 +76,8 @@ class Event:
         if self.pull_request is not None:
             event = {"pull_request": self.pull_request, "number": self.pull_request["number"]}
             ref = f"refs/pull/{self.pull_request['number']}/merge"
+        if self.payload is not None:
+            event = self.payload
         return {
             "repository": self.repository, "repository_owner": self.repository.split("/")[0],
             "run_id": str(self.run_id), "run_attempt": str(self.run_attempt), "run_number": str(self.run_id),
@@ -172,14 +177,28 @@ class Caches:
 
 
 GH_RECORDER = '''#!{python}
-"""gh as far as the workflows use it: `gh pr comment N --body-file FILE`, recorded, not sent."""
+"""gh as far as the workflows use it: `gh pr comment N --body-file FILE`, recorded, not sent;
+`gh api PATH [--paginate]`, answered from the recorded answers (each page a JSON array, printed
+one after the other as gh --paginate prints them)."""
 import json, os, sys
 from pathlib import Path
 
 RECORDS = Path({records!r})
+ANSWERS = Path({answers!r})
 args = sys.argv[1:]
 if not (os.environ.get("GH_TOKEN") or os.environ.get("GITHUB_TOKEN")):
     sys.exit("gh: To use GitHub CLI in a GitHub Actions workflow, set the GH_TOKEN environment variable.")
+if args[:1] == ["api"]:
+    path = next((arg for arg in args[1:] if not arg.startswith("-")), None)
+    unknown = [arg for arg in args[1:] if arg.startswith("-") and arg != "--paginate"]
+    if path is None or unknown:
+        sys.exit(f"gh (recorder): api needs a path and takes --paginate only, not {{unknown}}")
+    answers = json.loads(ANSWERS.read_text()) if ANSWERS.exists() else {{}}
+    if path not in answers:
+        sys.exit(f"gh: Not Found (HTTP 404)")
+    pages = answers[path] if "--paginate" in args else answers[path][:1]
+    sys.stdout.write("".join(json.dumps(page) for page in pages))
+    sys.exit(0)
 if args[:2] != ["pr", "comment"]:
     sys.exit(f"gh (recorder): {{' '.join(args[:2])}} is not recorded")
 number, body, repo, rest = None, None, os.environ.get("GH_REPO"), args[2:]
@@ -221,12 +240,20 @@ class GitHub:
         for folder in (self.artifacts, self.records, self.bin):
             folder.mkdir(parents=True, exist_ok=True)
         gh = self.bin / "gh"
-        gh.write_text(GH_RECORDER.format(python=sys.executable, records=str(self.records)), encoding="utf-8")
+        self.answers = root / "gh-answers.json"
+        gh.write_text(GH_RECORDER.format(python=sys.executable, records=str(self.records), answers=str(self.answers)),
+                      encoding="utf-8")
         gh.chmod(0o755)
         self.jobs = 0
         if origin is not None:
             # GitHub's server serves any commit by its id (a fork's pull request head, say).
             _git(origin, "config", "uploadpack.allowAnySHA1InWant", "true")
+
+    def answer(self, path: str, *pages: list[Any]) -> None:
+        """What `gh api PATH` answers from now on: each page a JSON array (--paginate prints them all)."""
+        answers = json.loads(self.answers.read_text(encoding="utf-8")) if self.answers.exists() else {}
+        answers[path] = list(pages)
+        self.answers.write_text(json.dumps(answers), encoding="utf-8")
 
     def posted(self) -> list[dict[str, str]]:
         """What `gh` would have posted, in order."""
@@ -304,7 +331,12 @@ class GitHub:
         triggers = {on: None} if isinstance(on, str) else dict.fromkeys(on) if isinstance(on, list) else dict(on or {})
         if event.name not in triggers:
             raise HarnessError(f"the workflow does not run on {event.name} (on: {sorted(triggers)})")
-        paths = (triggers[event.name] or {}).get("paths") if isinstance(triggers[event.name], dict) else None
+        settings = triggers[event.name] if isinstance(triggers[event.name], dict) else {}
+        types = settings.get("types")
+        action = (event.payload or {}).get("action", "opened")
+        if types and action not in types:
+            raise HarnessError(f"the workflow runs on {event.name} {types}, not {action!r}: no run")
+        paths = settings.get("paths")
         if paths and event.pull_request is not None:
             if self.origin is None:
                 raise HarnessError("a paths filter needs the origin repository to diff")

@@ -182,16 +182,20 @@ def _check_demo_may_rebuild(db: Path) -> None:
            f"`lanelog demo --db {shlex.quote(str(db))} --replace`")
     try:
         # Read as it is: a demo database an earlier lanelog made (an older schema) is still ours.
-        meta, logs = store.peek_db(db, wait=5.0)
+        found = store.peek_db(db, wait=5.0)
     except LanelogError:
         raise DemoError(f"{db} already exists and is not a database the demo made; {how}") from None
-    if meta.get("made_by") != MADE_BY:
+    if found.meta.get("made_by") != MADE_BY:
         raise DemoError(f"{db} already exists and was not made by the demo; {how}")
-    ours = set(json.loads(meta.get("demo_logs") or "[]"))
-    theirs = [path for fingerprint, path in logs if fingerprint not in ours]
+    ours = set(json.loads(found.meta.get("demo_logs") or "[]"))
+    theirs = [path for fingerprint, path in found.logs if fingerprint not in ours]
     if theirs:
         more = f" and {len(theirs) - 1} more" if len(theirs) > 1 else ""
         raise DemoError(
             f"{db} was made by the demo, but holds {len(theirs)} log(s) the demo did not write "
             f"({theirs[0]}{more}), so it is not rebuilt; {how}"
         )
+    kept = [f"{rows} row(s) of {table}" for table, rows in sorted(found.kept_rows.items()) if rows]
+    if kept:
+        raise DemoError(f"{db} was made by the demo, but holds what the demo did not make ({', '.join(kept)}: "
+                        f"a stored replay, or alerts sent), so it is not rebuilt; {how}")
