@@ -53,5 +53,5 @@ def test_the_alert_script_posts_each_credit_bug_and_the_weeks_review_once_night_
     assert ": 0 sent, 1 sent before (to 1 webhook(s))" in nights[1].stderr.split("digest of the week ", 1)[1]
     # The first night posts last week's review and the credit bug; the second, nothing.
     assert sorted(post["body"]["text"].split(":")[0] for post in posts) == [
-        "lanelog credit bug", "lanelog weekly spend review"]
+        "lanelog credit bug", "lanelog weekly review"]
     assert hook.url not in nights[0].stdout + nights[0].stderr
