@@ -41,6 +41,9 @@ def commits_in(checkout: Checkout, span: str, first_parent: bool = False, *, syn
     for ref in (start, end):
         check_ref(ref)
     low, high = (checkout.resolve(ref) for ref in (start, end))
+    shortened = None
+    if low is None and high is not None:
+        low, shortened = _history_start(checkout, start, high)
     if low is None or high is None:
         missing = [ref for ref, found in zip((start, end), (low, high)) if found is None]
         raise ReplayError(f"--commits {span!r}: {', '.join(missing)} names no commit")
@@ -55,12 +58,31 @@ def commits_in(checkout: Checkout, span: str, first_parent: bool = False, *, syn
     for record in _records(out, 5 if first_parent else 4):
         reading.add(*record)
     patches = [patch for patch in reading.patches if patch.merge != "sync" or include_syncs]
-    about = merge_counts(patches, first_parent)
+    about = merge_counts(patches, first_parent) | ({"shortened": shortened} if shortened else {})
     if first_parent:
         about.update(merge_kinds={kind: reading.kinds[kind] for kind in MERGE_KINDS}, syncs=reading.syncs,
                      syncs_included=include_syncs,
                      sync_rule="--sync-merges" if syncs is not None else "long-lived branches")
     return patches, reading.skipped, about
+
+
+ANCESTOR = re.compile(r"(?P<ref>.+)~(?P<count>[0-9]+)\Z")
+
+
+def _history_start(checkout: Checkout, start: str, high: str) -> tuple[str | None, str | None]:
+    """A range's start `REF~N` past the start of REF's history (a young repository): its first commit,
+    which replay never diffs (it has no parent), so the range is the whole history; and a note that says
+    so.  (None, None) for any other start that names no commit: an error, as before."""
+    found = ANCESTOR.fullmatch(start)
+    ref = checkout.resolve(found["ref"]) if found else None
+    if found is None or ref is None:
+        return None, None
+    chain = checkout.git("rev-list", "--first-parent", ref, "--").stdout.split()
+    if len(chain) > int(found["count"]):
+        return None, None
+    first = chain[-1].decode()
+    return first, (f"{start} is before the start of {found['ref']}'s history ({len(chain)} commit(s) on its "
+                   f"first-parent chain): every commit of it is replayed")
 
 
 @dataclass

@@ -97,6 +97,8 @@ def _warnings(result: Replay, baseline: tuple[Path, bytes] | None) -> list[str]:
         warnings.append(f"{through} of the replayed patches came through {result.about.get('merges')} "
                         "merge(s) and are replayed one by one; --first-parent replays each merged pull "
                         "request as one patch, as CI routed it")
+    if result.about.get("shortened"):
+        warnings.append(str(result.about["shortened"]))
     syncs = _syncs_warning(result.about)
     return warnings + ([syncs] if syncs else [])
 

@@ -152,6 +152,26 @@ def test_a_root_commit_in_the_range_is_skipped_with_the_reason(history):
                                   "reason": "a root commit: no parent to diff against"}]
 
 
+def test_a_range_reaching_past_a_young_history_replays_all_of_it_and_says_so(history):
+    """`--commits origin/main~300..origin/main` on a repository of fewer commits: every one is replayed
+    (the first has no parent and is skipped as always), with a warning, never an error."""
+    repo, base, steps, candidate = history
+    done = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate),
+                   "--commits", "main~300..main", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    whole = json.loads(lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate),
+                               "--commits", f"{base}..main", "--format", "json").stdout)
+    # The base is the first commit here: the whole history is the five patches after it.
+    assert result["patches"] == whole["patches"] == 5
+    commits = len(repo.git("rev-list", "--first-parent", "main").split())
+    note = (f"main~300 is before the start of main's history ({commits} commit(s) on its first-parent chain): "
+            "every commit of it is replayed")
+    assert note in result["warnings"] and f"lanelog replay: warning: {note}" in done.stderr
+    unknown = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate), "--commits", "nope~3..main")
+    assert unknown.returncode == 2 and "nope~3 names no commit" in unknown.stderr
+
+
 def test_an_unusable_candidate_is_an_error_naming_file_line_and_key(history):
     repo, base, steps, candidate = history
     candidate.write_text(POLICY + "assertion_rule: loose\n", encoding="utf-8")
