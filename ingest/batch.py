@@ -11,16 +11,19 @@ with its position or not at all.
 
 Only the plain case takes this way: a new plain-file log of at most
 SMALL_LOG_BYTES whose every line is complete, valid UTF-8 and looks like a JSON
-object. Anything else (a log seen before that grew, gzip, a provisional last line,
-a line that may be no object, a copy of a log in the same batch) goes the one-log
-way, which has the rules for it. A batch whose attempts repeat stored ids (logs
-re-sent) is stored again leaving those out, as are the batches after it while
-they find such ids. A batch with a line broken in its middle, or whose attempts
-repeat an attempt_id among themselves or a provisional line's, is rolled back and
-each of its logs goes the one-log way. A log whose first line is the first line of
-a log held for the batch may continue that log (identity.continues): the batch is
-stored first and the log is settled against it, as a second run would settle it,
-so one run and two store the same rows (first_line).
+object (an attempt, or an outcome line: the log an outcome job writes holds one,
+stored in the same transaction by outcome_lines). Anything else (a log seen
+before that grew, gzip, a provisional last line, a line that may be no object, a
+copy of a log in the same batch) goes the one-log way, which has the rules for
+it. A batch whose attempts repeat stored ids (logs re-sent) is stored again
+leaving those out, as are the batches after it while they find such ids. A batch
+with a line broken in its middle (or one that looked like an outcome line and is
+none), or whose attempts repeat an attempt_id among themselves or a provisional
+line's, is rolled back and each of its logs goes the one-log way. A log whose
+first line is the first line of a log held for the batch may continue that log
+(identity.continues): the batch is stored first and the log is settled against
+it, as a second run would settle it, so one run and two store the same rows
+(first_line).
 """
 
 from __future__ import annotations
@@ -36,8 +39,10 @@ import pyarrow as pa
 from lanelog.errors import StoreError
 from lanelog.ingest.identity import FINGERPRINT_BYTES, TAIL_BYTES, continues, digest
 from lanelog.ingest.lines import LINES_SCHEMA, Lines, split_lines
-from lanelog.ingest.load import BROKEN_LINE, STREAM, Handover, Outcome, attempt_rows, duplicates_handover, statement
+from lanelog.ingest.load import BROKEN_LINE, STREAM, Handover, Tally, duplicates_handover
 from lanelog.ingest.logfile import LogStream, shown
+from lanelog.ingest.outcome_lines import Outcomes, store_outcomes
+from lanelog.ingest.statements import attempt_rows, statement
 from lanelog.store import arrow_view, settings, transaction
 
 SMALL_LOG_BYTES = 1 << 20
@@ -156,33 +161,24 @@ class RepeatsStored(Exception):
     rolled back, and storing it again leaving stored ids out settles it."""
 
 
-def store_batch(con: duckdb.DuckDBPyConnection, batch: list[Small], *, leave_out_stored: bool = False) -> list[Outcome]:
+def store_batch(con: duckdb.DuckDBPyConnection, batch: list[Small], *, leave_out_stored: bool = False) -> list[Tally]:
     """Store a batch of small new logs and their source rows in one transaction.
 
     With `leave_out_stored` (logs of re-sent lines), attempts whose attempt_id
     is stored are left out by the INSERT and counted as duplicates.  Raises
     RepeatsStored, without it, when attempts repeat stored ids; Fallback (after
-    the rollback) when a line was no attempt, or an attempt_id repeats within
-    the batch or is held by a provisional line.
+    the rollback) when a line was no attempt or outcome line, or an attempt_id
+    repeats within the batch or is held by a provisional line.
     """
-    expected = sum(small.lines.count for small in batch)
     with transaction(con):
         ids = [row[0] for row in statement("new_source_ids").rows(con, n=len(batch))]
-        tables = []
-        for source_id, small in zip(ids, batch):
-            table = small.lines.table
-            column = pa.array([source_id] * table.num_rows, pa.int32())
-            tables.append(pa.Table.from_arrays([column, *table.columns], schema=BATCH_SCHEMA))
-        insert = "insert_new_attempts_batch" if leave_out_stored else "insert_attempts_batch"
-        try:
-            with arrow_view(con, "lane_lines", pa.concat_tables(tables)):
-                attempt_rows(con)
-                with settings(con, STREAM):
-                    stored = statement(insert).rows(con, provisional=False)[0][0]
-        except StoreError as exc:
-            if leave_out_stored and BROKEN_LINE in str(exc):
-                raise Fallback from None  # (the failed statement rolled the transaction back)
-            raise
+        stored = _insert_attempts(con, ids, batch, leave_out_stored=leave_out_stored)
+        outcomes = store_outcomes(con, [(source_id, n, small.lines.offset(n), small.lines.raw(n))
+                                        for source_id, small in zip(ids, batch) for n in small.lines.outcomes],
+                                  provisional=False)
+        if outcomes.count != sum(len(small.lines.outcomes) for small in batch):
+            raise Fallback  # a line that looked like an outcome line and is none
+        expected = sum(small.lines.count for small in batch) - outcomes.count
         if stored != expected and not leave_out_stored:
             raise Fallback  # a line broken in its middle
         if stored:
@@ -191,23 +187,51 @@ def store_batch(con: duckdb.DuckDBPyConnection, batch: list[Small], *, leave_out
                 raise Fallback
             if handover is Handover.STORED_IDS:
                 raise RepeatsStored
-        # Every line is an attempt (classify): those not stored were left out as duplicates.
-        attempts = ({} if stored == expected else dict(statement("batch_stored").rows(con, first_source=ids[0])))
-        outcomes = []
-        for source_id, small in zip(ids, batch):
-            count = small.lines.count
-            added = count if stored == expected else attempts.get(source_id, 0)
-            outcomes.append(Outcome(lines=count, attempts=added, duplicates=count - added))
+        tallies = _tallies(con, ids, batch, outcomes, all_stored=stored == expected)
         now = datetime.now(UTC).replace(tzinfo=None)
-        with arrow_view(con, "lane_sources", _source_rows(ids, batch, outcomes, now)):
+        with arrow_view(con, "lane_sources", _source_rows(ids, batch, tallies, now)):
             statement("insert_sources").run(con)
         for small in batch:
             if not _still_holds(small):
                 raise Fallback
-    return outcomes
+    return tallies
 
 
-def _source_rows(ids: list[int], batch: list[Small], outcomes: list[Outcome], now: datetime) -> pa.Table:
+def _insert_attempts(con: duckdb.DuckDBPyConnection, ids: list[int], batch: list[Small], *,
+                     leave_out_stored: bool) -> int:
+    """One INSERT of the batch's attempts (each line with its log's source id): how many it stored."""
+    tables = []
+    for source_id, small in zip(ids, batch):
+        table = small.lines.table
+        column = pa.array([source_id] * table.num_rows, pa.int32())
+        tables.append(pa.Table.from_arrays([column, *table.columns], schema=BATCH_SCHEMA))
+    insert = "insert_new_attempts_batch" if leave_out_stored else "insert_attempts_batch"
+    try:
+        with arrow_view(con, "lane_lines", pa.concat_tables(tables)):
+            attempt_rows(con)
+            with settings(con, STREAM):
+                return int(statement(insert).rows(con, provisional=False)[0][0])
+    except StoreError as exc:
+        if leave_out_stored and BROKEN_LINE in str(exc):
+            raise Fallback from None  # (the failed statement rolled the transaction back)
+        raise
+
+
+def _tallies(con: duckdb.DuckDBPyConnection, ids: list[int], batch: list[Small], outcomes: Outcomes, *,
+             all_stored: bool) -> list[Tally]:
+    """What each log's lines became: every line an attempt or an outcome line (classify), so
+    each one not stored was left out as a duplicate."""
+    attempts = {} if all_stored else dict(statement("batch_stored").rows(con, first_source=ids[0]))
+    tallies = []
+    for source_id, small in zip(ids, batch):
+        count = small.lines.count
+        added = count - len(outcomes.of(source_id)) if all_stored else attempts.get(source_id, 0)
+        kept = outcomes.stored[source_id]
+        tallies.append(Tally(lines=count, attempts=added, outcomes=kept, duplicates=count - added - kept))
+    return tallies
+
+
+def _source_rows(ids: list[int], batch: list[Small], tallies: list[Tally], now: datetime) -> pa.Table:
     """Each log's identity and read position: all of it read, no provisional line."""
     return pa.table({
         "source_id": pa.array(ids, pa.int32()),
@@ -219,7 +243,7 @@ def _source_rows(ids: list[int], batch: list[Small], outcomes: list[Outcome], no
         "bytes_seen": pa.array([len(small.data) for small in batch], pa.int64()),
         "seen_fingerprint": [EMPTY_DIGEST] * len(batch),
         "lines_read": pa.array([small.lines.count for small in batch], pa.int64()),
-        "duplicates": pa.array([outcome.duplicates for outcome in outcomes], pa.int64()),
+        "duplicates": pa.array([tally.duplicates for tally in tallies], pa.int64()),
         "now": pa.array([now] * len(batch), pa.timestamp("us")),
     })
 

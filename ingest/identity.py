@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import duckdb
 
-from lanelog.ingest.load import statement
 from lanelog.ingest.logfile import LogStream
+from lanelog.ingest.statements import statement
 
 FINGERPRINT_BYTES = 4096
 TAIL_BYTES = 4096

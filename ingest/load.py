@@ -1,12 +1,14 @@
-"""Storing lines: attempts, duplicates and rejected lines, and their counts.
+"""Storing lines: attempts, outcome lines, duplicates and rejected lines, and their counts.
 
-Two ways in, with one set of rules (load.sql's attempt_rows):
+Two ways in, with one set of rules (load.sql's attempt_rows; outcome lines go to
+outcome_lines, by schema.sql's lane_outcome_rows):
 
 - store_stream, the usual one: a whole transaction's pieces go through one
   INSERT that DuckDB runs on every core, writing its row groups straight to
   the file.  It stores every attempt, duplicates included, and remembers the
-  few lines that may not be attempts.  When a duplicate was stored, or a line
-  it did not remember was no attempt, it says so and the caller rolls back.
+  few lines that may not be attempts (outcome lines among them).  When a
+  duplicate was stored, or a line it did not remember was no attempt, it says
+  so and the caller rolls back.
   Attempts that repeat stored ids are then stored by the same INSERT leaving
   stored ids out (a log of re-sent lines); anything else with store_lines.
 - store_lines, the careful one: one piece at a time, duplicates left out
@@ -19,18 +21,18 @@ read position.
 from __future__ import annotations
 
 import enum
-import hashlib
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import cache
 
 import duckdb
 import pyarrow as pa
 
 from lanelog.errors import StoreError
 from lanelog.ingest.lines import LINES_SCHEMA, Lines, LongLine, arrow_table, bytes_array, int64_array, readable
-from lanelog.store import Query, arrow_view, load_resources, put_meta, read_meta, settings
+from lanelog.ingest.outcome_lines import store_outcomes
+from lanelog.ingest.statements import attempt_rows, statement
+from lanelog.store import arrow_view, settings
 
 # Verdicts of lines that are no attempt; "blank" lines are counted nowhere.
 REJECTED = ("not_an_object", "invalid_json")
@@ -38,64 +40,34 @@ REJECTED = ("not_an_object", "invalid_json")
 TOO_LONG = "too_long"
 
 
-@cache
-def statements() -> dict[str, Query]:
-    """The named statements of load.sql, identity.sql and objects.sql."""
-    return load_resources("lanelog.ingest", "load.sql", "identity.sql", "objects.sql")
-
-
 # What attempt_rows' fail_broken raises (load.sql): a line the INSERT leaving
 # out stored ids could not parse though it was not unsure (lines.Lines.unsure),
-# a line broken in its middle.  Such a line fails the statement, which is how
+# a line broken in its middle (or an outcome line the reader did not see as one,
+# lines.Lines.outcomes).  Such a line fails the statement, which is how
 # store_stream knows that every other line it left out is a duplicate.
 BROKEN_LINE = "lanelog: a line broken in its middle"
 
 
-# The lanelog_meta key naming the lane_attempt_rows macro the database holds (a digest of its text).
-MACRO_KEY = "attempt_rows_macro"
-
-
-@cache
-def macro_digest() -> str:
-    """A digest of load.sql's lane_attempt_rows text: the version lanelog_meta records."""
-    return "sha256:" + hashlib.sha256(statement("attempt_rows").sql.encode()).hexdigest()
-
-
-def attempt_rows(con: duckdb.DuckDBPyConnection) -> None:
-    """Make sure the database holds load.sql's lane_attempt_rows macro as this lanelog writes it.
-
-    The macro is kept with the schema: made on the first ingest, and made again only
-    when its text differs from the one recorded (another lanelog's), inside the caller's
-    transaction, so a run cut short leaves the old macro and its digest, or both new.
-    """
-    if read_meta(con).get(MACRO_KEY) == macro_digest():
-        return
-    statement("attempt_rows").run(con)
-    put_meta(con, MACRO_KEY, macro_digest())
-
-
-def statement(name: str) -> Query:
-    """One named statement of load.sql, identity.sql or objects.sql; it runs itself (sqlfile.Query)."""
-    return statements()[name]
-
-
 @dataclass
-class Outcome:
-    """What the non-blank lines of a run became (provisional lines included)."""
+class Tally:
+    """What the non-blank lines of a run became (provisional lines included): each line
+    ends in exactly one of attempts, outcomes, duplicates, rejected or pending."""
 
     lines: int = 0
     attempts: int = 0
     duplicates: int = 0
     rejected: int = 0
     pending: int = 0
+    outcomes: int = 0
 
-    def add(self, other: Outcome) -> None:
+    def add(self, other: Tally) -> None:
         """Count another run's lines in with these."""
         self.lines += other.lines
         self.attempts += other.attempts
         self.duplicates += other.duplicates
         self.rejected += other.rejected
         self.pending += other.pending
+        self.outcomes += other.outcomes
 
 
 # The most lines that may not be attempts one statement keeps (with their bytes,
@@ -127,7 +99,7 @@ class _Unsure:
         self.valid += lines.valid
         self.invalid_utf8 += lines.invalid_utf8
         self.too_long += lines.too_long
-        for line_no in [*lines.unsure, *lines.invalid_utf8]:
+        for line_no in [*lines.unsure, *lines.outcomes, *lines.invalid_utf8]:
             self.kept[line_no] = (lines.offset(line_no), lines.raw(line_no))
         return iter(lines.table.to_batches())
 
@@ -142,7 +114,7 @@ class Handover(enum.Enum):
 
 def store_stream(
     con: duckdb.DuckDBPyConnection, source_id: int, runs: Iterable[Lines], *, leave_out_stored: bool = False
-) -> Outcome | Handover:
+) -> Tally | Handover:
     """Store runs of complete lines with one INSERT, or say why they must be stored another way.
 
     With `leave_out_stored`, for a log of re-sent lines, the INSERT leaves out
@@ -161,7 +133,7 @@ def store_stream(
     if isinstance(stored, Handover):
         return stored
     if unsure.first_line is None:
-        return Outcome()
+        return Tally()
     missing: list[int] = []
     unkept = 0
     if stored < unsure.valid:
@@ -244,7 +216,7 @@ def duplicates_handover(
 
 def store_lines(
     con: duckdb.DuckDBPyConnection, source_id: int, lines: Lines, *, provisional: bool
-) -> Outcome:
+) -> Tally:
     """Store a run of lines the careful way and say what each became.
 
     The attempts are staged in a temporary table, and only those that are no
@@ -291,10 +263,13 @@ def _settle(
     invalid_utf8: dict[int, tuple[int, bytes]],
     too_long: list[LongLine],
     provisional: bool,
-) -> Outcome:
-    """Say what the lines that are no stored attempt are, store the rejected
-    ones (unless provisional: then they are pending), and count it all.  Of a
-    line too long to read, its first bytes are stored."""
+) -> Tally:
+    """Say what the lines that are no stored attempt are, store the outcome lines among
+    them (outcome_lines) and the rejected ones (unless provisional: then they are
+    pending), and count it all.  Of a line too long to read, its first bytes are stored."""
+    found = store_outcomes(con, [(source_id, n, offset, raw) for n, (offset, raw) in missing.items()],
+                           provisional=provisional)
+    missing = {n: kept for n, kept in missing.items() if n not in found.of(source_id)}
     verdicts = _verdicts(con, missing)
     told = Counter(verdicts.values())
     rows = sorted([(n, verdict) for n, verdict in verdicts.items() if verdict in REJECTED]
@@ -304,14 +279,13 @@ def _settle(
         texts.update({line.line_no: (line.offset, line.head, line.text()) for line in too_long})
         with arrow_view(con, "lane_rejected", _rejected_rows([(n, *texts[n], reason) for n, reason in rows])):
             statement("insert_rejected").run(con, source_id=source_id)
-    outcome = Outcome(
-        lines=lines - told["blank"], attempts=stored, duplicates=duplicates + told["duplicate"]
-    )
+    tally = Tally(lines=lines - told["blank"], attempts=stored, outcomes=found.stored[source_id],
+                  duplicates=duplicates + told["duplicate"] + found.duplicates(source_id))
     if provisional:
-        outcome.pending = len(rows)
+        tally.pending = len(rows)
     else:
-        outcome.rejected = len(rows)
-    return outcome
+        tally.rejected = len(rows)
+    return tally
 
 
 def _verdicts(con: duckdb.DuckDBPyConnection, missing: dict[int, tuple[int, bytes]]) -> dict[int, str]:

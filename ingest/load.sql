@@ -8,7 +8,8 @@
 -- batch's lane_lines (ingest/batch.py) has a source_id column first, and it
 -- is passed through.  line is the text of a line that is valid UTF-8, without
 -- its terminator (see lines.py); is_text is false for a line with no text.
--- Every line that is a JSON object (RFC 8259) becomes an attempt, parsed once:
+-- Every line that is a JSON object (RFC 8259) becomes an attempt, parsed once, but an
+-- outcome line (schema.sql's lane_is_outcome), which lane_outcome_rows takes instead:
 -- one json_transform reads every field as minified JSON text (NULL when
 -- absent or null, which the macros of schema.sql type alike), and those
 -- macros type them.  (It looks each key up once: 7% faster than json_extract
@@ -17,9 +18,10 @@
 -- into NULL.  A suspect line (lines.lenient_suspects) is checked by RFC
 -- 8259 first: DuckDB alone would take NaN, Infinity and trailing commas (see
 -- json_valid_rfc).  With fail_broken, a line that is no attempt though it was
--- not unsure (lines.Lines.unsure), a line broken in its middle, fails the
--- statement with BROKEN_LINE's text (ingest/load.py); without it, the line is
--- left out.  Duplicates are among these rows: the callers deal with them.
+-- not unsure (lines.Lines.unsure, .outcomes), a line broken in its middle or an
+-- outcome line the reader did not see as one, fails the statement with
+-- BROKEN_LINE's text (ingest/load.py); without it, the line is left out.
+-- Duplicates are among these rows: the callers deal with them.
 -- Run it with the filter_pushdown optimizer off: pushed below the parse,
 -- `v IS NOT NULL` would make DuckDB parse every line twice.  (DuckDB expands a
 -- table macro into the statement that calls it: the plans are those of the
@@ -39,7 +41,8 @@ WITH parsed AS (
                     '"producer": "JSON", "probe": "JSON", "lane": "JSON", ' ||
                     '"model_call_allowed": "JSON", "quarantine": "JSON", "merge_credit": "JSON", ' ||
                     '"units": "JSON", "budget_cap": "JSON", "properties": "JSON", "reasons": "JSON", ' ||
-                    '"expired_freezes": "JSON", "results": "JSON", "usage": "JSON", "shadow": "JSON"' ||
+                    '"expired_freezes": "JSON", "results": "JSON", "usage": "JSON", "shadow": "JSON", ' ||
+                    '"kind": "JSON", "pull_request": "JSON", "agent": "JSON", "ci_run": "JSON"' ||
                     '}')) END AS v
     FROM query_table(lines)
     WHERE is_text
@@ -50,11 +53,12 @@ WITH parsed AS (
            v.merge_credit AS j_merge_credit, v.units AS j_units, v.budget_cap AS j_budget_cap, v.properties AS j_properties,
            v.reasons AS j_reasons, v.expired_freezes AS j_expired_freezes, v.results AS j_results,
            v.usage AS j_usage, v.shadow AS j_shadow,
+           v.kind AS j_kind, v.pull_request AS j_pull_request, v.agent AS j_agent, v.ci_run AS j_ci_run,
            -- ts's text and number as columns: lane_ts names its text nine times, and a
            -- column there binds in half the time of the expression (each run plans this).
            json_str(v.ts) AS ts_text, json_num(v.ts) AS ts_num
     FROM parsed
-    WHERE v IS NOT NULL
+    WHERE (v IS NOT NULL AND NOT lane_is_outcome(v.kind))
        OR (fail_broken AND CASE WHEN unsure THEN false ELSE error('lanelog: a line broken in its middle') END)
 ), typed AS (
     SELECT *,
@@ -69,7 +73,10 @@ WITH parsed AS (
            CASE WHEN ord(j_shadow) = 123 THEN json_transform(j_shadow,
                '{"probe": "JSON", "reasons": "JSON", "units": "JSON", "model_call_allowed": "JSON", "policy_sha256": "JSON", ' ||
                '"error": "JSON"}')
-           END AS s
+           END AS s,
+           -- The change's objects, parsed only on a line that has them (schema.sql).
+           lane_pull_request(j_pull_request) AS pr,
+           lane_ci_run(j_ci_run) AS ci
     FROM fields
 ), priced AS (
     SELECT *,
@@ -91,7 +98,8 @@ SELECT
     * EXCLUDE (line, ts, probe, quarantined, has_credit,
                j_attempt_id, j_ts, j_repo, j_head, j_producer, j_probe, j_lane, j_model_call_allowed,
                j_quarantine, j_merge_credit, j_units, j_budget_cap, j_properties, j_reasons,
-               j_expired_freezes, j_results, j_usage, currencies, j_shadow, s, ts_text, ts_num),
+               j_expired_freezes, j_results, j_usage, currencies, j_shadow, s, ts_text, ts_num,
+               j_kind, j_pull_request, j_agent, j_ci_run, pr, ci),
     line AS raw,
     nullif(json_str(j_attempt_id), '') AS attempt_id,
     ts,
@@ -121,7 +129,8 @@ SELECT
     -- object.  An absent field and a null are NULL, and so is ord of them: no
     -- anomaly.  (Comparing codes costs a tenth of the row's compute less than
     -- looking the first character up in a string of the expected ones.)  Then what
-    -- lane_usage dropped from the usage object (usage.cost, usage.currency).
+    -- lane_usage dropped from the usage object (usage.cost, usage.currency), then the
+    -- schema-5 fields (lane_change_notes), in the order the upgrades name them.
     list_concat(list_filter([
         CASE WHEN ord(j_attempt_id) <> 34 THEN 'attempt_id' END,
         CASE WHEN NOT (ord(j_ts) = 34 OR ord(j_ts) = 45 OR ord(j_ts) BETWEEN 48 AND 57) THEN 'ts' END,
@@ -149,7 +158,8 @@ SELECT
                       OR NOT (ord(s.model_call_allowed) = 116 OR ord(s.model_call_allowed) = 102)
                       OR ord(s.policy_sha256) <> 34) END)
              THEN 'shadow' END
-    ], lambda name: name IS NOT NULL), lane_usage_notes(j_usage)) AS type_anomalies,
+    ], lambda name: name IS NOT NULL), lane_usage_notes(j_usage),
+       lane_change_notes(j_kind, j_pull_request, pr, j_agent, j_ci_run, ci)) AS type_anomalies,
     list_sum(list_transform(usage, lambda u: u.input_tokens)) AS input_tokens,
     list_sum(list_transform(usage, lambda u: u.output_tokens)) AS output_tokens,
     CASE WHEN len(currencies) = 1 THEN list_sum(list_transform(usage, lambda u: u.cost)) END AS cost,
@@ -158,7 +168,14 @@ SELECT
     CASE WHEN shadow_error IS NULL THEN json_str_list(s.reasons) END AS shadow_reasons,
     CASE WHEN shadow_error IS NULL THEN json_num(s.units) END AS shadow_units,
     CASE WHEN s IS NOT NULL AND shadow_error IS NULL THEN py_truthy(s.model_call_allowed) END AS shadow_armed,
-    json_str(s.policy_sha256) AS shadow_policy
+    json_str(s.policy_sha256) AS shadow_policy,
+    json_str(pr.repository) AS pr_repository,
+    json_int(pr.number) AS pr_number,
+    json_str(pr.url) AS pr_url,
+    json_str(j_agent) AS agent,
+    json_str(ci.id) AS ci_run_id,
+    json_int(ci.attempt) AS ci_run_attempt,
+    json_str(ci.url) AS ci_run_url
 FROM priced;
 
 -- name: insert_attempts
@@ -349,11 +366,11 @@ WHERE source_id = $source_id;
 
 -- name: record_run
 -- One row per ingest run: what it read and what the lines became.
--- params: attempts_added, duplicates, files, finished_at, lines_read, pending, rejected, started_at
+-- params: attempts_added, duplicates, files, finished_at, lines_read, outcomes_added, pending, rejected, started_at
 INSERT INTO ingest_runs (run_id, started_at, finished_at, files, lines_read, attempts_added,
-                         duplicates, rejected, pending)
+                         duplicates, rejected, pending, outcomes_added)
 VALUES (nextval('run_ids'), $started_at, $finished_at, $files, $lines_read, $attempts_added,
-        $duplicates, $rejected, $pending);
+        $duplicates, $rejected, $pending, $outcomes_added);
 
 -- name: all_sources
 -- Every stored log's identity, for settling a batch of small logs in memory
@@ -380,3 +397,50 @@ INSERT INTO sources (source_id, path, fingerprint, fingerprint_bytes, bytes_read
 SELECT source_id, path, fingerprint, fingerprint_bytes, bytes_read, tail_fingerprint,
        bytes_seen, seen_fingerprint, lines_read, duplicates, now, now
 FROM lane_sources;
+
+-- name: stage_outcomes
+-- Stage the outcome lines among lane_outcome_lines (source_id, line_no, byte_offset,
+-- line: lines that may be outcome lines) in lane_outcomes_staged, typed by schema.sql's
+-- lane_outcome_rows; the other lines make no row.
+-- params: provisional
+CREATE OR REPLACE TEMP TABLE lane_outcomes_staged AS
+SELECT *, CAST($provisional AS BOOLEAN) AS provisional FROM lane_outcome_rows('lane_outcome_lines');
+
+-- name: displace_provisional_outcomes
+-- Outcomes of other logs stored from a provisional last line whose outcome_id a complete
+-- line of lane_outcomes_staged has: the complete line is the outcome (as displace_provisional
+-- for attempts).
+-- params:
+DELETE FROM outcomes
+WHERE provisional AND source_id NOT IN (SELECT source_id FROM lane_outcomes_staged)
+  AND outcome_id IN (SELECT outcome_id FROM lane_outcomes_staged WHERE NOT provisional AND outcome_id IS NOT NULL);
+
+-- name: insert_staged_outcomes
+-- The outcomes of lane_outcomes_staged that are no duplicates, and which they were: a
+-- duplicate is an outcome whose non-empty string outcome_id a stored outcome has (of any
+-- log, complete or provisional) or one on an earlier line here (by log, then line); a NULL
+-- outcome_id matches nothing.
+-- params:
+INSERT INTO outcomes BY NAME
+SELECT * EXCLUDE (first) FROM (
+    SELECT *, row_number() OVER (PARTITION BY outcome_id ORDER BY source_id, line_no) = 1 AS first
+    FROM lane_outcomes_staged
+) AS staged
+WHERE outcome_id IS NULL
+   OR (first AND NOT EXISTS (SELECT 1 FROM outcomes AS o WHERE o.outcome_id = staged.outcome_id))
+RETURNING source_id, line_no;
+
+-- name: staged_outcomes
+-- The outcome lines of lane_outcomes_staged, stored or duplicates.
+-- params:
+SELECT source_id, line_no FROM lane_outcomes_staged;
+
+-- name: drop_staged_outcomes
+-- Drop lane_outcomes_staged once its outcomes are stored.
+-- params:
+DROP TABLE IF EXISTS lane_outcomes_staged;
+
+-- name: delete_provisional_outcome
+-- The outcome an earlier run stored from a provisional last line: that line is being read again.
+-- params: source_id
+DELETE FROM outcomes WHERE source_id = $source_id AND provisional;

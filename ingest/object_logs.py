@@ -14,10 +14,10 @@ import duckdb
 import pyarrow as pa
 
 from lanelog.errors import IngestError
-from lanelog.ingest.load import statement
 from lanelog.ingest.logfile import bytes_log
 from lanelog.ingest.objects import Fetched, Listed, ObjectStore, StoreSilent, StoreTimeouts, windows
 from lanelog.ingest.small_logs import Batcher
+from lanelog.ingest.statements import statement
 from lanelog.ingest.summary import IngestSummary, Progress, now
 from lanelog.store import arrow_view, transaction
 

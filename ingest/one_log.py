@@ -16,8 +16,9 @@ from lanelog.errors import IngestError, StoreError
 from lanelog.ingest.chunks import Piece, Reader
 from lanelog.ingest.identity import TAIL_BYTES, Resume, digest, locate
 from lanelog.ingest.lines import Lines
-from lanelog.ingest.load import Handover, Outcome, statement, store_lines, store_stream
+from lanelog.ingest.load import Handover, Tally, store_lines, store_stream
 from lanelog.ingest.logfile import LogStream
+from lanelog.ingest.statements import statement
 from lanelog.ingest.summary import IngestSummary, Progress, now
 from lanelog.store import arrow_view, capped_memory, transaction
 
@@ -92,7 +93,7 @@ def _ingest_log_unguarded(
         stale_provisional=resume.has_provisional,
     )
     pieces = Reader(log, source.position, source.lines_read + 1)
-    became = Outcome()  # what this log's lines became in this run
+    became = Tally()  # what this log's lines became in this run
     try:
         piece = next(pieces)
         while piece.complete:
@@ -108,9 +109,9 @@ def _ingest_log_unguarded(
     if piece.size or source.stale_provisional:
         with transaction(con):
             source_id = _begin(con, source)
-            outcome = Outcome()
+            tally = Tally()
             if piece.lines is not None:
-                outcome = store_lines(con, source_id, piece.lines, provisional=True)
+                tally = store_lines(con, source_id, piece.lines, provisional=True)
             if piece.lines is not None and piece.lines.too_long:
                 # Too long to hold (chunks.MAX_LINE_BYTES): pending, and read past again next run.
                 params = source.params(bytes_seen=source.position, seen=b"")
@@ -118,13 +119,13 @@ def _ingest_log_unguarded(
                 params = source.params(bytes_seen=source.position + piece.size, seen=piece.data())
             _still_the_same_log(source)
             statement("update_source").run(con, **params)
-        summary.add(outcome)
-        became.add(outcome)
-    if became.rejected and not (became.attempts or became.duplicates):
+        summary.add(tally)
+        became.add(tally)
+    if became.rejected and not (became.attempts or became.outcomes or became.duplicates):
         summary.not_lane_logs.append((log.shown, became.rejected))
 
 
-def _store_group(con: duckdb.DuckDBPyConnection, source: _Source, first: Piece, pieces: Reader) -> Outcome:
+def _store_group(con: duckdb.DuckDBPyConnection, source: _Source, first: Piece, pieces: Reader) -> Tally:
     """One transaction: a group of complete pieces (from `first` on) and the new read position.
 
     A new log whose first lines are stored already (a rotated log sent again,
@@ -141,13 +142,13 @@ def _store_group(con: duckdb.DuckDBPyConnection, source: _Source, first: Piece, 
         try:
             with transaction(con):
                 source_id = _begin(con, source)
-                outcome = store_stream(con, source_id, _group(source, first, pieces),
-                                       leave_out_stored=leave_out)
-                if isinstance(outcome, Handover):
-                    raise _RolledBack(outcome)
-                _end(con, source, outcome)
-            source.resent = outcome.duplicates > 0
-            return outcome
+                tally = store_stream(con, source_id, _group(source, first, pieces),
+                                     leave_out_stored=leave_out)
+                if isinstance(tally, Handover):
+                    raise _RolledBack(tally)
+                _end(con, source, tally)
+            source.resent = tally.duplicates > 0
+            return tally
         except _RolledBack as handover:
             careful = handover.args[0] is Handover.CAREFUL or leave_out
         # Read the group again (the stream is gone, and may have stopped before its end).
@@ -169,21 +170,21 @@ def _holds_stored(con: duckdb.DuckDBPyConnection, lines: Lines) -> bool:
         return bool(statement("sample_stored").rows(con)[0][0])
 
 
-def _store_carefully(con: duckdb.DuckDBPyConnection, source: _Source, runs: Iterator[Lines]) -> Outcome:
+def _store_carefully(con: duckdb.DuckDBPyConnection, source: _Source, runs: Iterator[Lines]) -> Tally:
     """Store runs of lines piece by piece, each piece with its read position in a transaction of its own.
 
     One transaction over a whole group kept every piece's staging table until it
     committed (670 MB on a log of 1M re-sent lines).
     """
-    outcome = Outcome()
+    tally = Tally()
     with capped_memory(con, CAREFUL_MEMORY_LIMIT):
         for lines in runs:
             with transaction(con):
                 source_id = _begin(con, source)
                 stored = store_lines(con, source_id, lines, provisional=False)
                 _end(con, source, stored)
-            outcome.add(stored)
-    return outcome
+            tally.add(stored)
+    return tally
 
 
 def _group(source: _Source, piece: Piece, pieces: Iterator[Piece]) -> Iterator[Lines]:
@@ -203,21 +204,22 @@ def _group(source: _Source, piece: Piece, pieces: Iterator[Piece]) -> Iterator[L
 
 
 def _begin(con: duckdb.DuckDBPyConnection, source: _Source) -> int:
-    """A transaction's first work: drop the attempt an earlier run stored from
-    a provisional last line (it is being read again), and give a new log its row.
+    """A transaction's first work: drop the attempt or outcome an earlier run stored
+    from a provisional last line (it is being read again), and give a new log its row.
     Returns the log's source id."""
     if source.stale_provisional:
         statement("delete_provisional").run(con, source_id=source.source_id)
+        statement("delete_provisional_outcome").run(con, source_id=source.source_id)
         source.stale_provisional = False
     if source.source_id is None:
         source.source_id = int(statement("new_source").rows(con, path=source.log.shown, now=now())[0][0])
     return source.source_id
 
 
-def _end(con: duckdb.DuckDBPyConnection, source: _Source, outcome: Outcome) -> None:
+def _end(con: duckdb.DuckDBPyConnection, source: _Source, tally: Tally) -> None:
     """A group's last work: the log's new read position, after its complete lines."""
     _still_the_same_log(source)
-    source.duplicates += outcome.duplicates
+    source.duplicates += tally.duplicates
     statement("update_source").run(con, **source.params(bytes_seen=source.position, seen=b""))
 
 

@@ -66,9 +66,9 @@ class Batcher:
             return
         try:
             try:
-                outcomes = store_batch(self.con, batch, leave_out_stored=self.resent)
+                tallies = store_batch(self.con, batch, leave_out_stored=self.resent)
             except RepeatsStored:
-                outcomes = store_batch(self.con, batch, leave_out_stored=True)
+                tallies = store_batch(self.con, batch, leave_out_stored=True)
         except Fallback:
             self.summary.files -= len(batch)  # the one-log way counts each again
             for small in batch:
@@ -85,8 +85,8 @@ class Batcher:
                                        f"not store them ({exc})")
             return
         # Logs re-sent in one batch are likely in the next: leave stored ids out at once while they are.
-        self.resent = any(outcome.duplicates for outcome in outcomes)
-        for outcome in outcomes:
-            self.summary.add(outcome)
+        self.resent = any(tally.duplicates for tally in tallies)
+        for tally in tallies:
+            self.summary.add(tally)
         if self.progress:
             self.progress(sum(len(small.data) for small in batch), self.summary)

@@ -8,7 +8,8 @@ from datetime import UTC, datetime
 
 import duckdb
 
-from lanelog.ingest.load import Outcome, statement
+from lanelog.ingest.load import Tally
+from lanelog.ingest.statements import statement
 
 # Called with the bytes a committed transaction covered (0 when a log is done) and the
 # run's summary so far (its files and lines read), so a caller can show rates.
@@ -23,7 +24,7 @@ def _counted(count: int, noun: str) -> str:
 @dataclass
 class IngestSummary:
     """What one run did.  Every non-blank line read ends in exactly one of
-    attempts_added, duplicates, rejected or pending."""
+    attempts_added, outcomes_added, duplicates, rejected or pending."""
 
     files: int = 0
     lines_read: int = 0
@@ -31,6 +32,7 @@ class IngestSummary:
     duplicates: int = 0
     rejected: int = 0
     pending: int = 0
+    outcomes_added: int = 0
     errors: list[str] = field(default_factory=list)
     # Logs none of whose lines read in this run was a JSON object (a README, a CSV), with
     # their rejected lines: stored as any other's, and the command says what they are.
@@ -42,6 +44,7 @@ class IngestSummary:
             "files": self.files,
             "lines_read": self.lines_read,
             "attempts_added": self.attempts_added,
+            "outcomes_added": self.outcomes_added,
             "duplicates": self.duplicates,
             "rejected": self.rejected,
             "pending": self.pending,
@@ -51,17 +54,19 @@ class IngestSummary:
         """The one-line summary for people."""
         return (
             f"{_counted(self.files, 'file')}, {_counted(self.lines_read, 'line')} read: "
-            f"{_counted(self.attempts_added, 'attempt')} added, {_counted(self.duplicates, 'duplicate')}, "
+            f"{_counted(self.attempts_added, 'attempt')} added, {_counted(self.outcomes_added, 'outcome')} added, "
+            f"{_counted(self.duplicates, 'duplicate')}, "
             f"{self.rejected} rejected, {self.pending} pending"
         )
 
-    def add(self, outcome: Outcome) -> None:
+    def add(self, tally: Tally) -> None:
         """Count what one transaction's lines became."""
-        self.lines_read += outcome.lines
-        self.attempts_added += outcome.attempts
-        self.duplicates += outcome.duplicates
-        self.rejected += outcome.rejected
-        self.pending += outcome.pending
+        self.lines_read += tally.lines
+        self.attempts_added += tally.attempts
+        self.outcomes_added += tally.outcomes
+        self.duplicates += tally.duplicates
+        self.rejected += tally.rejected
+        self.pending += tally.pending
 
 
 def record_run(con: duckdb.DuckDBPyConnection, summary: IngestSummary, started: datetime) -> None:
@@ -76,6 +81,7 @@ def record_run(con: duckdb.DuckDBPyConnection, summary: IngestSummary, started: 
         files=summary.files,
         lines_read=summary.lines_read,
         attempts_added=summary.attempts_added,
+        outcomes_added=summary.outcomes_added,
         duplicates=summary.duplicates,
         rejected=summary.rejected,
         pending=summary.pending,

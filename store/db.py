@@ -32,7 +32,7 @@ from lanelog.errors import DatabaseLocked, NotADatabase, SchemaMismatch, StoreEr
 from lanelog.store import sniff
 from lanelog.store.sqlfile import Query, load_resources
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 # The oldest version store/upgrade.sql brings up to SCHEMA_VERSION.
 OLDEST_UPGRADABLE = 2
 DEFAULT_DB_NAME = "lanelog.duckdb"
@@ -246,7 +246,7 @@ def _bring_up_to_date(con: duckdb.DuckDBPyConnection, path: Path, *, read_only: 
                 f"{SCHEMA_VERSION}: run `lanelog ingest LANE_LOG --db {path}` once (with any of your logs; "
                 "a log read before adds nothing) to upgrade it in place, keeping every row"
             )
-        _upgrade(con, found)
+        _upgrade(con, found, path)
         return
     raise SchemaMismatch(
         f"{path} was made with lanelog schema version {version}, and this lanelog "
@@ -269,17 +269,28 @@ def _create_schema(con: duckdb.DuckDBPyConnection) -> None:
         statements()["record_schema"].run(con, version=str(SCHEMA_VERSION), by=f"lanelog {__version__}")
 
 
-def _upgrade(con: duckdb.DuckDBPyConnection, found: int) -> None:
-    """Run store/upgrade.sql's steps from version `found` to SCHEMA_VERSION in one transaction."""
-    with transaction(con):
-        # The schema first (every statement of it is CREATE ... IF NOT EXISTS or CREATE OR
-        # REPLACE): the tables new since `found` in their newest shape, and this version's
-        # macros, which the steps use and the next ingest reads ts by (a database keeps the
-        # macros it was made with).  The steps then change what exists.
-        statements()["create_schema"].run(con)
-        for version in range(found + 1, SCHEMA_VERSION + 1):
-            statements()[f"upgrade_to_{version}"].run(con)
-        statements()["record_upgrade"].run(con, version=str(SCHEMA_VERSION), by=f"lanelog {__version__}")
+def _upgrade(con: duckdb.DuckDBPyConnection, found: int, path: Path) -> None:
+    """Run store/upgrade.sql's steps from version `found` to SCHEMA_VERSION in one transaction.
+
+    A database whose shape no step expects (one made while its version was still changing,
+    before versions were pinned) is refused, left as it was, with how to rebuild it.
+    """
+    try:
+        with transaction(con):
+            # The schema first (every statement of it is CREATE ... IF NOT EXISTS or CREATE OR
+            # REPLACE): the tables new since `found` in their newest shape, and this version's
+            # macros, which the steps use and the next ingest reads ts by (a database keeps the
+            # macros it was made with).  The steps then change what exists.
+            statements()["create_schema"].run(con)
+            for version in range(found + 1, SCHEMA_VERSION + 1):
+                statements()[f"upgrade_to_{version}"].run(con)
+            statements()["record_upgrade"].run(con, version=str(SCHEMA_VERSION), by=f"lanelog {__version__}")
+    except StoreError as exc:
+        raise SchemaMismatch(
+            f"{path} was made with lanelog schema version {found} in a shape this lanelog cannot upgrade to "
+            f"version {SCHEMA_VERSION}, and was left as it was: move the file aside and ingest the logs again "
+            f"into a new database (the logs themselves are the source of truth). The upgrade stopped at {exc}"
+        ) from exc
 
 
 def put_meta(con: duckdb.DuckDBPyConnection, key: str, value: str) -> None:

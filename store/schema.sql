@@ -1,9 +1,12 @@
 -- The lanelog DuckDB schema, complete.  Its version is SCHEMA_VERSION in store/db.py:
--- bump it with any change to what is stored or what a macro means, and add the
--- block that brings a database of the version before up to it (store/upgrade.sql),
--- so an older database is upgraded, never misread.  (A database keeps the macros and
--- column compression it was made with; a faster body of the same meaning,
--- or another compression, needs no bump.)
+-- bump it with any change to a table, a column, its type, or the text of a stored macro
+-- (these here, and the table macros ingest/load.sql keeps in the database), and add the
+-- block that brings a database of the version before up to it (store/upgrade.sql), so an
+-- older database is upgraded, never misread.  A database keeps the macros it was made
+-- with until an upgrade makes them again, so even a faster body of the same meaning is a
+-- new version.  tests/store/test_schema_digest.py pins a digest of the catalog each
+-- version makes, and fails on a change made without a new version.  (Column compression
+-- is no part of it: another compression needs no bump.)
 -- store/ owns this file; ingest/ writes these tables, queries/ reads these tables and macros and nothing else.
 -- Timestamps are UTC.  A NULL week is the "undated" bucket.
 
@@ -29,7 +32,7 @@ CREATE TABLE IF NOT EXISTS sources (
     bytes_seen BIGINT NOT NULL,         -- bytes_read plus a provisional last line (no newline yet)
     seen_fingerprint VARCHAR NOT NULL,  -- sha256 of the bytes from bytes_read to bytes_seen
     lines_read BIGINT NOT NULL,         -- physical lines committed, blank ones included
-    duplicates BIGINT NOT NULL DEFAULT 0,  -- duplicate attempts among the committed lines
+    duplicates BIGINT NOT NULL DEFAULT 0,  -- duplicate attempts and outcomes among the committed lines
     first_ingested TIMESTAMP NOT NULL,
     last_ingested TIMESTAMP NOT NULL
 );
@@ -99,7 +102,60 @@ CREATE TABLE IF NOT EXISTS attempts (
     shadow_units DOUBLE,
     shadow_armed BOOLEAN,               -- truthy shadow model_call_allowed; NULL without a shadow decision
     shadow_policy VARCHAR,              -- the shadow policy's sha256 (NULL: none could be read)
-    shadow_error VARCHAR                -- why the shadow is no decision (policy_missing, ...); NULL for a decision
+    shadow_error VARCHAR,               -- why the shadow is no decision (policy_missing, ...); NULL for a decision
+    -- The change the attempt belongs to, when route could tell (schema 5): the line's
+    -- `pull_request` object (lane_pull_request), `agent` and `ci_run` object (lane_ci_run),
+    -- typed by the rules above; NULL when absent.  A pull request is (pr_repository, pr_number).
+    pr_repository VARCHAR,              -- pull_request.repository, OWNER/NAME
+    pr_number BIGINT,                   -- pull_request.number, when a JSON integer (json_int)
+    pr_url VARCHAR,                     -- pull_request.url
+    agent VARCHAR,                      -- who opened the pull request (its author, or route --agent)
+    ci_run_id VARCHAR,                  -- ci_run.id (a string of digits under GitHub Actions)
+    ci_run_attempt BIGINT,              -- ci_run.attempt, when a JSON integer: a re-run job has the id, another attempt
+    ci_run_url VARCHAR                  -- ci_run.url
+);
+
+-- Schema version 5: one row per outcome line (`"kind": "outcome"`, written by `lanelog
+-- outcome` when a pull request closes), never an attempt: lane_outcome_rows types it.  Kept
+-- losslessly (raw), exactly once with its log's read position, and a line whose non-empty
+-- string outcome_id is stored already (a re-run job, a re-sent log) is a duplicate: counted
+-- in sources.duplicates, not stored.  ts is the line's own (when the pull request closed).
+CREATE TABLE IF NOT EXISTS outcomes (
+    source_id INTEGER NOT NULL,
+    line_no BIGINT NOT NULL,            -- 1-based physical line number
+    byte_offset BIGINT NOT NULL,        -- offset of the line's first byte in the file
+    raw VARCHAR NOT NULL USING COMPRESSION zstd,  -- the line's JSON text, unknown fields included
+    provisional BOOLEAN NOT NULL,       -- last line without a newline: read again next run
+    outcome_id VARCHAR,                 -- a non-empty string outcome_id, else NULL (NULL never duplicates)
+    ts TIMESTAMP,                       -- UTC, by lane_ts as an attempt's; NULL when undated
+    week DATE,                          -- Monday of the ISO week of ts (UTC); NULL = undated
+    repo VARCHAR,                       -- string fields: NULL unless the JSON value is a string
+    producer VARCHAR,
+    pr_repository VARCHAR,              -- pull_request, typed as on attempts
+    pr_number BIGINT,
+    pr_url VARCHAR,
+    head VARCHAR,                       -- the pull request's head commit
+    state VARCHAR,                      -- 'merged' | 'closed' | anything else as given
+    merged_at TIMESTAMP,                -- by lane_ts, as ts
+    closed_at TIMESTAMP,
+    merged_by VARCHAR,                  -- merged_by.login; NULL when closed without merge
+    merged_by_type VARCHAR,             -- merged_by.type: User, Bot, Organization, as the forge gives it
+    auto_merge BOOLEAN NOT NULL,        -- a non-null auto_merge object: merged by auto-merge
+    auto_merge_by VARCHAR,              -- auto_merge.enabled_by.login
+    auto_merge_by_type VARCHAR,         -- auto_merge.enabled_by.type
+    auto_merge_method VARCHAR,          -- auto_merge.merge_method
+    author VARCHAR,                     -- author.login: who opened the pull request
+    author_type VARCHAR,                -- author.type
+    -- The approving reviews (login, type, when, of which commit); NULL when the line has
+    -- none: unknown, never no approval.  A timestamp by lane_ts.
+    approvals STRUCT(login VARCHAR, type VARCHAR, submitted_at TIMESTAMP, commit_id VARCHAR)[],
+    -- The labels at close, and who set each when (set_by, set_at NULL when unknown).
+    labels STRUCT(name VARCHAR, set_by VARCHAR, set_by_type VARCHAR, set_at TIMESTAMP)[],
+    merge_commit VARCHAR,
+    ci_run_id VARCHAR,                  -- ci_run, typed as on attempts: the job that wrote the line
+    ci_run_attempt BIGINT,
+    ci_run_url VARCHAR,
+    type_anomalies VARCHAR[] NOT NULL   -- names of fields whose JSON type is unexpected (lane_outcome_rows)
 );
 
 -- One row per line that is not a JSON object.
@@ -121,7 +177,8 @@ CREATE TABLE IF NOT EXISTS ingest_runs (
     attempts_added BIGINT NOT NULL,
     duplicates BIGINT NOT NULL,
     rejected BIGINT NOT NULL,
-    pending BIGINT NOT NULL
+    pending BIGINT NOT NULL,
+    outcomes_added BIGINT NOT NULL DEFAULT 0  -- schema 5 (0 for a run before it)
 );
 
 -- Schema version 3: one row per credit bug delivered to a webhook by `lanelog check
@@ -292,6 +349,173 @@ CREATE OR REPLACE MACRO lane_usage_notes(j_usage) AS
 
 -- Week = the Monday of the ISO week of a UTC timestamp; NULL stays NULL (undated).
 CREATE OR REPLACE MACRO lane_week(ts) AS CAST(date_trunc('week', ts) AS DATE);
+
+-- Schema version 5: the change an attempt belongs to, and the outcome lines.
+
+-- A JSON integer (digits after an optional minus, no fraction or exponent) as a BIGINT; NULL
+-- for any other value, and for one beyond BIGINT.  (TRY_CAST alone would round 42.5 to 43.)
+CREATE OR REPLACE MACRO json_int(j) AS
+    CASE WHEN regexp_full_match(CAST(j AS VARCHAR), '-?[0-9]+') THEN TRY_CAST(CAST(j AS VARCHAR) AS BIGINT) END;
+
+-- Whether a JSON value is there (neither absent nor null) and of another kind than the one
+-- whose first character's code is `code` (34 a string, 91 a list, 123 an object).
+CREATE OR REPLACE MACRO lane_not_a(j, code) AS
+    coalesce(ord(CAST(j AS VARCHAR)) <> code AND ord(CAST(j AS VARCHAR)) <> 110, false);
+
+-- Whether a JSON value is there and no JSON integer (json_int).
+CREATE OR REPLACE MACRO lane_not_int(j) AS
+    coalesce(ord(CAST(j AS VARCHAR)) <> 110 AND json_int(j) IS NULL, false);
+
+-- Whether a JSON value is there and neither a string nor a number: what lane_ts reads.
+CREATE OR REPLACE MACRO lane_not_time(j) AS
+    coalesce(NOT (ord(CAST(j AS VARCHAR)) IN (34, 45, 110) OR ord(CAST(j AS VARCHAR)) BETWEEN 48 AND 57), false);
+
+-- Whether a line is an outcome line: its `kind` (the first one, as every typed field) is the
+-- string "outcome".  Ingest's lane_attempt_rows (ingest/load.sql) leaves such a line out and
+-- lane_outcome_rows below takes it, by this one rule; any other line is no outcome.
+CREATE OR REPLACE MACRO lane_is_outcome(j_kind) AS coalesce(json_str(j_kind) = 'outcome', false);
+
+-- A line's `pull_request` object's fields as JSON, typed as json_str(repository),
+-- json_int(number) and json_str(url); NULL unless the value is an object.
+CREATE OR REPLACE MACRO lane_pull_request(j) AS CASE WHEN ord(CAST(j AS VARCHAR)) = 123 THEN
+    json_transform(j, '{"repository": "JSON", "number": "JSON", "url": "JSON"}') END;
+
+-- A line's `ci_run` object's fields as JSON, typed as json_str(id), json_int(attempt) and
+-- json_str(url); NULL unless the value is an object.
+CREATE OR REPLACE MACRO lane_ci_run(j) AS CASE WHEN ord(CAST(j AS VARCHAR)) = 123 THEN
+    json_transform(j, '{"id": "JSON", "attempt": "JSON", "url": "JSON"}') END;
+
+-- The type anomalies of an attempt's schema-5 fields, named in this order: `kind` (an attempt
+-- has none: any kind but a JSON null is named; an outcome line is no attempt), `pull_request`
+-- (not an object, or its repository or url no string, or its number no JSON integer),
+-- `agent` (no string), `ci_run` (not an object, or its id or url no string, or its attempt
+-- no JSON integer).  pr and ci are lane_pull_request and lane_ci_run of j_pr and j_ci.
+-- Ingest (load.sql) and the upgrade to version 5 both name them by this one rule.
+CREATE OR REPLACE MACRO lane_change_notes(j_kind, j_pr, pr, j_agent, j_ci, ci) AS list_filter([
+    CASE WHEN ord(CAST(j_kind AS VARCHAR)) <> 110 THEN 'kind' END,
+    CASE WHEN lane_not_a(j_pr, 123) OR lane_not_a(pr.repository, 34) OR lane_not_int(pr.number)
+              OR lane_not_a(pr.url, 34) THEN 'pull_request' END,
+    CASE WHEN lane_not_a(j_agent, 34) THEN 'agent' END,
+    CASE WHEN lane_not_a(j_ci, 123) OR lane_not_a(ci.id, 34) OR lane_not_int(ci.attempt)
+              OR lane_not_a(ci.url, 34) THEN 'ci_run' END
+], lambda name: name IS NOT NULL);
+
+-- Whether an actor (merged_by, author, auto_merge.enabled_by, a label's set_by: {login,
+-- type}) is there and not an object, or has a login or type that is no string.
+CREATE OR REPLACE MACRO lane_not_actor(j) AS lane_not_a(j, 123)
+    OR lane_not_a(json_extract(j, '$.login'), 34) OR lane_not_a(json_extract(j, '$.type'), 34);
+
+-- The outcomes rows of the table named `lines` (line_no, byte_offset, line: a line's text
+-- without its terminator; its other columns, such as source_id and provisional, are passed
+-- through): a row for each line that is a JSON object (RFC 8259, as json_valid_rfc) whose
+-- kind is "outcome" (lane_is_outcome), none for any other line.  Every field is typed by
+-- the rules of attempts: a field of an unexpected type is NULL (or its entry's field is) and
+-- named in type_anomalies, an object or list by its own name whichever of its parts it was;
+-- approvals or labels of more than 1,000 entries (lanelog outcome writes at most 100) are
+-- not typed, and named.  Ingest stores outcome lines through it (load.sql), and the upgrade
+-- to version 5 moves the outcome lines an older lanelog stored as attempts.
+CREATE OR REPLACE MACRO lane_outcome_rows(lines) AS TABLE
+WITH parsed AS (
+    SELECT * EXCLUDE (line), line AS raw,
+           CASE WHEN NOT (starts_with(line, '{') OR regexp_matches(line, '^[ \t\r]+\{')) THEN NULL
+                WHEN NOT json_valid_rfc(line) THEN NULL
+                ELSE try(json_transform(line, '{' ||
+                    '"kind": "JSON", "outcome_id": "JSON", "ts": "JSON", "repo": "JSON", "producer": "JSON", ' ||
+                    '"pull_request": "JSON", "head": "JSON", "state": "JSON", "merged_at": "JSON", ' ||
+                    '"closed_at": "JSON", "merged_by": "JSON", "auto_merge": "JSON", "author": "JSON", ' ||
+                    '"approvals": "JSON", "labels": "JSON", "merge_commit": "JSON", "ci_run": "JSON"' ||
+                    '}')) END AS v
+    FROM query_table(lines)
+), fields AS (
+    SELECT * EXCLUDE (v),
+           v.outcome_id AS j_outcome_id, v.ts AS j_ts, v.repo AS j_repo, v.producer AS j_producer,
+           v.pull_request AS j_pull_request, v.head AS j_head, v.state AS j_state, v.merged_at AS j_merged_at,
+           v.closed_at AS j_closed_at, v.merged_by AS j_merged_by, v.auto_merge AS j_auto_merge,
+           v.author AS j_author, v.approvals AS j_approvals, v.labels AS j_labels,
+           v.merge_commit AS j_merge_commit, v.ci_run AS j_ci_run,
+           lane_pull_request(v.pull_request) AS pr,
+           lane_ci_run(v.ci_run) AS ci,
+           -- The entries of approvals and labels, each field as JSON (an entry that is no
+           -- object has every field NULL, and is named below).
+           CASE WHEN ord(CAST(v.approvals AS VARCHAR)) = 91 AND json_array_length(v.approvals) <= 1000
+                THEN json_transform(v.approvals,
+                                    '[{"login": "JSON", "type": "JSON", "submitted_at": "JSON", "commit_id": "JSON"}]')
+           END AS given,
+           CASE WHEN ord(CAST(v.labels AS VARCHAR)) = 91 AND json_array_length(v.labels) <= 1000
+                THEN json_transform(v.labels, '[{"name": "JSON", "set_by": "JSON", "set_at": "JSON"}]')
+           END AS labelled
+    FROM parsed
+    WHERE lane_is_outcome(v.kind)
+)
+SELECT
+    * EXCLUDE (j_outcome_id, j_ts, j_repo, j_producer, j_pull_request, j_head, j_state, j_merged_at,
+               j_closed_at, j_merged_by, j_auto_merge, j_author, j_approvals, j_labels, j_merge_commit,
+               j_ci_run, pr, ci, given, labelled),
+    nullif(json_str(j_outcome_id), '') AS outcome_id,
+    lane_ts(json_str(j_ts), json_num(j_ts)) AS ts,
+    lane_week(lane_ts(json_str(j_ts), json_num(j_ts))) AS week,
+    json_str(j_repo) AS repo,
+    json_str(j_producer) AS producer,
+    json_str(pr.repository) AS pr_repository,
+    json_int(pr.number) AS pr_number,
+    json_str(pr.url) AS pr_url,
+    json_str(j_head) AS head,
+    json_str(j_state) AS state,
+    lane_ts(json_str(j_merged_at), json_num(j_merged_at)) AS merged_at,
+    lane_ts(json_str(j_closed_at), json_num(j_closed_at)) AS closed_at,
+    json_str(json_extract(j_merged_by, '$.login')) AS merged_by,
+    json_str(json_extract(j_merged_by, '$.type')) AS merged_by_type,
+    coalesce(ord(CAST(j_auto_merge AS VARCHAR)) = 123, false) AS auto_merge,
+    json_str(json_extract(j_auto_merge, '$.enabled_by.login')) AS auto_merge_by,
+    json_str(json_extract(j_auto_merge, '$.enabled_by.type')) AS auto_merge_by_type,
+    json_str(json_extract(j_auto_merge, '$.merge_method')) AS auto_merge_method,
+    json_str(json_extract(j_author, '$.login')) AS author,
+    json_str(json_extract(j_author, '$.type')) AS author_type,
+    list_transform(given, lambda a: CASE WHEN a IS NOT NULL THEN {
+        'login': json_str(a.login), 'type': json_str(a.type),
+        'submitted_at': lane_ts(json_str(a.submitted_at), json_num(a.submitted_at)),
+        'commit_id': json_str(a.commit_id)} END) AS approvals,
+    list_transform(labelled, lambda l: CASE WHEN l IS NOT NULL THEN {
+        'name': json_str(l.name),
+        'set_by': json_str(json_extract(l.set_by, '$.login')),
+        'set_by_type': json_str(json_extract(l.set_by, '$.type')),
+        'set_at': lane_ts(json_str(l.set_at), json_num(l.set_at))} END) AS labels,
+    json_str(j_merge_commit) AS merge_commit,
+    json_str(ci.id) AS ci_run_id,
+    json_int(ci.attempt) AS ci_run_attempt,
+    json_str(ci.url) AS ci_run_url,
+    list_filter([
+        CASE WHEN lane_not_a(j_outcome_id, 34) THEN 'outcome_id' END,
+        CASE WHEN lane_not_time(j_ts) THEN 'ts' END,
+        CASE WHEN lane_not_a(j_repo, 34) THEN 'repo' END,
+        CASE WHEN lane_not_a(j_producer, 34) THEN 'producer' END,
+        CASE WHEN lane_not_a(j_pull_request, 123) OR lane_not_a(pr.repository, 34) OR lane_not_int(pr.number)
+                  OR lane_not_a(pr.url, 34) THEN 'pull_request' END,
+        CASE WHEN lane_not_a(j_head, 34) THEN 'head' END,
+        CASE WHEN lane_not_a(j_state, 34) THEN 'state' END,
+        CASE WHEN lane_not_time(j_merged_at) THEN 'merged_at' END,
+        CASE WHEN lane_not_time(j_closed_at) THEN 'closed_at' END,
+        CASE WHEN lane_not_actor(j_merged_by) THEN 'merged_by' END,
+        CASE WHEN lane_not_a(j_auto_merge, 123) OR lane_not_actor(json_extract(j_auto_merge, '$.enabled_by'))
+                  OR lane_not_a(json_extract(j_auto_merge, '$.merge_method'), 34) THEN 'auto_merge' END,
+        CASE WHEN lane_not_actor(j_author) THEN 'author' END,
+        CASE WHEN lane_not_a(j_approvals, 91) OR (j_approvals IS NOT NULL AND given IS NULL)
+                  OR coalesce(CASE WHEN given IS NOT NULL THEN list_bool_or(list_transform(
+                      CAST(j_approvals AS JSON[]), lambda e: lane_not_a(e, 123))) END, false)
+                  OR coalesce(list_bool_or(list_transform(given, lambda a: lane_not_a(a.login, 34) OR lane_not_a(a.type, 34)
+                      OR lane_not_time(a.submitted_at) OR lane_not_a(a.commit_id, 34))), false)
+             THEN 'approvals' END,
+        CASE WHEN lane_not_a(j_labels, 91) OR (j_labels IS NOT NULL AND labelled IS NULL)
+                  OR coalesce(CASE WHEN labelled IS NOT NULL THEN list_bool_or(list_transform(
+                      CAST(j_labels AS JSON[]), lambda e: lane_not_a(e, 123))) END, false)
+                  OR coalesce(list_bool_or(list_transform(labelled, lambda l: lane_not_a(l.name, 34)
+                      OR lane_not_actor(l.set_by) OR lane_not_time(l.set_at))), false)
+             THEN 'labels' END,
+        CASE WHEN lane_not_a(j_merge_commit, 34) THEN 'merge_commit' END,
+        CASE WHEN lane_not_a(j_ci_run, 123) OR lane_not_a(ci.id, 34) OR lane_not_int(ci.attempt)
+                  OR lane_not_a(ci.url, 34) THEN 'ci_run' END
+    ], lambda name: name IS NOT NULL) AS type_anomalies
+FROM fields;
 
 -- Stored replays (`lanelog replay --db`): one row per replay, one row per replayed
 -- patch, written in one transaction.  The lake export copies them whole (lake tables

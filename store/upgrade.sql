@@ -121,3 +121,107 @@ FROM (
           FROM attempts WHERE shadow_armed IS NOT NULL)
 ) AS parsed
 WHERE attempts.source_id = parsed.source_id AND attempts.line_no = parsed.line_no AND parsed.error IS NOT NULL;
+
+-- name: upgrade_to_5
+-- Version 5: the change an attempt belongs to (attempts.pr_repository, pr_number, pr_url,
+-- agent, ci_run_id, ci_run_attempt, ci_run_url), the outcome lines in a table of their own
+-- (outcomes, made by create_schema before this step), and ingest_runs.outcomes_added.
+-- Version 4 changed after it first shipped, so a version-4 database may lack what it gained
+-- later: the alerts_claimed table (made by create_schema), attempts.shadow_error, and the
+-- 1e12 bound of lane_usage's token counts (the macros are this version's: create_schema ran
+-- first).  This step gives every version-4 database all of it, and holds no assumption
+-- about which of those shapes it is: every statement is a no-op where it has nothing to do.
+-- params:
+-- shadow_error as upgrade_to_4 fills it, for a database made before it was added.
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS shadow_error VARCHAR;
+UPDATE attempts SET shadow_error = parsed.error, shadow_probe = NULL, shadow_reasons = NULL,
+    shadow_units = NULL, shadow_armed = NULL
+FROM (
+    SELECT source_id, line_no,
+           CASE WHEN s.error IS NOT NULL THEN coalesce(json_str(s.error), CAST(s.error AS VARCHAR))
+                ELSE list_filter(json_str_list(s.reasons),
+                                 lambda r: r IN ('policy_missing', 'policy_invalid', 'internal_error'))[1] END AS error
+    FROM (SELECT source_id, line_no,
+                 json_transform(try(json_extract(raw, '$.shadow')), '{"error": "JSON", "reasons": "JSON"}') AS s
+          FROM attempts WHERE shadow_armed IS NOT NULL AND shadow_error IS NULL)
+) AS parsed
+WHERE attempts.source_id = parsed.source_id AND attempts.line_no = parsed.line_no AND parsed.error IS NOT NULL;
+-- The usage of every line that has one, typed again by this version's lane_usage: a database
+-- made with an earlier macro kept token counts (or costs) a new one refuses.  Only the rows
+-- whose usage, figures or usage notes differ are written; the notes stay last, as ingest
+-- names them.
+UPDATE attempts SET usage = parsed.usage, input_tokens = parsed.input_tokens, output_tokens = parsed.output_tokens,
+    cost = parsed.cost, currency = parsed.currency,
+    type_anomalies = list_concat(list_filter(attempts.type_anomalies,
+                                             lambda n: n <> 'usage.cost' AND n <> 'usage.currency'), parsed.notes)
+FROM (
+    SELECT source_id, line_no, usage, notes,
+           list_sum(list_transform(usage, lambda u: u.input_tokens)) AS input_tokens,
+           list_sum(list_transform(usage, lambda u: u.output_tokens)) AS output_tokens,
+           CASE WHEN len(currencies) = 1 THEN list_sum(list_transform(usage, lambda u: u.cost)) END AS cost,
+           CASE WHEN len(currencies) = 1 THEN currencies[1] END AS currency
+    FROM (
+        SELECT source_id, line_no, usage, notes,
+               list_distinct(list_filter(list_transform(usage, lambda u: CASE WHEN u.cost IS NOT NULL THEN u.currency END),
+                                         lambda c: c IS NOT NULL)) AS currencies
+        FROM (SELECT source_id, line_no, lane_usage(j_usage) AS usage, coalesce(lane_usage_notes(j_usage), []) AS notes
+              FROM (SELECT source_id, line_no, try(json_extract(raw, '$.usage')) AS j_usage
+                    FROM attempts WHERE contains(raw, '"usage"') OR contains(raw, '\u')))
+    )
+) AS parsed
+WHERE attempts.source_id = parsed.source_id AND attempts.line_no = parsed.line_no
+  AND (attempts.usage IS DISTINCT FROM parsed.usage
+       OR attempts.input_tokens IS DISTINCT FROM parsed.input_tokens
+       OR attempts.output_tokens IS DISTINCT FROM parsed.output_tokens
+       OR attempts.cost IS DISTINCT FROM parsed.cost OR attempts.currency IS DISTINCT FROM parsed.currency
+       OR list_filter(attempts.type_anomalies, lambda n: n = 'usage.cost' OR n = 'usage.currency')
+          IS DISTINCT FROM parsed.notes);
+-- The outcome lines an older lanelog stored as attempts move to outcomes, typed by
+-- lane_outcome_rows as ingest types them now.  Of lines sharing an outcome_id the first is
+-- kept (a complete line before a provisional one, then in log order, as ingest keeps it) and
+-- the others are duplicates, counted in their log's sources.duplicates (a complete one) as
+-- ingest counts them.  A key can be written with \u escapes: a row holding one is read too.
+CREATE OR REPLACE TEMP VIEW lane_upgrade_lines AS
+SELECT source_id, line_no, byte_offset, raw AS line, provisional FROM attempts
+WHERE contains(raw, '"kind"') OR contains(raw, '\u');
+CREATE OR REPLACE TEMP TABLE lane_upgrade_outcomes AS
+SELECT *, row_number() OVER (PARTITION BY outcome_id ORDER BY provisional, source_id, line_no) AS nth
+FROM lane_outcome_rows('lane_upgrade_lines');
+INSERT INTO outcomes BY NAME
+SELECT * EXCLUDE (nth) FROM lane_upgrade_outcomes WHERE outcome_id IS NULL OR nth = 1;
+UPDATE sources SET duplicates = sources.duplicates + resent.lines
+FROM (SELECT source_id, count(*) AS lines FROM lane_upgrade_outcomes
+      WHERE outcome_id IS NOT NULL AND nth > 1 AND NOT provisional GROUP BY source_id) AS resent
+WHERE sources.source_id = resent.source_id;
+DELETE FROM attempts WHERE (source_id, line_no) IN (SELECT (source_id, line_no) FROM lane_upgrade_outcomes);
+DROP TABLE lane_upgrade_outcomes;
+DROP VIEW lane_upgrade_lines;
+-- The change each attempt belongs to, typed from its raw JSON as ingest types it (a line
+-- stored before has it in raw only), and its type anomalies named after the others.
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS pr_repository VARCHAR;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS pr_number BIGINT;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS pr_url VARCHAR;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS agent VARCHAR;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS ci_run_id VARCHAR;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS ci_run_attempt BIGINT;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS ci_run_url VARCHAR;
+UPDATE attempts SET pr_repository = json_str(parsed.pr.repository), pr_number = json_int(parsed.pr.number),
+    pr_url = json_str(parsed.pr.url), agent = json_str(parsed.j_agent), ci_run_id = json_str(parsed.ci.id),
+    ci_run_attempt = json_int(parsed.ci.attempt), ci_run_url = json_str(parsed.ci.url),
+    type_anomalies = list_concat(attempts.type_anomalies,
+                                 lane_change_notes(parsed.j_kind, parsed.j_pr, parsed.pr, parsed.j_agent, parsed.j_ci,
+                                                   parsed.ci))
+FROM (
+    SELECT *, lane_pull_request(j_pr) AS pr, lane_ci_run(j_ci) AS ci
+    FROM (SELECT source_id, line_no, try(json_extract(raw, '$.kind')) AS j_kind,
+                 try(json_extract(raw, '$.pull_request')) AS j_pr, try(json_extract(raw, '$.agent')) AS j_agent,
+                 try(json_extract(raw, '$.ci_run')) AS j_ci
+          FROM attempts
+          WHERE contains(raw, '"kind"') OR contains(raw, '"pull_request"') OR contains(raw, '"agent"')
+             OR contains(raw, '"ci_run"') OR contains(raw, '\u'))
+    WHERE j_kind IS NOT NULL OR j_pr IS NOT NULL OR j_agent IS NOT NULL OR j_ci IS NOT NULL
+) AS parsed
+WHERE attempts.source_id = parsed.source_id AND attempts.line_no = parsed.line_no;
+-- (A column with a constraint is added bare, then constrained: what every DuckDB lanelog runs on can do.)
+ALTER TABLE ingest_runs ADD COLUMN IF NOT EXISTS outcomes_added BIGINT DEFAULT 0;
+ALTER TABLE ingest_runs ALTER COLUMN outcomes_added SET NOT NULL;

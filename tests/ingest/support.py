@@ -45,12 +45,23 @@ def rejected(con: duckdb.DuckDBPyConnection) -> list[tuple]:
     ).fetchall()
 
 
-def stored(con: duckdb.DuckDBPyConnection) -> tuple[list[tuple], list[tuple]]:
-    """Everything ingest stored about the lines, without run-dependent timestamps."""
+def outcome(**fields: Any) -> bytes:
+    """One outcome line (with its newline), as `lanelog outcome` writes it, from keyword fields."""
+    return json.dumps({"schema": 1, "kind": "outcome", "producer": "lanelog-outcome", **fields}).encode() + b"\n"
+
+
+def outcomes(con: duckdb.DuckDBPyConnection, columns: str = "line_no, outcome_id") -> list[tuple]:
+    """Stored outcome lines, in file order."""
+    return con.execute(f"SELECT {columns} FROM outcomes ORDER BY source_id, line_no").fetchall()
+
+
+def stored(con: duckdb.DuckDBPyConnection) -> tuple[list[tuple], list[tuple], list[tuple]]:
+    """Everything ingest stored about the lines (attempts, rejected lines, outcome lines),
+    without run-dependent timestamps."""
     rows = con.execute(
         "SELECT * EXCLUDE (source_id) FROM attempts ORDER BY source_id, line_no"
     ).fetchall()
-    return rows, rejected(con)
+    return rows, rejected(con), outcomes(con, "* EXCLUDE (source_id)")
 
 
 def counts(summary: ingest.IngestSummary) -> tuple[int, int, int, int, int]:

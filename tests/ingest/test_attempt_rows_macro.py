@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 
 from lanelog import ingest, store
-from lanelog.ingest.load import MACRO_KEY, macro_digest
+from lanelog.ingest.statements import MACRO_KEY, macro_digest
 
 
 def write_lines(path: Path, first: int, count: int) -> None:

@@ -14,11 +14,14 @@ from lanelog import ingest, store
 from lanelog.cli import cli
 from tests.ingest.support import HOLDER
 
+OUTCOME = '{"kind": "outcome", "outcome_id": "outcome-1", "state": "merged"}\n'
+
 
 @pytest.fixture
 def logs(tmp_path: Path) -> Path:
-    (tmp_path / "a.jsonl").write_text('{"attempt_id": "a1"}\n{"attempt_id": "a1"}\nnot json\n')
-    (tmp_path / "b.jsonl").write_text('{"attempt_id": "b1", "probe": "reject"}\n{"attempt_id": "b2"')
+    # The outcome line twice: the second, a re-run job's, is a duplicate.
+    (tmp_path / "a.jsonl").write_text('{"attempt_id": "a1"}\n{"attempt_id": "a1"}\nnot json\n' + OUTCOME)
+    (tmp_path / "b.jsonl").write_text('{"attempt_id": "b1", "probe": "reject"}\n' + OUTCOME + '{"attempt_id": "b2"')
     return tmp_path
 
 
@@ -29,7 +32,8 @@ def run(*args: str, env: dict[str, str] | None = None):
 def test_summary_line(logs: Path, tmp_path: Path) -> None:
     result = run("--db", str(tmp_path / "db.duckdb"), str(logs / "a.jsonl"), str(logs / "b.jsonl"))
     assert result.exit_code == 0
-    assert result.stdout == "2 files, 5 lines read: 2 attempts added, 1 duplicate, 1 rejected, 1 pending\n"
+    assert result.stdout == ("2 files, 7 lines read: 2 attempts added, 1 outcome added, 2 duplicates, "
+                             "1 rejected, 1 pending\n")
     assert result.stderr == ""
 
 
@@ -38,11 +42,13 @@ def test_json_summary_and_the_env_database(logs: Path, tmp_path: Path) -> None:
     result = run("--format", "json", str(logs), env={"LANELOG_DB": str(db)})
     assert result.exit_code == 0
     assert json.loads(result.stdout) == {
-        "files": 2, "lines_read": 5, "attempts_added": 2, "duplicates": 1, "rejected": 1, "pending": 1
+        "files": 2, "lines_read": 7, "attempts_added": 2, "outcomes_added": 1, "duplicates": 2, "rejected": 1,
+        "pending": 1
     }
     again = run("--format", "json", str(logs), env={"LANELOG_DB": str(db)})
     assert json.loads(again.stdout) == {
-        "files": 2, "lines_read": 0, "attempts_added": 0, "duplicates": 0, "rejected": 0, "pending": 0
+        "files": 2, "lines_read": 0, "attempts_added": 0, "outcomes_added": 0, "duplicates": 0, "rejected": 0,
+        "pending": 0
     }
 
 
@@ -96,7 +102,8 @@ def test_a_file_that_is_no_lane_log_is_named_kept_as_rejected_lines_and_exits_2(
     result = run("--db", str(db), str(readme))
     assert result.exit_code == 2
     # Blank lines are read past, as in any log: four lines of text.
-    assert result.stdout == "1 file, 4 lines read: 0 attempts added, 0 duplicates, 4 rejected, 0 pending\n"
+    assert result.stdout == ("1 file, 4 lines read: 0 attempts added, 0 outcomes added, 0 duplicates, "
+                             "4 rejected, 0 pending\n")
     assert result.stderr == (f"Error: {readme}: not a lane log: no line read is a JSON object ({SHAPE}); its 4 "
                              "lines are kept as rejected lines, listed on the dashboard's Data health page\n")
     con = store.open_db(db, read_only=True)
@@ -111,7 +118,8 @@ def test_a_file_that_is_no_lane_log_beside_a_lane_log_is_a_warning(logs: Path, t
     readme.write_text(README, encoding="utf-8")
     result = run("--db", str(tmp_path / "db.duckdb"), str(logs / "a.jsonl"), str(readme))
     assert result.exit_code == 0
-    assert result.stdout == "2 files, 7 lines read: 1 attempt added, 1 duplicate, 5 rejected, 0 pending\n"
+    assert result.stdout == ("2 files, 8 lines read: 1 attempt added, 1 outcome added, 1 duplicate, "
+                             "5 rejected, 0 pending\n")
     assert result.stderr == f"Warning: {readme}: not a lane log: no line read is a JSON object ({SHAPE}); " \
                             "its 4 lines are kept as rejected lines, listed on the dashboard's Data health page\n"
 

@@ -60,9 +60,9 @@ def test_a_new_database_gets_the_schema_and_its_version(db: Path) -> None:
     tables = {name for (name,) in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
     # Version 3: the stored replays' tables are part of the schema, not made on first write,
     # and so are the credit bugs already sent to each alert receiver and the objects read;
-    # version 4: the alerts claimed by a run that is sending them.
+    # version 4: the alerts claimed by a run that is sending them; version 5: the outcome lines.
     assert tables == {"lanelog_meta", "sources", "attempts", "rejected_lines", "ingest_runs",
-                      "replays", "replay_patches", "alerts_sent", "alerts_claimed", "objects_read"}
+                      "replays", "replay_patches", "alerts_sent", "alerts_claimed", "objects_read", "outcomes"}
     # The macros are stored with the schema, so readers have them too.
     assert con.execute("SELECT py_truthy('\"0\"'), lane_week(TIMESTAMP '2026-10-11 23:59')").fetchall() == [
         (True, date(2026, 10, 5))

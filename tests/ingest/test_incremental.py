@@ -36,7 +36,8 @@ def test_unchanged_file_adds_nothing(file_db, tmp_path: Path) -> None:
     before = stored(file_db)
     again = ingest_paths(file_db, [log])
     assert again.as_dict() == {
-        "files": 1, "lines_read": 0, "attempts_added": 0, "duplicates": 0, "rejected": 0, "pending": 0
+        "files": 1, "lines_read": 0, "attempts_added": 0, "outcomes_added": 0, "duplicates": 0, "rejected": 0,
+        "pending": 0
     }
     assert stored(file_db) == before
 

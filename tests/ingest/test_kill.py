@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from lanelog import ingest, store
-from tests.ingest.support import counts, kill_after, line, stored
+from tests.ingest.support import counts, kill_after, line, outcome, stored
 
 CHILD = """
 import sys
@@ -24,13 +24,17 @@ print("done", flush=True)
 
 
 def mixed_log(lines: int) -> bytes:
-    """Attempts with ids, repeats, attempts without ids, rejected and blank lines."""
+    """Attempts with ids, repeats, attempts without ids, outcome lines (some repeated: a re-run
+    job's), rejected and blank lines."""
     out = []
     for n in range(lines):
         if n % 7 == 3:
             out.append(b"not json\n")
         elif n % 11 == 5:
             out.append(b"\n")
+        elif n % 13 == 6:
+            out.append(outcome(outcome_id=f"outcome-{n % 150}", ts="2026-10-08T14:00:00Z", state="merged",
+                               pull_request={"repository": "o/r", "number": n % 150}))
         elif n % 5 == 0:
             out.append(line(note=f"no id {n}"))
         else:
@@ -51,6 +55,7 @@ def test_kill_9_mid_run_then_rerun_stores_every_line_once(tmp_path: Path, commit
     con = store.open_db(db)
     partial = con.execute("SELECT count(*) FROM attempts").fetchall()[0][0]
     assert partial < whole.attempts_added  # the kill cut the run short
+    assert whole.outcomes_added == 133 and whole.duplicates > 0  # 180 outcome lines of 133 outcome ids
     ingest.ingest_paths(con, [log])
     assert stored(con) == stored(reference)
     assert con.execute("SELECT bytes_read, lines_read, duplicates FROM sources").fetchall() == [

@@ -1,4 +1,8 @@
-"""Property tests: arbitrary bytes never lose a line, and reading in parts changes nothing."""
+"""Property tests: arbitrary bytes never lose a line, and reading in parts changes nothing.
+
+Outcome lines (`"kind": "outcome"`) are in the mix: each ends as an outcome or a duplicate,
+never as an attempt.
+"""
 
 from __future__ import annotations
 
@@ -28,8 +32,16 @@ objects = st.builds(
     st.sampled_from([0, 1, "0", None, [], 0.0]),
     st.sampled_from([[], ["t"], None]),
 )
+outcome_lines = st.builds(
+    lambda kind, outcome_id, state: json.dumps({"kind": kind, "outcome_id": outcome_id, "state": state}).encode(),
+    st.sampled_from(["outcome", "outcome", "Outcome", 5, None]),
+    st.sampled_from(["o1", "o2", "", 7, None]),
+    st.sampled_from(["merged", "closed", None]),
+)
 fragments = st.one_of(
     objects,
+    outcome_lines,
+    st.sampled_from([b'{"\\u006bind": "outcome", "outcome_id": "o1"}', b'{"kind": "outcome", "outcome_id": }']),
     st.binary(max_size=12),
     st.sampled_from([b"", b" \t", b"\r", b"[1]", b"NaN", b'{"a": 1,}', b"\xff\xfe", b"{", b"}", b'"s"']),
 )
@@ -80,15 +92,16 @@ def assert_one_outcome_each(data: bytes, limit: int | None) -> None:
     with longest_line(limit):
         con = open_memory()
         summary = ingest_bytes(con, "lane.jsonl", data)
-    stored_attempts, stored_rejected = stored(con)
+    stored_attempts, stored_rejected, stored_outcomes = stored(con)
     too_long = con.execute("SELECT count(*) FROM rejected_lines WHERE reason = 'too_long'").fetchone()[0]
     longest = max((len(row[1]) for row in con.execute("SELECT line_no, raw FROM attempts").fetchall()), default=0)
     con.close()
     lines, added, duplicates, rejected, pending = counts(summary)
     assert summary.errors == []
     assert lines == non_blank_lines(data, limit)
-    assert lines == added + duplicates + rejected + pending
-    assert (len(stored_attempts), len(stored_rejected)) == (added, rejected)
+    assert lines == added + summary.outcomes_added + duplicates + rejected + pending
+    assert (len(stored_attempts), len(stored_rejected), len(stored_outcomes)) == (
+        added, rejected, summary.outcomes_added)
     assert pending <= 1
     if limit is None:
         assert too_long == 0
@@ -157,8 +170,8 @@ json_values = st.one_of(
 )
 seed_rows = st.lists(
     st.dictionaries(
-        st.sampled_from(["probe", "model_call_allowed", "merge_credit", "quarantine", "properties"]),
-        json_values,
+        st.sampled_from(["probe", "model_call_allowed", "merge_credit", "quarantine", "properties", "kind"]),
+        st.one_of(json_values, st.just("outcome")),
     ),
     max_size=15,
 )
@@ -167,13 +180,18 @@ seed_rows = st.lists(
 @SETTINGS
 @given(seed_rows)
 def test_any_file_of_json_objects_gives_the_seed_readers_figures(tmp_path_factory, rows) -> None:
-    path = tmp_path_factory.mktemp("seed") / "lane-log.jsonl"
+    """The seed reader knows no outcome line: it reads the attempts, the lines whose kind is
+    not "outcome", and lanelog gives its figures over the whole file, outcome lines and all."""
+    folder = tmp_path_factory.mktemp("seed")
+    path, attempt_lines = folder / "lane-log.jsonl", folder / "attempts.jsonl"
     path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    attempt_lines.write_text("".join(json.dumps(row) + "\n" for row in rows if row.get("kind") != "outcome"))
     con = open_memory()
-    ingest_paths(con, [path])
+    summary = ingest_paths(con, [path])
     figures = con.execute(
         "SELECT count(*), count(*) FILTER (is_reject), count(*) FILTER (armed),"
         " count(*) FILTER (credit_bug) FROM attempts"
     ).fetchall()[0]
     con.close()
-    assert dict(zip(["attempts", "probe_rejects", "calls_armed", "credit_bugs"], figures)) == seed_step6(path)
+    assert dict(zip(["attempts", "probe_rejects", "calls_armed", "credit_bugs"], figures)) == seed_step6(attempt_lines)
+    assert summary.outcomes_added == sum(row.get("kind") == "outcome" for row in rows)

@@ -26,7 +26,7 @@ from lanelog import store
 from lanelog.cli import cli
 from lanelog.ingest import ingest_paths
 from tests.ingest.s3server import S3, Proxy, running_s3, silent_server
-from tests.ingest.support import line, stored
+from tests.ingest.support import line, outcome, stored
 from tests.ingest.test_kill import mixed_log
 
 
@@ -80,8 +80,13 @@ def job_logs(count: int, prefix: str = "job") -> dict[str, bytes]:
 
 
 def a_week_of_logs() -> dict[str, bytes]:
-    """Small one-line logs, logs with rejected and provisional lines, a gzip log and one over 1 MiB."""
+    """Small one-line logs, outcome jobs' logs (one job run twice), logs with rejected and
+    provisional lines, a gzip log and one over 1 MiB."""
     logs = job_logs(40)
+    for n, run in ((1, 1), (2, 1), (2, 2)):  # the second run of job 2 writes its outcome again
+        logs[f"outcome-{n}-{run}/lane-log.jsonl"] = outcome(
+            outcome_id=f"outcome-{n}", ts="2026-10-08T14:03:00Z", state="merged",
+            pull_request={"repository": "o/r", "number": n}, ci_run={"id": "9", "attempt": run})
     logs["mixed/lane-log.jsonl"] = mixed_log(400)
     logs["rotated/lane-log.1.jsonl.gz"] = gzip.compress(b"".join(
         line(attempt_id=f"z{n}", ts="2026-10-12T09:00:00Z", probe="pass", merge_credit=1, quarantine=["t"])
@@ -107,11 +112,16 @@ def test_a_prefix_ingests_as_the_same_logs_from_disk(s3: S3, tmp_path: Path) -> 
     from_bucket = ingest(s3, tmp_path / "bucket.duckdb", f"s3://{bucket}/nightly/")
     assert from_disk.exit_code == 0 and from_bucket.exit_code == 0, from_bucket.output
     assert summary(from_bucket) == summary(from_disk)
-    assert summary(from_bucket)["files"] == 44
+    assert summary(from_bucket)["files"] == 47
 
     disk, objects = store.open_db(tmp_path / "disk.duckdb"), store.open_db(tmp_path / "bucket.duckdb")
     try:
         assert stored(objects) == stored(disk)
+        # The outcome jobs' lines, the re-run's a duplicate: each outcome stored once, by its first job.
+        assert objects.execute("SELECT outcome_id, s.path FROM outcomes JOIN sources AS s USING (source_id) "
+                               "WHERE outcome_id IN ('outcome-1', 'outcome-2') ORDER BY 1").fetchall() == [
+            ("outcome-1", f"s3://{bucket}/nightly/outcome-1-1/lane-log.jsonl"),
+            ("outcome-2", f"s3://{bucket}/nightly/outcome-2-1/lane-log.jsonl")]
         paths = sorted(row[0] for row in objects.execute("SELECT path FROM sources").fetchall())
         assert paths[0] == f"s3://{bucket}/nightly/big/lane-log.jsonl"
     finally:
@@ -135,7 +145,7 @@ def test_a_rerun_with_nothing_new_is_one_listing_and_no_fetch(s3: S3, tmp_path: 
     proxy.close()
     assert again.exit_code == 0
     assert summary(again) == {"files": 32, "lines_read": 0, "attempts_added": 0, "duplicates": 0,
-                              "rejected": 0, "pending": 0}
+                              "outcomes_added": 0, "rejected": 0, "pending": 0}
     assert proxy.object_reads() == []
     assert [method for method, _ in proxy.requests] == ["GET"]  # the one listing page
 
@@ -151,7 +161,7 @@ def test_2001_small_objects_are_listed_page_by_page_and_stored_once(s3: S3, tmp_
     first = ingest(s3, db, f"s3://{bucket}/ci/", endpoint=proxy.endpoint)
     assert first.exit_code == 0, first.output
     assert summary(first) == {"files": 2001, "lines_read": 2001, "attempts_added": 2001, "duplicates": 0,
-                              "rejected": 0, "pending": 0}
+                              "outcomes_added": 0, "rejected": 0, "pending": 0}
     assert len(proxy.listings()) == 3  # 1,000 keys a page
     assert "continuation-token" in proxy.listings()[-1]
     assert len(proxy.object_reads()) == 2001
@@ -174,7 +184,7 @@ def test_an_object_replaced_between_two_runs_is_a_new_log_and_a_copy_adds_nothin
                        CopySource={"Bucket": bucket, "Key": "a/lane-log.jsonl"})
     second = ingest(s3, db, f"s3://{bucket}/")
     assert summary(second) == {"files": 2, "lines_read": 1, "attempts_added": 1, "duplicates": 0,
-                               "rejected": 0, "pending": 0}
+                               "outcomes_added": 0, "rejected": 0, "pending": 0}
     assert attempt_ids(db) == ["a1", "a2", "b1"]
     con = store.open_db(db, read_only=True)
     assert con.execute("SELECT count(*) FROM sources").fetchall() == [(2,)]
@@ -402,6 +412,7 @@ def assert_stored_as_from_disk(db: Path, objects: dict[str, bytes], tmp_path: Pa
         got, want = stored(con), stored(reference)
         assert sorted(got[0], key=repr) == sorted(want[0], key=repr)
         assert sorted(got[1], key=repr) == sorted(want[1], key=repr)
+        assert sorted(got[2], key=repr) == sorted(want[2], key=repr)
     finally:
         con.close()
         reference.close()

@@ -16,10 +16,11 @@ import pytest
 import lanelog.ingest.batch
 import lanelog.ingest.chunks
 import lanelog.ingest.load
+import lanelog.ingest.statements
 from lanelog import ingest, store
 from lanelog.ingest import ingest_paths
 from lanelog.ingest.lines import LINES_SCHEMA, split_lines
-from lanelog.ingest.load import Handover, Outcome, store_lines, store_stream
+from lanelog.ingest.load import Handover, Tally, store_lines, store_stream
 from lanelog.store.db import roll_back, settings
 from tests.ingest.support import counts, line, rejected, stored
 
@@ -28,7 +29,7 @@ def lines_of(data: bytes, first_line_no: int = 1):
     return split_lines(memoryview(data), base_offset=0, first_line_no=first_line_no, complete=True)
 
 
-def stream(con: duckdb.DuckDBPyConnection, data: bytes) -> Outcome | Handover:
+def stream(con: duckdb.DuckDBPyConnection, data: bytes) -> Tally | Handover:
     con.execute("INSERT INTO sources VALUES (1, 'lane.jsonl', '', 0, 0, '', 0, '', 0, 0, now(), now())")
     return store_stream(con, 1, [lines_of(data)])
 
@@ -38,7 +39,7 @@ def test_the_stream_settles_the_lines_it_kept(con: duckdb.DuckDBPyConnection) ->
     data = (line(attempt_id="a1") + b"\n[1]\n" + b'{"attempt_id": "a2"\n'
             + b'{"units": NaN}\n' + b'  {"attempt_id": "a3"}  \n' + b"\xff\n")
     outcome = stream(con, data)
-    assert outcome == Outcome(lines=6, attempts=2, duplicates=0, rejected=4, pending=0)
+    assert outcome == Tally(lines=6, attempts=2, duplicates=0, rejected=4, pending=0)
     assert [(n, reason) for n, _offset, _raw, _text, reason in rejected(con)] == [
         (3, "not_an_object"), (4, "invalid_json"), (5, "invalid_json"), (7, "invalid_utf8")
     ]
@@ -73,7 +74,7 @@ def test_a_duplicate_of_an_earlier_run_is_left_out_by_the_second_stream(con: duc
     assert store_stream(con, 2, [lines_of(data)]) is Handover.STORED_IDS
     con.execute("ROLLBACK")
     outcome = store_stream(con, 2, [lines_of(data)], leave_out_stored=True)
-    assert outcome == Outcome(lines=4, attempts=3, duplicates=1, rejected=0, pending=0)
+    assert outcome == Tally(lines=4, attempts=3, duplicates=1, rejected=0, pending=0)
     assert con.execute("SELECT line_no, attempt_id FROM attempts WHERE source_id = 2 ORDER BY line_no").fetchall() == [
         (1, "b1"), (4, None), (5, None)
     ]
@@ -83,7 +84,7 @@ def test_the_careful_way_leaves_duplicates_out_before_storing(con: duckdb.DuckDB
     ingest.ingest_bytes(con, "old.jsonl", line(attempt_id="a1"))
     data = line(attempt_id="a1") + line(attempt_id="b1") + line(attempt_id="b1") + b'{"x": }\n' + line()
     outcome = store_lines(con, 1, lines_of(data, 2), provisional=False)
-    assert outcome == Outcome(lines=5, attempts=2, duplicates=2, rejected=1, pending=0)
+    assert outcome == Tally(lines=5, attempts=2, duplicates=2, rejected=1, pending=0)
     assert con.execute("SELECT line_no, attempt_id FROM attempts ORDER BY line_no").fetchall() == [
         (1, "a1"), (3, "b1"), (6, None)
     ]
@@ -227,10 +228,10 @@ def test_leaving_stored_ids_out_holds_the_stored_ids_not_the_lines(
     ingest.ingest_bytes(con, "old.jsonl", b"".join(line(attempt_id=f"a{n}") for n in range(100)))
     schema = lanelog.ingest.batch.BATCH_SCHEMA if statement.endswith("batch") else LINES_SCHEMA
     con.register("lane_lines", pa.RecordBatchReader.from_batches(schema, iter([])))
-    query = lanelog.ingest.load.statements()[statement]
+    query = lanelog.ingest.statements.statements()[statement]
     params = query.bind({name: value for name, value in {"source_id": 1, "provisional": False}.items()
                          if name in query.params})
-    lanelog.ingest.load.attempt_rows(con)  # the macro the statement reads (load.sql)
+    lanelog.ingest.statements.attempt_rows(con)  # the macro the statement reads (load.sql)
     with settings(con, lanelog.ingest.load.STREAM):
         plan = json.loads(con.execute("EXPLAIN (FORMAT json) " + query.sql, params).fetchall()[0][1])
     assert [_build_sides(node) for node in plan] == [[("ANTI", {"stream"}, {"attempts"})]]

@@ -58,7 +58,7 @@ def test_a_read_only_open_refuses_and_says_how_to_upgrade(v2: Path) -> None:
     with pytest.raises(SchemaMismatch) as caught:
         store.open_db(v2, read_only=True)
     assert caught.value.message == (
-        f"{v2} was made with lanelog schema version 2, and this lanelog uses version 4: run "
+        f"{v2} was made with lanelog schema version 2, and this lanelog uses version 5: run "
         f"`lanelog ingest LANE_LOG --db {v2}` once (with any of your logs; a log read before adds "
         "nothing) to upgrade it in place, keeping every row"
     )
@@ -70,13 +70,17 @@ def test_a_read_write_open_upgrades_keeping_every_row_and_figure(v2: Path) -> No
     store.open_db(v2).close()
     after = _every_row(v2)
     meta = dict(after.pop("lanelog_meta"))
-    assert meta["schema_version"] == "4" and meta["created_by"] == "lanelog 0.1.0"
+    assert meta["schema_version"] == "5" and meta["created_by"] == "lanelog 0.1.0"
     assert meta["upgraded_by"].startswith("lanelog ")
     # Version 3 adds the usage and the shadow columns at the end of attempts, version 4 the shadow's
-    # error: NULL, as the log records none of them.
+    # error, version 5 the change (pull request, agent, CI run): NULL, as the log records none of them.
     width = len(before["attempts"][0])
-    assert all(row[width:] == (None,) * 11 for row in after["attempts"])
+    assert all(row[width:] == (None,) * 18 for row in after["attempts"])
     after["attempts"] = sorted((row[:width] for row in after["attempts"]), key=repr)
+    # Version 5 adds the outcomes each run added at the end of ingest_runs: none before it.
+    width = len(before["ingest_runs"][0])
+    assert all(row[width:] == (0,) for row in after["ingest_runs"])
+    after["ingest_runs"] = sorted((row[:width] for row in after["ingest_runs"]), key=repr)
     # Version 4 adds each side's evidence at the end of replay_patches: NULL, as the old replay kept none.
     width = len(before["replay_patches"][0])
     assert len(after["replay_patches"]) == 2
@@ -213,11 +217,11 @@ def test_a_version_3_database_keeps_its_replays_and_gets_empty_evidence(tmp_path
         before = con.execute("SELECT * FROM replay_patches").fetchall()
     finally:
         con.close()
-    with pytest.raises(SchemaMismatch, match="schema version 3, and this lanelog uses version 4"):
+    with pytest.raises(SchemaMismatch, match="schema version 3, and this lanelog uses version 5"):
         store.open_db(path, read_only=True)
     con = store.open_db(path)
     try:
-        assert store.read_meta(con)["schema_version"] == "4"
+        assert store.read_meta(con)["schema_version"] == "5"
         stored = latest(con)
     finally:
         con.close()

@@ -122,8 +122,9 @@ def ingest(paths: tuple[str, ...], db: Path | None, fmt: str, endpoint_url: str 
     or object-store URLs (s3://bucket/prefix/: every such object below it;
     credentials come from the environment).  Only bytes added since the last
     run are read; a copy of a log already ingested adds nothing.  Every
-    non-blank line ends as an attempt, a duplicate, a rejected line or
-    pending (a last line still being written).
+    non-blank line ends as an attempt, an outcome (an outcome line, written
+    by `lanelog outcome` when a pull request closes), a duplicate, a rejected
+    line or pending (a last line still being written).
 
     A file none of whose lines is a JSON object (a README, say) is named on
     stderr as no lane log; its lines are still kept, as rejected lines.
