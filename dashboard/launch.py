@@ -26,6 +26,7 @@ from pathlib import Path
 
 from lanelog.dashboard import signin
 from lanelog.errors import DashboardError
+from lanelog.framing import framed
 
 APP = Path(__file__).resolve().parent / "app.py"
 
@@ -176,6 +177,8 @@ def serve(db: Path, host: str = "127.0.0.1", port: int = 8501, lake: str | None 
         check_port_free(host, port)
         os.execve(sys.executable, argv, app_environment(db, lake, budgets=budgets, today=today))
     settings = signin.load_auth(auth)
+    if settings.address_proof == "none":
+        print(unproven_addresses_warning(auth), file=sys.stderr, flush=True)
     check_port_free(host, port)
     folder = Path(tempfile.mkdtemp(prefix="lanelog-signin-"))
     try:
@@ -184,6 +187,14 @@ def serve(db: Path, host: str = "127.0.0.1", port: int = 8501, lake: str | None 
                           app_environment(db, lake, sign_in=True, budgets=budgets, today=today))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def unproven_addresses_warning(auth: Path) -> str:
+    """What the launcher says at start when the settings ask no proof of an address (address_proof = "none")."""
+    return (f'WARNING: SIGN-IN CHECKS NO PROOF OF ANY ADDRESS (address_proof = "none" in {framed(str(auth))}): '
+            "whoever the provider signs in with a listed address is let in, whether or not the address is theirs. "
+            "Use it only with a provider whose every address is one its user owns and cannot change "
+            "(docs/deploy.md).")
 
 
 def _run_child(argv: list[str], env: dict[str, str]) -> int:
