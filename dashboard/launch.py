@@ -1,5 +1,8 @@
 """Build and run the `streamlit run` command line for the dashboard.
 
+The server is Streamlit's own command line started through lanelog.dashboard.server, which
+filters one notice of a dependency's (see there) and changes nothing else.
+
 The flags keep the app local and quiet: bound to one address (which also stops
 Streamlit looking up the machine's external IP), headless, no usage statistics,
 no file watcher, and no email prompt.  The database path reaches the app through
@@ -75,11 +78,15 @@ def check_host(host: str) -> str:
     return bare
 
 
+# The module that runs Streamlit's command line in the server process (dashboard/server.py).
+SERVER = "lanelog.dashboard.server"
+
+
 def streamlit_argv(host: str, port: int) -> list[str]:
-    """The full `python -m streamlit run` command for the dashboard app."""
+    """The full `streamlit run` command for the dashboard app, as the server process runs it."""
     host = check_host(host)
     return [
-        sys.executable, "-P", "-m", "streamlit", "run", str(APP),
+        sys.executable, "-P", "-m", SERVER, "run", str(APP),
         "--server.address", host,
         "--server.port", str(port),
         "--server.headless", "true",
