@@ -11,7 +11,7 @@ Google: the claims of Google's OpenID Connect ID token for a Workspace account (
 `email_verified` as the JSON value true.
 
 `issued()` is the whole token as the page sees it (st.user); `registered()` is what the test
-provider is told to put in the token it signs: it adds iss, aud, iat, exp and nonce itself.
+provider is told to put in the token it signs: it adds iss, aud, iat, exp, nonce and at_hash itself.
 """
 
 from __future__ import annotations
@@ -22,7 +22,9 @@ from typing import Any
 TENANT = "aaaabbbb-0000-cccc-1111-dddd2222eeee"
 OTHER_TENANT = "bbbbcccc-1111-dddd-2222-eeee3333ffff"
 CLIENT_ID = "lanelog-test"
-SET_BY_PROVIDER = ("iss", "aud", "iat", "nbf", "exp", "nonce")
+# What the test provider puts in the token it signs (Authlib, at sign-in, checks at_hash against
+# the access token it issued, so a made-up one would refuse the token before the page sees it).
+SET_BY_PROVIDER = ("iss", "aud", "azp", "iat", "nbf", "exp", "nonce", "at_hash", "c_hash")
 
 
 def entra(email: str | None, *, tid: str = TENANT, **changes: Any) -> dict[str, Any]:
