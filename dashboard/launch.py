@@ -1,5 +1,8 @@
 """Build and run the `streamlit run` command line for the dashboard.
 
+The server is Streamlit's own command line started through lanelog.dashboard.server, which
+filters one notice of a dependency's (see there) and changes nothing else.
+
 The flags keep the app local and quiet: bound to one address (which also stops
 Streamlit looking up the machine's external IP), headless, no usage statistics,
 no file watcher, and no email prompt.  The database path reaches the app through
@@ -26,6 +29,7 @@ from pathlib import Path
 
 from lanelog.dashboard import signin
 from lanelog.errors import DashboardError
+from lanelog.framing import framed
 
 APP = Path(__file__).resolve().parent / "app.py"
 
@@ -74,11 +78,15 @@ def check_host(host: str) -> str:
     return bare
 
 
+# The module that runs Streamlit's command line in the server process (dashboard/server.py).
+SERVER = "lanelog.dashboard.server"
+
+
 def streamlit_argv(host: str, port: int) -> list[str]:
-    """The full `python -m streamlit run` command for the dashboard app."""
+    """The full `streamlit run` command for the dashboard app, as the server process runs it."""
     host = check_host(host)
     return [
-        sys.executable, "-P", "-m", "streamlit", "run", str(APP),
+        sys.executable, "-P", "-m", SERVER, "run", str(APP),
         "--server.address", host,
         "--server.port", str(port),
         "--server.headless", "true",
@@ -176,6 +184,8 @@ def serve(db: Path, host: str = "127.0.0.1", port: int = 8501, lake: str | None 
         check_port_free(host, port)
         os.execve(sys.executable, argv, app_environment(db, lake, budgets=budgets, today=today))
     settings = signin.load_auth(auth)
+    if settings.address_proof == "none":
+        print(unproven_addresses_warning(auth), file=sys.stderr, flush=True)
     check_port_free(host, port)
     folder = Path(tempfile.mkdtemp(prefix="lanelog-signin-"))
     try:
@@ -184,6 +194,14 @@ def serve(db: Path, host: str = "127.0.0.1", port: int = 8501, lake: str | None 
                           app_environment(db, lake, sign_in=True, budgets=budgets, today=today))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def unproven_addresses_warning(auth: Path) -> str:
+    """What the launcher says at start when the settings ask no proof of an address (address_proof = "none")."""
+    return (f'WARNING: SIGN-IN CHECKS NO PROOF OF ANY ADDRESS (address_proof = "none" in {framed(str(auth))}): '
+            "whoever the provider signs in with a listed address is let in, whether or not the address is theirs. "
+            "Use it only with a provider whose every address is one its user owns and cannot change "
+            "(docs/deploy.md).")
 
 
 def _run_child(argv: list[str], env: dict[str, str]) -> int:

@@ -11,6 +11,8 @@ Streamlit secrets file holding the same: see load_auth)::
     allow = ["alice@example.com", "example.org"]   # e-mail addresses and/or domains
     writers = ["alice@example.com"]  # optional: who sees the upload widget
     session_hours = 12               # optional: how long a sign-in lasts
+    address_proof = "entra_id"       # optional: what proves an address (default "email_verified")
+    tenants = ["aaaabbbb-0000-cccc-1111-dddd2222eeee"]   # with "entra_id": the tenants admitted
 
 Streamlit's own sign-in (st.login) reads its [auth] section from a secrets file; the
 launcher writes one into a private folder (0700, the file 0600) and removes it when
@@ -23,20 +25,20 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
+import re
 import socket
 import stat
 import tomllib
-import unicodedata
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 from urllib.parse import urlsplit
 
+from lanelog.dashboard.admission import DEFAULT_PROOF, PROOFS, ascii_lower
 from lanelog.errors import DashboardError
 
 REQUIRED = ("server_metadata_url", "client_id", "client_secret", "redirect_uri", "cookie_secret", "allow")
-OPTIONAL = ("writers", "session_hours")
+OPTIONAL = ("writers", "session_hours", "address_proof", "tenants")
 MIN_COOKIE_SECRET = 32
 DEFAULT_SESSION_HOURS = 12.0
 ACCESS_SECTION = "lanelog_access"  # the page process's allow-list, beside Streamlit's [auth]
@@ -54,6 +56,8 @@ class AuthSettings:
     allow: tuple[str, ...]
     writers: tuple[str, ...] | None
     session_hours: float
+    address_proof: str = DEFAULT_PROOF
+    tenants: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
         return f"AuthSettings(client_id={self.client_id!r}, redirect_uri={self.redirect_uri!r}, secrets hidden)"
@@ -99,7 +103,7 @@ def load_auth(path: Path) -> AuthSettings:
 
     The file is lanelog's (the keys at the top level), or a Streamlit secrets file
     (`.streamlit/secrets.toml`): the provider in its [auth] section, as st.login reads
-    it, and allow, writers and session_hours in a [lanelog_access] section.
+    it, and allow, writers, session_hours, address_proof and tenants in a [lanelog_access] section.
     """
     try:
         raw = tomllib.loads(_settings_text(path))
@@ -125,12 +129,52 @@ def load_auth(path: Path) -> AuthSettings:
     if len(texts["cookie_secret"]) < MIN_COOKIE_SECRET:
         raise DashboardError(f"{path}: {names['cookie_secret']} must be at least {MIN_COOKIE_SECRET} characters "
                              "(make one with: python -c 'import secrets; print(secrets.token_urlsafe(32))')")
+    return AuthSettings(**texts, **_who_may_look(path, raw, names))
+
+
+class _WhoMayLook(TypedDict):
+    allow: tuple[str, ...]
+    writers: tuple[str, ...] | None
+    session_hours: float
+    address_proof: str
+    tenants: tuple[str, ...]
+
+
+def _who_may_look(path: Path, raw: dict[str, Any], names: dict[str, str]) -> _WhoMayLook:
+    """allow, writers, session_hours, address_proof and tenants, checked."""
     hours = raw.get("session_hours", DEFAULT_SESSION_HOURS)
     if isinstance(hours, bool) or not isinstance(hours, (int, float)) or not 0 < hours <= 24 * 30:
         raise DashboardError(f"{path}: {names['session_hours']} must be a number of hours, above 0 and at most 720")
-    writers = _entries(path, names["writers"], raw["writers"]) if "writers" in raw else None
-    return AuthSettings(allow=_entries(path, names["allow"], raw["allow"]), writers=writers,
-                        session_hours=float(hours), **texts)
+    proof = raw.get("address_proof", DEFAULT_PROOF)
+    if proof not in PROOFS:
+        raise DashboardError(f"{path}: {names['address_proof']} must be one of "
+                             f"{', '.join(json.dumps(known) for known in PROOFS)}")
+    if proof == "entra_id" and "tenants" not in raw:
+        raise DashboardError(f'{path}: {names["tenants"]} is needed with address_proof = "entra_id": the '
+                             "Entra ID tenant IDs whose accounts may sign in")
+    if proof != "entra_id" and "tenants" in raw:
+        raise DashboardError(f'{path}: {names["tenants"]} is read only with address_proof = "entra_id"')
+    return {"allow": _entries(path, names["allow"], raw["allow"]),
+            "writers": _entries(path, names["writers"], raw["writers"]) if "writers" in raw else None,
+            "session_hours": float(hours), "address_proof": proof,
+            "tenants": _tenants(path, names["tenants"], raw["tenants"]) if "tenants" in raw else ()}
+
+
+# An Entra ID tenant ID, as the token's tid and the portal's "Directory (tenant) ID" give it: a GUID.
+TENANT_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def _tenants(path: Path, key: str, value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not value:
+        raise DashboardError(f"{path}: {key} must be a non-empty list of Entra ID tenant IDs")
+    tenants = []
+    for item in value:
+        tenant = ascii_lower(_text(path, key, item))
+        if not TENANT_ID.fullmatch(tenant):
+            raise DashboardError(f"{path}: {key} entry {item!r} is not a tenant ID (Entra ID's Directory (tenant) "
+                                 "ID, a GUID such as aaaabbbb-0000-cccc-1111-dddd2222eeee; a domain name is not one)")
+        tenants.append(tenant)
+    return tuple(tenants)
 
 
 # A sign-in settings file is a few hundred bytes; past this it is not one.
@@ -205,16 +249,19 @@ def _toml_string(value: str) -> str:
 
 
 def secrets_toml(settings: AuthSettings) -> str:
-    """The secrets file: Streamlit's [auth] section and the page process's allow-list."""
+    """The secrets file: Streamlit's [auth] section and the page process's [lanelog_access]."""
     auth = {"redirect_uri": settings.redirect_uri, "cookie_secret": settings.cookie_secret,
             "client_id": settings.client_id, "client_secret": settings.client_secret,
             "server_metadata_url": settings.server_metadata_url}
     lines = ["[auth]", *(f"{key} = {_toml_string(value)}" for key, value in auth.items()), "",
              f"[{ACCESS_SECTION}]",
              "allow = [" + ", ".join(_toml_string(entry) for entry in settings.allow) + "]",
-             f"session_hours = {settings.session_hours!r}"]
+             f"session_hours = {settings.session_hours!r}",
+             f"address_proof = {_toml_string(settings.address_proof)}"]
     if settings.writers is not None:
         lines.append("writers = [" + ", ".join(_toml_string(entry) for entry in settings.writers) + "]")
+    if settings.tenants:
+        lines.append("tenants = [" + ", ".join(_toml_string(tenant) for tenant in settings.tenants) + "]")
     return "\n".join(lines) + "\n"
 
 
@@ -237,40 +284,3 @@ def is_loopback(host: str) -> bool:
         return False
     addresses = {str(info[4][0]).split("%", 1)[0] for info in found}
     return bool(addresses) and all(ipaddress.ip_address(address).is_loopback for address in addresses)
-
-
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-
-
-def ascii_lower(text: str) -> str:
-    """A-Z lower-cased, nothing else: str.lower() would fold KELVIN SIGN (U+212A) into "k"."""
-    return text.translate(_ASCII_LOWER)
-
-
-def allowed(email: object, entries: tuple[str, ...] | list[str]) -> bool:
-    """Whether an e-mail address is listed, or its domain is (exactly: a subdomain is not).
-
-    Addresses compare exactly once A-Z are lower-cased.  An address that NFKC
-    normalisation would change, or whose local part is not ASCII, matches only an
-    entry naming that very address, never a domain: a provider may let someone
-    register a look-alike of a listed name.
-    """
-    if not isinstance(email, str) or "@" not in email:
-        return False
-    address = ascii_lower(email)
-    listed = {ascii_lower(entry) for entry in entries}
-    if address in listed:
-        return True
-    local, _, domain = address.rpartition("@")
-    if not local or not local.isascii() or unicodedata.normalize("NFKC", email) != email:
-        return False
-    return "@" not in domain and domain in listed
-
-
-def admitted(claims: Mapping[str, object], entries: tuple[str, ...] | list[str]) -> bool:
-    """Whether the ID token's claims let someone in: an allowed address the provider verified.
-
-    `email_verified` must be the JSON value true; the string "false" is a string, and a
-    token without the claim says nothing about the address.
-    """
-    return claims.get("email_verified") is True and allowed(claims.get("email"), entries)

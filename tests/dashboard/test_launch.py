@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from lanelog.dashboard.launch import APP, app_environment, streamlit_argv
+from tests.dashboard.token_shapes import OTHER_TENANT, TENANT
 
 
 def flags(argv: list[str]) -> dict[str, str]:
@@ -18,7 +19,8 @@ def flags(argv: list[str]) -> dict[str, str]:
 
 def test_streamlit_runs_the_app_locally_headless_without_usage_stats() -> None:
     argv = streamlit_argv("127.0.0.1", 8765)
-    assert argv[:6] == [sys.executable, "-P", "-m", "streamlit", "run", str(APP)]
+    # Streamlit's own command line, run by lanelog.dashboard.server (one dependency's notice filtered).
+    assert argv[:6] == [sys.executable, "-P", "-m", "lanelog.dashboard.server", "run", str(APP)]
     got = flags(argv)
     assert got["--server.address"] == "127.0.0.1"
     assert got["--server.port"] == "8765"
@@ -148,6 +150,14 @@ def _auth_file(tmp_path: Path, **changes: str | None) -> Path:
     ({"writers": '"alice@example.com"'}, "writers must be a non-empty list"),
     ({"colour": '"blue"'}, "unknown key(s) colour"),
     ({"session_hours": "0"}, "session_hours must be a number of hours"),
+    ({"address_proof": '"entra"'}, 'address_proof must be one of "email_verified", "entra_id", "none"'),
+    ({"address_proof": "true"}, 'address_proof must be one of "email_verified", "entra_id", "none"'),
+    ({"address_proof": '"entra_id"'}, 'tenants is needed with address_proof = "entra_id": the Entra ID tenant IDs'),
+    ({"tenants": f'["{TENANT}"]'}, 'tenants is read only with address_proof = "entra_id"'),
+    ({"address_proof": '"none"', "tenants": f'["{TENANT}"]'}, 'tenants is read only with address_proof = "entra_id"'),
+    ({"address_proof": '"entra_id"', "tenants": "[]"}, "tenants must be a non-empty list of Entra ID tenant IDs"),
+    ({"address_proof": '"entra_id"', "tenants": '["contoso.onmicrosoft.com"]'},
+     "tenants entry 'contoso.onmicrosoft.com' is not a tenant ID (Entra ID's Directory (tenant) ID, a GUID"),
 ])
 def test_a_bad_auth_file_names_the_key_and_never_a_secret(tmp_path: Path, changes: dict[str, str | None],
                                                           message: str) -> None:
@@ -182,7 +192,34 @@ def test_the_auth_file_becomes_streamlit_secrets(tmp_path: Path) -> None:
     assert written["auth"]["cookie_secret"] == "cookie-SECRET-value-0123456789abcdef"
     assert written["auth"]["server_metadata_url"] == "https://id.example/.well-known/openid-configuration"
     assert written["lanelog_access"] == {"allow": ["alice@example.com", "team.example"], "session_hours": 12.0,
-                                         "writers": ["alice@example.com"]}
+                                         "writers": ["alice@example.com"], "address_proof": "email_verified"}
+
+
+def test_the_entra_rule_and_its_tenants_reach_the_page_process(tmp_path: Path) -> None:
+    import tomllib
+
+    from lanelog.dashboard import signin
+
+    settings = signin.load_auth(_auth_file(tmp_path, address_proof='"entra_id"',
+                                           tenants=f'["{TENANT.upper()}", "{OTHER_TENANT}"]'))
+    assert (settings.address_proof, settings.tenants) == ("entra_id", (TENANT, OTHER_TENANT))
+    folder = tmp_path / "private"
+    folder.mkdir()
+    written = tomllib.loads(signin.write_secrets(settings, folder).read_text())["lanelog_access"]
+    assert (written["address_proof"], written["tenants"]) == ("entra_id", [TENANT, OTHER_TENANT])
+
+
+def test_no_proof_of_addresses_is_said_loudly_at_start(tmp_path: Path) -> None:
+    # 192.0.2.10 is no address of this machine: the warning is printed, then binding fails.
+    auth = _auth_file(tmp_path, address_proof='"none"')
+    done = _dashboard("--host", "192.0.2.10", "--port", "9", "--auth", str(auth))
+    assert done.returncode == 2 and "is not free" in done.stderr
+    assert done.stderr.startswith(
+        f'WARNING: SIGN-IN CHECKS NO PROOF OF ANY ADDRESS (address_proof = "none" in {auth}): whoever the provider '
+        "signs in with a listed address is let in, whether or not the address is theirs. Use it only with a provider "
+        "whose every address is one its user owns and cannot change (docs/deploy.md).\n")
+    verified = _dashboard("--host", "192.0.2.10", "--port", "9", "--auth", str(_auth_file(tmp_path)))
+    assert verified.returncode == 2 and "WARNING" not in verified.stderr
 
 
 def _secrets_file(tmp_path: Path, auth: dict[str, str | None] | None = None,
@@ -212,6 +249,9 @@ def test_a_streamlit_secrets_file_is_read_as_the_auth_file(tmp_path: Path) -> No
     ({"cookie_secret": '"short-SECRET"'}, None, "[auth] cookie_secret must be at least 32 characters"),
     ({"colour": '"blue"'}, None, "unknown key(s) in [auth]: colour"),
     (None, {"allow": '["not an address"]'}, "[lanelog_access] allow entry 'not an address' is neither"),
+    (None, {"address_proof": '"entra_id"'}, '[lanelog_access] tenants is needed with address_proof = "entra_id"'),
+    (None, {"colour": '"blue"'}, "unknown key(s) in [lanelog_access]: colour; known: allow, writers, session_hours, "
+                                 "address_proof, tenants"),
     ({"google": '{ client_id = "x" }'}, None, "[auth.google]: named providers are not supported"),
 ])
 def test_a_bad_streamlit_secrets_file_names_the_section_and_key(
@@ -223,35 +263,28 @@ def test_a_bad_streamlit_secrets_file_names_the_section_and_key(
     assert "SECRET" not in done.stderr and "Traceback" not in done.stderr
 
 
-@pytest.mark.parametrize(("email", "expected"), [
-    ("alice@example.com", True), ("ALICE@example.com", True), ("bob@team.example", True),
-    ("bob@sub.team.example", False), ("alice@example.com.evil", False), ("eve@example.com", False),
-    ("team.example", False), ("", False), (None, False),
-])
-def test_the_allow_list_matches_addresses_and_whole_domains(email: str | None, expected: bool) -> None:
-    from lanelog.dashboard.signin import allowed
-
-    assert allowed(email, ("alice@example.com", "team.example")) is expected
-
-
-@pytest.mark.parametrize(("email", "entries", "expected"), [
-    ("\u212aate@example.com", ("kate@example.com",), False),
-    ("\u212aate@example.com", ("example.com",), False),
-    ("\u212aate@example.com", ("\u212aate@example.com",), True),
-    ("j\u00f6rg@example.com", ("example.com",), False),
-    ("j\u00f6rg@example.com", ("J\u00f6rg@example.com",), True),
-    ("J\u00d6RG@example.com", ("j\u00f6rg@example.com",), False),
-    ("kate@example.com", ("\u212aate@example.com",), False),
-])
-def test_an_address_outside_ascii_matches_only_an_entry_that_names_it_exactly(
-        email: str, entries: tuple[str, ...], expected: bool) -> None:
-    from lanelog.dashboard.signin import allowed
-
-    assert allowed(email, entries) is expected
-
-
 def test_an_allow_list_entry_is_lower_cased_in_ascii_only(tmp_path: Path) -> None:
     from lanelog.dashboard.signin import load_auth
 
     auth = _auth_file(tmp_path, allow='["\\u212aate@example.com", "Bob@Example.COM"]')
     assert load_auth(auth).allow == ("\u212aate@example.com", "bob@example.com")
+
+
+def _authlib_notices(filtered: bool) -> str:
+    """stderr of a fresh interpreter that imports what Streamlit's sign-in imports, then authlib.jose."""
+    quiet = "from lanelog.dashboard.server import quiet_authlib_httpx_notice; quiet_authlib_httpx_notice(); "
+    done = subprocess.run([sys.executable, "-P", "-c", (quiet if filtered else "")
+                           + "import authlib.integrations.starlette_client, authlib.jose"],
+                          capture_output=True, text=True, timeout=120, check=True)
+    return done.stderr
+
+
+def test_the_server_filters_authlibs_httpx_notice_and_no_other_warning() -> None:
+    from lanelog.dashboard.server import HTTPX_NOTICE
+
+    shown = _authlib_notices(filtered=False)
+    assert f"AuthlibDeprecationWarning: {HTTPX_NOTICE}" in shown  # the check can fail: the notice is real
+    quiet = _authlib_notices(filtered=True)
+    assert HTTPX_NOTICE not in quiet
+    # Another of Authlib's notices, of the same class, is still shown.
+    assert "AuthlibDeprecationWarning: authlib.jose module is deprecated" in quiet
