@@ -24,6 +24,8 @@ _HOMES = {
                      "engine_class", "engines_that", "records"), "engine"),
     **dict.fromkeys(("Checked", "Review", "check", "checked", "money", "report", "review", "totals"), "reporting"),
     **dict.fromkeys(("SHADOW_FIGURES", "shadow_report", "shadow_flips"), "shadow"),
+    **dict.fromkeys(("ACCEPT_LABEL", "RULE_WORDS", "PullRequest", "is_person", "merge_credit_bugs",
+                     "outcome_figures", "pull_requests"), "outcomes"),
     **dict.fromkeys(("ESTIMATE", "ESTIMATE_WORDS"), "costs"),
     **dict.fromkeys(("weekly", "reject_reasons", "credit_bug_rows", "audit", "spend_by_property", "spend_by_repo",
                      "freezes", "freeze_summary", "producers", "freeze_owners", "lanes_weekly", "unresolved_units",
@@ -55,6 +57,15 @@ if TYPE_CHECKING:
     from lanelog.queries.figures import FIGURES, LABELS, Comparison, compare_latest, label, supported_week
     from lanelog.queries.filters import Filters
     from lanelog.queries.named import QUERIES, SQL
+    from lanelog.queries.outcomes import (
+        ACCEPT_LABEL,
+        RULE_WORDS,
+        PullRequest,
+        is_person,
+        merge_credit_bugs,
+        outcome_figures,
+        pull_requests,
+    )
     from lanelog.queries.periods import PERIODS, Period, monday, period, today_or_now, week_of
     from lanelog.queries.reporting import Checked, Review, check, checked, money, report, review, totals
     from lanelog.queries.shadow import SHADOW_FIGURES, shadow_flips, shadow_report
@@ -84,12 +95,13 @@ if TYPE_CHECKING:
 __getattr__ = lazy_attributes(__name__, _HOMES)
 
 __all__ = [
-    "BUDGETS", "DATABASE", "ESTIMATE", "ESTIMATE_WORDS", "FIGURES", "FRAMES", "JOBS", "LABELS", "PERIODS", "QUERIES",
-    "SESSION", "SHADOW_FIGURES", "SPIKES", "SQL", "Budget", "Checked", "Comparison", "DuckDBEngine", "Engine",
-    "Filters", "Period", "Review", "Source", "SparkSettings", "Spend", "Spike", "SpikeRule", "Status", "audit",
-    "check", "checked", "choose_source", "compare_latest", "credit_bug_rows", "engine_class", "engines_that",
-    "freeze_owners", "freeze_summary", "freezes", "judge", "label", "lanes_weekly", "monday", "money",
-    "parse_budgets", "period", "producers", "property_results", "read_budget_text", "read_budgets", "records",
+    "ACCEPT_LABEL", "BUDGETS", "DATABASE", "ESTIMATE", "ESTIMATE_WORDS", "FIGURES", "FRAMES", "JOBS", "LABELS",
+    "PERIODS", "QUERIES", "RULE_WORDS", "SESSION", "SHADOW_FIGURES", "SPIKES", "SQL", "Budget", "Checked",
+    "Comparison", "DuckDBEngine", "Engine", "Filters", "Period", "PullRequest", "Review", "Source", "SparkSettings",
+    "Spend", "Spike", "SpikeRule", "Status", "audit", "check", "checked", "choose_source", "compare_latest",
+    "credit_bug_rows", "engine_class", "engines_that", "freeze_owners", "freeze_summary", "freezes", "is_person",
+    "judge", "label", "lanes_weekly", "merge_credit_bugs", "monday", "money", "outcome_figures", "parse_budgets",
+    "period", "producers", "property_results", "pull_requests", "read_budget_text", "read_budgets", "records",
     "reject_reasons", "rejected_lines", "report", "repos", "review", "shadow_flips", "shadow_report", "sources",
     "spend_by_property", "spend_by_repo", "supported_week", "today_or_now", "totals", "type_anomalies", "undated",
     "undated_counts", "unresolved_units", "week_of", "weekly", "weekly_spend",

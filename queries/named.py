@@ -60,6 +60,9 @@ class Named:
     type_anomalies: Query
     undated: Query
     undated_counts: Query
+    # outcomes.sql
+    pull_request_rows: Query
+    pull_request_weeks: Query
     # shadow.sql
     shadow_figures: Query
     shadow_errors: Query
@@ -79,7 +82,8 @@ SQL = Named(QUERIES)
 
 
 def scoped(query: Query, filters: Filters | None, values: dict[str, Any]) -> dict[str, Any]:
-    """Every value the query binds: the filter's (for a scoped query), the constants it reads, and `values`."""
-    scope = (filters or Filters()).bound() if "since" in query.params else {}
+    """Every value the query binds: the filter's it takes (a query of all weeks takes the repo alone), the
+    constants it reads, and `values`."""
+    scope = {key: value for key, value in (filters or Filters()).bound().items() if key in query.params}
     constants = {key: value for key, value in CONSTANTS.items() if key in query.params}
     return query.bind({**scope, **constants, **values})

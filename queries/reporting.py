@@ -21,14 +21,15 @@ from lanelog.queries.engine import engine_of, records, together
 from lanelog.queries.figures import FIGURES
 from lanelog.queries.filters import Filters
 from lanelog.queries.named import SQL
+from lanelog.queries.outcomes import merge_credit_bugs, outcome_figures
 from lanelog.queries.shadow import shadow_report
 
 if TYPE_CHECKING:
     from lanelog.queries.engine import Readable
 
-# The queries report() reads, and its money section's (queries/costs.py).
+# The queries report() reads, and its money and outcomes sections' (queries/costs.py, queries/outcomes.py).
 REPORT_QUERIES = (SQL.figures, SQL.rejected_line_count, SQL.shadow_figures, SQL.shadow_errors)
-MONEY_QUERIES = (SQL.money_currencies, SQL.money_by_property)
+MONEY_QUERIES = (SQL.money_currencies, SQL.money_by_property, SQL.pull_request_rows, SQL.pull_request_weeks)
 
 
 def _number(value: float | None) -> int | float | None:
@@ -57,7 +58,8 @@ def totals(engine: Readable, filters: Filters | None = None) -> dict[str, Any]:
 def report(engine: Readable, filters: Filters | None = None, *, with_money: bool = False) -> dict[str, Any]:
     """The JSON contract of ``lanelog report --format json`` (see docs/report.md).
 
-    with_money: the report's ``money`` section too, last, from the same pass over the attempts.
+    with_money: the report's ``money`` and ``outcomes`` sections too, last, from the same pass over the
+    attempts (on Spark, one job).
     """
     together(engine, filters, REPORT_QUERIES + (MONEY_QUERIES if with_money else ()))
     rows = records(engine, SQL.figures, filters)
@@ -72,6 +74,7 @@ def report(engine: Readable, filters: Filters | None = None, *, with_money: bool
         out["shadow"] = shadow
     if with_money:
         out["money"] = money_figures(engine, filters, rows)
+        out["outcomes"] = outcome_figures(engine, filters)
     return out
 
 
@@ -131,6 +134,17 @@ class Checked:
     warnings: list[dict[str, Any]]
     totals: dict[str, Any]
     spend: Spend
+    merges: list[dict[str, Any]] = field(default_factory=list)  # merges over a live quarantine (outcomes.py)
+
+    @property
+    def merge_bugs(self) -> list[dict[str, Any]]:
+        """The merges over a live quarantine nobody said may go: credit bugs from real merges."""
+        return [merge for merge in self.merges if merge["verdict"] == "credit_bug"]
+
+    @property
+    def exceptions(self) -> list[dict[str, Any]]:
+        """The merges over a live quarantine a person said may go: reviewed exceptions, never alerted."""
+        return [merge for merge in self.merges if merge["verdict"] == "reviewed_exception"]
 
 
 def checked(engine: Readable, filters: Filters, budgets: Sequence[Budget], today: date,
@@ -138,4 +152,4 @@ def checked(engine: Readable, filters: Filters, budgets: Sequence[Budget], today
     """`lanelog check`'s findings: the seed's alert and audit, and the money judged on `today`."""
     found = check(engine, filters)
     return Checked(found["credit_bugs"], found["warnings"], totals(engine, filters),
-                   judge(engine, budgets, today, spike_rule))
+                   judge(engine, budgets, today, spike_rule), merge_credit_bugs(engine, filters))

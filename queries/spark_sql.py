@@ -20,7 +20,8 @@ from lanelog.queries.named import CONSTANTS, QUERIES
 
 # The named queries `report` and `check` run (every format).
 SPARK_QUERIES = ("figures", "rejected_line_count", "credit_bug_rows", "audit", "reject_reasons",
-                 "money_by_property", "money_currencies", "shadow_figures", "shadow_errors")
+                 "money_by_property", "money_currencies", "shadow_figures", "shadow_errors", "pull_request_rows",
+                 "pull_request_weeks")
 # DuckDB list functions that sqlglot passes through by name, and Spark's word for each.
 _RENAMED = {"LIST_INTERSECT": "ARRAY_INTERSECT"}
 # The column of the numbered form that holds each row's place in the query's ORDER BY.

@@ -23,6 +23,7 @@ COLUMNS = (
     "quarantine", "reasons", "expired_freezes", "results", "type_anomalies",
     "usage", "input_tokens", "output_tokens", "cost", "currency",
     "shadow_probe", "shadow_reasons", "shadow_units", "shadow_armed", "shadow_policy", "shadow_error",
+    "pr_repository", "pr_number", "agent",
 )
 
 
@@ -40,6 +41,7 @@ def attempt(line_no: int, week: date | None = None, **fields: Any) -> dict[str, 
         "usage": None, "input_tokens": None, "output_tokens": None, "cost": None, "currency": None,
         "shadow_probe": None, "shadow_reasons": None, "shadow_units": None, "shadow_armed": None,
         "shadow_policy": None, "shadow_error": None,
+        "pr_repository": None, "pr_number": None, "agent": None,
     }
     row.update(fields)
     listed = [*row["quarantine"], *row["expired_freezes"]]

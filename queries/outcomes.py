@@ -1,0 +1,239 @@
+"""What became of each agent pull request, and what the money bought: the report's ``outcomes``.
+
+From queries/outcomes.sql's rows (one per pull request some routed attempt names), as plain
+JSON-ready dicts on any engine.  The rules, stated once here and in docs/report.md:
+
+- A pull request is merged, closed without merge, or open (no outcome line yet), by its latest
+  outcome line; it falls in the week it closed, and was opened in the week of its first attempt.
+- ``merge_rate`` is merged / (merged + closed_without_merge), its denominator given beside it:
+  a pull request still open is in neither.
+- ``cost_per_merged_pr`` is what all the attempts of the pull requests merged in the week cost,
+  over those merged whose cost is known; one whose armed calls did not all record a cost (or
+  recorded two currencies) is counted in ``merged_cost_unknown``, never as costing nothing.
+- A merge gives the pull request's last routed attempt merge credit.  It is a **credit bug**
+  when that attempt had a live quarantine, unless a person said otherwise: an approving review
+  by a person submitted after the attempt, or the label ``lanelog:accept-quarantine`` set by a
+  person; those are **reviewed exceptions**.  A merge by auto-merge or by a bot over a live
+  quarantine is always a credit bug.  A person is an account of type User whose login does not
+  end in ``[bot]``.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from lanelog.money import exact
+from lanelog.queries.engine import records
+from lanelog.queries.filters import Filters
+from lanelog.queries.named import SQL
+from lanelog.queries.periods import monday
+
+if TYPE_CHECKING:
+    from lanelog.queries.engine import Readable
+
+ACCEPT_LABEL = "lanelog:accept-quarantine"
+DIGITS = 10  # money rounded once, as queries/costs.py rounds it
+MERGE_RATE_RULE = ("merge_rate is merged / (merged + closed_without_merge); pull requests still open are in "
+                   "neither, and merge_rate_denominator says how many closed")
+# The two rules in the review's words (the text and markdown forms name no JSON key).
+RULE_WORDS = ("Merge rate is merged / (merged + closed unmerged): a pull request still open is in neither. "
+              "Cost per merged PR is what every attempt of the merged pull requests cost, over those whose cost "
+              "is known; one whose armed calls did not all record a cost is counted as unknown, never as costing "
+              "nothing")
+COST_RULE = ("cost_per_merged_pr is what every attempt of the pull requests merged in the week cost, over "
+             "those whose cost is known; merged_cost_unknown counts those whose armed calls did not all "
+             "record a cost in one currency, never as costing nothing")
+
+
+def is_person(login: Any, kind: Any) -> bool:
+    """An account of type User whose login does not end in [bot]: a person, not an app."""
+    return kind == "User" and isinstance(login, str) and bool(login) and not login.endswith("[bot]")
+
+
+@dataclass(frozen=True)
+class PullRequest:
+    """One agent pull request: its attempts' figures and its latest outcome (queries/outcomes.sql)."""
+
+    row: dict[str, Any]
+
+    def __getattr__(self, key: str) -> Any:
+        # Only a column's name is looked up in the row: never `row` itself, nor a dunder that pickle or copy
+        # asks for before the row is there (a cached page keeps these).
+        if key == "row" or key.startswith("__"):
+            raise AttributeError(key)
+        try:
+            return self.row[key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+    @property
+    def opened(self) -> date:
+        return monday(self.row["first_ts"].date())
+
+    @property
+    def closed_week(self) -> date | None:
+        return monday(self.row["closed_ts"].date()) if self.row["closed_ts"] is not None else None
+
+    def closed_by(self, end: datetime) -> bool:
+        return self.row["closed_ts"] is not None and self.row["closed_ts"] < end
+
+    @property
+    def merged(self) -> bool:
+        return bool(self.row["state"] == "merged")
+
+    @property
+    def closed_unmerged(self) -> bool:
+        return bool(self.row["state"] == "closed")
+
+    def verdict(self) -> str | None:
+        """credit_bug, reviewed_exception, or None (not merged over a live quarantine)."""
+        if not self.merged or not self.row["last_quarantine"]:
+            return None
+        if self.row["auto_merge"] or not is_person(self.row["merged_by"], self.row["merged_by_type"]):
+            return "credit_bug"
+        return "reviewed_exception" if self.people_said() else "credit_bug"
+
+    def people_said(self) -> list[str]:
+        """Who said the quarantine may go: approvals by people after the last attempt, the accept label set by one."""
+        after = self.row["last_ts"]
+        said = [f"approved by {review['login']}" for review in self.row["approvals"] or []
+                if is_person(review.get("login"), review.get("type"))
+                and review.get("submitted_at") is not None and review["submitted_at"] > after]
+        said += [f"labelled {ACCEPT_LABEL} by {label['set_by']}" for label in self.row["labels"] or []
+                 if label.get("name") == ACCEPT_LABEL and is_person(label.get("set_by"), label.get("set_by_type"))]
+        return said
+
+
+def pull_requests(source: Readable, filters: Filters | None = None) -> list[PullRequest]:
+    """Every agent pull request of the repository in scope (all weeks: a merge counts all its attempts)."""
+    return [PullRequest(row) for row in records(source, SQL.pull_request_rows, filters)]
+
+
+def _in_scope(week: date | None, filters: Filters) -> bool:
+    """Whether a week touches [since, until], as in_scope (scope.sql) says of an attempt's."""
+    if week is None:
+        return False
+    return (filters.since is None or week >= filters.since - timedelta(days=6)) and \
+        (filters.until is None or week <= filters.until)
+
+
+def _money(value: Decimal | None) -> float | None:
+    return None if value is None else float(round(value, DIGITS))
+
+
+def _cost_of(prs: list[PullRequest]) -> dict[str, Any]:
+    """The known cost of some pull requests, how many are known and unknown, and their currencies."""
+    known = [pr for pr in prs if pr.cost_known]
+    return {"known": len(known), "unknown": len(prs) - len(known),
+            "total": sum((exact(pr.cost) for pr in known), Decimal(0)),
+            "currencies": {pr.currency for pr in known if pr.currency is not None}}
+
+
+def _figures(merged: list[PullRequest], closed: list[PullRequest]) -> dict[str, Any]:
+    """The figures of the pull requests merged and closed without merge in a week, an agent's or a repository's.
+
+    Their money is in one currency, or not summed: costs in two currencies leave both money figures null
+    and say so in costs_in_several_currencies."""
+    spent, lost = _cost_of(merged), _cost_of(closed)
+    currencies = spent["currencies"] | lost["currencies"]
+    one = len(currencies) <= 1
+    decided = len(merged) + len(closed)
+    hours = [(pr.merged_at or pr.closed_ts) - pr.first_ts for pr in merged]
+    verdicts = [pr.verdict() for pr in merged]
+    return {
+        "merged": len(merged), "closed_without_merge": len(closed),
+        "merge_rate": round(len(merged) / decided, 4) if decided else None, "merge_rate_denominator": decided,
+        "cost_per_merged_pr": _money(spent["total"] / spent["known"]) if one and spent["known"] else None,
+        "merged_cost_unknown": spent["unknown"],
+        "currency": next(iter(currencies)) if len(currencies) == 1 else None,
+        "costs_in_several_currencies": not one,
+        "spend_closed_without_merge": _money(lost["total"]) if one and lost["known"] else None,
+        "closed_cost_unknown": lost["unknown"],
+        "median_hours_to_merge": round(statistics.median(hour.total_seconds() / 3600 for hour in hours), 2)
+        if hours else None,
+        "rejected_then_merged": sum(pr.first_rejected for pr in merged),
+        "merge_credit_bugs": verdicts.count("credit_bug"),
+        "reviewed_exceptions": verdicts.count("reviewed_exception"),
+    }
+
+
+def _week(week: date, prs: list[PullRequest], attempts: dict[date, dict[str, Any]]) -> dict[str, Any]:
+    end = datetime.combine(week + timedelta(days=7), datetime.min.time())
+    tried = attempts.get(week, {})
+    return {
+        "week": week.isoformat(),
+        "pull_requests_opened": sum(pr.opened == week for pr in prs),
+        **{key: tried.get(key, 0) for key in ("attempts", "probe_rejects", "calls_armed", "lanes_held")},
+        **_figures([pr for pr in prs if pr.merged and pr.closed_week == week],
+                   [pr for pr in prs if pr.closed_unmerged and pr.closed_week == week]),
+        "open": sum(pr.opened <= week and not pr.closed_by(end) for pr in prs),
+    }
+
+
+def _grouped(prs: list[PullRequest], key: Callable[[PullRequest], Any], name: str,
+             filters: Filters) -> list[dict[str, Any]]:
+    """The range's figures per agent or repository: its pull requests merged, closed and open."""
+    out = []
+    for value in sorted({key(pr) for pr in prs}, key=lambda item: (item is None, item or "")):
+        mine = [pr for pr in prs if key(pr) == value]
+        out.append({name: value, "pull_requests": len(mine), **_range(mine, filters)})
+    return out
+
+
+def _range(prs: list[PullRequest], filters: Filters) -> dict[str, Any]:
+    """Figures over the range: merged and closed in it; open now (the latest outcome is none)."""
+    return {**_figures([pr for pr in prs if pr.merged and _in_scope(pr.closed_week, filters)],
+                       [pr for pr in prs if pr.closed_unmerged and _in_scope(pr.closed_week, filters)]),
+            "open": sum(pr.row["state"] is None for pr in prs)}
+
+
+def outcome_figures(source: Readable, filters: Filters | None = None) -> dict[str, Any]:
+    """The report's ``outcomes`` section: per week, in total, by agent and by repository."""
+    filters = filters or Filters()
+    everyone = pull_requests(source, filters)
+    prs = [pr for pr in everyone if _in_scope(pr.opened, filters) or _in_scope(pr.closed_week, filters)]
+    attempts = {row["week"]: row for row in records(source, SQL.pull_request_weeks, filters)}
+    weeks = sorted({week for week in _weeks(prs, attempts) if _in_scope(week, filters)})
+    return {
+        "weeks": [_week(week, everyone, attempts) for week in weeks],
+        "totals": {"pull_requests": len(prs), **_range(prs, filters)},
+        "by_agent": _grouped(prs, lambda pr: pr.agent, "agent", filters),
+        "by_repo": _grouped(prs, lambda pr: pr.repo, "repo", filters),
+        "merge_rate_rule": MERGE_RATE_RULE,
+        "cost_rule": COST_RULE,
+    }
+
+
+def _weeks(prs: list[PullRequest], attempts: dict[date, dict[str, Any]]) -> Iterable[date]:
+    """Every week something happened to an agent pull request: opened, tried, merged or closed."""
+    yield from attempts
+    for pr in prs:
+        yield pr.opened
+        if pr.closed_week is not None:
+            yield pr.closed_week
+
+
+def merge_credit_bugs(source: Readable, filters: Filters | None = None) -> list[dict[str, Any]]:
+    """Every merge over a live quarantine closed in range: its verdict, the pull request, who merged it."""
+    filters = filters or Filters()
+    out = []
+    for pr in pull_requests(source, filters):
+        verdict = pr.verdict()
+        if verdict is None or not _in_scope(pr.closed_week, filters):
+            continue
+        out.append({
+            "verdict": verdict, "repo": pr.repo, "pr_repository": pr.pr_repository, "pr_number": pr.pr_number,
+            "pr_url": pr.outcome_url, "outcome_id": pr.outcome_id, "week": pr.closed_week,
+            "merged_at": pr.merged_at or pr.closed_ts, "merged_by": pr.merged_by,
+            "merged_by_type": pr.merged_by_type, "auto_merge": bool(pr.auto_merge), "auto_merge_by": pr.auto_merge_by,
+            "agent": pr.agent,
+            "last_attempt": pr.last_attempt, "last_attempt_ts": pr.last_ts,
+            "quarantine": list(pr.last_quarantine), "said_by": pr.people_said(),
+            "approvals": [review["login"] for review in pr.approvals or []],
+        })
+    return out

@@ -1,0 +1,88 @@
+-- What became of each agent pull request: its attempts (the router's lines that name it) and its
+-- outcome (the line `lanelog outcome` wrote when it closed).  A pull request is
+-- (pr_repository, pr_number); an agent pull request is one some routed attempt names.  The
+-- figures per week, agent and repository are made from these rows in queries/outcomes.py.
+
+-- name: pull_request_rows
+-- One row per agent pull request, every week of its attempts counted (a pull request merged in
+-- a week spent what all its attempts cost, whenever they ran): its repository (the last
+-- attempt's repo) and agent (the last attempt that names one), when its first and last routed
+-- attempts ran, how many attempts, probe rejects (and whether the first attempt was one), armed
+-- calls and held lanes; the last attempt's id and quarantine; what its armed calls cost (the
+-- sum, summed exactly, when every armed call recorded a cost in one currency: cost_known; an
+-- armed call without a cost, or costs in two currencies, leave it unknown, never 0); and its
+-- latest outcome (NULL columns while it is open): state, when it closed and merged, who merged
+-- it and of what type, auto-merge and who enabled it, the approvals and labels the outcome line recorded, its url.
+-- Only the router's own lines count (producer lanelog-route): a line another program copied
+-- from one (the demo's legacy-promoter) is no attempt of the pull request.
+-- params: repo
+WITH tried AS (
+    SELECT pr_repository, pr_number, ts, repo, agent, is_reject, armed, lane, attempt_id, quarantine,
+           CASE WHEN armed THEN cost END AS cost,
+           CASE WHEN armed AND cost IS NOT NULL THEN currency END AS currency,
+           row_number() OVER (PARTITION BY pr_repository, pr_number ORDER BY ts DESC, attempt_id DESC) AS newest,
+           row_number() OVER (PARTITION BY pr_repository, pr_number ORDER BY ts, attempt_id) AS oldest
+    FROM in_scope(NULL, NULL, $repo)
+    WHERE pr_repository IS NOT NULL AND pr_number IS NOT NULL AND ts IS NOT NULL AND producer = 'lanelog-route'
+), per_pr AS (
+    SELECT pr_repository, pr_number,
+           count(*) AS attempts,
+           min(ts) AS first_ts,
+           max(ts) AS last_ts,
+           coalesce(sum(is_reject::INTEGER), 0) AS probe_rejects,
+           coalesce(sum(CASE WHEN oldest = 1 AND is_reject THEN 1 ELSE 0 END), 0) > 0 AS first_rejected,
+           coalesce(sum(armed::INTEGER), 0) AS calls_armed,
+           coalesce(sum(CASE WHEN lane = 'hold' THEN 1 ELSE 0 END), 0) AS lanes_held,
+           coalesce(sum(CASE WHEN armed AND cost IS NULL THEN 1 ELSE 0 END), 0) AS unpriced_calls,
+           min(currency) AS first_currency,
+           max(currency) AS last_currency,
+           sum(CAST(cost AS DECIMAL(38, 10))) AS cost_sum
+    FROM tried
+    GROUP BY pr_repository, pr_number
+), agents AS (
+    -- The agent the latest attempt that names one names.
+    SELECT pr_repository, pr_number, agent,
+           row_number() OVER (PARTITION BY pr_repository, pr_number ORDER BY ts DESC, attempt_id DESC) AS n
+    FROM tried
+    WHERE agent IS NOT NULL
+), closed AS (
+    -- The latest outcome line of each pull request (one closed, reopened and merged says merged).
+    SELECT pr_repository, pr_number, state, ts AS closed_ts, merged_at, merged_by, merged_by_type, auto_merge,
+           auto_merge_by, auto_merge_by_type,
+           approvals, labels, pr_url AS outcome_url, outcome_id,
+           row_number() OVER (PARTITION BY pr_repository, pr_number ORDER BY ts DESC, source_id DESC, line_no DESC)
+               AS n
+    FROM outcomes
+    WHERE NOT provisional AND pr_repository IS NOT NULL AND pr_number IS NOT NULL AND ts IS NOT NULL
+)
+SELECT per_pr.pr_repository, per_pr.pr_number, last.repo, agents.agent, attempts, first_ts, last_ts, probe_rejects,
+       first_rejected, calls_armed, lanes_held, last.attempt_id AS last_attempt, last.quarantine AS last_quarantine,
+       unpriced_calls = 0 AND (first_currency IS NULL OR first_currency = last_currency) AS cost_known,
+       CASE WHEN first_currency = last_currency THEN first_currency END AS currency,
+       CASE WHEN unpriced_calls = 0 AND (first_currency IS NULL OR first_currency = last_currency)
+            THEN coalesce(cost_sum, 0) END AS cost,
+       state, closed_ts, merged_at, merged_by, merged_by_type, auto_merge, auto_merge_by, auto_merge_by_type,
+       approvals, labels, outcome_url,
+       outcome_id
+FROM per_pr
+JOIN tried AS last
+    ON last.pr_repository = per_pr.pr_repository AND last.pr_number = per_pr.pr_number AND last.newest = 1
+LEFT JOIN agents
+    ON agents.pr_repository = per_pr.pr_repository AND agents.pr_number = per_pr.pr_number AND agents.n = 1
+LEFT JOIN closed
+    ON closed.pr_repository = per_pr.pr_repository AND closed.pr_number = per_pr.pr_number AND closed.n = 1
+ORDER BY first_ts, per_pr.pr_repository, per_pr.pr_number
+
+-- name: pull_request_weeks
+-- The routed attempts on agent pull requests, per week in scope: attempts, probe rejects, armed
+-- calls and held lanes (the funnel's first steps; the merges are counted by their own week).
+-- params: since, until, repo
+SELECT week,
+       count(*) AS attempts,
+       coalesce(sum(is_reject::INTEGER), 0) AS probe_rejects,
+       coalesce(sum(armed::INTEGER), 0) AS calls_armed,
+       coalesce(sum(CASE WHEN lane = 'hold' THEN 1 ELSE 0 END), 0) AS lanes_held
+FROM in_scope($since, $until, $repo)
+WHERE pr_repository IS NOT NULL AND pr_number IS NOT NULL AND producer = 'lanelog-route' AND week IS NOT NULL
+GROUP BY week
+ORDER BY week

@@ -1,0 +1,322 @@
+"""The outcome figures (queries/outcomes.py over outcomes.sql) against an independent reader.
+
+Generated histories of agent pull requests (attempts in several weeks, some re-tried after a
+reject, costs known and unknown, merges by people, bots and auto-merge, approvals before and
+after the last attempt, the accept label set by a person or a bot, outcome lines re-sent and
+pull requests closed then reopened and merged) are written as lane-log lines, ingested by the
+real ingest, and read two ways: by lanelog, and by the reader below, which reads the JSON lines
+straight, in Python, by the rules docs/report.md states.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import statistics
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lanelog import ingest, queries, store
+from lanelog.queries import Filters
+
+START = datetime(2026, 9, 7, tzinfo=UTC)  # a Monday
+PEOPLE = ("alice", "bob")
+BOTS = ("mergify[bot]", "renovate[bot]")
+AGENTS = ("tidy-bot[bot]", "sweep-bot[bot]", None)
+
+
+def stamp(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def account(login: str) -> dict[str, str]:
+    return {"login": login, "type": "Bot" if login.endswith("[bot]") else "User"}
+
+
+def usage(rng: random.Random) -> dict[str, Any] | None:
+    """A call's usage: priced (in USD, sometimes EUR), unpriced, or not reported at all."""
+    roll = rng.random()
+    if roll < 0.1:
+        return None
+    entry: dict[str, Any] = {"input_tokens": rng.randint(100, 5000), "output_tokens": rng.randint(1, 50)}
+    if roll < 0.85:
+        entry["cost"] = round(rng.uniform(0.001, 0.2), rng.choice((2, 4, 6)))
+        entry["currency"] = "EUR" if roll > 0.8 else "USD"
+    return {"prop_a": entry}
+
+
+def history(seed: int) -> list[dict[str, Any]]:
+    """Lane-log lines (attempts and outcomes, in the order the jobs wrote them) of some pull requests."""
+    rng = random.Random(seed)
+    lines: list[dict[str, Any]] = []
+    for number in range(1, rng.randint(8, 30)):
+        repository = rng.choice(("acme/orders", "acme/billing"))
+        repo = repository.split("/")[1]
+        agent = rng.choice(AGENTS)
+        moment = START + timedelta(days=rng.randint(0, 40), hours=rng.randint(0, 23), minutes=rng.randint(0, 59))
+        attempts = []
+        for tried in range(rng.choice((1, 1, 2, 3))):
+            moment += timedelta(hours=rng.randint(1, 60))
+            probe = rng.choice(("pass", "pass", "reject"))
+            armed = probe == "pass" and rng.random() < 0.8
+            line = {
+                "schema": 1, "attempt_id": f"a{seed}-{number}-{tried}", "ts": stamp(moment), "repo": repo,
+                "producer": "lanelog-route", "probe": probe, "model_call_allowed": armed,
+                "lane": rng.choice(("hold", "fail", "unresolved")) if armed else "not_started",
+                "quarantine": ["test_flaky"] if rng.random() < 0.4 else [], "merge_credit": 0,
+                "pull_request": {"repository": repository, "number": number},
+                **({"agent": agent} if agent is not None else {}),
+            }
+            if armed and (spent := usage(rng)) is not None:
+                line["usage"] = spent
+            attempts.append(line)
+        lines += attempts
+        if rng.random() < 0.15:  # another program copies a line: no attempt of the pull request
+            lines.append({**attempts[-1], "attempt_id": f"copy-{seed}-{number}", "producer": "legacy-promoter"})
+        if rng.random() < 0.2:
+            continue  # still open
+        lines += outcomes(rng, repository, repo, number, moment)
+    rng.shuffle(lines)  # the jobs' logs arrive in any order; each outcome line keeps its own ts
+    return lines
+
+
+def outcomes(rng: random.Random, repository: str, repo: str, number: int, last: datetime) -> list[dict[str, Any]]:
+    """The outcome line (or lines: re-sent, or closed then reopened and merged) of one pull request."""
+    closed = last + timedelta(hours=rng.randint(1, 200))
+    out = []
+    if rng.random() < 0.15:  # closed, reopened, then merged later
+        out.append(outcome(rng, repository, repo, number, closed - timedelta(hours=1), "closed", last))
+    state = rng.choice(("merged", "merged", "closed"))
+    out.append(outcome(rng, repository, repo, number, closed, state, last))
+    if rng.random() < 0.2:
+        out.append(dict(out[-1]))  # a re-run job: the same outcome again
+    return out
+
+
+def outcome(rng: random.Random, repository: str, repo: str, number: int, closed: datetime, state: str,
+            last: datetime) -> dict[str, Any]:
+    merged = state == "merged"
+    auto = merged and rng.random() < 0.25
+    merger = rng.choice(PEOPLE + BOTS) if merged else None
+    approvals = [{**account(rng.choice(PEOPLE + BOTS)),
+                  "submitted_at": stamp(last + timedelta(minutes=rng.choice((-90, -1, 1, 30)))),
+                  "commit_id": "c" * 40} for _ in range(rng.randint(0, 2))]
+    labels = [{"name": "lanelog:accept-quarantine", "set_by": account(rng.choice(PEOPLE + BOTS)),
+               "set_at": stamp(closed)}] if rng.random() < 0.2 else []
+    ident = hashlib.sha256(f"{repository}\n{number}\n{state}\n{stamp(closed)}".encode()).hexdigest()[:32]
+    line: dict[str, Any] = {
+        "schema": 1, "kind": "outcome", "producer": "lanelog-outcome", "outcome_id": f"outcome-{ident}",
+        "ts": stamp(closed), "repo": repo, "pull_request": {"repository": repository, "number": number},
+        "head": "d" * 40, "state": state, "merged_at": stamp(closed) if merged else None,
+        "closed_at": stamp(closed), "merged_by": account(merger) if merger else None,
+        "auto_merge": {"enabled_by": account(merger), "merge_method": "squash"} if auto and merger else None,
+        "author": account("tidy-bot[bot]"), "labels": labels, "merge_commit": "e" * 40 if merged else None,
+    }
+    if rng.random() < 0.85:  # the reviews file was fetched
+        line["approvals"] = approvals
+    return line
+
+
+# The independent reader: the rules of docs/report.md, in Python, over the JSON lines.
+
+def parse(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC).replace(tzinfo=None)
+
+
+def monday(moment: datetime) -> date:
+    day = moment.date()
+    return day - timedelta(days=day.weekday())
+
+
+def person(value: dict[str, Any] | None) -> bool:
+    return bool(value) and value["type"] == "User" and not value["login"].endswith("[bot]")
+
+
+def cost_of(line: dict[str, Any]) -> tuple[Decimal, str] | None:
+    """A line's cost, as ingest keeps it: the priced entries' sum when they are in one currency."""
+    priced = [entry for entry in (line.get("usage") or {}).values() if entry.get("cost") is not None]
+    currencies = {entry["currency"] for entry in priced}
+    if len(currencies) != 1:
+        return None
+    return sum((Decimal(str(entry["cost"])) for entry in priced), Decimal(0)), currencies.pop()
+
+
+@dataclass
+class Change:
+    """One pull request as the reader sees it."""
+
+    attempts: list[dict[str, Any]]
+    closed: dict[str, Any] | None
+
+    @property
+    def first(self) -> datetime:
+        return parse(self.attempts[0]["ts"])
+
+    @property
+    def opened(self) -> date:
+        return monday(self.first)
+
+    @property
+    def state(self) -> str | None:
+        return self.closed["state"] if self.closed else None
+
+    @property
+    def closed_week(self) -> date | None:
+        return monday(parse(self.closed["ts"])) if self.closed else None
+
+    def cost(self) -> tuple[Decimal, str | None] | None:
+        """What every armed attempt cost, or None when one has no cost or they are in two currencies."""
+        calls = [cost_of(line) for line in self.attempts if line["model_call_allowed"]]
+        if any(call is None for call in calls) or len({call[1] for call in calls if call}) > 1:
+            return None
+        return sum((call[0] for call in calls if call), Decimal(0)), next((call[1] for call in calls if call), None)
+
+    def verdict(self) -> str | None:
+        last = self.attempts[-1]
+        if self.state != "merged" or not last["quarantine"]:
+            return None
+        if self.closed["auto_merge"] or not person(self.closed["merged_by"]):
+            return "credit_bug"
+        after = parse(last["ts"])
+        approved = any(person(review) and parse(review["submitted_at"]) > after
+                       for review in self.closed.get("approvals") or [])
+        labelled = any(label["name"] == "lanelog:accept-quarantine" and person(label.get("set_by"))
+                       for label in self.closed["labels"])
+        return "reviewed_exception" if approved or labelled else "credit_bug"
+
+
+def read(lines: list[dict[str, Any]], repo: str | None) -> dict[tuple[str, int], Change]:
+    attempts: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    closed: dict[tuple[str, int], tuple[datetime, int, dict[str, Any]]] = {}
+    seen = set()
+    for index, line in enumerate(lines):
+        key = (line["pull_request"]["repository"], line["pull_request"]["number"])
+        if line.get("kind") == "outcome":
+            if line["outcome_id"] in seen:
+                continue
+            seen.add(line["outcome_id"])
+            if key not in closed or (parse(line["ts"]), index) > closed[key][:2]:
+                closed[key] = (parse(line["ts"]), index, line)
+        elif line["producer"] == "lanelog-route" and (repo is None or line["repo"] == repo):
+            attempts.setdefault(key, []).append(line)
+    return {key: Change(sorted(tried, key=lambda line: (parse(line["ts"]), line["attempt_id"])),
+                        closed[key][2] if key in closed else None)
+            for key, tried in attempts.items()}
+
+
+def in_scope(week: date | None, filters: Filters) -> bool:
+    return week is not None and (filters.since is None or week >= filters.since - timedelta(days=6)) \
+        and (filters.until is None or week <= filters.until)
+
+
+def figures(merged: list[Change], closed: list[Change]) -> dict[str, Any]:
+    def spent(changes: list[Change]) -> tuple[list[tuple[Decimal, str | None]], int]:
+        known = [cost for cost in (change.cost() for change in changes) if cost is not None]
+        return known, len(changes) - len(known)
+
+    known, unknown = spent(merged)
+    lost, lost_unknown = spent(closed)
+    currencies = {cost[1] for cost in known + lost if cost[1]}
+    total = sum((cost[0] for cost in known), Decimal(0))
+    hours = [(parse(change.closed["merged_at"]) - change.first).total_seconds() / 3600 for change in merged]
+    decided = len(merged) + len(closed)
+    verdicts = [change.verdict() for change in merged]
+    return {
+        "merged": len(merged), "closed_without_merge": len(closed),
+        "merge_rate": round(len(merged) / decided, 4) if decided else None, "merge_rate_denominator": decided,
+        "cost_per_merged_pr": float(round(total / len(known), 10)) if known and len(currencies) <= 1 else None,
+        "merged_cost_unknown": unknown,
+        "currency": min(currencies) if len(currencies) == 1 else None,
+        "costs_in_several_currencies": len(currencies) > 1,
+        "spend_closed_without_merge": float(round(sum((cost[0] for cost in lost), Decimal(0)), 10))
+        if lost and len(currencies) <= 1 else None,
+        "closed_cost_unknown": lost_unknown,
+        "median_hours_to_merge": round(statistics.median(hours), 2) if hours else None,
+        "rejected_then_merged": sum(change.attempts[0]["probe"] == "reject" for change in merged),
+        "merge_credit_bugs": verdicts.count("credit_bug"),
+        "reviewed_exceptions": verdicts.count("reviewed_exception"),
+    }
+
+
+def expected(lines: list[dict[str, Any]], filters: Filters) -> dict[str, Any]:
+    everyone = list(read(lines, filters.repo).values())
+    changes = [change for change in everyone if in_scope(change.opened, filters) or in_scope(change.closed_week,
+                                                                                                  filters)]
+    tried = [line for change in everyone for line in change.attempts if in_scope(monday(parse(line["ts"])), filters)]
+    weeks = sorted({monday(parse(line["ts"])) for line in tried}
+                   | {change.opened for change in changes if in_scope(change.opened, filters)}
+                   | {change.closed_week for change in changes if in_scope(change.closed_week, filters)})
+
+    def week_row(week: date) -> dict[str, Any]:
+        here = [line for line in tried if monday(parse(line["ts"])) == week]
+        end = datetime.combine(week + timedelta(days=7), datetime.min.time())
+        return {
+            "week": week.isoformat(), "pull_requests_opened": sum(change.opened == week for change in everyone),
+            "attempts": len(here), "probe_rejects": sum(line["probe"] == "reject" for line in here),
+            "calls_armed": sum(bool(line["model_call_allowed"]) for line in here),
+            "lanes_held": sum(line["lane"] == "hold" for line in here),
+            **figures([c for c in everyone if c.state == "merged" and c.closed_week == week],
+                      [c for c in everyone if c.state == "closed" and c.closed_week == week]),
+            "open": sum(change.opened <= week and not (change.closed and parse(change.closed["ts"]) < end)
+                        for change in everyone),
+        }
+
+    def over_range(group: list[Change]) -> dict[str, Any]:
+        return {**figures([c for c in group if c.state == "merged" and in_scope(c.closed_week, filters)],
+                          [c for c in group if c.state == "closed" and in_scope(c.closed_week, filters)]),
+                "open": sum(change.state is None for change in group)}
+
+    def grouped(name: str, key: Any) -> list[dict[str, Any]]:
+        values = sorted({key(c) for c in changes}, key=lambda value: (value is None, value or ""))
+        return [{name: value, "pull_requests": len([c for c in changes if key(c) == value]),
+                 **over_range([c for c in changes if key(c) == value])} for value in values]
+
+    def agent(change: Change) -> str | None:
+        return next((line["agent"] for line in reversed(change.attempts) if line.get("agent")), None)
+
+    return {
+        "weeks": [week_row(week) for week in weeks],
+        "totals": {"pull_requests": len(changes), **over_range(changes)},
+        "by_agent": grouped("agent", agent),
+        "by_repo": grouped("repo", lambda change: change.attempts[-1]["repo"]),
+    }
+
+
+def lanelog_figures(tmp_path: Path, lines: list[dict[str, Any]], filters: Filters) -> dict[str, Any]:
+    log = tmp_path / "lane-log.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    con = store.open_memory()
+    ingest.ingest_paths(con, [log])
+    found = queries.outcome_figures(con, filters)
+    return {key: found[key] for key in ("weeks", "totals", "by_agent", "by_repo")}
+
+
+SCOPES = {
+    "everything": Filters(),
+    "orders": Filters(repo="orders"),
+    "october": Filters(since=date(2026, 10, 1), until=date(2026, 10, 31)),
+}
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("scope", sorted(SCOPES))
+def test_outcome_figures_equal_an_independent_reader(tmp_path: Path, seed: int, scope: str) -> None:
+    lines = history(seed)
+    assert lanelog_figures(tmp_path, lines, SCOPES[scope]) == expected(lines, SCOPES[scope])
+
+
+def test_the_generated_histories_hold_every_case_the_rules_name() -> None:
+    """The twelve histories hold what the rules distinguish, so the comparison above can tell them apart."""
+    everything = [change for seed in range(12) for change in read(history(seed), None).values()]
+    verdicts = {change.verdict() for change in everything}
+    assert {"credit_bug", "reviewed_exception", None} <= verdicts
+    assert {change.state for change in everything} == {"merged", "closed", None}
+    assert any(change.cost() is None and change.state == "merged" for change in everything)
+    assert any(change.cost() is not None and change.cost()[1] == "EUR" for change in everything)
+    assert any(change.attempts[0]["probe"] == "reject" and change.state == "merged" for change in everything)
