@@ -19,6 +19,7 @@ from lanelog.cli.render import budgets as budget_forms
 from lanelog.cli.render import digest as digest_forms
 from lanelog.cli.render import figures as figure_forms
 from lanelog.cli.render import money as money_forms
+from lanelog.cli.render import outcomes as outcome_forms
 from lanelog.errors import AlertError
 from lanelog.lazy import lazy_module
 
@@ -145,12 +146,16 @@ def _printed(found: Review, asked: Asked, source: ReadOptions) -> None:
     elif asked.fmt == "markdown":
         review = figure_forms.markdown(figures, found.credit_bugs, found.reasons, source.filters,
                                        found.digest()) + "\n\n" + money_forms.markdown(figures["money"])
+        if figures["outcomes"]["totals"]["pull_requests"]:
+            review += "\n\n" + outcome_forms.markdown(figures["outcomes"])
         if asked.budgets is not None:
             review += "\n\n" + budget_forms.markdown(statuses, asked.day)
         echo(review, newline="\n")
     else:
         echo(figure_forms.table(figures), newline="\n")
         echo("\n" + money_forms.table(figures["money"]), newline="\n")
+        if figures["outcomes"]["totals"]["pull_requests"]:
+            echo("\n" + outcome_forms.table(figures["outcomes"]), newline="\n")
         if asked.budgets is not None:
             echo("\n" + budget_forms.table(statuses), newline="\n")
 

@@ -3,6 +3,7 @@
     cells.py     the cells every form shares: plain (terminal-safe), md (literal markdown), aligned tables
     figures.py   the weekly figures: the terminal table, the markdown review, CSV
     money.py     the report's money section
+    outcomes.py  the report's outcomes section: what became of the agent pull requests
     shadow.py    the live shadow's sections
     budgets.py   the budgets and spend spikes
     check.py     `check`'s credit-bug and warning lines
@@ -23,4 +24,4 @@ _HOMES: dict[str, str] = {}
 
 __getattr__ = lazy_attributes(__name__, _HOMES)
 
-__all__ = ["alerts", "budgets", "cells", "check", "digest", "figures", "flips", "money", "replay", "shadow"]
+__all__ = ["alerts", "budgets", "cells", "check", "digest", "figures", "flips", "money", "outcomes", "replay", "shadow"]

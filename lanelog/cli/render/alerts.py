@@ -15,6 +15,7 @@ from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
+from lanelog.events import row_json
 from lanelog.lazy import lazy_module
 from lanelog.money import exact_text, money_text
 from lanelog.queries import Spend, Spike, Status, period
@@ -97,3 +98,35 @@ def money_alerts(found: Spend, fmt: str, dashboard_url: str | None) -> list[tupl
     out = [(budget_key(status, status.crossed[-1]), budget_message(status, status.crossed[-1], fmt, dashboard_url))
            for status in found.statuses if status.crossed]
     return out + [(spike.key, spike_message(spike, fmt, dashboard_url)) for spike in found.spikes]
+
+
+def merge_key(merge: dict[str, Any]) -> str:
+    """A merge's credit bug across runs: its pull request and outcome (a re-run's outcome has the same id)."""
+    return f"merge:{merge['pr_repository']}#{merge['pr_number']}:{merge['outcome_id']}"
+
+
+def merge_message(merge: dict[str, Any], fmt: str, dashboard_url: str | None) -> dict[str, Any]:
+    """A merge over a live quarantine nobody said may go: Slack text and blocks, or a plain JSON event."""
+    link = alerts.triage_link(dashboard_url, {"repo": merge["repo"], "week": merge["week"]})
+    if fmt == "json":
+        return {"event": "merge_credit_bug", **row_json(merge), "triage_url": link}
+    number = f"{alerts.slack_code(merge['pr_repository'])}#{int(merge['pr_number'])}"
+    quarantine = ", ".join(alerts.slack_code(test) for test in merge["quarantine"])
+    headline = (f"lanelog credit bug: pull request {merge['pr_repository']}#{int(merge['pr_number'])} merged over "
+                "a live quarantine")
+    detail = [
+        "*Credit bug*: a pull request merged while its last attempt had a live quarantine",
+        f"*Pull request:* {number}" + (f" {alerts.slack_code(merge['pr_url'])}" if merge["pr_url"] else ""),
+        f"*Merged by:* {alerts.slack_code(merge['merged_by'])} ({alerts.slack_code(merge['merged_by_type'])})"
+        + (f", auto-merge enabled by {alerts.slack_code(merge['auto_merge_by'])}" if merge["auto_merge"] else ""),
+        f"*Quarantine:* {quarantine}",
+        f"*Agent:* {alerts.slack_code(merge['agent'])}",
+        "*What to do:* check the quarantined tests on the merged commit; a person's approval after the "
+        "attempt (or the label lanelog:accept-quarantine) makes such a merge a reviewed exception",
+    ]
+    return _slack(alerts.slack_escape(headline), detail, link, "Open in credit-bug triage")
+
+
+def merge_alerts(merges: list[dict[str, Any]], fmt: str, dashboard_url: str | None) -> list[tuple[str, dict[str, Any]]]:
+    """Each merge credit bug as an alert to deliver: its key and its message."""
+    return [(merge_key(merge), merge_message(merge, fmt, dashboard_url)) for merge in merges]

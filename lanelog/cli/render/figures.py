@@ -10,6 +10,7 @@ import csv
 import io
 from typing import Any
 
+from lanelog.cli.render import outcomes as outcome_forms
 from lanelog.cli.render import shadow as shadow_forms
 from lanelog.cli.render.cells import (
     aligned,
@@ -58,26 +59,41 @@ CSV_MONEY = ("calls_with_usage", "calls_priced", "input_tokens", "output_tokens"
 def csv_text(report: dict[str, Any]) -> str:
     """One CSV row per week (the undated bucket has an empty week); no total row; CRLF line ends.
 
-    The figures' columns, then the money's, then (with a shadow in scope) the shadow's,
-    a set per shadow policy (render/shadow.py);
+    The figures' columns, then the money's, then (with an agent pull request in scope) the outcomes'
+    (render/outcomes.py: a week a pull request closed in with no attempt has a row whose figure cells
+    are empty), then (with a shadow in scope) the shadow's, a set per shadow policy (render/shadow.py);
     a figure nobody recorded is an empty cell, and a text cell (a currency, from the
     logs) is defused so a spreadsheet never runs it as a formula.
     """
     money = {week["week"]: week for week in report.get("money", {}).get("weeks", [])}
     shadow = report.get("shadow")
+    outcomes = report.get("outcomes") if (report.get("outcomes") or {}).get("weeks") else None
     buffer = io.StringIO(newline="")
     # Rows end in CRLF (RFC 4180), so the writer quotes every field holding a carriage return
     # or a line feed: no text from a log can start a row of its own.
     writer = csv.writer(buffer, lineterminator="\r\n")
-    writer.writerow([*HEADINGS, *CSV_MONEY, *(shadow_forms.csv_columns(shadow) if shadow is not None else ())])
-    for week in report["weeks"]:
-        cells = [week[key] for key in HEADINGS]
+    writer.writerow([*HEADINGS, *CSV_MONEY, *(outcome_forms.CSV_COLUMNS if outcomes is not None else ()),
+                     *(shadow_forms.csv_columns(shadow) if shadow is not None else ())])
+    for week in _csv_weeks(report["weeks"], outcomes):
+        cells = [week.get(key) for key in HEADINGS]
         cells += [_csv_money(money.get(week["week"], {}), key) for key in CSV_MONEY]
+        if outcomes is not None:
+            cells += outcome_forms.csv_cells(outcomes, week["week"])
         if shadow is not None:
             cells += shadow_forms.csv_cells(shadow, week["week"])
         writer.writerow(["" if cell is None else defused(cell) if isinstance(cell, str) else cell
                          for cell in cells])
     return buffer.getvalue()
+
+
+def _csv_weeks(weeks: list[dict[str, Any]], outcomes: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The report's weeks, and any week only a pull request's close fell in (dated, in order; undated last)."""
+    known = {week["week"] for week in weeks}
+    extra = [{"week": row["week"]} for row in (outcomes or {}).get("weeks", []) if row["week"] not in known]
+    if not extra:
+        return weeks
+    dated = sorted([week for week in weeks if week["week"] is not None] + extra, key=lambda week: week["week"])
+    return dated + [week for week in weeks if week["week"] is None]
 
 
 def _csv_money(row: dict[str, Any], key: str) -> Any:
