@@ -17,6 +17,7 @@ PAGES = [
     st.Page("views/overview.py", title="Overview", icon=":material/monitoring:", default=True),
     st.Page("views/triage.py", title="Credit-bug triage", icon=":material/crisis_alert:", url_path="triage"),
     st.Page("views/spend.py", title="Spend review", icon=":material/payments:", url_path="spend"),
+    st.Page("views/outcomes.py", title="Outcomes", icon=":material/merge:", url_path="outcomes"),
     st.Page("views/probe.py", title="Probe", icon=":material/rule:", url_path="probe"),
     st.Page("views/quarantine.py", title="Quarantine", icon=":material/ac_unit:", url_path="quarantine"),
     st.Page("views/health.py", title="Data health", icon=":material/health_and_safety:", url_path="health"),

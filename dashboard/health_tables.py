@@ -103,7 +103,7 @@ def cut_path(path: Any) -> str | None:
 REJECTED_WIDTHS = {"file": 205, "line": 55, "reason": 95, "text": 135}
 
 
-UNDATED_WIDTHS = {"file": 125, "line": 45, "attempt": 85, "repository": 75, "why": 90, "raw line": 70}
+UNDATED_WIDTHS = {"file": 135, "line": 45, "attempt": 85, "repository": 75, "why": 90, "raw line": 70}
 
 
 def out_of_range_text(count: int) -> str:

@@ -34,11 +34,18 @@ def favicon() -> Image.Image:
     return Image.fromarray(icon)
 
 
-def alert_text(credit_bugs: int, on_triage: bool = False) -> str:
-    """The red banner; on the triage page itself the rows are right below it."""
-    noun = "credit bug" if credit_bugs == 1 else "credit bugs"
+def alert_text(credit_bugs: int, on_triage: bool = False, merges: int = 0) -> str:
+    """The red banner: lines with merge credit on a quarantined attempt, and pull requests merged over a
+    live quarantine nobody said may go; on the triage page itself the rows are right below it."""
+    total = credit_bugs + merges
+    noun = "credit bug" if total == 1 else "credit bugs"
     where = "The rows are below." if on_triage else "Open Credit-bug triage for the rows."
-    return f"{credit_bugs} {noun} in range: merge credit was set on quarantined attempts. {where}"
+    lines = "merge credit was set on quarantined attempts" if credit_bugs else ""
+    merged = (f"{plural(merges, 'pull request')} merged over a live quarantine nobody said may go"
+              if merges else "")
+    if lines and merged:
+        lines = f"merge credit was set on {plural(credit_bugs, 'quarantined attempt')}"
+    return f"{total} {noun} in range: {', and '.join(part for part in (lines, merged) if part)}. {where}"
 
 
 def setup_text(setup_rejects: int) -> str:
@@ -187,6 +194,20 @@ def range_caption(report: dict[str, Any]) -> str:
     )
 
 
+def with_merge_bugs(report: dict[str, Any], merges: list[dict[str, Any]]) -> dict[str, Any]:
+    """The report with each week's (and the total's) credit bugs counting the pull requests merged over a
+    live quarantine that week, beside the lines with merge credit: the Overview's one alarm for both.
+    A merge falls in the week it merged; `lanelog report` keeps the two apart (credit_bugs, and
+    outcomes' merge_credit_bugs)."""
+    counts: dict[str | None, int] = {}
+    for merge in merges:
+        week = merge["week"].isoformat() if merge["week"] is not None else None
+        counts[week] = counts.get(week, 0) + 1
+    weeks = [{**week, "credit_bugs": week["credit_bugs"] + counts.get(week["week"], 0)} for week in report["weeks"]]
+    totals = {**report["totals"], "credit_bugs": report["totals"]["credit_bugs"] + len(merges)}
+    return {**report, "weeks": weeks, "totals": totals}
+
+
 def weeks_frame(report: dict[str, Any]) -> pd.DataFrame:
     """The report's weekly rows as a frame (week: YYYY-MM-DD, or None for the undated bucket): every
     weekly figure (queries.FIGURES) and the ratio, so a figure added there is never dropped here."""
@@ -246,11 +267,80 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
 SHORT_ID, SHORT_HASH = 10, 12
 
 
-# A table draws text in Source Sans at 14 px, where an identifier's characters take about
-# 6 px and no more than 6.5 on average (measured in Chromium: "orders-service" 83 px,
-# "test_export_race;" 102 px, "ci-run-4-xxxx…" 88 px), inside 8 px of padding; a cell cut
-# to the characters that fit says so with "…" (fit_cell, fit_path).
-CHAR_PX, CELL_PADDING_PX = 6.5, 8
+# A table draws text in Source Sans at 14 px inside 8 px of padding.  Each character's advance in
+# px, measured in Chromium (canvas measureText, the font Streamlit serves); any other character is
+# counted as wide as the widest here, so a cell cut to what fits never runs past its column.  A cell
+# cut says so with "…" (fit_cell, fit_path), itself 13.3 px.
+CELL_PADDING_PX = 8
+GLYPH_PX = {char: px for chars, px in (
+    (" ", 2.8),
+    ("|", 3.37),
+    ("i", 3.44),
+    ("j", 3.46),
+    ("',.:;", 3.49),
+    ("l", 3.57),
+    ("I", 3.68),
+    ("!", 4.05),
+    ("f", 4.09),
+    ("()[]{}", 4.24),
+    ("-", 4.35),
+    ("t", 4.73),
+    ("r", 4.86),
+    ("/\\", 4.9),
+    ("*", 5.85),
+    ("s", 5.87),
+    ("?z", 5.95),
+    ("\"", 5.96),
+    ("x", 6.24),
+    ("c", 6.38),
+    ("vy", 6.54),
+    ("Y", 6.66),
+    ("J", 6.71),
+    ("L", 6.8),
+    ("F", 6.92),
+    ("k", 6.93),
+    ("e", 6.94),
+    ("0123456789#$+<=>^~", 6.96),
+    ("_", 7.0),
+    ("ag", 7.06),
+    ("X", 7.18),
+    ("V", 7.21),
+    ("E", 7.38),
+    ("S", 7.48),
+    ("T", 7.5),
+    ("Z", 7.55),
+    ("`o", 7.59),
+    ("A", 7.6),
+    ("hu", 7.62),
+    ("n", 7.66),
+    ("b", 7.74),
+    ("dpq", 7.77),
+    ("P", 7.92),
+    ("R", 7.97),
+    ("C", 7.99),
+    ("K", 8.11),
+    ("B", 8.23),
+    ("&", 8.53),
+    ("D", 8.61),
+    ("G", 8.64),
+    ("U", 9.03),
+    ("N", 9.06),
+    ("H", 9.13),
+    ("OQ", 9.3),
+    ("w", 10.07),
+    ("M", 10.18),
+    ("W", 11.0),
+    ("%", 11.54),
+    ("m", 11.61),
+    ("@", 11.86),
+    ("…", 13.27),
+) for char in chars}
+WIDEST_PX = 14.0
+
+
+def text_px(text: str) -> float:
+    """How wide `text` draws in a table cell, in px (kerning aside: a hair wider than drawn, never narrower)."""
+    return sum(GLYPH_PX.get(char, WIDEST_PX) for char in text) + 1
 
 
 def short(value: Any, keep: int) -> Any:
@@ -262,20 +352,35 @@ def fit_cell(value: Any, width: int, sep: str = "; ") -> Any:
     """Text cut to what a column `width` px wide shows: a list ("a; b; c", items joined by `sep`)
     at an item's end with "; …" for the rest, a sentence at a word's end with "…", one long word with "…"; never cut
     without saying so."""
-    chars = int((width - CELL_PADDING_PX) / CHAR_PX)
-    if not isinstance(value, str) or len(value) <= chars:
+    room = width - CELL_PADDING_PX
+    if not isinstance(value, str) or text_px(value) <= room:
         return value
     kept = ""
     for item in value.split(sep):
         longer = f"{kept}{sep}{item}" if kept else item
-        if len(longer) + len(sep) + 1 > chars:
+        if text_px(f"{longer}{sep}…") > room:
             break
         kept = longer
     if kept:
         return f"{kept}{sep}…"
-    cut = value[:chars - 1]
+    cut = _fitting(value, room - GLYPH_PX["…"])
     words = cut.rsplit(" ", 1)[0]  # a sentence (a commit subject) ends at a whole word
-    return (words if " " in cut and len(words) >= chars // 2 else cut) + "…"
+    return (words if " " in cut and len(words) >= len(cut) // 2 else cut) + "…"
+
+
+def _fitting(text: str, room: float) -> str:
+    """The longest start of `text` that draws within `room` px."""
+    used, end = 1.0, 0
+    for end, char in enumerate(text):
+        used += GLYPH_PX.get(char, WIDEST_PX)
+        if used > room:
+            return text[:end]
+    return text
+
+
+def _fitting_end(text: str, room: float) -> str:
+    """The longest end of `text` that draws within `room` px."""
+    return _fitting(text[::-1], room)[::-1]
 
 
 def path_lines(path: str, width: int = 30) -> str:
@@ -296,21 +401,26 @@ def fit_path(name: str, width: int) -> str:
     """A log's name cut from the front to what a column `width` px wide shows, so that an object's
     run folder, which tells it apart (the key layout gives every object the same file name), stays:
     "…/" and the last parts that fit, else "…/FOLDER/…", else the last characters after "…"."""
-    chars = int((width - CELL_PADDING_PX) / CHAR_PX)
-    if len(name) <= chars:
+    room = width - CELL_PADDING_PX
+    if text_px(name) <= room:
         return name
     parts = name.split("/")
     for start in range(1, len(parts) - 1):
         tail = "…/" + "/".join(parts[start:])
-        if len(tail) <= chars:
+        if text_px(tail) <= room:
             return tail
-    if len(parts) > 2 and len(f"…/{parts[-2]}/…") <= chars:
+    if len(parts) > 2 and text_px(f"…/{parts[-2]}/…") <= room:
         return f"…/{parts[-2]}/…"
-    return "…" + name[-(chars - 1):]
+    return "…" + _fitting_end(name, room - GLYPH_PX["…"])
 
 
 # A table shows this many rows before it scrolls inside itself.
 TABLE_ROWS_SHOWN = 20
+
+
+def whole_height(rows: int) -> int:
+    """Pixels for a table that shows every one of its (few) rows with no inner scroll: a record's fields."""
+    return 35 * (rows + 1) + 3
 
 
 def table_height(rows: int) -> int:

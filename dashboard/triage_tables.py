@@ -70,3 +70,37 @@ def row_label(row: pd.Series) -> str:
     """A choice in the attempt picker: short id, repository, and the log's name (an object's key) and line."""
     name = fit_path(log_name(row["source"]), PICKED_NAME_PX)
     return f"{short(row['attempt_id'], SHORT_ID)} · {row['repo']} · {name}:{row['line_no']}"
+
+
+# Fits the main column of a 1000 px window (as TRIAGE_WIDTHS does); the chosen merge below shows it all.
+MERGE_WIDTHS = {"day (UTC)": 85, "pull request": 160, "merged by": 105, "auto-merge": 80, "quarantine": 100}
+
+
+def merges_shown(merges: list[dict[str, Any]]) -> pd.DataFrame:
+    """Merges over a live quarantine as the table shows them: the day, the pull request, who merged it (the
+    account's type is in the chosen merge's detail), whether auto-merge did, the quarantine."""
+    return pd.DataFrame([{
+        "day (UTC)": merge["merged_at"].strftime("%Y-%m-%d") if merge["merged_at"] is not None else "-",
+        "pull request": fit_cell(f"{merge['pr_repository']}#{merge['pr_number']}", MERGE_WIDTHS["pull request"]),
+        "merged by": fit_cell(merge["merged_by"] or "(unknown)", MERGE_WIDTHS["merged by"]),
+        "auto-merge": "yes" if merge["auto_merge"] else "no",
+        "quarantine": fit_cell("; ".join(merge["quarantine"]), MERGE_WIDTHS["quarantine"]),
+    } for merge in merges], columns=list(MERGE_WIDTHS))
+
+
+def merge_detail(merge: dict[str, Any]) -> pd.DataFrame:
+    """One merge whole, as field and value: the pull request, who merged it and how, and its last attempt."""
+    fields = [
+        ("pull request", f"{merge['pr_repository']}#{merge['pr_number']}"),
+        ("address", merge["pr_url"] or "(not recorded)"),
+        ("merged at (UTC)", str(merge["merged_at"])),
+        ("merged by", f"{merge['merged_by'] or '(unknown)'} ({merge['merged_by_type'] or 'type not recorded'})"),
+        ("auto-merge", f"yes, enabled by {merge['auto_merge_by'] or '(unknown)'}" if merge["auto_merge"] else "no"),
+        ("approvals", ", ".join(merge["approvals"]) or "none recorded"),
+        ("a person said", "; ".join(merge["said_by"]) or "nobody"),
+        ("agent", merge["agent"] or "(unknown)"),
+        ("last attempt", f"{merge['last_attempt'] or '(no id)'} at {merge['last_attempt_ts']}"),
+        ("its quarantine", "; ".join(merge["quarantine"])),
+        ("repository", merge["repo"] or "(unknown)"),
+    ]
+    return pd.DataFrame(fields, columns=["field", "value"])

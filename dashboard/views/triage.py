@@ -1,4 +1,7 @@
-"""Credit-bug triage: every attempt where merge credit moved on a quarantined row."""
+"""Credit-bug triage: every merge over a live quarantine, and every attempt whose merge credit moved on a
+quarantined row."""
+
+from typing import Any
 
 import streamlit as st
 
@@ -6,14 +9,43 @@ from lanelog import queries
 from lanelog.dashboard import data, health_tables, present, triage_tables, ui
 
 st.title("Credit-bug triage")
-found = ui.figures(queries.credit_bug_rows, queries.sources)
-rows, sources = found["credit_bug_rows"], found["sources"]
+found = ui.figures(queries.credit_bug_rows, queries.sources, queries.merge_credit_bugs)
+rows, sources, merges = found["credit_bug_rows"], found["sources"], found["merge_credit_bugs"]
 listed = set(sources["path"][sources["in_last_listing"]])
-if rows.empty:
+bugs = [merge for merge in merges if merge["verdict"] == "credit_bug"]
+exceptions = [merge for merge in merges if merge["verdict"] == "reviewed_exception"]
+
+
+def show_merges(chosen: list[dict[str, Any]], key: str) -> None:
+    """Merges over a live quarantine: a table, and the one chosen whole."""
+    st.dataframe(triage_tables.merges_shown(chosen), hide_index=True, key=f"{key}_table",
+                 height=present.table_height(len(chosen)),
+                 column_config=present.fixed_columns(triage_tables.MERGE_WIDTHS))
+    pick = st.selectbox("Pull request", range(len(chosen)), key=f"{key}_pick",
+                        format_func=lambda i: f"{chosen[i]['pr_repository']}#{chosen[i]['pr_number']}")
+    detail = triage_tables.merge_detail(chosen[pick])
+    st.dataframe(detail, hide_index=True, key=f"{key}_detail", height=present.whole_height(len(detail)),
+                 column_config=present.fixed_columns(health_tables.DETAIL_WIDTHS))
+
+
+if rows.empty and not bugs:
     st.success("No credit bugs in range. A quarantine on its own is not an incident.")
+else:
+    st.error(present.alert_text(len(rows), on_triage=True, merges=len(bugs)), icon=":material/crisis_alert:")
+if bugs:
+    st.subheader(f"Merged over a live quarantine ({len(bugs)})")
+    st.caption("A pull request merged while its last attempt had a live quarantine, and no person said it may "
+               "go: by auto-merge or a bot, or by a person with no approval after that attempt.")
+    show_merges(bugs, "merge_bugs")
+if exceptions:
+    st.subheader(f"Reviewed exceptions ({len(exceptions)})")
+    st.caption("Merged over a live quarantine after a person said so (an approval after the last attempt, or the "
+               "label lanelog:accept-quarantine set by a person): listed, never alerted.")
+    show_merges(exceptions, "exceptions")
+if rows.empty:
     st.stop()
 
-st.error(present.alert_text(len(rows), on_triage=True), icon=":material/crisis_alert:")
+st.subheader(f"Lines with merge credit on a quarantined attempt ({len(rows)})")
 st.caption("The table cuts long values; the selected attempt below shows every value whole (time, ids, "
            "head, merge credit, file and line), and the CSV holds them whole.")
 st.dataframe(triage_tables.highlighted(triage_tables.triage_shown(rows)), hide_index=True, key="credit_bug_table",

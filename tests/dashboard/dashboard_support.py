@@ -11,6 +11,7 @@ PAGES = [
     "views/overview.py",
     "views/triage.py",
     "views/spend.py",
+    "views/outcomes.py",
     "views/probe.py",
     "views/quarantine.py",
     "views/health.py",

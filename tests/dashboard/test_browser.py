@@ -17,8 +17,9 @@ import pytest
 
 from lanelog.dashboard import live_shadow
 from lanelog.dashboard.health_tables import REJECTED_WIDTHS, SOURCE_COUNTS
+from lanelog.dashboard.outcome_charts import OPEN_WIDTHS
 from lanelog.dashboard.present import CELL_PADDING_PX, METRICS, alert_text
-from lanelog.dashboard.triage_tables import TRIAGE_WIDTHS
+from lanelog.dashboard.triage_tables import MERGE_WIDTHS, TRIAGE_WIDTHS
 from lanelog.dashboard.whatif_tables import FLIP_WIDTHS
 from lanelog.queries import FIGURES, compare_latest
 from tests.dashboard.browser_support import CHROMIUM, FINISHED, chromium, free_port, stop, wait_until_healthy
@@ -87,13 +88,16 @@ def test_browser_shows_the_alert_banner_and_fetches_nothing_outside(
     served: tuple[str, Path], browser: object, demo_dir: Path
 ) -> None:
     url, _ = served
-    credit_bugs = json.loads((demo_dir / "summary.json").read_text())["credit_bugs"]
+    summary = json.loads((demo_dir / "summary.json").read_text())
+    # The faulty producer's lines, and the pull request auto-merged over a live freeze.
+    credit_bugs, merges = summary["credit_bugs"], summary["pull_requests"]["auto_merged_over_quarantine"]
     hosts: set[str] = set()
     page = open_page(browser, url, hosts)
     banner = page.locator('[data-testid="stAlertContentError"] [data-testid="stMarkdownContainer"]').first
     banner.wait_for(timeout=30_000)
-    assert banner.inner_text().strip() == alert_text(credit_bugs)
-    assert credit_bugs > 1 and alert_text(credit_bugs).startswith(f"{credit_bugs} credit bugs in range: ")
+    assert banner.inner_text().strip() == alert_text(credit_bugs, merges=merges)
+    assert credit_bugs > 1 and merges == 1
+    assert alert_text(credit_bugs, merges=merges).startswith(f"{credit_bugs + 1} credit bugs in range: ")
     page.get_by_text("Patch rejects and armed calls").wait_for()
     page.locator('[data-testid="stVegaLiteChart"]').first.wait_for()
     ARTIFACTS.mkdir(exist_ok=True)
@@ -229,10 +233,14 @@ def stored_names(page: object) -> list[str]:
     return sorted(set(STORED_NAMES.findall(text)))
 
 
-PAGE_PATHS = {"overview": "", "triage": "triage", "spend": "spend", "probe": "probe",
+PAGE_PATHS = {"overview": "", "triage": "triage", "spend": "spend", "outcomes": "outcomes", "probe": "probe",
               "quarantine": "quarantine", "health": "health", "whatif": "whatif"}
-TITLES = {"overview": "Overview", "triage": "Credit-bug triage", "spend": "Spend review", "probe": "Probe",
-          "quarantine": "Quarantine", "health": "Data health", "whatif": "What-if"}
+TITLES = {"overview": "Overview", "triage": "Credit-bug triage", "spend": "Spend review", "outcomes": "Outcomes",
+          "probe": "Probe", "quarantine": "Quarantine", "health": "Data health", "whatif": "What-if"}
+# The tables whose cells are cut to their column (page, what they show, their widths): on the triage
+# page the lines' table and the merges' two (credit bugs, then reviewed exceptions).
+FITTED = (("triage", "lines", TRIAGE_WIDTHS), ("triage", "merges", MERGE_WIDTHS),
+          ("outcomes", "open pull requests", OPEN_WIDTHS))
 WIDTHS = (1400, 1000)
 
 
@@ -322,6 +330,15 @@ def overflow(page: object) -> dict[str, object]:
     )
 
 
+def tables_with(page: object, widths: dict[str, int]) -> list[int]:
+    """The places among the page's tables of those whose headers are the columns `widths` names."""
+    page.wait_for_timeout(300)
+    return page.evaluate("""names => [...document.querySelectorAll('[data-testid="stDataFrame"]')]
+        .map((table, index) => [index, [...table.querySelectorAll('thead tr > *')].map(cell => cell.textContent)])
+        .filter(([, heads]) => names.every(name => heads.includes(name))).map(([index]) => index)""",
+        list(widths))
+
+
 def cells_cut_short(page: object, widths: dict[str, int], table: int = 0) -> list[str]:
     """The cells of the page's `table`-th table whose text is wider than its column shows (the
     canvas clips such text with no ellipsis), measured in the tables' font once the table's rows
@@ -360,8 +377,9 @@ def test_every_page_is_saved_at_two_widths_and_nothing_spills_sideways(
             assert page.locator('[data-testid="stException"]').count() == 0, (name, width)
             open_expanders(page)
             spills[name, width] = overflow(page)
-            if name == "triage":
-                cut_short[width] = cells_cut_short(page, TRIAGE_WIDTHS)
+            for fitted, shown, widths in FITTED:
+                for number, index in enumerate(tables_with(page, widths) if fitted == name else []):
+                    cut_short.setdefault(width, {})[shown, number] = cells_cut_short(page, widths, index)
             names[name, width] = stored_names(page)
             heights[name, width] = plot_heights(page)
             if name == "overview":
@@ -380,7 +398,11 @@ def test_every_page_is_saved_at_two_widths_and_nothing_spills_sideways(
     for width, entries in legends.items():  # the rejects chart names all three series, none cut off
         assert entries == ["patch rejects", "armed calls", "armed calls per patch reject"], (width, entries)
     assert not {key: found for key, found in names.items() if found}, names
-    assert cut_short == {width: [] for width in WIDTHS}  # a long cell is cut with "…" where it ends
+    # A long cell is cut with "…" where it ends; the demo has every table (the history has no pull requests).
+    assert all(found == [] for cut in cut_short.values() for found in cut.values()), cut_short
+    fitted = {("lines", 0), ("merges", 0), ("merges", 1), ("open pull requests", 0)} if dataset == "demo" \
+        else {("lines", 0)}
+    assert {width: set(cut) for width, cut in cut_short.items()} == dict.fromkeys(WIDTHS, fitted)
     for (name, width), spill in spills.items():
         assert spill["page"] <= 0, (name, width, spill)
         assert not spill["labels"], (name, width, spill)

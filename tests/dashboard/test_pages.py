@@ -50,7 +50,11 @@ def expected_metrics(report: dict[str, Any]) -> dict[str, tuple[str, str]]:
 
     from lanelog.money import money_text
 
-    dated = [row for row in report["weeks"] if row["week"] is not None]
+    # The Overview's credit bugs count both kinds: the report's lines, and its outcomes' merges over a live
+    # quarantine in the week they merged.
+    merged = {row["week"]: row["merge_credit_bugs"] for row in report["outcomes"]["weeks"]}
+    dated = [{**row, "credit_bugs": row["credit_bugs"] + merged.get(row["week"], 0)}
+             for row in report["weeks"] if row["week"] is not None]
     latest, previous = dated[-1], dated[-2] if len(dated) > 1 else None
     shown = {
         label: (str(latest[key]), str(latest[key] - previous[key]) if previous else "")
@@ -88,7 +92,11 @@ def test_overview_metrics_equal_report_json(app: Any, demo_db: Path) -> None:
     at = app(demo_db)
     report = report_json(demo_db)
     assert metrics(at) == expected_metrics(report)
-    assert at.error[0].value.startswith(f"{report['totals']['credit_bugs']} credit bugs in range")
+    lines, merges = report["totals"]["credit_bugs"], report["outcomes"]["totals"]["merge_credit_bugs"]
+    assert lines and merges  # the demo has both kinds: the faulty producer's lines, and an auto-merge
+    assert at.error[0].value.startswith(
+        f"{lines + merges} credit bugs in range: merge credit was set on {lines} quarantined attempts, and "
+        f"{merges} pull request{'s' if merges > 1 else ''} merged over a live quarantine nobody said may go.")
 
 
 def test_the_weekly_frame_keeps_every_figure_the_report_gives(demo_db: Path) -> None:
@@ -598,15 +606,17 @@ def test_logs_read_from_a_bucket_are_named_by_key_and_judged_by_the_last_listing
         health = app(db, "views/health.py")
         assert not health.exception
         files = health.dataframe[0].value
-        # Each by its key, from its run folder on where the whole is wider than the column.
+        # Each by its whole key, which fits the column (a longer one is cut from its run folder on: below).
         assert files[["file", "still there"]].to_dict("records") == [
-            {"file": "…/orders/1001-1/lane-log.jsonl", "still there": "in the bucket"},
-            {"file": "…/orders/1002-1/lane-log.jsonl", "still there": "in the bucket"}]
+            {"file": "lanelog/orders/1001-1/lane-log.jsonl", "still there": "in the bucket"},
+            {"file": "lanelog/orders/1002-1/lane-log.jsonl", "still there": "in the bucket"}]
         assert health.selectbox(key="source_pick").options == [
             "…/orders/1001-1/lane-log.jsonl (id 1)", "…/orders/1002-1/lane-log.jsonl (id 2)"]
         place = dict(health.dataframe[1].value.itertuples(index=False))
         assert place["path"].endswith("/lanelog/orders/1001-1/lane-log.jsonl")
-        assert f"s3://{bucket}/{bug}" in [block.value for block in health.code]  # the whole URL, below it
+        # The whole URL: in the table where it fits, else below it.
+        url = f"s3://{bucket}/{bug}"
+        assert (url in [block.value for block in health.code]) == (place["path"] != url)
         # The rejected line names its object: its run folder and name, in the column's width.
         assert health.dataframe[2].value["file"].tolist() == ["…/orders/1002-1/lane-log.jsonl"]
         assert not any("no longer" in text or "not in the bucket" in text for text in texts(health))
@@ -618,8 +628,8 @@ def test_logs_read_from_a_bucket_are_named_by_key_and_judged_by_the_last_listing
         ingest_bucket()  # its listing no longer holds the object
     health = app(db, "views/health.py")
     assert health.dataframe[0].value[["file", "still there"]].to_dict("records") == [
-        {"file": "…/orders/1001-1/lane-log.jsonl", "still there": "not in the bucket"},
-        {"file": "…/orders/1002-1/lane-log.jsonl", "still there": "in the bucket"}]
+        {"file": "lanelog/orders/1001-1/lane-log.jsonl", "still there": "not in the bucket"},
+        {"file": "lanelog/orders/1002-1/lane-log.jsonl", "still there": "in the bucket"}]
     assert any(text.startswith("1 log was not in the bucket when ingest last listed it") and "Its lines stay" in text
                for text in texts(health))
     assert not any("no longer at their recorded path" in text for text in texts(health))
@@ -628,7 +638,8 @@ def test_logs_read_from_a_bucket_are_named_by_key_and_judged_by_the_last_listing
                for text in texts(triage))
     detail = dict(triage.dataframe[1].value.itertuples(index=False))
     assert detail["source file"].endswith("/lanelog/orders/1001-1/lane-log.jsonl")
-    assert f"s3://{bucket}/{bug}" in [block.value for block in triage.code]  # whole, below the detail
+    # Whole: in the detail where it fits, else below it.
+    assert (url in [block.value for block in triage.code]) == (detail["source file"] != url)
 
 
 def test_the_demos_removed_logs_are_said_to_be_the_demos_with_the_flag_that_keeps_them(
@@ -659,7 +670,12 @@ def test_the_triage_table_cuts_a_long_cell_at_an_id_and_says_so(app: Any, make_d
     at = app(db, "views/triage.py")
     (row,) = at.dataframe[0].value.to_dict("records")
     assert row["quarantine"] == "test_export_race; …"  # whole ids, and an ellipsis for the rest
-    assert row["repository"] == "payments-reco…"
+    # The repository's start that draws in its column, and an ellipsis (Chromium's widths: dashboard/present.py).
+    from lanelog.dashboard import present
+    from lanelog.dashboard.triage_tables import TRIAGE_WIDTHS
+
+    assert row["repository"] == "payments-rec…"
+    assert present.text_px(row["repository"]) <= TRIAGE_WIDTHS["repository"] - present.CELL_PADDING_PX
     assert row["producer"] == "lanelog-route"
     detail = dict(at.dataframe[1].value.itertuples(index=False))
     assert detail["quarantine"] == "test_export_race; test_shared_tmpdir"
@@ -673,7 +689,12 @@ def test_a_long_key_keeps_its_run_folder_in_a_narrow_column() -> None:
     assert present.fit_path(key, health_tables.SOURCE_COUNTS["file"]) == "…/12345678901-1/lane-log.jsonl"
     assert present.fit_path(key, health_tables.UNDATED_WIDTHS["file"]) == "…/12345678901-1/…"
     assert present.fit_path("lane-log-0.jsonl", health_tables.UNDATED_WIDTHS["file"]) == "lane-log-0.jsonl"
-    assert present.fit_path("x" * 40, 100) == "…" + "x" * 13
+    # One long part: as many of its last characters as draw in the column, and not one more.
+    cut = present.fit_path("x" * 40, 100)
+    assert cut.startswith("…x") and set(cut[1:]) == {"x"}
+    assert present.text_px(cut) <= 100 - present.CELL_PADDING_PX < present.text_px(cut + "x")
+    # The cuts measure each character: a row of wide ones is cut shorter than a row of narrow ones.
+    assert len(present.fit_cell("m" * 40, 100)) < len(present.fit_cell("i" * 40, 100))
 
 
 def test_a_long_attempt_id_is_cut_in_the_triage_table() -> None:
@@ -731,7 +752,7 @@ def test_the_what_if_page_draws_the_stored_replay(app: Any, replay_run: tuple[Pa
             assert drawn[week["week"], side] == week[side]["probe_rejects"]
     [flips] = [frame.value for frame in at.dataframe if "probe" in frame.value.columns]
     # A subject too long for its column ends at a whole word, with "…"; the detail below holds it whole.
-    assert flips["subject"].tolist() == ["Fix a typo in an…", "Reword an assert message", "Guard an assert"]
+    assert flips["subject"].tolist() == ["Fix a typo in an assert…", "Reword an assert message", "Guard an assert"]
     assert flips["probe"].tolist() == ["reject → pass"] * 3
     assert flips["reasons"].tolist() == ["assertion removed"] * 3  # in words, as the Probe page says them
     detail = dict(at.dataframe[-1].value.itertuples(index=False))  # the selected flip, whole

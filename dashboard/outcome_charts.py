@@ -1,0 +1,119 @@
+"""The Outcomes page's charts and tables: the agent pull requests' funnel per week, the cost of a
+merged pull request by agent, and the pull requests still open.
+
+Presentation only: the figures are lanelog.queries' (queries/outcomes.py); every name from a
+log (an agent, a repository) is drawn as data, never markup.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+from typing import Any
+
+import altair as alt
+import pandas as pd
+
+from lanelog.dashboard.charts import ARMED, chart_height, count_axis, week_axis
+from lanelog.dashboard.present import fit_cell
+from lanelog.money import money_text
+
+# The funnel's steps, in order: each a part of the one before.
+FUNNEL = (("attempts", "attempts"), ("passed", "probe passed"), ("lanes_held", "lane held"), ("merged", "merged"))
+FUNNEL_COLOURS = ["#9aa4b1", "#a0cbe8", ARMED, "#59a14f"]
+# Fits the main column of a 1000 px window; the pull request names its repository.
+OPEN_WIDTHS = {"pull request": 170, "agent": 110, "attempts": 70, "last attempt": 95, "days open": 80}
+
+
+def funnel_frame(outcomes: dict[str, Any]) -> pd.DataFrame:
+    """week, step, count: each week's attempts on agent pull requests, those the probe passed, the
+    lanes that held, and the pull requests merged (by the week they merged)."""
+    rows = []
+    for week in outcomes["weeks"]:
+        counts = {**week, "passed": week["attempts"] - week["probe_rejects"]}
+        rows += [{"week": week["week"], "step": words, "count": counts[key]} for key, words in FUNNEL]
+    return pd.DataFrame(rows, columns=["week", "step", "count"])
+
+
+def funnel(outcomes: dict[str, Any], weeks: list[str] | None = None) -> alt.Chart:
+    """The funnel per week: four bars side by side, each step in its colour, named in the legend."""
+    data = funnel_frame(outcomes)
+    steps = [words for _, words in FUNNEL]
+    return (
+        alt.Chart(data).mark_bar().encode(
+            x=week_axis(data, weeks),
+            xOffset=alt.XOffset("step:N", sort=steps),
+            y=alt.Y("count:Q", title="attempts, or pull requests merged", axis=count_axis()),
+            color=alt.Color("step:N", scale=alt.Scale(domain=steps, range=FUNNEL_COLOURS),
+                            legend=alt.Legend(title=None, orient="bottom", columns=2)),
+            tooltip=[alt.Tooltip("week:O", title="week"), alt.Tooltip("step:N", title="step"),
+                     alt.Tooltip("count:Q", title="count")],
+        ).properties(height=chart_height(legend_rows=2))
+    )
+
+
+def agent_cost_frame(by_agent: list[dict[str, Any]]) -> pd.DataFrame:
+    """agent, cost, currency, label, merged, unknown: each agent's cost per merged pull request."""
+    rows = [{"agent": row["agent"] or "(unknown)", "cost": row["cost_per_merged_pr"], "currency": row["currency"],
+             "label": money_text(row["cost_per_merged_pr"], row["currency"] or ""), "merged": row["merged"],
+             "unknown": row["merged_cost_unknown"]}
+            for row in by_agent if row["cost_per_merged_pr"] is not None]
+    return pd.DataFrame(rows, columns=["agent", "cost", "currency", "label", "merged", "unknown"])
+
+
+def agent_cost(frame: pd.DataFrame, currency: str) -> alt.LayerChart | alt.FacetChart:
+    """A bar per agent of its cost per merged pull request in one currency, the amount written beside it."""
+    data = frame[frame["currency"] == currency]
+    y = alt.Y("agent:N", title=None, sort="-x", axis=alt.Axis(labelLimit=220))
+    tooltip = [alt.Tooltip("agent:N", title="agent"), alt.Tooltip("label:N", title="per merged pull request"),
+               alt.Tooltip("merged:Q", title="merged"), alt.Tooltip("unknown:Q", title="merged, cost unknown")]
+    bars = alt.Chart(data).mark_bar(height=22, color=ARMED).encode(
+        x=alt.X("cost:Q", title=f"cost per merged pull request ({currency})"), y=y, tooltip=tooltip)
+    labels = alt.Chart(data).mark_text(align="left", dx=6, fontSize=13).encode(x="cost:Q", y=y, text="label:N")
+    return alt.layer(bars, labels).properties(height=44 * len(data) + 60)
+
+
+def open_table(prs: list[Any], today: date) -> pd.DataFrame:
+    """The pull requests still open (no outcome line yet), the longest waiting first; days open as of the
+    end of `today` (the page's day: `dashboard --today`, else today in UTC)."""
+    moment = datetime.combine(today + timedelta(days=1), time())
+    waiting = sorted((pr for pr in prs if pr.state is None), key=lambda pr: pr.first_ts)
+    return pd.DataFrame([{
+        "pull request": fit_cell(f"{pr.pr_repository}#{pr.pr_number}", OPEN_WIDTHS["pull request"]),
+        "agent": fit_cell(pr.agent or "(unknown)", OPEN_WIDTHS["agent"]),
+        "attempts": pr.attempts,
+        "last attempt": pr.last_ts.strftime("%Y-%m-%d"),
+        "days open": max(0, (moment - pr.first_ts).days),
+    } for pr in waiting], columns=list(OPEN_WIDTHS))
+
+
+def _rate(row: dict[str, Any]) -> str:
+    return f"{row['merge_rate']:.0%} of {row['merge_rate_denominator']}" if row["merge_rate"] is not None else "-"
+
+
+def _cost(row: dict[str, Any]) -> str:
+    if row["cost_per_merged_pr"] is None:
+        return "unknown" if row["merged"] else "-"
+    unknown = f" ({row['merged_cost_unknown']} unknown)" if row["merged_cost_unknown"] else ""
+    return money_text(row["cost_per_merged_pr"], row["currency"] or "") + unknown
+
+
+# Each group's figures as two tables of a few columns (their headers wrap), so both fit the main column
+# of a 1000 px window: how many went which way, then the rate, the cost and the narrowed patches.
+GROUP_TABLES = (("pull_requests", "merged", "closed_without_merge", "open"),
+                ("merge rate", "cost per merged PR", "rejected_then_merged"))
+WEEK_TABLES = (("pull_requests_opened", "attempts", "lanes_held", "merged", "closed_without_merge", "open"),
+               ("merge rate", "cost per merged PR", "median_hours_to_merge"))
+
+
+def group_tables(rows: list[dict[str, Any]], key: str) -> list[pd.DataFrame]:
+    """An agent's or a repository's pull requests: merged, closed, open; then rate and cost per merged one."""
+    cells = [{key: row[key] or "(unknown)", "pull_requests": row["pull_requests"], "merged": row["merged"],
+              "closed_without_merge": row["closed_without_merge"], "open": row["open"], "merge rate": _rate(row),
+              "cost per merged PR": _cost(row), "rejected_then_merged": row["rejected_then_merged"]} for row in rows]
+    return [pd.DataFrame(cells, columns=[key, *columns]) for columns in GROUP_TABLES]
+
+
+def weeks_tables(outcomes: dict[str, Any]) -> list[pd.DataFrame]:
+    """The funnel and its money, a row a week, as two tables."""
+    cells = [{**row, "merge rate": _rate(row), "cost per merged PR": _cost(row)} for row in outcomes["weeks"]]
+    return [pd.DataFrame(cells, columns=["week", *columns]) for columns in WEEK_TABLES]

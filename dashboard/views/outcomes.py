@@ -1,0 +1,80 @@
+"""Outcomes: what became of the agent pull requests, and what a merged one cost, by agent."""
+
+import streamlit as st
+
+from lanelog import queries
+from lanelog.dashboard import budget_section, outcome_charts, present, ui
+from lanelog.money import money_text
+
+st.title("Outcomes")
+found = ui.figures(queries.outcome_figures, queries.pull_requests)
+outcomes, prs = found["outcome_figures"], found["pull_requests"]
+totals = outcomes["totals"]
+if not totals["pull_requests"]:
+    st.info("No attempt in range names its pull request, so there is nothing to follow to a merge. "
+            "`lanelog route` names it under GitHub Actions (or with --pull-request), and "
+            "`lanelog outcome` records what became of it when it closes (docs/router.md).")
+    st.stop()
+
+columns = [*st.columns(3), *st.columns(3)]
+columns[0].metric("Merged", totals["merged"], help="Agent pull requests merged in range.")
+columns[1].metric("Closed without merge", totals["closed_without_merge"])
+columns[2].metric("Open now", totals["open"], help="No outcome line yet: the pull request has not closed.")
+rate = f"{totals['merge_rate']:.0%}" if totals["merge_rate"] is not None else "none closed"
+columns[3].metric("Merge rate", rate, help=f"Of the {totals['merge_rate_denominator']} closed in range: "
+                  "merged over merged and closed without merge; open ones are in neither.")
+# The currency in the label, so the amount fits a third of a 1000 px window.
+cost = money_text(totals["cost_per_merged_pr"], "").strip() if totals["cost_per_merged_pr"] is not None else "unknown"
+columns[4].metric(f"Cost per merged PR ({totals['currency']})" if totals["currency"] else "Cost per merged PR", cost,
+                  help="What every attempt of the merged pull requests cost, over those whose cost is known. "
+                       + ("Their costs are in several currencies: no mean is made." if totals[
+                           "costs_in_several_currencies"] else ""))
+hours = totals["median_hours_to_merge"]
+columns[5].metric("Median time to merge", f"{hours:.1f} h" if hours is not None else "-",
+                  help="From a pull request's first routed attempt to its merge.")
+notes = [f"{totals['merged_cost_unknown']} merged pull request(s) have no known cost (an armed call recorded "
+         "none): they are counted apart, never as free."] if totals["merged_cost_unknown"] else []
+notes.append(f"{totals['rejected_then_merged']} pull request(s) the probe rejected at first were merged after a "
+             "later attempt.")
+if totals["spend_closed_without_merge"] is not None:
+    notes.append(f"Spent on pull requests closed without merge: "
+                 f"{money_text(totals['spend_closed_without_merge'], totals['currency'] or '')}"
+                 + (f" ({totals['closed_cost_unknown']} more of unknown cost)." if totals["closed_cost_unknown"]
+                    else "."))
+notes.append(f"Merged over a live quarantine: {totals['merge_credit_bugs']} credit bug(s), nobody said they may go "
+             f"(Credit-bug triage lists them), and {totals['reviewed_exceptions']} reviewed exception(s).")
+for note in notes:
+    st.caption(note)
+
+st.subheader("From attempt to merge, week by week")
+st.altair_chart(outcome_charts.funnel(outcomes, weeks=ui.axis_weeks()), key="outcome_funnel")
+st.caption("Attempts on agent pull requests, those the probe passed, those whose property lane held, and the "
+           "pull requests merged, by the week each happened.")
+
+agents = outcome_charts.agent_cost_frame(outcomes["by_agent"])
+st.subheader("Cost per merged pull request, by agent")
+if agents.empty:
+    st.info("No merged pull request in range has a known cost yet.")
+for currency in sorted(set(agents["currency"])):
+    st.altair_chart(outcome_charts.agent_cost(agents, currency), key=f"agent_cost_{currency}")
+st.caption("An agent whose merged pull requests recorded no cost is left out of the chart; the table below "
+           "lists every agent.")
+for number, table in enumerate(outcome_charts.group_tables(outcomes["by_agent"], "agent")):
+    ui.table(present.worded(table), key=f"by_agent_table_{number}")
+
+st.subheader("Open pull requests waiting")
+today = budget_section.budget_day()
+waiting = outcome_charts.open_table(prs, today)
+if waiting.empty:
+    st.success("Every agent pull request in range has closed.")
+else:
+    st.caption(f"No outcome line yet: these have not closed. Days open as of {today.isoformat()} (UTC), the "
+               "longest waiting first.")
+    st.dataframe(waiting, hide_index=True, key="open_pull_requests", height=present.table_height(len(waiting)),
+                 column_config=present.fixed_columns(outcome_charts.OPEN_WIDTHS))
+
+with st.expander("By repository, and the weeks as a table"):
+    for number, table in enumerate(outcome_charts.group_tables(outcomes["by_repo"], "repo")):
+        ui.table(present.worded(table), key=f"by_repo_table_{number}")
+    for number, table in enumerate(outcome_charts.weeks_tables(outcomes)):
+        ui.table(present.worded(table), key=f"outcome_weeks_table_{number}")
