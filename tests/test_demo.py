@@ -23,6 +23,7 @@ ROUTER_FIELDS = {
     "schema", "ts", "attempt_id", "repo", "base", "head", "probe", "reasons", "message", "lines_changed",
     "files", "files_count", "properties", "units", "quarantine", "expired_freezes", "merge_credit",
     "model_call_allowed", "review", "producer", "budget_cap", "line_cap", "lane", "results",
+    "pull_request", "agent",
 }
 
 
@@ -281,8 +282,8 @@ def test_the_review_says_in_words_that_the_spend_avoided_is_an_estimate(demo_dir
         capture_output=True, text=True, timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    assert ("Spend avoided is an estimate: each week's probe rejects times that week's mean cost per armed call"
-            in done.stdout)
+    assert ("Spend avoided is an estimate: each week's patch rejects (setup rejects saved nothing) times that "
+            "week's mean cost per armed call" in done.stdout)
     # The JSON's key name, plain or as markdown escapes it, is no word of the review.
     assert "spend_avoided_estimate" not in done.stdout.replace("\\_", "_")
 

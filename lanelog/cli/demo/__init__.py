@@ -4,7 +4,8 @@ It builds throwaway git repositories, lets the scripted agent (`agent`) make
 patches of every kind the decision table knows, runs the real `lanelog route`
 as a subprocess on each with `--today` stepping through the weeks and `--run`
 calling the demo's property runner, adds a few lines from the clearly labelled
-faulty `legacy-promoter`, and ingests both logs.
+faulty `legacy-promoter`, lets the reviewers merge or close the pull requests
+(`people`, recorded by the real `lanelog outcome`), and ingests the three logs.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from lanelog.cli.demo.agent import Patch
+from lanelog.cli.demo.people import ORG, Closing, Tried, closings, write_inputs
 from lanelog.cli.demo.promoter import promotion_lines
 from lanelog.cli.demo.scenario import START, build_repos, human_changes, week_patches
 from lanelog.errors import DemoError, LanelogError
@@ -33,12 +35,16 @@ __all__ = ["MADE_BY", "DemoSummary", "run_demo"]
 
 ROUTER_LOG = "lane-log.jsonl"
 PROMOTER_LOG = "legacy-promoter.jsonl"
+OUTCOME_LOG = "outcomes.jsonl"  # what the outcome jobs wrote when the pull requests closed
 MADE_BY = "lanelog demo"  # recorded in lanelog_meta, so a rerun may rebuild its own database
 # -P: run from a folder holding a clone at ./lanelog, `python -m` would import the clone's
 # folder in place of the installed package.
 RUNNER = f"{shlex.quote(sys.executable)} -P -m lanelog.cli.demo.runner"
 ROUTE_TIMEOUT = 300  # seconds for one patch: the router's own limits stop it long before
 ROUTE_WORKERS = min(4, os.cpu_count() or 1)
+# The demo's attempts are no CI run's: under GitHub Actions, route would name this run and its event's
+# pull request on every line.
+DEMO_ENV = {name: value for name, value in os.environ.items() if not name.startswith("GITHUB_")}
 
 
 @dataclass
@@ -54,6 +60,7 @@ class DemoSummary:
     lanes: Counter[str] = field(default_factory=Counter)
     producers: Counter[str] = field(default_factory=Counter)
     outcomes: Counter[str] = field(default_factory=Counter)
+    pull_requests: Counter[str] = field(default_factory=Counter)  # what became of them (people.py's stories)
     seconds: float = 0.0
     ingest: dict[str, Any] = field(default_factory=dict)
 
@@ -77,6 +84,7 @@ class DemoSummary:
             "lanes": dict(sorted(self.lanes.items())),
             "producers": dict(sorted(self.producers.items())),
             "outcomes": dict(sorted(self.outcomes.items())),
+            "pull_requests": dict(sorted(self.pull_requests.items())),
             "seconds": round(self.seconds, 1),
             "ingest": self.ingest,
         }
@@ -94,10 +102,14 @@ def route(patch: Patch, day: date, log: Path) -> dict[str, Any]:
         "--repo-name", patch.repo.name,
         "--run", RUNNER,
         "--property-timeout", "30",
+        "--pull-request", str(patch.pull_request),
+        "--repository", f"{ORG}/{patch.repo.name}",
+        "--agent", patch.agent,
         *patch.extra_args,
     ]
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=ROUTE_TIMEOUT)
+        done = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=ROUTE_TIMEOUT,
+                              env=DEMO_ENV)
     except subprocess.TimeoutExpired:
         raise DemoError(f"lanelog route did not finish in {ROUTE_TIMEOUT} s on a {patch.kind} patch") from None
     try:
@@ -111,7 +123,8 @@ def route(patch: Patch, day: date, log: Path) -> dict[str, Any]:
 
 
 def make_logs(workdir: Path, log_dir: Path, weeks: int) -> tuple[list[Path], DemoSummary]:
-    """Route every patch of every week; write the router's log and the faulty producer's log."""
+    """Route every patch of every week, then close the pull requests; write the router's log, the faulty
+    producer's log and the outcome log."""
     repos = build_repos(workdir / "repos")
     log_dir.mkdir(parents=True, exist_ok=True)
     log, promoter_log = log_dir / ROUTER_LOG, log_dir / PROMOTER_LOG
@@ -120,6 +133,7 @@ def make_logs(workdir: Path, log_dir: Path, weeks: int) -> tuple[list[Path], Dem
     summary = DemoSummary(db=Path(), weeks=weeks)
     numbers = itertools.count(1)
     promotions: list[str] = []
+    pull_requests: dict[tuple[str, int], Tried] = {}
     for week in range(weeks):
         monday = START + timedelta(weeks=week)
         human_changes(repos, week, monday)
@@ -128,7 +142,9 @@ def make_logs(workdir: Path, log_dir: Path, weeks: int) -> tuple[list[Path], Dem
         # lines atomically, so a week's attempts can be routed side by side.
         with ThreadPoolExecutor(max_workers=ROUTE_WORKERS) as pool:
             plans = list(pool.map(lambda job: route(job[1], job[0], log), patches))
-        for (_, patch), plan in zip(patches, plans):
+        for (day, patch), plan in zip(patches, plans):
+            pull_requests.setdefault((patch.repo.name, patch.pull_request),
+                                     Tried(patch.pull_request)).attempts.append((patch, day, plan))
             summary.kinds[patch.kind] += 1
             summary.reasons.update(plan.get("reasons") or [])
         if week % 3 == 2:  # the legacy script ran in these weeks
@@ -137,7 +153,37 @@ def make_logs(workdir: Path, log_dir: Path, weeks: int) -> tuple[list[Path], Dem
     promoter_log.write_text("".join(line + "\n" for line in promotions), encoding="utf-8")
     summary.count([json.loads(line) for line in promotions])
     summary.credit_bugs = len(promotions)
-    return [log, promoter_log], summary
+    outcome_log = close_pull_requests(list(pull_requests.values()), workdir, log_dir, weeks, summary)
+    return [log, promoter_log, outcome_log], summary
+
+
+def close_pull_requests(pull_requests: list[Tried], workdir: Path, log_dir: Path, weeks: int,
+                        summary: DemoSummary) -> Path:
+    """The reviewers merge or close the pull requests; each outcome job's line goes to the outcome log."""
+    outcome_log = log_dir / OUTCOME_LOG
+    outcome_log.unlink(missing_ok=True)
+    outcome_log.touch()
+    found = closings(pull_requests, START + timedelta(weeks=weeks))
+    with ThreadPoolExecutor(max_workers=ROUTE_WORKERS) as pool:
+        list(pool.map(lambda closed: record_outcome(closed, workdir / "outcomes", outcome_log), found))
+    summary.pull_requests.update(closed.story for closed in found)
+    summary.pull_requests["open"] = len(pull_requests) - len(found)
+    return outcome_log
+
+
+def record_outcome(found: Closing, folder: Path, log: Path) -> None:
+    """What `lanelog outcome --event --reviews --label-events` does in the pull request's closing job: read
+    the three files GitHub's records make, append the outcome line (in this process: it runs no program)."""
+    from lanelog.router import OutcomeFlags, OutcomeRequest, append_line, outcome_line
+
+    tried = found.tried
+    event, reviews, label_events = write_inputs(found, folder / str(tried.number))
+    request = OutcomeRequest(event=event, flags=OutcomeFlags(), reviews=reviews, label_events=label_events,
+                             repo_name=tried.last[0].repo.name, ci_run_url=None)
+    try:
+        append_line(log, outcome_line(request, environ={}))
+    except LanelogError as exc:
+        raise DemoError(f"lanelog outcome refused pull request {tried.repository}#{tried.number}: {exc}") from None
 
 
 def run_demo(db: Path, weeks: int = 8, replace: bool = False, log_dir: Path | None = None) -> DemoSummary:

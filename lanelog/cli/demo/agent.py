@@ -28,6 +28,8 @@ class Patch:
     base: str = "main"
     checkout: Path | None = None  # route from another folder (the not-a-checkout case)
     extra_args: tuple[str, ...] = field(default=())
+    pull_request: int = 0  # the pull request it is an attempt of (scenario.py numbers them)
+    agent: str = ""  # the agent's account, which opened the pull request
 
 
 def _marker(outcome: Outcome) -> str:
@@ -60,6 +62,14 @@ def too_wide(repo: DemoRepo, n: int, day: date) -> Patch:
     repo.start_branch(f"agent/{n}-wide")
     _append(repo, "store.py", [f"CACHE_{i} = {i}" for i in range(450)])
     return Patch("too_wide", repo, repo.commit_branch("inline the cache table", day))
+
+
+def narrowed(repo: DemoRepo, n: int, day: date, first: Patch, outcome: Outcome) -> Patch:
+    """The agent's second try on the pull request of a patch the probe rejected as too wide: one narrow edit."""
+    repo.start_branch(f"agent/{n}-narrowed")
+    _append(repo, "store.py", _small_change(n, outcome))
+    return Patch("narrowed", repo, repo.commit_branch("inline only the hot cache entry", day),
+                 pull_request=first.pull_request)
 
 
 def generated_bulk(repo: DemoRepo, n: int, day: date, outcome: Outcome) -> Patch:

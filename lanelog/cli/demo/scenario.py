@@ -9,12 +9,12 @@ new freeze, a broken policy fixed the week after, a flaky row without an owner.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from pathlib import Path
 
 from lanelog.cli.demo import agent
-from lanelog.cli.demo.agent import Patch
+from lanelog.cli.demo.agent import Outcome, Patch
 from lanelog.cli.demo.repos import (
     LANES_BILLING,
     LANES_BILLING_INVALID,
@@ -32,6 +32,10 @@ EXPORT_RACE = ("test_export_race", date(2026, 10, 22), "ci-team", "shared clock 
 SHARED_TMPDIR = ("test_shared_tmpdir", date(2026, 11, 27), "storage-team", "tests share one tmp dir")
 LEDGER_CLOCK = ("test_ledger_clock", date(2026, 12, 18), "billing-team", "month-end rollover in CI")
 OLD_FREEZE = ("test_cache_warmup", date(2026, 9, 1), "ci-team", "cold cache on the first run")
+
+# The agents' accounts: one makes the narrow patches (and narrows a wide one when the probe
+# rejects it), the other everything else.
+TIDY_BOT, SWEEP_BOT = "tidy-bot[bot]", "sweep-bot[bot]"
 
 # Outcomes asked of the runner by narrow patches, in turn: most hold, some fail,
 # some answer in prose (unresolved), one runner crashes (unresolved too).
@@ -108,20 +112,29 @@ def week_patches(repos: Repos, week: int, monday: date, numbers: Iterator[int]) 
     """The agent's attempts of one week, each with the weekday it ran (Monday to Friday)."""
     out: list[tuple[date, Patch]] = []
 
-    def add(make: Callable[..., Patch], repo: DemoRepo, *extra: object) -> None:
+    def add(make: Callable[..., Patch], repo: DemoRepo, *extra: object, bot: str = SWEEP_BOT) -> None:
         day = monday + timedelta(days=len(out) % 5)
-        out.append((day, make(repo, next(numbers), day, *extra)))
+        n = next(numbers)
+        patch = make(repo, n, day, *extra)
+        out.append((day, replace(patch, pull_request=patch.pull_request or n, agent=bot)))
+
+    def follow_up(outcome: Outcome) -> None:
+        """The next day, a narrower patch on the pull request the probe rejected as too wide."""
+        day, first = out[-1][0] + timedelta(days=1), out[-1][1]
+        patch = agent.narrowed(first.repo, next(numbers), day, first, outcome)
+        out.append((day, replace(patch, agent=first.agent)))
 
     orders, billing = repos.orders, repos.billing
     for i in range(2 + week // 3):
-        add(agent.narrow, orders, "store.py", OUTCOMES[(week + i) % len(OUTCOMES)])
-    add(agent.narrow, orders, "api.py", OUTCOMES[(week + 3) % len(OUTCOMES)])
-    add(agent.generated_bulk, orders, OUTCOMES[(week + 5) % len(OUTCOMES)])
+        add(agent.narrow, orders, "store.py", OUTCOMES[(week + i) % len(OUTCOMES)], bot=TIDY_BOT)
+    add(agent.narrow, orders, "api.py", OUTCOMES[(week + 3) % len(OUTCOMES)], bot=TIDY_BOT)
+    add(agent.generated_bulk, orders, OUTCOMES[(week + 5) % len(OUTCOMES)], bot=TIDY_BOT)
     add(agent.narrow, billing, "ledger.py", OUTCOMES[(week + 2) % len(OUTCOMES)])
     add(agent.narrow, billing, "api.py", OUTCOMES[(week + 6) % len(OUTCOMES)])
     add(agent.narrow, repos.search, "index.py", {"*": "hold"})
     if week < 4 or week % 2 == 0:  # the agent widens less often as it learns
-        add(agent.too_wide, orders)
+        add(agent.too_wide, orders, bot=TIDY_BOT)
+        follow_up({"*": "hold"})
     add(agent.fixture_and_test, orders)
     add(agent.assertion_removed if week % 2 == 0 else agent.unmapped, orders)
     add(agent.over_budget if week % 2 == 0 else agent.policy_change, orders)
