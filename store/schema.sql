@@ -109,7 +109,7 @@ CREATE TABLE IF NOT EXISTS attempts (
     pr_repository VARCHAR,              -- pull_request.repository, OWNER/NAME
     pr_number BIGINT,                   -- pull_request.number, when a JSON integer (json_int)
     pr_url VARCHAR,                     -- pull_request.url
-    agent VARCHAR,                      -- who opened the pull request (its author, or route --agent)
+    agent VARCHAR,                      -- who opened the pull request (its author, or the name route was given)
     ci_run_id VARCHAR,                  -- ci_run.id (a string of digits under GitHub Actions)
     ci_run_attempt BIGINT,              -- ci_run.attempt, when a JSON integer: a re-run job has the id, another attempt
     ci_run_url VARCHAR                  -- ci_run.url
