@@ -41,8 +41,10 @@ def test_the_change_fields_are_typed_and_a_wrong_type_is_named(
     assert attempts(con, COLUMNS) == [typed]
 
 
-def test_the_change_fields_come_after_the_usage_notes_among_the_anomalies(con: duckdb.DuckDBPyConnection) -> None:
-    """In the order the upgrades name them: the fields, what lane_usage dropped, then schema 5's."""
+def test_the_change_fields_are_named_after_the_others_and_before_the_usage_notes(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    """In the order the upgrade to version 5 names them: the fields, schema 5's, what lane_usage dropped."""
     ingest_bytes(con, "lane.jsonl", line(attempt_id="a1", probe=1, usage={"p": {"cost": 1, "currency": "usd"}},
-                                         agent=7))
-    assert attempts(con, "type_anomalies") == [(["probe", "usage.currency", "agent"],)]
+                                         agent=7, shadow=[]))
+    assert attempts(con, "type_anomalies") == [(["probe", "shadow", "agent", "usage.currency"],)]

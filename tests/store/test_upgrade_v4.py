@@ -51,6 +51,8 @@ LOG = b"".join([
     outcome(**MERGED),  # the re-run job's line: a duplicate
     b'{"\\u006bind": "outcome", "outcome_id": "outcome-7", "state": "closed"}\n',
     line(attempt_id="a6", ts="2026-10-07T11:00:00Z", kind="review", path="caf\u00e9.py", pull_request=7),
+    line(attempt_id="a7", ts="2026-10-07T12:00:00Z", probe=5, agent=["x"],
+         usage={"p1": {"cost": 1, "currency": "usd"}}),
 ])
 
 
@@ -75,7 +77,7 @@ def old_database(path: Path, shape: str) -> None:
                     {"head": digest(LOG[:FINGERPRINT_BYTES]), "head_bytes": min(len(LOG), FINGERPRINT_BYTES),
                      "size": len(LOG), "tail": digest(LOG[-TAIL_BYTES:]), "seen": digest(b""), "lines": lines.count})
         con.execute("INSERT INTO ingest_runs VALUES (nextval('run_ids'), TIMESTAMP '2026-10-08 00:00:00', "
-                    "TIMESTAMP '2026-10-08 00:00:01', 1, 9, 9, 0, 0, 0)")
+                    "TIMESTAMP '2026-10-08 00:00:01', 1, 10, 10, 0, 0, 0)")
         con.execute("INSERT INTO alerts_sent VALUES ('attempt:a1', 'ab12', TIMESTAMP '2026-10-08 00:00:02')")
     finally:
         con.close()
@@ -102,7 +104,7 @@ def test_the_shape_is_version_4_as_it_was_then(tmp_path: Path, shape: str) -> No
             (shape in ("7aab435", "b66b14a"))
         assert con.execute("SELECT usage[1].input_tokens FROM attempts WHERE attempt_id = 'a2'").fetchone()[0] == \
             (None if shape == "b66b14a" else 2e12)
-        assert con.execute("SELECT count(*) FROM attempts").fetchone()[0] == 9  # the outcome lines among them
+        assert con.execute("SELECT count(*) FROM attempts").fetchone()[0] == 10  # the outcome lines among them
     finally:
         con.close()
 
@@ -120,9 +122,11 @@ def test_a_version_4_database_of_any_shape_is_upgraded_to_what_a_new_one_holds(t
         assert rows(con, "attempts") == rows(new, "attempts")
         assert rows(con, "outcomes") == rows(new, "outcomes")
         assert [row[0] for row in rows(con, "outcomes")] == [5, 8]  # the re-run job's line a duplicate
+        assert con.execute("SELECT type_anomalies FROM attempts WHERE attempt_id = 'a7'").fetchall() == [
+            (["probe", "agent", "usage.currency"],)]
         assert con.execute("SELECT duplicates FROM sources").fetchall() == [(1,)]
         assert con.execute("SELECT * FROM ingest_runs").fetchall() == [
-            (1, datetime(2026, 10, 8), datetime(2026, 10, 8, 0, 0, 1), 1, 9, 9, 0, 0, 0, 0)]
+            (1, datetime(2026, 10, 8), datetime(2026, 10, 8, 0, 0, 1), 1, 10, 10, 0, 0, 0, 0)]
         assert con.execute("SELECT bug_key FROM alerts_sent").fetchall() == [("attempt:a1",)]
         upgraded = catalog(con)
         fresh_catalog = catalog(new)
@@ -155,7 +159,7 @@ def test_after_the_upgrade_the_figures_and_the_next_ingest_are_a_new_databases(t
     try:
         assert rows(con, "attempts") == rows(new, "attempts") and rows(con, "outcomes") == rows(new, "outcomes")
         assert queries.report(con) == queries.report(new)
-        assert queries.report(con)["totals"]["attempts"] == 6  # never the outcome lines
+        assert queries.report(con)["totals"]["attempts"] == 7  # never the outcome lines
     finally:
         con.close()
         new.close()
@@ -183,7 +187,7 @@ def test_report_on_an_in_between_database_says_how_to_upgrade_and_ingest_does_it
     assert json.loads(done.stdout)["lines_read"] == 0
     report = lanelog("report", "--db", str(path), "--format", "json")
     assert report.returncode == 0, report.stderr
-    assert json.loads(report.stdout)["totals"]["attempts"] == 6
+    assert json.loads(report.stdout)["totals"]["attempts"] == 7
 
 
 def test_a_shape_no_step_can_upgrade_is_refused_with_how_to_rebuild_and_left_as_it_was(tmp_path: Path) -> None:
