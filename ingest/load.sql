@@ -89,7 +89,22 @@ WITH parsed AS (
                CASE WHEN s.error IS NOT NULL THEN coalesce(json_str(s.error), CAST(s.error AS VARCHAR))
                     ELSE list_filter(json_str_list(s.reasons),
                                      lambda r: r IN ('policy_missing', 'policy_invalid', 'internal_error'))[1] END
-           END AS shadow_error
+           END AS shadow_error,
+           -- The change (schema 5), typed only on a line that names one: every other line
+           -- pays one test for it.  An attempt has no kind (an outcome line is none), and its
+           -- pull request and CI run are objects (schema.sql's lane_pull_request_wrong and
+           -- lane_ci_run_wrong say which are not); what is not is named, after the fields.
+           CASE WHEN j_kind IS NOT NULL OR j_pull_request IS NOT NULL OR j_agent IS NOT NULL OR j_ci_run IS NOT NULL
+           THEN {'pr_repository': json_str(pr.repository), 'pr_number': json_int(pr.number), 'pr_url': json_str(pr.url),
+                 'agent': json_str(j_agent), 'ci_run_id': json_str(ci.id), 'ci_run_attempt': json_int(ci.attempt),
+                 'ci_run_url': json_str(ci.url),
+                 'notes': list_filter([
+                     CASE WHEN j_kind IS NOT NULL THEN 'kind' END,
+                     CASE WHEN lane_pull_request_wrong(j_pull_request, pr) THEN 'pull_request' END,
+                     CASE WHEN ord(j_agent) <> 34 THEN 'agent' END,
+                     CASE WHEN lane_ci_run_wrong(j_ci_run, ci) THEN 'ci_run' END
+                 ], lambda name: name IS NOT NULL)}
+           END AS change
     FROM typed
 )
 SELECT
@@ -99,7 +114,7 @@ SELECT
                j_attempt_id, j_ts, j_repo, j_head, j_producer, j_probe, j_lane, j_model_call_allowed,
                j_quarantine, j_merge_credit, j_units, j_budget_cap, j_properties, j_reasons,
                j_expired_freezes, j_results, j_usage, currencies, j_shadow, s, ts_text, ts_num,
-               j_kind, j_pull_request, j_agent, j_ci_run, pr, ci),
+               j_kind, j_pull_request, j_agent, j_ci_run, pr, ci, change),
     line AS raw,
     nullif(json_str(j_attempt_id), '') AS attempt_id,
     ts,
@@ -128,9 +143,9 @@ SELECT
     -- 48-57 a digit a number, 116 t or 102 f a boolean, 91 [ a list, 123 { an
     -- object.  An absent field and a null are NULL, and so is ord of them: no
     -- anomaly.  (Comparing codes costs a tenth of the row's compute less than
-    -- looking the first character up in a string of the expected ones.)  Then what
-    -- lane_usage dropped from the usage object (usage.cost, usage.currency), then the
-    -- schema-5 fields (lane_change_notes), in the order the upgrades name them.
+    -- looking the first character up in a string of the expected ones.)  Then the change's
+    -- (above), then what lane_usage dropped from the usage object (usage.cost,
+    -- usage.currency): the order the upgrade to version 5 keeps.
     list_concat(list_filter([
         CASE WHEN ord(j_attempt_id) <> 34 THEN 'attempt_id' END,
         CASE WHEN NOT (ord(j_ts) = 34 OR ord(j_ts) = 45 OR ord(j_ts) BETWEEN 48 AND 57) THEN 'ts' END,
@@ -158,8 +173,7 @@ SELECT
                       OR NOT (ord(s.model_call_allowed) = 116 OR ord(s.model_call_allowed) = 102)
                       OR ord(s.policy_sha256) <> 34) END)
              THEN 'shadow' END
-    ], lambda name: name IS NOT NULL), lane_usage_notes(j_usage),
-       lane_change_notes(j_kind, j_pull_request, pr, j_agent, j_ci_run, ci)) AS type_anomalies,
+    ], lambda name: name IS NOT NULL), change.notes, lane_usage_notes(j_usage)) AS type_anomalies,
     list_sum(list_transform(usage, lambda u: u.input_tokens)) AS input_tokens,
     list_sum(list_transform(usage, lambda u: u.output_tokens)) AS output_tokens,
     CASE WHEN len(currencies) = 1 THEN list_sum(list_transform(usage, lambda u: u.cost)) END AS cost,
@@ -169,13 +183,8 @@ SELECT
     CASE WHEN shadow_error IS NULL THEN json_num(s.units) END AS shadow_units,
     CASE WHEN s IS NOT NULL AND shadow_error IS NULL THEN py_truthy(s.model_call_allowed) END AS shadow_armed,
     json_str(s.policy_sha256) AS shadow_policy,
-    json_str(pr.repository) AS pr_repository,
-    json_int(pr.number) AS pr_number,
-    json_str(pr.url) AS pr_url,
-    json_str(j_agent) AS agent,
-    json_str(ci.id) AS ci_run_id,
-    json_int(ci.attempt) AS ci_run_attempt,
-    json_str(ci.url) AS ci_run_url
+    change.pr_repository, change.pr_number, change.pr_url, change.agent,
+    change.ci_run_id, change.ci_run_attempt, change.ci_run_url
 FROM priced;
 
 -- name: insert_attempts

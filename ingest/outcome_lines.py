@@ -18,6 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 
 from lanelog.ingest.lines import arrow_table, bytes_array, int64_array
@@ -46,16 +47,25 @@ class Outcomes:
         return sum(len(line_nos) for line_nos in self.lines.values())
 
 
+def may_be_outcome(line: bytes) -> bool:
+    """Whether a line's text can hold a `kind` key at all: written as it is, or with escapes.
+    Only such lines are asked of SQL (a line broken in its middle, say, never is)."""
+    return b"kind" in line or b"\\u" in line
+
+
 def store_outcomes(
     con: duckdb.DuckDBPyConnection, lines: list[tuple[int, int, int, bytes]], *, provisional: bool
 ) -> Outcomes:
     """Store the outcome lines among `lines` (source_id, line_no, byte offset, the line's text
     as valid UTF-8), duplicates left out, inside the caller's transaction; say which they were."""
     found = Outcomes()
+    lines = [line for line in lines if may_be_outcome(line[3])]
     if not lines:
         return found
+    source_ids = np.array([line[0] for line in lines], dtype=np.int32)
     table = arrow_table(
-        source_id=pa.array([line[0] for line in lines], pa.int32()),
+        # (from its buffer: pa.array() would import pandas to check a list, a third of a second)
+        source_id=pa.Array.from_buffers(pa.int32(), len(lines), [None, pa.py_buffer(source_ids)]),
         line_no=int64_array([line[1] for line in lines]),
         byte_offset=int64_array([line[2] for line in lines]),
         line=bytes_array([line[3] for line in lines], pa.large_string()),

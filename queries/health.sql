@@ -2,20 +2,24 @@
 
 -- name: sources
 -- Each log ingested (identified by content): its last path, read position, lines, the
--- attempts and rejected lines it gave, duplicates skipped, and when it was read; for a log
--- read from an object store, in_last_listing says whether the last listing of its prefix
--- held it (objects_read: ingest forgets an object its listing no longer finds).
+-- attempts and rejected lines it gave, its outcome lines (stored apart from its attempts:
+-- they are no attempts), duplicates skipped (attempts and outcome lines), and when it was
+-- read; for a log read from an object store, in_last_listing says whether the last listing
+-- of its prefix held it (objects_read: ingest forgets an object its listing no longer finds).
 -- params:
 SELECT
     s.source_id, s.path, s.fingerprint, s.bytes_read, s.lines_read,
     coalesce(a.attempts, 0) AS attempts,
     coalesce(r.rejected, 0) AS rejected,
     s.duplicates, s.first_ingested, s.last_ingested,
-    s.path IN (SELECT url FROM objects_read) AS in_last_listing
+    s.path IN (SELECT url FROM objects_read) AS in_last_listing,
+    coalesce(o.outcomes, 0) AS outcomes
 FROM sources AS s
 LEFT JOIN (SELECT source_id, count(*) AS attempts FROM attempts GROUP BY source_id) AS a
     USING (source_id)
 LEFT JOIN (SELECT source_id, count(*) AS rejected FROM rejected_lines GROUP BY source_id) AS r
+    USING (source_id)
+LEFT JOIN (SELECT source_id, count(*) AS outcomes FROM outcomes GROUP BY source_id) AS o
     USING (source_id)
 ORDER BY s.source_id
 

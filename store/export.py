@@ -74,6 +74,7 @@ def _export(con: duckdb.DuckDBPyConnection, lake: LakeFolder, say: Callable[[str
             # sources first: a reader joining attempts to sources then always finds the path.
             _export_table(con, lake, state, "sources", "lake_sources_digest", "lake_sources", summary, say)
             _export_weeks(con, lake, state, summary, say)
+            _export_table(con, lake, state, "outcomes", "lake_outcomes_digest", "lake_outcomes", summary, say)
             _export_table(con, lake, state, "rejected_lines", "lake_rejected_digest", "lake_rejected_lines",
                           summary, say)
             # Stored replays, so a dashboard on the lake shows them (What-if) as on the database.
@@ -93,6 +94,7 @@ def _new_state() -> dict[str, Any]:
         "database_schema_version": SCHEMA_VERSION,
         "written_by": f"lanelog {__version__}",
         "attempts": {},
+        "outcomes": None,
         "rejected_lines": None,
         "sources": None,
         "replays": None,
@@ -160,6 +162,7 @@ def lake_schemas() -> dict[str, Any]:
     try:
         return {
             "attempts": QUERIES["lake_attempts_of_week"].arrow(con, week=None).schema,
+            "outcomes": QUERIES["lake_outcomes"].arrow(con).schema,
             "rejected_lines": QUERIES["lake_rejected_lines"].arrow(con).schema,
             "sources": QUERIES["lake_sources"].arrow(con).schema,
             "replays": QUERIES["lake_replays"].arrow(con).schema,

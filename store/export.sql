@@ -59,9 +59,30 @@ SELECT
     CAST(results AS VARCHAR) AS results,
     type_anomalies,
     usage, input_tokens, output_tokens, cost, currency,
-    shadow_probe, shadow_reasons, shadow_units, shadow_armed, shadow_policy, shadow_error
+    shadow_probe, shadow_reasons, shadow_units, shadow_armed, shadow_policy, shadow_error,
+    pr_repository, pr_number, pr_url, agent, ci_run_id, ci_run_attempt, ci_run_url
 FROM attempts
 WHERE week IS NOT DISTINCT FROM $week
+ORDER BY source_id, line_no
+
+-- name: lake_outcomes_digest
+-- The outcome lines' rows and a digest of them: few (one per closed pull request), so each
+-- row's line is read, a provisional one read again included.
+-- params:
+SELECT count(*) AS rows,
+       coalesce(bit_xor(hash(source_id, line_no, byte_offset, provisional, raw)), 0)::VARCHAR AS digest
+FROM outcomes
+
+-- name: lake_outcomes
+-- Every outcome line, every column of the table, in file order.
+-- params:
+SELECT
+    source_id, line_no, byte_offset, raw, provisional, outcome_id, ts, week, repo, producer,
+    pr_repository, pr_number, pr_url, head, state, merged_at, closed_at,
+    merged_by, merged_by_type, auto_merge, auto_merge_by, auto_merge_by_type, auto_merge_method,
+    author, author_type, approvals, labels, merge_commit, ci_run_id, ci_run_attempt, ci_run_url,
+    type_anomalies
+FROM outcomes
 ORDER BY source_id, line_no
 
 -- name: lake_sources

@@ -36,7 +36,8 @@ QUERIES = load_resources("lanelog.store", "lake.sql")
 
 
 def open_lake(target: str | os.PathLike[str], endpoint_url: str | None = None) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB connection whose attempts, rejected_lines and sources read the lake.
+    """An in-memory DuckDB connection whose tables (attempts, outcomes, rejected_lines, sources and
+    the replays') read the lake.
 
     Raises LakeError when target holds no lake, SchemaMismatch when the lake
     has another lake schema version.  An object-store lake is read through its

@@ -57,6 +57,18 @@ ORDER BY column_index
 -- params: columns
 SET VARIABLE lake_attempts_columns = $columns
 
+-- name: lake_outcomes_view
+-- Replaces the empty outcomes table with a view over outcomes/data.parquet.
+-- params:
+DROP TABLE outcomes;
+CREATE VIEW outcomes AS
+SELECT * FROM read_parquet(getvariable('lake_outcomes'), hive_partitioning = false)
+
+-- name: lake_outcomes_files
+-- The outcomes view's data files.
+-- params: files
+SET VARIABLE lake_outcomes = $files
+
 -- name: lake_rejected_lines_view
 -- Replaces the empty rejected_lines table with a view over rejected_lines/data.parquet.
 -- params:

@@ -6,6 +6,7 @@ Hive-partitioned Parquet::
 
     DIR/attempts/week=2026-10-05/data.parquet
     DIR/attempts/week=__HIVE_DEFAULT_PARTITION__/data.parquet   (the undated bucket)
+    DIR/outcomes/data.parquet
     DIR/rejected_lines/data.parquet
     DIR/sources/data.parquet
     DIR/_lanelog/lake.json                                       (version and digests)
@@ -30,10 +31,10 @@ from lanelog.store.bucket import Bucket
 from lanelog.store.folder import LocalFolder
 
 # Bump with any change to the lake's tables, columns, types or their meaning (docs/lake.md).
-LAKE_SCHEMA_VERSION = 4
+LAKE_SCHEMA_VERSION = 5
 # Hive's own name for a NULL partition value: Hive, Spark and Trino read it as NULL.
 UNDATED = "__HIVE_DEFAULT_PARTITION__"
-TABLES = ("attempts", "rejected_lines", "sources", "replays", "replay_patches")
+TABLES = ("attempts", "outcomes", "rejected_lines", "sources", "replays", "replay_patches")
 DATA_FILE = "data.parquet"
 STATE_FILE = "_lanelog/lake.json"
 _STATE = ("_lanelog", "lake.json")

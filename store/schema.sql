@@ -109,7 +109,7 @@ CREATE TABLE IF NOT EXISTS attempts (
     pr_repository VARCHAR,              -- pull_request.repository, OWNER/NAME
     pr_number BIGINT,                   -- pull_request.number, when a JSON integer (json_int)
     pr_url VARCHAR,                     -- pull_request.url
-    agent VARCHAR,                      -- who opened the pull request (its author, or route --agent)
+    agent VARCHAR,                      -- who opened the pull request (its author, or the name route was given)
     ci_run_id VARCHAR,                  -- ci_run.id (a string of digits under GitHub Actions)
     ci_run_attempt BIGINT,              -- ci_run.attempt, when a JSON integer: a re-run job has the id, another attempt
     ci_run_url VARCHAR                  -- ci_run.url
@@ -385,20 +385,21 @@ CREATE OR REPLACE MACRO lane_pull_request(j) AS CASE WHEN ord(CAST(j AS VARCHAR)
 CREATE OR REPLACE MACRO lane_ci_run(j) AS CASE WHEN ord(CAST(j AS VARCHAR)) = 123 THEN
     json_transform(j, '{"id": "JSON", "attempt": "JSON", "url": "JSON"}') END;
 
--- The type anomalies of an attempt's schema-5 fields, named in this order: `kind` (an attempt
--- has none: any kind but a JSON null is named; an outcome line is no attempt), `pull_request`
--- (not an object, or its repository or url no string, or its number no JSON integer),
--- `agent` (no string), `ci_run` (not an object, or its id or url no string, or its attempt
--- no JSON integer).  pr and ci are lane_pull_request and lane_ci_run of j_pr and j_ci.
--- Ingest (load.sql) and the upgrade to version 5 both name them by this one rule.
-CREATE OR REPLACE MACRO lane_change_notes(j_kind, j_pr, pr, j_agent, j_ci, ci) AS list_filter([
-    CASE WHEN ord(CAST(j_kind AS VARCHAR)) <> 110 THEN 'kind' END,
-    CASE WHEN lane_not_a(j_pr, 123) OR lane_not_a(pr.repository, 34) OR lane_not_int(pr.number)
-              OR lane_not_a(pr.url, 34) THEN 'pull_request' END,
-    CASE WHEN lane_not_a(j_agent, 34) THEN 'agent' END,
-    CASE WHEN lane_not_a(j_ci, 123) OR lane_not_a(ci.id, 34) OR lane_not_int(ci.attempt)
-              OR lane_not_a(ci.url, 34) THEN 'ci_run' END
-], lambda name: name IS NOT NULL);
+-- Whether a line's `pull_request` is named among its type anomalies: there and not an
+-- object, or its repository or url no string, or its number no JSON integer.  j is the value
+-- as json_transform reads a line's field (NULL when absent or null), pr lane_pull_request of
+-- it; NULL means no.  Every attempt line pays for it, so it is the cheapest test there is: the
+-- code of each value's first character, as load.sql's other type tests.  Ingest (load.sql,
+-- lane_outcome_rows) and the upgrade to version 5 read it.
+CREATE OR REPLACE MACRO lane_pull_request_wrong(j, pr) AS ord(CAST(j AS VARCHAR)) <> 123
+    OR ord(CAST(pr.repository AS VARCHAR)) <> 34 OR ord(CAST(pr.url AS VARCHAR)) <> 34
+    OR (pr.number IS NOT NULL AND json_int(pr.number) IS NULL);
+
+-- Whether a line's `ci_run` is named among its type anomalies (as lane_pull_request_wrong):
+-- there and not an object, or its id or url no string, or its attempt no JSON integer.
+CREATE OR REPLACE MACRO lane_ci_run_wrong(j, ci) AS ord(CAST(j AS VARCHAR)) <> 123
+    OR ord(CAST(ci.id AS VARCHAR)) <> 34 OR ord(CAST(ci.url AS VARCHAR)) <> 34
+    OR (ci.attempt IS NOT NULL AND json_int(ci.attempt) IS NULL);
 
 -- Whether an actor (merged_by, author, auto_merge.enabled_by, a label's set_by: {login,
 -- type}) is there and not an object, or has a login or type that is no string.
@@ -489,8 +490,7 @@ SELECT
         CASE WHEN lane_not_time(j_ts) THEN 'ts' END,
         CASE WHEN lane_not_a(j_repo, 34) THEN 'repo' END,
         CASE WHEN lane_not_a(j_producer, 34) THEN 'producer' END,
-        CASE WHEN lane_not_a(j_pull_request, 123) OR lane_not_a(pr.repository, 34) OR lane_not_int(pr.number)
-                  OR lane_not_a(pr.url, 34) THEN 'pull_request' END,
+        CASE WHEN lane_pull_request_wrong(j_pull_request, pr) THEN 'pull_request' END,
         CASE WHEN lane_not_a(j_head, 34) THEN 'head' END,
         CASE WHEN lane_not_a(j_state, 34) THEN 'state' END,
         CASE WHEN lane_not_time(j_merged_at) THEN 'merged_at' END,
@@ -512,8 +512,7 @@ SELECT
                       OR lane_not_actor(l.set_by) OR lane_not_time(l.set_at))), false)
              THEN 'labels' END,
         CASE WHEN lane_not_a(j_merge_commit, 34) THEN 'merge_commit' END,
-        CASE WHEN lane_not_a(j_ci_run, 123) OR lane_not_a(ci.id, 34) OR lane_not_int(ci.attempt)
-                  OR lane_not_a(ci.url, 34) THEN 'ci_run' END
+        CASE WHEN lane_ci_run_wrong(j_ci_run, ci) THEN 'ci_run' END
     ], lambda name: name IS NOT NULL) AS type_anomalies
 FROM fields;
 

@@ -197,7 +197,8 @@ DELETE FROM attempts WHERE (source_id, line_no) IN (SELECT (source_id, line_no) 
 DROP TABLE lane_upgrade_outcomes;
 DROP VIEW lane_upgrade_lines;
 -- The change each attempt belongs to, typed from its raw JSON as ingest types it (a line
--- stored before has it in raw only), and its type anomalies named after the others.
+-- stored before has it in raw only), and its type anomalies named where ingest names them:
+-- after the fields', before what lane_usage dropped.
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS pr_repository VARCHAR;
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS pr_number BIGINT;
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS pr_url VARCHAR;
@@ -208,18 +209,24 @@ ALTER TABLE attempts ADD COLUMN IF NOT EXISTS ci_run_url VARCHAR;
 UPDATE attempts SET pr_repository = json_str(parsed.pr.repository), pr_number = json_int(parsed.pr.number),
     pr_url = json_str(parsed.pr.url), agent = json_str(parsed.j_agent), ci_run_id = json_str(parsed.ci.id),
     ci_run_attempt = json_int(parsed.ci.attempt), ci_run_url = json_str(parsed.ci.url),
-    type_anomalies = list_concat(attempts.type_anomalies,
-                                 lane_change_notes(parsed.j_kind, parsed.j_pr, parsed.pr, parsed.j_agent, parsed.j_ci,
-                                                   parsed.ci))
+    type_anomalies = list_concat(
+        list_filter(attempts.type_anomalies, lambda n: n <> 'usage.cost' AND n <> 'usage.currency'),
+        list_filter([CASE WHEN parsed.j_kind IS NOT NULL THEN 'kind' END,
+                     CASE WHEN lane_pull_request_wrong(parsed.j_pr, parsed.pr) THEN 'pull_request' END,
+                     CASE WHEN ord(CAST(parsed.j_agent AS VARCHAR)) <> 34 THEN 'agent' END,
+                     CASE WHEN lane_ci_run_wrong(parsed.j_ci, parsed.ci) THEN 'ci_run' END],
+                    lambda name: name IS NOT NULL),
+        list_filter(attempts.type_anomalies, lambda n: n = 'usage.cost' OR n = 'usage.currency'))
 FROM (
-    SELECT *, lane_pull_request(j_pr) AS pr, lane_ci_run(j_ci) AS ci
-    FROM (SELECT source_id, line_no, try(json_extract(raw, '$.kind')) AS j_kind,
-                 try(json_extract(raw, '$.pull_request')) AS j_pr, try(json_extract(raw, '$.agent')) AS j_agent,
-                 try(json_extract(raw, '$.ci_run')) AS j_ci
+    SELECT source_id, line_no, v.kind AS j_kind, v.pull_request AS j_pr, v.agent AS j_agent, v.ci_run AS j_ci,
+           lane_pull_request(v.pull_request) AS pr, lane_ci_run(v.ci_run) AS ci
+    FROM (SELECT source_id, line_no,
+                 try(json_transform(raw, '{"kind": "JSON", "pull_request": "JSON", "agent": "JSON", "ci_run": "JSON"}'))
+                     AS v
           FROM attempts
           WHERE contains(raw, '"kind"') OR contains(raw, '"pull_request"') OR contains(raw, '"agent"')
              OR contains(raw, '"ci_run"') OR contains(raw, '\u'))
-    WHERE j_kind IS NOT NULL OR j_pr IS NOT NULL OR j_agent IS NOT NULL OR j_ci IS NOT NULL
+    WHERE v.kind IS NOT NULL OR v.pull_request IS NOT NULL OR v.agent IS NOT NULL OR v.ci_run IS NOT NULL
 ) AS parsed
 WHERE attempts.source_id = parsed.source_id AND attempts.line_no = parsed.line_no;
 -- (A column with a constraint is added bare, then constrained: what every DuckDB lanelog runs on can do.)

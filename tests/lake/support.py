@@ -3,7 +3,8 @@
 Dated attempts over several weeks (ts as RFC 3339 with offsets, bare dates and epoch
 numbers), undated ones (no ts, an impossible ts), exact duplicate lines, credit bugs,
 armed rejects, over-budget spend, quarantine ids copied into properties, odd JSON types,
-and lines that are not JSON objects (broken, a bare array, invalid UTF-8, NaN).
+lines that are not JSON objects (broken, a bare array, invalid UTF-8, NaN), and outcome lines
+(a re-run job's among them) beside attempts that name their pull request.
 """
 
 from __future__ import annotations
@@ -69,9 +70,31 @@ def attempt(rng: random.Random, index: int, weeks: int) -> dict[str, object]:
 BROKEN = [b'{"attempt_id": "cut", "probe": "pa', b"[1, 2, 3]", b'{"attempt_id": "bad\xff"}', b'{"units": NaN}']
 
 
+def outcome(rng: random.Random, number: int, weeks: int) -> dict[str, object]:
+    """One outcome line's object: pull request `number` merged or closed (its job's re-run writes it again)."""
+    moment = START + timedelta(seconds=rng.randrange(weeks * 7 * 86400))
+    merged = rng.random() < 0.7
+    closed_at = moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return {
+        "schema": 1, "kind": "outcome", "producer": "lanelog-outcome", "outcome_id": f"outcome-{number}",
+        "ts": closed_at, "repo": REPOS[number % len(REPOS)],
+        "pull_request": {"repository": f"octo/{REPOS[number % len(REPOS)]}", "number": number},
+        "state": "merged" if merged else "closed", "closed_at": closed_at, "merged_at": closed_at if merged else None,
+        "merged_by": {"login": rng.choice(["alice", "copilot[bot]"]), "type": "User"} if merged else None,
+        "auto_merge": {"enabled_by": {"login": "alice", "type": "User"}, "merge_method": "squash"}
+        if merged and rng.random() < 0.3 else None,
+        "approvals": [{"login": "bob", "type": "User", "submitted_at": closed_at, "commit_id": f"{number:040x}"}]
+        if rng.random() < 0.5 else [],
+        "labels": [{"name": "lanelog:accept-quarantine"}] if rng.random() < 0.2 else [],
+    }
+
+
 def write_log(path: Path, seed: int, lines: int, weeks: int = 6) -> Path:
-    """A lane log of about `lines` lines: attempts, duplicates, broken lines."""
-    rng = random.Random(seed)
+    """A lane log of about `lines` lines: attempts, duplicates, broken lines, outcome lines.
+
+    The outcome lines, and the pull request each attempt names, are drawn from a generator
+    of their own: the attempts are those the log held before it had them."""
+    rng, changes = random.Random(seed), random.Random(-seed)
     out = bytearray()
     previous = b""
     for index in range(lines):
@@ -81,8 +104,15 @@ def write_log(path: Path, seed: int, lines: int, weeks: int = 6) -> Path:
         elif roll < 0.05:
             out += rng.choice(BROKEN) + b"\n"
         else:
-            previous = json.dumps(attempt(rng, seed * 1_000_000 + index, weeks)).encode() + b"\n"
+            row = attempt(rng, seed * 1_000_000 + index, weeks)
+            if changes.random() < 0.5:
+                row |= {"pull_request": {"repository": f"octo/{row['repo']}", "number": changes.randrange(1, 40)},
+                        "agent": changes.choice(["copilot-swe-agent[bot]", "codex"]),
+                        "ci_run": {"id": str(index), "attempt": 1}}
+            previous = json.dumps(row).encode() + b"\n"
             out += previous
+        if changes.random() < 0.04:
+            out += json.dumps(outcome(changes, changes.randrange(1, 40), weeks)).encode() + b"\n"
     path.write_bytes(bytes(out))
     return path
 

@@ -60,6 +60,20 @@ def test_every_query_gives_the_same_rows_on_lake_and_database(generated: tuple[P
         lake_con.close()
 
 
+@pytest.mark.parametrize("table", ["attempts", "outcomes", "rejected_lines", "sources"])
+def test_every_table_gives_the_databases_rows_on_the_lake(generated: tuple[Path, Path], table: str) -> None:
+    db, lake = generated
+    con, lake_con = store.open_db(db, read_only=True), store.open_lake(lake)
+    order = "source_id" if table == "sources" else "source_id, line_no"
+    query = f"SELECT * FROM {table} ORDER BY {order}"  # (fixed names)
+    try:
+        rows = con.execute(query).fetchall()
+        assert rows and lake_con.execute(query).fetchall() == rows
+    finally:
+        con.close()
+        lake_con.close()
+
+
 def test_the_report_cli_with_filters_matches(generated: tuple[Path, Path]) -> None:
     db, lake = generated
     for extra in ([], ["--since", "2026-03-10", "--until", "2026-03-25"], ["--repo-name", "ledger"]):

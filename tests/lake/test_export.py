@@ -55,6 +55,7 @@ def test_the_lake_is_hive_partitioned_by_week_with_the_undated_bucket(generated:
         assert weeks == ({None} if week == UNDATED else {date.fromisoformat(week)})
     assert (lake / "rejected_lines" / "data.parquet").exists()
     assert (lake / "sources" / "data.parquet").exists()
+    assert (lake / "outcomes" / "data.parquet").exists()
 
 
 def test_the_attempts_columns_are_the_tables_own(generated: tuple[Path, Path]) -> None:
@@ -79,11 +80,63 @@ def test_the_attempts_columns_are_the_tables_own(generated: tuple[Path, Path]) -
     assert stored == rows
 
 
+def test_the_outcomes_columns_and_rows_are_the_tables_own(generated: tuple[Path, Path]) -> None:
+    db, lake = generated
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        table = con.execute("SELECT column_name, data_type FROM information_schema.columns "
+                            "WHERE table_name = 'outcomes' ORDER BY ordinal_position").fetchall()
+        rows = con.execute("SELECT * FROM outcomes ORDER BY source_id, line_no").fetchall()
+    finally:
+        con.close()
+    assert len(rows) > 10 and any(row[-1] == [] for row in rows)
+    lake_con = duckdb.connect()
+    found = str(lake / "outcomes" / "data.parquet")
+    described = lake_con.execute("DESCRIBE SELECT * FROM read_parquet($f)", {"f": found}).fetchall()
+    assert [(name, kind) for name, kind, *_ in described] == table
+    assert lake_con.execute("SELECT * FROM read_parquet($f)", {"f": found}).fetchall() == rows
+
+
+def test_the_schemas_engines_read_the_lake_with_are_its_files(generated: tuple[Path, Path]) -> None:
+    """Spark reads each table with store.lake_schemas() (queries/spark_lake.py), not the files' own."""
+    _, lake = generated
+    schemas = store.lake_schemas()
+    assert sorted(schemas) == sorted(store.lake_files(lake))
+    for table, files in store.lake_files(lake).items():
+        assert files, table
+        assert all(pq.read_schema(file).remove_metadata() == schemas[table] for file in files), table
+    assert {"pr_repository", "pr_number", "agent", "ci_run_url"} <= set(schemas["attempts"].names)
+
+
+def test_an_outcome_line_added_rewrites_the_outcomes_file_and_no_week(tmp_path: Path) -> None:
+    db = make_db(tmp_path, seed=13, lines=200)
+    lake = tmp_path / "lake"
+    export(db, lake)
+    log = tmp_path / "a.jsonl"
+    with log.open("ab") as sink:
+        sink.write(json.dumps({"kind": "outcome", "outcome_id": "outcome-new", "ts": "2026-03-18T10:00:00Z",
+                               "state": "closed"}).encode() + b"\n")
+    con = store.open_db(db)
+    try:
+        assert ingest.ingest_paths(con, [log]).outcomes_added == 1
+    finally:
+        con.close()
+    summary = export(db, lake)
+    assert (summary["weeks_written"], summary["tables_written"]) == ([], ["sources", "outcomes"])
+    lake_con = store.open_lake(lake)
+    try:
+        assert lake_con.execute("SELECT state FROM outcomes WHERE outcome_id = 'outcome-new'").fetchall() == \
+            [("closed",)]
+    finally:
+        lake_con.close()
+
+
 def test_the_state_file_records_the_lake_schema_version(generated: tuple[Path, Path]) -> None:
     _, lake = generated
     state = json.loads((lake / "_lanelog" / "lake.json").read_text())
-    # 2: usage; 3: shadow columns, replay tables; 4: each side's evidence on replay_patches
-    assert state["lake_schema_version"] == LAKE_SCHEMA_VERSION == 4
+    # 2: usage; 3: shadow columns, replay tables; 4: each side's evidence on replay_patches;
+    # 5: outcomes, and the change each attempt belongs to
+    assert state["lake_schema_version"] == LAKE_SCHEMA_VERSION == 5
     assert state["database_schema_version"] == store.SCHEMA_VERSION
 
 
@@ -92,7 +145,7 @@ def test_exporting_twice_changes_nothing(tmp_path: Path) -> None:
     lake = tmp_path / "lake"
     first = export(db, lake)
     assert first["weeks_written"]
-    assert first["tables_written"] == ["sources", "rejected_lines", "replays", "replay_patches"]
+    assert first["tables_written"] == ["sources", "outcomes", "rejected_lines", "replays", "replay_patches"]
     before = files_state(lake)
     second = export(db, lake)
     assert second["weeks_written"] == [] and second["tables_written"] == [] and second["weeks_removed"] == []
@@ -160,7 +213,7 @@ def test_a_lake_of_another_version_is_refused_by_name(tmp_path: Path) -> None:
     state = json.loads((lake / "_lanelog" / "lake.json").read_text())
     (lake / "_lanelog" / "lake.json").write_text(json.dumps({**state, "lake_schema_version": 99}))
     expected = (f"Error: the lake at {lake} has lake schema version 99, and this lanelog reads and "
-                "writes version 4: export into a new folder (the lake is made from the database, "
+                "writes version 5: export into a new folder (the lake is made from the database, "
                 "so nothing is lost)\n")
     for args in (("export", "--db", db, "--lake", lake), ("report", "--lake", lake)):
         result = CliRunner().invoke(cli, [str(a) for a in args])

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
+from lanelog import store
 from lanelog.cli import cli
 from lanelog.store.lakefs import LakeFolder
 from tests.lake.conftest import make_db
@@ -88,10 +89,11 @@ def test_export_to_a_bucket_reads_back_as_the_database(bucket: str, db: Path) ->
     assert first.exit_code == 0, first.output
     summary = json.loads(first.stdout)
     assert summary["weeks_written"]
-    assert summary["tables_written"] == ["sources", "rejected_lines", "replays", "replay_patches"]
+    assert summary["tables_written"] == ["sources", "outcomes", "rejected_lines", "replays", "replay_patches"]
     keys = sorted(s3(bucket).find(f"{BUCKET}/team/lanelog"))
     assert f"{BUCKET}/team/lanelog/_lanelog/lake.json" in keys
     assert f"{BUCKET}/team/lanelog/sources/data.parquet" in keys
+    assert f"{BUCKET}/team/lanelog/outcomes/data.parquet" in keys
     assert not [key for key in keys if key.endswith(".tmp") or "export.lock" in key]
     assert len([key for key in keys if "/attempts/week=" in key]) == len(summary["weeks_written"])
 
@@ -101,6 +103,13 @@ def test_export_to_a_bucket_reads_back_as_the_database(bucket: str, db: Path) ->
     assert from_lake.stdout == from_db.stdout
     assert run("check", "--lake", url, "--endpoint-url", bucket, "--format", "json").stdout == \
         run("check", "--db", db, "--format", "json").stdout
+    query = "SELECT * FROM outcomes ORDER BY source_id, line_no"
+    lake_con, con = store.open_lake(url, bucket), store.open_db(db, read_only=True)
+    try:
+        assert lake_con.execute(query).fetchall() == con.execute(query).fetchall() != []
+    finally:
+        lake_con.close()
+        con.close()
 
     again = run("export", "--db", db, "--lake", url, "--endpoint-url", bucket, "--format", "json", "--quiet")
     assert json.loads(again.stdout)["weeks_written"] == [] and json.loads(again.stdout)["tables_written"] == []

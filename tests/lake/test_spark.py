@@ -42,6 +42,26 @@ def lake_of(log: Path, read: Callable[[Any], Any]) -> tuple[Path, Any]:
         con.close()
 
 
+def test_spark_reads_the_outcomes_and_the_attempts_change_as_the_database_holds_them(
+    spark: Any, generated: tuple[Path, Path]
+) -> None:
+    db, lake = generated
+    con = store.open_db(db, read_only=True)
+    try:
+        outcomes = con.execute("SELECT outcome_id, state, pr_number, auto_merge, approvals[1].login, "
+                               "labels[1].name FROM outcomes ORDER BY source_id, line_no").fetchall()
+        change = con.execute("SELECT count(pr_number), count(DISTINCT agent), count(ci_run_id) FROM attempts"
+                             ).fetchall()
+    finally:
+        con.close()
+    engine = on_spark(spark, lake)
+    found = engine.spark.sql("SELECT outcome_id, state, pr_number, auto_merge, approvals[0].login, labels[0].name "
+                             "FROM outcomes ORDER BY source_id, line_no").collect()
+    assert [tuple(row) for row in found] == outcomes
+    assert [tuple(row) for row in engine.spark.sql(
+        "SELECT count(pr_number), count(DISTINCT agent), count(ci_run_id) FROM attempts").collect()] == change
+
+
 def test_the_session_talks_only_over_loopback(spark: Any) -> None:
     conf = spark.sparkContext.getConf()
     assert conf.get("spark.driver.host") == "127.0.0.1"
