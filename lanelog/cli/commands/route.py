@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from lanelog.cli.options import change_options, checked, deprecated_alias
-from lanelog.cli.output import echo
+from lanelog.cli.output import echo, echo_command
 from lanelog.errors import FactInvalid, LanelogError, RefInvalid, RepoNameInvalid, RunnerCommandError
 from lanelog.router import (
     DEFAULT_TIMEOUT,
@@ -177,7 +177,7 @@ def _annotate(line: dict) -> None:
     """The reject on the pull request: annotations on stderr (the runner reads both streams) and the
     job summary; a summary that cannot be written is said on stderr and changes nothing else."""
     for command in error_annotations(line):
-        echo(command, err=True)
+        echo_command(command)
     try:
         append_summary(job_summary(line))
     except OSError as exc:
