@@ -14,7 +14,9 @@ last saying how many more the summary holds.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -155,12 +157,34 @@ def on_actions(choice: str, environ: Mapping[str, str] | None = None) -> bool:
 
 
 def append_summary(text: str, environ: Mapping[str, str] | None = None) -> Path | None:
-    """Append ``text`` to the file ``$GITHUB_STEP_SUMMARY`` names; None when it names none."""
+    """Append ``text`` to the file ``$GITHUB_STEP_SUMMARY`` names; None when it names none.
+
+    Only a regular file (or a new one) is written: a FIFO, a device, a socket or a folder is
+    refused before it is opened for writing (a FIFO with no reader held route for ever), and the
+    open descriptor is checked again.  OSError says why nothing was written.
+    """
     env = os.environ if environ is None else environ
     target = env.get("GITHUB_STEP_SUMMARY")
     if not target:
         return None
     path = Path(target)
-    with path.open("a", encoding="utf-8") as out:
+    try:
+        _check_regular(os.stat(path).st_mode)
+    except FileNotFoundError:
+        pass  # a new file: made by the open below
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
+    with os.fdopen(fd, "a", encoding="utf-8") as out:
+        _check_regular(os.fstat(fd).st_mode)  # swapped for another kind since the stat: nothing written
         out.write(text)
     return path
+
+
+def _check_regular(mode: int) -> None:
+    """Raise OSError naming what a summary path holds when it is no regular file."""
+    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    for test, kind in kinds:
+        if test(mode):
+            raise OSError(errno.EINVAL, f"it is {kind}, not a regular file; nothing written")
+    if not stat.S_ISREG(mode):
+        raise OSError(errno.EINVAL, "it is not a regular file; nothing written")

@@ -271,6 +271,27 @@ def test_a_receiver_that_drips_its_answer_is_ended_at_the_timeout_of_the_whole_p
     assert "dripSecret55" not in done.stderr + review.stderr
 
 
+@pytest.mark.parametrize(("version", "drip", "length", "sent"), [
+    ("1.1", "headers", 300, 300),
+    ("1.1", "body", 300, 300),
+    ("1.0", "body", None, 300),   # no Content-Length: read until the connection closes
+    ("1.1", "body", 1000, 10),    # a Content-Length larger than what is sent, then silence
+    ("1.0", "body", 1000, 10),
+    ("1.0", "body", 1000, 300),   # larger than what is sent, and what is sent dripped
+])
+def test_the_deadline_ends_the_post_whatever_the_receiver_drips(make_db, version, drip, length, sent) -> None:
+    """A receiver that answers 200 and then drips (its headers, or its body) holds the run no longer than
+    --notify-timeout: past it the post ends as timed out, whatever its read was waiting on."""
+    db = make_db([line("a1")])
+    with dripping_receiver(version=version, drip=drip, length=length, sent=sent) as (url, bodies):
+        # Bounded at ten times the deadline: a run that the drip holds (300 s) fails here, never hangs.
+        done = subprocess.run([sys.executable, "-m", "lanelog", "check", "--db", str(db), "--notify", url,
+                               "--notify-timeout", "2"], capture_output=True, text=True, timeout=20, check=False)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.endswith("timed out (timeout 2 s); not sent\n")
+    assert len(bodies) == 1 and marks(db) == [] and claims(db) == []
+
+
 def test_markup_in_every_text_field_is_escaped_for_slack(make_db) -> None:
     db = make_db([line(HOSTILE["attempt_id"], repo=HOSTILE["repo"], producer=HOSTILE["producer"],
                        quarantine=HOSTILE["quarantine"])])

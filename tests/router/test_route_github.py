@@ -163,3 +163,21 @@ def test_a_setup_reject_says_to_fix_ci_and_offers_no_exception(make_repo, tmp_pa
     text = summary.read_text(encoding="utf-8")
     assert "- **policy missing**: no policy file: the router fails closed\n" in text
     assert "- Fix the CI set-up" in text and "reviewed exception" not in text and "### The lines" not in text
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder"])
+def test_a_summary_path_that_is_no_regular_file_is_refused_unopened(hostile, tmp_path, kind):
+    # A FIFO with no reader held route for ever at the open; the decision and its exit code stand.
+    target = {"fifo": tmp_path / "summary.fifo", "device": "/dev/null", "folder": tmp_path}[kind]
+    if kind == "fifo":
+        os.mkfifo(target)
+    done = subprocess.run([sys.executable, "-m", "lanelog", "route", "--repo", str(hostile.root), "--base", "main",
+                           "--today", "2026-10-08", "--out", str(tmp_path / "lane-log.jsonl")],
+                          capture_output=True, timeout=60,
+                          env={**os.environ, "GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(target)})
+    assert done.returncode == 1
+    assert json.loads(done.stdout)["reasons"] == ["assertion_removed"]
+    assert len(runner_reads(done.stderr)) == len(HOSTILE)
+    what = {"fifo": "a FIFO", "device": "a character device", "folder": "a folder"}[kind]
+    assert done.stderr.decode().endswith(f"lanelog route: cannot write the job summary to {target}: it is {what}, "
+                                         "not a regular file; nothing written\n")
