@@ -47,8 +47,8 @@ class LakeFolder:
 
     def __init__(self, target: str | os.PathLike[str], endpoint_url: str | None = None) -> None:
         text = os.fspath(target)
-        self.name = text
         self.files: LocalFolder | Bucket = Bucket(text, endpoint_url) if "://" in text else LocalFolder(text)
+        self.name = self.files.name  # a bucket's without a query string or user info
 
     @property
     def fs(self) -> Any:

@@ -178,6 +178,30 @@ def _read_post(conn: socket.socket) -> bytes | None:
     return body
 
 
+@contextmanager
+def echoing_receiver(path: str = "/hooks/echoSecret66") -> Iterator[str]:
+    """A receiver whose answer is no HTTP: it sends the request's first line back as its status line (a
+    broken proxy quoting the path, which holds the webhook's secret).  The URL."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            with conn:
+                if _read_post(conn) is not None:
+                    request_line = f"POST {path} HTTP/1.1".encode()
+                    conn.sendall(request_line + b"\r\n\r\n")
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}{path}"
+    finally:
+        listener.close()
+
+
 def refused_url(path: str = "/hooks/refusedSecret77") -> str:
     """A URL on a port nothing listens on (bound, then closed): connecting is refused."""
     probe = socket.socket()

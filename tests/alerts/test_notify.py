@@ -248,6 +248,31 @@ def test_a_refused_connection_is_an_error(make_db) -> None:
     assert marks(db) == []
 
 
+@pytest.mark.parametrize("path", ["/hooks/SECRET TOKEN", "/hooks/SECRET\tTOKEN", "/hooks/SECRET\x7fTOKEN",
+                                  "/hooks/SECRET\x01TOKEN", "/hooks/SECRET\u00e9TOKEN"])
+def test_a_webhook_url_that_cannot_be_sent_is_named_by_its_host_and_digest_alone(make_db, path: str) -> None:
+    # http.client's own message quoted the path ("URL can't contain control characters. '/hooks/...'").
+    db = make_db([line("a1")])
+    with receiver(path) as hook:
+        done = lanelog("check", "--db", str(db), "--notify", hook.url)
+    assert done.returncode == 2 and hook.posts == []
+    assert done.stderr == ("Error: a --notify URL is printable ASCII, with no space or control character "
+                           f"(receiver http://127.0.0.1:{hook.url.split(':')[2].split('/')[0]}/… "
+                           f"({digest(hook.url)[:12]}))\n")
+    assert "SECRET" not in done.stdout + done.stderr and "TOKEN" not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("url", ["http://[::1/hooks/SECRET", "http://127.0.0.1:99999/hooks/SECRET",
+                                 "http://127.0.0.1:0x50/hooks/SECRET"])
+def test_a_webhook_url_that_cannot_be_read_is_a_usage_error_naming_its_digest(make_db, url: str) -> None:
+    db = make_db([line("a1")])
+    done = lanelog("check", "--db", str(db), "--notify", url)
+    assert done.returncode == 2  # never 1, which check means for a credit bug
+    assert done.stderr == ("Error: a --notify URL must be an http:// or https:// address with a host "
+                           f"(receiver … ({digest(url)[:12]}))\n")
+    assert "SECRET" not in done.stdout + done.stderr
+
+
 def test_a_receiver_that_never_reads_times_out(make_db) -> None:
     db = make_db([line("a1")])
     with silent_receiver() as url:

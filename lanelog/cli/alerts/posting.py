@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import socket
+import ssl
 import threading
 import time
 import urllib.error
@@ -177,9 +179,9 @@ def post(receiver: Receiver, message: dict[str, Any], *, timeout: float = TIMEOU
     body = json.dumps(message).encode("utf-8")
     backoff = FIRST_BACKOFF_S
     for attempt in range(1, ATTEMPTS + 1):
-        request = urllib.request.Request(receiver.url, data=body, method="POST", headers={
-            "Content-Type": "application/json", "User-Agent": f"lanelog/{__version__}"})
         try:
+            request = urllib.request.Request(receiver.url, data=body, method="POST", headers={
+                "Content-Type": "application/json", "User-Agent": f"lanelog/{__version__}"})
             status = _attempt(request, timeout)
             if 200 <= status < 300:
                 return
@@ -195,7 +197,30 @@ def post(receiver: Receiver, message: dict[str, Any], *, timeout: float = TIMEOU
                                  "gave up, not sent") from None
             sleep(wait if wait is not None else backoff)
             backoff *= 2
-        except (urllib.error.URLError, http.client.HTTPException, OSError) as error:
-            reason = getattr(error, "reason", error)
-            what = "timed out" if isinstance(reason, TimeoutError) or "timed out" in str(reason) else str(reason)
-            raise AlertError(f"receiver {receiver}: {what} (timeout {timeout:g} s); not sent") from None
+        except (urllib.error.URLError, http.client.HTTPException, OSError, ValueError) as error:
+            raise AlertError(f"receiver {receiver}: {_why(error)} (timeout {timeout:g} s); not sent") from None
+
+
+def _why(error: BaseException) -> str:
+    """Why a post failed, in words that never quote the URL: from the error's type and its errno only.
+
+    The libraries' own messages may quote the URL's path (http.client's "URL can't contain
+    control characters. '/services/...'"), its scheme (urllib's "unknown url type") or the
+    receiver's answer; none of them is shown.
+    """
+    reason = error.reason if isinstance(error, urllib.error.URLError) else error
+    if isinstance(reason, TimeoutError):
+        return "timed out"
+    if isinstance(reason, socket.gaierror):
+        return "its host's name does not resolve"
+    if isinstance(reason, ssl.SSLCertVerificationError):
+        return "its TLS certificate is not trusted"
+    if isinstance(reason, ssl.SSLError):
+        return "the TLS connection failed"
+    if isinstance(reason, http.client.InvalidURL):
+        return "the URL cannot be sent"
+    if isinstance(reason, http.client.HTTPException):
+        return f"the answer is not HTTP ({type(reason).__name__})"
+    if isinstance(reason, OSError) and reason.errno:
+        return os.strerror(reason.errno)  # the system's words for the errno ("Connection refused")
+    return f"the post failed ({type(reason).__name__})"
