@@ -61,7 +61,9 @@ class _Connections:
         are kept here as they are made."""
         connections = self
 
-        class Tracked(connection_class):  # type: ignore[misc, valid-type]
+        class Tracked(connection_class):
+            _create_connection: Callable[..., socket.socket]  # http.client's, made per connection
+
             def __init__(self, *args: Any, **kwargs: Any) -> None:
                 super().__init__(*args, **kwargs)
                 create = self._create_connection
