@@ -9,7 +9,8 @@ from the lane-log line alone, so they say what the line says.
 value and the message are escaped as the runner reads them, so no file name or line of
 a patch can end the command early, add a property, or start a command of its own.
 GitHub shows 10 error annotations per step: at most MAX_ANNOTATIONS are written, the
-last saying how many more the summary holds.
+last saying how many were left out (the removed lines the line does not carry counted
+too) and which of them the summary lists.
 """
 
 from __future__ import annotations
@@ -66,21 +67,36 @@ def error_annotations(line: Mapping[str, Any]) -> list[str]:
     wanted: list[dict[str, Any]] = []
     evidence = _mapping(line.get("evidence"))
     messages = _messages(line)
+    uncarried = 0  # removed lines past those the line carries: each would be an annotation, none can be
     for reason in line.get("reasons") or []:
         part = _mapping(evidence.get(reason))
         title = f"lanelog: {reason.replace('_', ' ')}"
         if reason == "assertion_removed" and part.get("lines"):
             wanted += [{**spot, "title": title} for spot in _assertion_spots(part)]
+            uncarried += max(_count(part.get("lines_total")) - len(part["lines"]), 0)
         else:
             wanted.append({"file": _first_file(reason, part), "title": title,
                            "message": messages.get(reason) or reason_words(reason)})
-    if len(wanted) > MAX_ANNOTATIONS:
-        more = len(wanted) - (MAX_ANNOTATIONS - 1)
-        wanted = wanted[:MAX_ANNOTATIONS - 1] + [{
-            "title": "lanelog: more", "message": f"{more} more annotation(s) left out (GitHub shows "
-            f"{MAX_ANNOTATIONS} a step): the job summary lists every reason and the removed lines"}]
+    if len(wanted) + uncarried > MAX_ANNOTATIONS:
+        more = len(wanted) + uncarried - (MAX_ANNOTATIONS - 1)
+        wanted = wanted[:MAX_ANNOTATIONS - 1] + [{"title": "lanelog: more", "message": (
+            f"{more} more annotation(s) left out (GitHub shows {MAX_ANNOTATIONS} a step): the job summary lists "
+            f"every reason and {_summary_lines(_mapping(evidence.get('assertion_removed')))}")}]
     return [workflow_command("error", spot["message"], file=spot.get("file"), line=spot.get("line"),
                              title=spot["title"]) for spot in wanted]
+
+
+def _summary_lines(part: Mapping[str, Any]) -> str:
+    """Which removed assertion lines the job summary lists: those the line carries, all or the first few."""
+    carried, total = len(part.get("lines") or []), _count(part.get("lines_total"))
+    if total > carried:
+        return (f"the first {carried} of the {total} removed assertion lines, with the diff around them (the "
+                f"lane-log line keeps those {carried})")
+    return "every removed assertion line" if carried else "no removed line"
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _messages(line: Mapping[str, Any]) -> dict[str, str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -125,6 +126,25 @@ def test_at_most_ten_annotations_the_last_saying_how_many_more(make_repo, tmp_pa
     # By hand: 15 removed lines, one annotation each; 9 shown, the tenth says 6 more.
     assert [props.get("line") for _, props, _ in read[:9]] == ["2"] * 9
     assert read[-1][1] == {"title": "lanelog: more"} and read[-1][2].startswith("6 more annotation(s) left out")
+
+
+def test_the_note_of_what_was_left_out_counts_the_lines_the_line_does_not_carry(make_repo, tmp_path):
+    # 66 removed lines: the line carries 20; 9 are annotated, and the tenth annotation once said "11 more"
+    # and that the summary listed every removed line.
+    asserts = "".join(f"    assert value != {n}\n" for n in range(66))
+    repo = make_repo({"lanes.yaml": POLICY, "src/many.py": f"def f(value):\n{asserts}"})
+    repo.write({"src/many.py": "def f(value):\n    return value\n"}).commit()
+    summary = tmp_path / "s.md"
+    done = route(repo, env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)})
+    read = runner_reads(done.stderr)
+    assert len(read) == MAX_ANNOTATIONS and read[-1][1] == {"title": "lanelog: more"}
+    assert read[-1][2] == ("57 more annotation(s) left out (GitHub shows 10 a step): the job summary lists every "
+                           "reason and the first 20 of the 66 removed assertion lines, with the diff around them "
+                           "(the lane-log line keeps those 20)")
+    text = summary.read_text(encoding="utf-8")
+    listed = {int(found) for found in re.findall(r"src/many\.py:(\d+)  -\s*assert", text)}
+    assert set(range(2, 22)) <= listed and 67 not in listed  # the first 20, and some of the diff after them
+    assert "... and 46 more (the line keeps the first 20)" in text
 
 
 def test_a_reason_without_lines_is_one_annotation_on_its_file(make_repo, tmp_path):
