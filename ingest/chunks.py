@@ -24,18 +24,19 @@ from typing import cast
 
 import numpy as np
 
+from lanelog import lane_line
 from lanelog.ingest.identity import TAIL_BYTES
 from lanelog.ingest.lines import LONG_LINE_HEAD, NEWLINE, Lines, LongLine, long_line, split_lines
 from lanelog.ingest.logfile import LogStream
 
 CHUNK_BYTES = 8 * 1024 * 1024
-# The longest line read as text, terminator included.  A lane-log line is a few
-# KiB; a longer one is not held (DuckDB's JSON parse of a 60 MB line needed more
-# than a run's memory share, failing its whole log on every run), but read past,
-# rejected as too_long with its first bytes kept.  No buffer is larger, so
-# whether a line is too long depends on the line alone; and a small log
+# The longest line read as text, terminator included (lanelog/lane_line.py's rule, which a
+# piece is as long as).  A lane-log line is a few KiB; a longer one is not held (DuckDB's
+# JSON parse of a 60 MB line needed more than a run's memory share, failing its whole log
+# on every run), but read past, rejected as too_long with its first bytes kept.  No buffer
+# is larger, so whether a line is too long depends on the line alone; and a small log
 # (batch.SMALL_LOG_BYTES), read whole, is shorter.
-MAX_LINE_BYTES = CHUNK_BYTES
+MAX_LINE_BYTES = lane_line.MAX_LINE_BYTES
 # The first read of a run, doubled at each piece up to CHUNK_BYTES: DuckDB waits
 # for the first two pieces (a piece is handed over once the next is read), and
 # two full ones took 0.05 s to read and split while both cores idled.

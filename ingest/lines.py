@@ -6,7 +6,8 @@ at a line's text, its terminator (the newline and one \r before it) left
 out.  So each line's text is a value as it is, stored as `raw` without a copy
 cut from it, and DuckDB reads one row per line.  UTF-8 is checked for the
 whole run at once; only a run holding an invalid line is checked line by
-line in Python.
+line in Python.  What a line is, and where one ends, is lanelog/lane_line.py's rule (its BOM,
+its newline, its \r); tests/ingest/test_one_reader.py holds this path to it on arbitrary bytes.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-BOM = b"\xef\xbb\xbf"
-NEWLINE = 10
-CARRIAGE_RETURN = 13
+from lanelog import lane_line
+
+BOM = lane_line.BOM
+NEWLINE = lane_line.NEWLINE[0]
+CARRIAGE_RETURN = lane_line.CARRIAGE_RETURN[0]
 OPEN_BRACE = ord("{")
 CLOSE_BRACE = ord("}")
 _BATCH_ROWS = 16384  # DuckDB scans Arrow batches in parallel, one batch per task

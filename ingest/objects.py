@@ -39,6 +39,7 @@ from lanelog.errors import IngestError
 from lanelog.ingest.batch import BATCH_BYTES, BATCH_LOGS, SMALL_LOG_BYTES
 from lanelog.ingest.logfile import LOG_SUFFIXES, LogStream, shown
 from lanelog.store import LISTING_TIMEOUT_S, REQUEST_TIMEOUT_S, RequestTimeout, bounded, redacted, s3_filesystem
+from lanelog.urls import shown_url
 
 # Connections to the store at once: enough to hide a round trip per small object,
 # few enough for a CI runner and the store's request rate.
@@ -94,7 +95,9 @@ class ObjectStore:
 
     def __init__(self, url: str, endpoint_url: str | None = None, timeouts: StoreTimeouts | None = None) -> None:
         parts = urlsplit(url)
-        if "@" in parts.netloc or ":" in parts.netloc:  # no bucket name holds either: user:secret@
+        # No bucket name holds "@" or ":" (user:secret@), and a query string is where a presigned
+        # token or DuckDB's s3_secret_access_key would go.
+        if "@" in parts.netloc or ":" in parts.netloc or "?" in url or "#" in url:
             raise IngestError(f"{_without_userinfo(url)}: credentials in a URL are refused; {_CREDENTIALS_HINT}")
         self.scheme = parts.scheme.lower()
         self.url = f"{self.scheme}://{url.partition('://')[2]}"  # S3://... as s3://...
@@ -333,10 +336,5 @@ def _replaced(url: str) -> IngestError:
 
 
 def _without_userinfo(url: str) -> str:
-    """The URL with everything between the scheme and the last @ left out (a secret may hold a /)."""
-    scheme, _, rest = url.partition("://")
-    if "@" in rest:
-        rest = rest.rsplit("@", 1)[1]
-    elif ":" in rest.split("/", 1)[0] and scheme not in ("http", "https"):
-        rest = "(hidden)"  # s3://key:secret/...: no bucket name holds a colon
-    return shown(f"{scheme}://{rest}")
+    """The URL as a message names it: no user info (a secret may hold a /), query string or fragment."""
+    return shown(shown_url(url))

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 from lanelog.lazy import lazy_attributes
 
 _HOMES = {
-    **dict.fromkeys(("FIGURES", "LABELS", "Comparison", "compare_latest", "label", "supported_week"), "figures"),
+    **dict.fromkeys(("FIGURES", "FIRST_DAY", "LABELS", "LAST_DAY", "Comparison", "compare_latest", "day_outside",
+                     "label", "supported_week"), "figures"),
     "Filters": "filters",
     **dict.fromkeys(("SQL", "QUERIES"), "named"),
     **dict.fromkeys(("BUDGETS", "DATABASE", "FRAMES", "JOBS", "SESSION", "SPIKES", "Engine", "DuckDBEngine",
@@ -54,7 +55,17 @@ if TYPE_CHECKING:
         engines_that,
         records,
     )
-    from lanelog.queries.figures import FIGURES, LABELS, Comparison, compare_latest, label, supported_week
+    from lanelog.queries.figures import (
+        FIGURES,
+        FIRST_DAY,
+        LABELS,
+        LAST_DAY,
+        Comparison,
+        compare_latest,
+        day_outside,
+        label,
+        supported_week,
+    )
     from lanelog.queries.filters import Filters
     from lanelog.queries.named import QUERIES, SQL
     from lanelog.queries.outcomes import (
@@ -95,14 +106,14 @@ if TYPE_CHECKING:
 __getattr__ = lazy_attributes(__name__, _HOMES)
 
 __all__ = [
-    "ACCEPT_LABEL", "BUDGETS", "DATABASE", "ESTIMATE", "ESTIMATE_WORDS", "FIGURES", "FRAMES", "JOBS", "LABELS",
-    "PERIODS", "QUERIES", "RULE_WORDS", "SESSION", "SHADOW_FIGURES", "SPIKES", "SQL", "Budget", "Checked",
-    "Comparison", "DuckDBEngine", "Engine", "Filters", "Period", "PullRequest", "Review", "Source", "SparkSettings",
-    "Spend", "Spike", "SpikeRule", "Status", "audit", "check", "checked", "choose_source", "compare_latest",
-    "credit_bug_rows", "engine_class", "engines_that", "freeze_owners", "freeze_summary", "freezes", "is_person",
-    "judge", "label", "lanes_weekly", "merge_credit_bugs", "monday", "money", "outcome_figures", "parse_budgets",
-    "period", "producers", "property_results", "pull_requests", "read_budget_text", "read_budgets", "records",
-    "reject_reasons", "rejected_lines", "report", "repos", "review", "shadow_flips", "shadow_report", "sources",
-    "spend_by_property", "spend_by_repo", "supported_week", "today_or_now", "totals", "type_anomalies", "undated",
-    "undated_counts", "unresolved_units", "week_of", "weekly", "weekly_spend",
+    "ACCEPT_LABEL", "BUDGETS", "DATABASE", "ESTIMATE", "ESTIMATE_WORDS", "FIGURES", "FIRST_DAY", "FRAMES", "JOBS",
+    "LABELS", "LAST_DAY", "PERIODS", "QUERIES", "RULE_WORDS", "SESSION", "SHADOW_FIGURES", "SPIKES", "SQL", "Budget",
+    "Checked", "Comparison", "DuckDBEngine", "Engine", "Filters", "Period", "PullRequest", "Review", "Source",
+    "SparkSettings", "Spend", "Spike", "SpikeRule", "Status", "audit", "check", "checked", "choose_source",
+    "compare_latest", "credit_bug_rows", "day_outside", "engine_class", "engines_that", "freeze_owners",
+    "freeze_summary", "freezes", "is_person", "judge", "label", "lanes_weekly", "merge_credit_bugs", "monday", "money",
+    "outcome_figures", "parse_budgets", "period", "producers", "property_results", "pull_requests", "read_budget_text",
+    "read_budgets", "records", "reject_reasons", "rejected_lines", "report", "repos", "review", "shadow_flips",
+    "shadow_report", "sources", "spend_by_property", "spend_by_repo", "supported_week", "today_or_now", "totals",
+    "type_anomalies", "undated", "undated_counts", "unresolved_units", "week_of", "weekly", "weekly_spend",
 ]

@@ -7,6 +7,7 @@ from datetime import date, datetime
 from typing import Any
 
 from lanelog.errors import QueryError
+from lanelog.queries.figures import supported_day
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,8 @@ class Filters:
     @classmethod
     def parse(cls, since: str | None = None, until: str | None = None,
               repo: str | None = None) -> Filters:
-        """Filters from text (CLI options, URL query strings); a bad date names itself."""
+        """Filters from text (CLI options, URL query strings); a bad date, or one outside the days lanelog
+        takes (figures.FIRST_DAY to LAST_DAY), names itself."""
         return cls(_parse_day("since", since), _parse_day("until", until), repo or None)
 
     def bound(self) -> dict[str, Any]:
@@ -42,6 +44,7 @@ def _parse_day(name: str, text: str | None) -> date | None:
     if text is None or text == "":
         return None
     try:
-        return date.fromisoformat(text)
+        day = date.fromisoformat(text)
     except ValueError:
         raise QueryError(f"bad date for {name}: {text!r} (expected YYYY-MM-DD)") from None
+    return supported_day(day, name)  # a day given is one lanelog takes (a week holding it may run past)

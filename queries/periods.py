@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
 from lanelog.errors import QueryError
+from lanelog.queries.figures import supported_day
 
 
 def monday(day: date) -> date:
@@ -62,8 +63,9 @@ def period(name: str) -> Period:
 
 
 def today_or_now(today: date | None) -> date:
-    """The job clock's day: ``today`` when given (--today), else today in UTC."""
-    return today if today is not None else datetime.now(UTC).date()
+    """The job clock's day: ``today`` when given (--today), else today in UTC; QueryError for a day lanelog
+    does not take (figures.FIRST_DAY to LAST_DAY)."""
+    return supported_day(today if today is not None else datetime.now(UTC).date(), "today")
 
 
 def week_of(text: str, today: date) -> tuple[date, date]:
@@ -72,7 +74,7 @@ def week_of(text: str, today: date) -> tuple[date, date]:
         day = today - timedelta(days=7)
     else:
         try:
-            day = date.fromisoformat(text)
+            day = supported_day(date.fromisoformat(text), "week")
         except ValueError:
             raise QueryError(f"{text!r}: give LAST or a day (YYYY-MM-DD)") from None
     return PERIODS["week"].bounds(day)

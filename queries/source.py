@@ -62,7 +62,7 @@ class Source:
         """
         if self.lake is not None:
             if write:
-                raise StoreError(f"the lake at {self.lake} is only read: write into the database, "
+                raise StoreError(f"the lake at {store.redacted(self.lake)} is only read: write into the database, "
                                  "then `lanelog export`")
             return store.open_lake(self.lake, self.endpoint_url)
         if write and not self.db.exists():

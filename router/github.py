@@ -9,12 +9,15 @@ from the lane-log line alone, so they say what the line says.
 value and the message are escaped as the runner reads them, so no file name or line of
 a patch can end the command early, add a property, or start a command of its own.
 GitHub shows 10 error annotations per step: at most MAX_ANNOTATIONS are written, the
-last saying how many more the summary holds.
+last saying how many were left out (the removed lines the line does not carry counted
+too) and which of them the summary lists.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -64,21 +67,36 @@ def error_annotations(line: Mapping[str, Any]) -> list[str]:
     wanted: list[dict[str, Any]] = []
     evidence = _mapping(line.get("evidence"))
     messages = _messages(line)
+    uncarried = 0  # removed lines past those the line carries: each would be an annotation, none can be
     for reason in line.get("reasons") or []:
         part = _mapping(evidence.get(reason))
         title = f"lanelog: {reason.replace('_', ' ')}"
         if reason == "assertion_removed" and part.get("lines"):
             wanted += [{**spot, "title": title} for spot in _assertion_spots(part)]
+            uncarried += max(_count(part.get("lines_total")) - len(part["lines"]), 0)
         else:
             wanted.append({"file": _first_file(reason, part), "title": title,
                            "message": messages.get(reason) or reason_words(reason)})
-    if len(wanted) > MAX_ANNOTATIONS:
-        more = len(wanted) - (MAX_ANNOTATIONS - 1)
-        wanted = wanted[:MAX_ANNOTATIONS - 1] + [{
-            "title": "lanelog: more", "message": f"{more} more annotation(s) left out (GitHub shows "
-            f"{MAX_ANNOTATIONS} a step): the job summary lists every reason and the removed lines"}]
+    if len(wanted) + uncarried > MAX_ANNOTATIONS:
+        more = len(wanted) + uncarried - (MAX_ANNOTATIONS - 1)
+        wanted = wanted[:MAX_ANNOTATIONS - 1] + [{"title": "lanelog: more", "message": (
+            f"{more} more annotation(s) left out (GitHub shows {MAX_ANNOTATIONS} a step): the job summary lists "
+            f"every reason and {_summary_lines(_mapping(evidence.get('assertion_removed')))}")}]
     return [workflow_command("error", spot["message"], file=spot.get("file"), line=spot.get("line"),
                              title=spot["title"]) for spot in wanted]
+
+
+def _summary_lines(part: Mapping[str, Any]) -> str:
+    """Which removed assertion lines the job summary lists: those the line carries, all or the first few."""
+    carried, total = len(part.get("lines") or []), _count(part.get("lines_total"))
+    if total > carried:
+        return (f"the first {carried} of the {total} removed assertion lines, with the diff around them (the "
+                f"lane-log line keeps those {carried})")
+    return "every removed assertion line" if carried else "no removed line"
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _messages(line: Mapping[str, Any]) -> dict[str, str]:
@@ -155,12 +173,34 @@ def on_actions(choice: str, environ: Mapping[str, str] | None = None) -> bool:
 
 
 def append_summary(text: str, environ: Mapping[str, str] | None = None) -> Path | None:
-    """Append ``text`` to the file ``$GITHUB_STEP_SUMMARY`` names; None when it names none."""
+    """Append ``text`` to the file ``$GITHUB_STEP_SUMMARY`` names; None when it names none.
+
+    Only a regular file (or a new one) is written: a FIFO, a device, a socket or a folder is
+    refused before it is opened for writing (a FIFO with no reader held route for ever), and the
+    open descriptor is checked again.  OSError says why nothing was written.
+    """
     env = os.environ if environ is None else environ
     target = env.get("GITHUB_STEP_SUMMARY")
     if not target:
         return None
     path = Path(target)
-    with path.open("a", encoding="utf-8") as out:
+    try:
+        _check_regular(os.stat(path).st_mode)
+    except FileNotFoundError:
+        pass  # a new file: made by the open below
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
+    with os.fdopen(fd, "a", encoding="utf-8") as out:
+        _check_regular(os.fstat(fd).st_mode)  # swapped for another kind since the stat: nothing written
         out.write(text)
     return path
+
+
+def _check_regular(mode: int) -> None:
+    """Raise OSError naming what a summary path holds when it is no regular file."""
+    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    for test, kind in kinds:
+        if test(mode):
+            raise OSError(errno.EINVAL, f"it is {kind}, not a regular file; nothing written")
+    if not stat.S_ISREG(mode):
+        raise OSError(errno.EINVAL, "it is not a regular file; nothing written")

@@ -30,6 +30,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from lanelog.framing import framed
+
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 MAX_RESPONSE = 1024 * 1024
 MAX_ERROR_BODY = 64 * 1024  # an error answer is read this far, for its code and type only
@@ -271,9 +273,14 @@ def judge(settings: Settings, env: dict[str, str], sleep: Any = time.sleep) -> t
     if settings.key:
         text = text.replace(settings.key, "[key]")  # an echo of the key is not shown either
     shown = ascii(text[:80]) if text else "an empty answer"
-    print(f"lanelog-model: {env['LANELOG_PROPERTY']}: the model answered {shown}, "
-          "not hold or fail", file=sys.stderr)
+    say(f"{env['LANELOG_PROPERTY']}: the model answered {shown}, not hold or fail")
     return "unresolved", usage
+
+
+def say(text: str) -> None:
+    """A line on stderr, which route relays to the CI log: framed, so no text of an answer starts a
+    workflow command there (lanelog.framing)."""
+    print(framed(f"lanelog-model: {text}"), file=sys.stderr)
 
 
 def main() -> int:
@@ -290,7 +297,7 @@ def main() -> int:
         reason = str(exc) if isinstance(exc, ModelError) else f"{type(exc).__name__}: {exc.strerror}"
         if secret:
             reason = reason.replace(secret, "[key]")
-        print(f"lanelog-model: unresolved: {reason}", file=sys.stderr)
+        say(f"unresolved: {reason}")
         print(json.dumps({"token": "unresolved"}))
         return 0
     result: dict[str, Any] = {"token": token}

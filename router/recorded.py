@@ -11,16 +11,16 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
+from lanelog import lane_line
 from lanelog.errors import RecordedLineInvalid, RefInvalid, ReplayError
 from lanelog.router.gitfacts import Checkout, check_ref
 from lanelog.router.lane_log import OUTCOME_KIND
 from lanelog.router.paths import printable
 from lanelog.router.replay_result import Patch
 
-# A lane log is read like ingest reads it: a regular file only, split on b"\n" alone (a
-# U+2028 in a file name is text, not a line break), no line held past MAX_LINE_BYTES,
-# and no more than MAX_LOG_BYTES read in all (a replay holds its patches in memory).
-MAX_LINE_BYTES = 8 * 1024 * 1024
+# A lane log is read as ingest reads it (lanelog/lane_line.py: lines, their BOM and \r, what each
+# line is): a regular file only, no line held past lane_line.MAX_LINE_BYTES, and no more than
+# MAX_LOG_BYTES read in all (a replay holds its patches in memory).
 MAX_LOG_BYTES = 1024 * 1024 * 1024
 READ_BYTES = 1024 * 1024
 
@@ -37,9 +37,9 @@ def attempts_in(checkout: Checkout, logs: list[Path]) -> tuple[list[Patch], list
         for number, raw in log_lines(log):
             where = f"{log}:{number}"
             if raw is None:
-                skipped.append({"line": where, "reason": f"longer than {MAX_LINE_BYTES} bytes: not read"})
+                skipped.append({"line": where, "reason": f"longer than {lane_line.MAX_LINE_BYTES} bytes: not read"})
                 continue
-            if not raw.strip():
+            if lane_line.is_blank(raw):
                 continue
             try:
                 recorded = recorded_line(raw)
@@ -64,7 +64,8 @@ def attempts_in(checkout: Checkout, logs: list[Path]) -> tuple[list[Patch], list
 
 
 def log_lines(log: Path) -> Iterator[tuple[int, bytes | None]]:
-    """(line number, bytes) of a regular file, split on b"\\n" only; None for a line too long to hold.
+    """(line number, text) of a regular file's lines as lane_line.split gives them; None for a line
+    too long to hold.
 
     The file is opened without blocking and checked on the open descriptor, so a FIFO
     cannot hang the replay and a link to /dev/zero cannot feed it for ever.  A name
@@ -88,38 +89,32 @@ def log_lines(log: Path) -> Iterator[tuple[int, bytes | None]]:
             import gzip  # only a compressed log needs it
 
             stream = gzip.GzipFile(fileobj=handle, mode="rb")
-        number, pending, too_long, total = 0, b"", False, 0
-        while True:
-            try:
-                chunk = stream.read(READ_BYTES)
-            except (OSError, EOFError) as exc:  # a damaged or cut gzip stream
-                raise ReplayError(f"{log}: cannot read the lane log ({exc})") from None
-            total += len(chunk)
-            if total > MAX_LOG_BYTES:
-                raise ReplayError(f"{log}: grew past the {MAX_LOG_BYTES} bytes a replay reads")
-            if not chunk:
-                break
-            pieces = (pending + chunk).split(b"\n")
-            pending = pieces.pop()
-            for piece in pieces:
-                number += 1
-                yield number, None if too_long or len(piece) > MAX_LINE_BYTES else piece
-                too_long = False
-            if len(pending) > MAX_LINE_BYTES:
-                pending, too_long = b"", True  # keep reading past it; the line is reported, not held
-        if pending or too_long:
-            yield number + 1, None if too_long else pending
+        yield from lane_line.split(_chunks(log, stream))
+
+
+def _chunks(log: Path, stream: Any) -> Iterator[bytes]:
+    """The stream's bytes, a piece at a time, up to MAX_LOG_BYTES in all."""
+    total = 0
+    while True:
+        try:
+            chunk = stream.read(READ_BYTES)
+        except (OSError, EOFError) as exc:  # a damaged or cut gzip stream
+            raise ReplayError(f"{log}: cannot read the lane log ({exc})") from None
+        total += len(chunk)
+        if total > MAX_LOG_BYTES:
+            raise ReplayError(f"{log}: grew past the {MAX_LOG_BYTES} bytes a replay reads")
+        if not chunk:
+            return
+        yield chunk
 
 
 def recorded_line(raw: bytes) -> tuple[dict[str, Any], date] | None:
     """A lane-log line's JSON object with a usable base and head, and the UTC day of its ts; None for an
-    outcome line, which the lane log holds beside the attempts."""
-    try:
-        line = json.loads(raw.decode("utf-8", "replace"))
-    except (ValueError, RecursionError):
-        raise RecordedLineInvalid("not a JSON object: not a lane-log line") from None
-    if not isinstance(line, dict):
-        raise RecordedLineInvalid("not a JSON object: not a lane-log line")
+    outcome line, which the lane log holds beside the attempts.  What a line is, and which of a name's
+    values counts, is lanelog.lane_line's rule, as ingest reads it."""
+    verdict, line = lane_line.verdict_of(raw)
+    if line is None:
+        raise RecordedLineInvalid(f"not a JSON object ({verdict}, as ingest rejects it): not a lane-log line")
     if line.get("kind") == OUTCOME_KIND:
         return None
     for key in ("base", "head"):

@@ -23,6 +23,7 @@ from functools import cache
 from typing import Any
 
 from lanelog.errors import LakeError
+from lanelog.urls import shown_url, without_url_secrets
 
 # The environment variables whose values are secrets: never shown, whatever an error says
 # (the object-store ingest redacts with the same list).
@@ -46,16 +47,20 @@ class Bucket:
     """The lake's root as a prefix in an object store, read and written through fsspec."""
 
     def __init__(self, url: str, endpoint_url: str | None = None, timeout: float | None = None) -> None:
-        self.name = url
+        self.name = shown_url(url)  # what every message names: no query string or user info
         self.timeout = request_timeout(timeout)
         self.protocol, rest = url.split("://", 1)
-        # A bucket's name has neither ':' nor '@': there, they are "KEY:SECRET@bucket".
+        # A bucket's name has neither ':' nor '@': there, they are "KEY:SECRET@bucket"; and a query
+        # string or fragment is where DuckDB's s3_secret_access_key or a presigned token would go.
         if any(mark in rest.split("/", 1)[0] for mark in ":@"):
             raise LakeError(f"{self.protocol}://...: a lake URL carries no credentials; "
                             "give them in the environment (AWS_ACCESS_KEY_ID, AWS_PROFILE, ...)")
+        if any(mark in rest for mark in "?#"):
+            raise LakeError(f"{self.name}: a lake URL has no query string; credentials come from the "
+                            "environment (AWS_ACCESS_KEY_ID, AWS_PROFILE, ...)")
         self.root = rest.rstrip("/")
         if not self.root:
-            raise LakeError(f"{url}: a lake URL names a bucket (and a prefix)")
+            raise LakeError(f"{self.name}: a lake URL names a bucket (and a prefix)")
         self.fs: Any = filesystem(url, endpoint_url, self.timeout)
 
     def path(self, *parts: str) -> str:
@@ -179,12 +184,13 @@ def _first_line(error: BaseException) -> str:
 
 
 def redacted(text: str) -> str:
-    """text without the values of the credential variables in the environment."""
+    """text without the values of the credential variables in the environment, and every URL in it
+    without its query string and user info (lanelog.urls)."""
     for name in SECRET_VARIABLES:
         value = os.environ.get(name)
         if value and len(value) >= 4:
             text = text.replace(value, "***")
-    return text
+    return without_url_secrets(text)
 
 
 def filesystem(url: str, endpoint_url: str | None, timeout: float = REQUEST_TIMEOUT_S) -> Any:
@@ -192,7 +198,7 @@ def filesystem(url: str, endpoint_url: str | None, timeout: float = REQUEST_TIME
     try:
         import fsspec
     except ImportError:
-        raise LakeError(f"{url}: a lake URL needs fsspec and the package for its protocol "
+        raise LakeError(f"{shown_url(url)}: a lake URL needs fsspec and the package for its protocol "
                         "(pip install 'lanelog[s3]' for s3://); a local folder needs neither") from None
     protocol = url.split("://", 1)[0]
     try:
@@ -202,7 +208,7 @@ def filesystem(url: str, endpoint_url: str | None, timeout: float = REQUEST_TIME
         # A fresh instance: a lake another process just exported is read as it is now.
         return fsspec.filesystem(protocol, skip_instance_cache=True)
     except (ImportError, ValueError, TypeError) as error:
-        raise LakeError(f"{url}: cannot open this filesystem: {redacted(str(error))}") from None
+        raise LakeError(f"{shown_url(url)}: cannot open this filesystem: {redacted(str(error))}") from None
 
 
 def request_timeout(given: float | None = None) -> float:

@@ -50,8 +50,7 @@ def lake_files(target: str | os.PathLike[str], endpoint_url: str | None = None) 
     """Each lake table's data files as the state lists them (URLs, not patterns), after checking the version."""
     lake = LakeFolder(target, endpoint_url)
     state = _checked(lake)
-    listing = lake.listing()
-    return {table: lake.data_files(state, table, listing) for table in TABLES}
+    return lake.data_files(state, lake.listing())
 
 
 def lake_stamp(target: str | os.PathLike[str], endpoint_url: str | None = None) -> str | None:
@@ -128,7 +127,7 @@ class _Opened:
     def open(cls, lake: LakeFolder) -> _Opened:
         state = _checked(lake)
         listing = lake.listing()
-        files = {table: lake.data_files(state, table, listing) for table in TABLES}
+        files = lake.data_files(state, listing)
         con = open_memory()
         try:
             if lake.fs is not None:  # (register_filesystem is no SQL block)
@@ -146,7 +145,9 @@ class _Opened:
                 QUERIES[f"lake_{table}_view" if by_folder else "lake_attempts_view_by_column"].run(con)
         except (StoreError, duckdb.Error) as error:
             con.close()
-            raise LakeError(f"cannot read the lake at {lake.name}: {redacted(str(error))}") from None
+            # The cause's first line names the file; DuckDB's excerpt of the SQL below it is ours.
+            cause = str(error).strip().split("\n", 1)[0]
+            raise LakeError(f"cannot read the lake at {lake.name}: {redacted(cause)}") from None
         except BaseException:
             con.close()
             raise

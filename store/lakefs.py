@@ -48,8 +48,8 @@ class LakeFolder:
 
     def __init__(self, target: str | os.PathLike[str], endpoint_url: str | None = None) -> None:
         text = os.fspath(target)
-        self.name = text
         self.files: LocalFolder | Bucket = Bucket(text, endpoint_url) if "://" in text else LocalFolder(text)
+        self.name = self.files.name  # a bucket's without a query string or user info
 
     @property
     def fs(self) -> Any:
@@ -81,18 +81,31 @@ class LakeFolder:
         None for a local folder (asking about a local file costs no request)."""
         return self.files.listing() if isinstance(self.files, Bucket) else None
 
-    def data_files(self, state: dict[str, Any], table: str,
-                   listing: dict[str, dict[str, Any]] | None = None) -> list[str]:
-        """The URLs of the table's data files the state lists (and that are there), as readers open them.
+    def data_files(self, state: dict[str, Any],
+                   listing: dict[str, dict[str, Any]] | None = None) -> dict[str, list[str]]:
+        """Each table's data files the state lists, as URLs readers open.
 
-        Whether a file is there is read from `listing` when one is given (self.listing()), else
-        asked of the store for each file.
+        A file the state lists must be there: one deleted since the export wrote it is a
+        LakeError naming it, and how many more are gone (read without it, report and check
+        counted fewer attempts and said nothing).  Whether a file is there is read from
+        `listing` when one is given (self.listing()), else asked of the store for each file.
         """
         def there(*parts: str) -> bool:
             return self.files.path(*parts) in listing if listing is not None else self.exists(*parts)
 
+        listed = {table: self._listed(state, table) for table in TABLES}
+        missing = [parts for table in TABLES for parts in listed[table] if not there(*parts)]
+        if missing:
+            more = f" (and {len(missing) - 1} more of its files)" if len(missing) > 1 else ""
+            raise LakeError(f"the lake at {self.name} lists {self.url(*missing[0])}, which is not there{more}: "
+                            f"its figures cannot be read whole; write it again with `lanelog export --lake "
+                            f"{self.name}` from the database")
+        return {table: [self.url(*parts) for parts in listed[table]] for table in TABLES}
+
+    def _listed(self, state: dict[str, Any], table: str) -> list[tuple[str, ...]]:
+        """The parts of each data file of a table the state lists (a week's file, or the table's one)."""
         if table != "attempts":
-            return [self.url(table, DATA_FILE)] if state.get(table) is not None and there(table, DATA_FILE) else []
+            return [(table, DATA_FILE)] if state.get(table) is not None else []
         weeks = state.get("attempts")
         if not isinstance(weeks, dict):
             raise LakeError(f"{self.url(STATE_FILE)}: not a lanelog lake state file (attempts is not an object)")
@@ -100,8 +113,7 @@ class LakeFolder:
             if not is_partition_value(value):
                 raise LakeError(f"{self.url(STATE_FILE)}: not a lanelog lake state file "
                                 f"(week {value!r} is not a Monday or {UNDATED})")
-        return [self.url("attempts", f"week={value}", DATA_FILE) for value in sorted(weeks)
-                if there("attempts", f"week={value}", DATA_FILE)]
+        return [("attempts", f"week={value}", DATA_FILE) for value in sorted(weeks)]
 
     def write_parquet(self, parts: tuple[str, ...], schema: Any, batches: Iterable[Any]) -> int:
         """Write batches so a reader sees the old file or the whole new one; rows written."""

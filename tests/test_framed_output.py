@@ -15,15 +15,23 @@ from click.testing import CliRunner
 from lanelog.cli import cli
 from lanelog.cli.output import echo
 from lanelog.framing import framed, framed_line
+from tests.workflows.harness import workflow_commands
 
-RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u00ad\u2028\u2029\u200b-\u200f\u202a-\u202e\u2060-\u206f"
+                 "\ufeff]")
 FORGE = "\n::warning::pwned"
+# Commands as the runner finds them: "::" after white space, "##[" anywhere, and either hidden from
+# an ordinal search by a character ICU ignores (a soft hyphen, a zero-width space, a BOM).
+COMMANDS = ["::warning::a", "  \t::error::b", "\u00a0\u3000::notice::c", "\u00ad::add-mask::d", "\u200b::debug::e",
+            "x ##[stop-commands]f", "#\u00ad#[error]g", "##\u200b[set-output name=x]h", "\ufeff::group::i",
+            "::\u00ad:warning::j", "#\ufe0f#[add-mask]k"]
 
 
 def assert_framed(*outputs: str) -> None:
+    """No line holds a raw control or invisible character, and the runner reads no command in any."""
     for output in outputs:
+        assert workflow_commands(output) == [], output
         for line in output.split("\n"):
-            assert not line.startswith("::"), line
             assert not RAW.search(line), ascii(line)
 
 
@@ -36,6 +44,17 @@ def test_an_ingest_error_names_the_path_framed(tmp_path: Path) -> None:
     code, out, err = run("ingest", tmp_path / f"missing{FORGE}.jsonl", "--db", tmp_path / "db.duckdb")
     assert code == 2
     assert "missing\\x0a::warning::pwned.jsonl" in err
+    assert_framed(out, err)
+
+
+def test_an_ingest_lists_missing_files_named_like_commands_framed(tmp_path: Path) -> None:
+    # Each listed file is a line of its own, starting with two spaces and the name the user gave.
+    names = [tmp_path / "real.jsonl", *(command + ".jsonl" for command in COMMANDS)]
+    (tmp_path / "real.jsonl").write_text('{"attempt_id": "a"}\n')
+    code, out, err = run("ingest", *names, "--db", tmp_path / "db.duckdb")
+    assert code == 2
+    assert f"Error: {len(COMMANDS)} files could not be read:" in err
+    assert "  \\x3a:warning::a.jsonl: no such file or folder" in err
     assert_framed(out, err)
 
 
@@ -100,6 +119,22 @@ def test_no_workflow_command_can_start_in_a_framed_line(text: str, shown: str) -
     # The runner reads "::" at a line's start (after white space) and "##[" anywhere in it.
     assert framed_line(text) == shown
     assert "##[" not in framed(text)
+    assert json.loads(framed(json.dumps(text, ensure_ascii=False), json=True)) == text
+
+
+@pytest.mark.parametrize("text", COMMANDS)
+def test_no_line_framed_whole_is_a_command_and_json_stays_json(text: str) -> None:
+    for shown in (framed_line(text), framed_line(f"  {text}  ")):
+        assert workflow_commands(shown) == [] and "\n" not in shown
+    document = framed_line(json.dumps({"v": text}, ensure_ascii=False), json=True)
+    assert workflow_commands(document) == [] and json.loads(document) == {"v": text}
+
+
+@pytest.mark.parametrize("text", ["\U000e0001tag", "x\ud800y", "\u2066\u2069", "\U0001d173"])
+def test_invisible_and_unwritable_characters_are_shown_escaped_and_json_parses_back(text: str) -> None:
+    shown = framed(text)
+    assert shown.isascii()
+    shown.encode("utf-8")  # a lone surrogate could not be written to a stream
     assert json.loads(framed(json.dumps(text, ensure_ascii=False), json=True)) == text
 
 

@@ -36,7 +36,7 @@ FOLDERS = {
 # options, output, extras, reading, notifying, the renderers, the demo and the alerts), sits on top.
 # docs/architecture.md draws this table (tests/architecture.py); a test below keeps them equal.
 LEAVES = {"lanelog", "lanelog.errors", "lanelog.events", "lanelog.framing", "lanelog.lazy", "lanelog.money",
-          "lanelog.reasons", "lanelog.spreadsheet"}
+          "lanelog.reasons", "lanelog.spreadsheet", "lanelog.urls", "lanelog.lane_line"}
 STORE = {"lanelog.store"}
 _KIT = {"lanelog.cli.options", "lanelog.cli.output", "lanelog.cli.extras", "lanelog.cli.reading",
         "lanelog.cli.notify", "lanelog.cli.render"}
@@ -49,6 +49,8 @@ MAY_IMPORT = {
     "lanelog.money": set(),
     "lanelog.spreadsheet": set(),
     "lanelog.reasons": set(),
+    "lanelog.urls": set(),
+    "lanelog.lane_line": set(),
     # The YAML reader of the hand-written files (policy, flaky list, budgets): the errors alone.
     "lanelog.yamlfile": {"lanelog.errors"},
     # The evidence as text (the job summary, the review comment, the What-if page): framing and reasons.
@@ -88,6 +90,8 @@ OWNS = {
     "lanelog.money": "money as a reader sees it: the one formatter",
     "lanelog.reasons": "the reject reason codes and their words",
     "lanelog.spreadsheet": "defusing text cells for spreadsheets",
+    "lanelog.urls": "a URL as a message names it: no query string, fragment or user info",
+    "lanelog.lane_line": "what a lane-log line is, one rule for ingest and replay: its end, its BOM, its verdict",
     "lanelog.yamlfile": "reading the hand-written YAML files safely, with the line of every key",
     "lanelog.evidence_text": "a decision's evidence as text a reviewer reads: plain lines, fences no line can close",
     "lanelog.router": "git, the policy files, the decision table, the property lane, replay; writes lane-log lines",
@@ -117,6 +121,8 @@ NEVER = {
     "lanelog.lazy": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.framing": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.spreadsheet": ["click", "streamlit", "duckdb", "pandas"],
+    "lanelog.urls": ["click", "streamlit", "duckdb", "pandas"],
+    "lanelog.lane_line": ["click", "streamlit", "duckdb", "pandas", "pyarrow", "numpy"],
     "lanelog.money": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.events": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.yamlfile": ["click", "streamlit", "duckdb", "pandas"],
@@ -139,6 +145,10 @@ ABOVE = {
                         *_UPPER],
     "lanelog.lazy": ["lanelog.router", "lanelog.store", "lanelog.ingest", "lanelog.queries", "lanelog.errors",
                      *_UPPER],
+    "lanelog.urls": ["lanelog.router", "lanelog.store", "lanelog.ingest", "lanelog.queries", "lanelog.errors",
+                     *_UPPER],
+    "lanelog.lane_line": ["lanelog.router", "lanelog.store", "lanelog.ingest", "lanelog.queries", "lanelog.errors",
+                          *_UPPER],
     "lanelog.yamlfile": ["lanelog.router", "lanelog.store", "lanelog.ingest", "lanelog.queries", *_UPPER],
     "lanelog.evidence_text": ["lanelog.router", "lanelog.store", "lanelog.ingest", "lanelog.queries",
                               "lanelog.errors", *_UPPER],

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -145,11 +146,29 @@ def budgets_option(help: str = "Budgets file (YAML: amounts of money per week or
     return click.option("--budgets", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE", help=help)
 
 
+class Day(click.DateTime):
+    """A day given as YYYY-MM-DD, as a date: one lanelog takes (lanelog.queries' FIRST_DAY to LAST_DAY), else a
+    usage error naming the option, before anything is read."""
+
+    def __init__(self) -> None:
+        super().__init__(["%Y-%m-%d"])
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, date) and not isinstance(value, datetime):
+            return value
+        day = super().convert(value, param, ctx).date()
+        from lanelog.queries import day_outside  # (its figures module alone: no database is loaded)
+
+        why = day_outside(day)
+        if why is not None:
+            self.fail(why, param, ctx)
+        return day
+
+
 def today_option(help: str = "The day taken as today (YYYY-MM-DD, UTC) [default: today]: budgets judge "
                              "the period that holds it.") -> Decorator:
     """``--today DATE``: the job clock's day, as a date (None: today in UTC)."""
-    return click.option("--today", type=click.DateTime(["%Y-%m-%d"]), metavar="DATE",
-                        callback=lambda _ctx, _param, value: value.date() if value is not None else None, help=help)
+    return click.option("--today", type=Day(), metavar="DATE", help=help)
 
 
 def key_values(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> dict[str, str]:

@@ -108,37 +108,40 @@ def silent_receiver(path: str = "/hooks/silentSecret99") -> Iterator[str]:
 
 
 @contextmanager
-def dripping_receiver(path: str = "/hooks/dripSecret55") -> Iterator[tuple[str, list[bytes]]]:
-    """A receiver that reads each post whole, then answers 200 a byte a second (a 300-byte answer):
-    every read of it comes in time, and the answer never ends in any time a test waits.
-    The URL, and the request bodies it read."""
+def dripping_receiver(path: str = "/hooks/dripSecret55", *, version: str = "1.1", drip: str = "whole",
+                      length: int | None = 300, sent: int = 300) -> Iterator[tuple[str, list[bytes]]]:
+    """A receiver that reads each post whole, then answers 200, slowly: every read of it comes in
+    time, and the answer never ends in any time a test waits.  The URL, and the request bodies it read.
+
+    ``version`` is the answer's HTTP version; ``drip`` what comes a byte a second: the ``whole``
+    answer, its ``headers`` (the status line at once), or its ``body`` (the head at once);
+    ``length`` the Content-Length it announces (None: none, so an HTTP/1.0 answer is read until
+    the connection closes); ``sent`` the bytes of body it sends, after which it holds the
+    connection open and says nothing.
+    """
     listener = socket.create_server(("127.0.0.1", 0))
     bodies: list[bytes] = []
-    answer = b"HTTP/1.1 200 OK\r\nContent-Length: 300\r\n\r\n" + b"." * 300
+    stop = threading.Event()
+    status = f"HTTP/{version} 200 OK\r\n".encode()
+    head = status + (f"Content-Length: {length}\r\n".encode() if length is not None else b"") + b"\r\n"
+    answer = head + b"." * sent
+    at_once = {"whole": 0, "headers": len(status), "body": len(head)}[drip]
 
     def serve(conn: socket.socket) -> None:
         with conn:
-            data = b""
-            while b"\r\n\r\n" not in data:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    return
-                data += chunk
-            head, _, body = data.partition(b"\r\n\r\n")
-            length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
-                           if line.lower().startswith(b"content-length:")), 0)
-            while len(body) < length:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    return
-                body += chunk
+            body = _read_post(conn)
+            if body is None:
+                return
             bodies.append(body)
             try:
-                for index in range(len(answer)):
+                conn.sendall(answer[:at_once])
+                for index in range(at_once, len(answer)):
+                    if stop.wait(1):
+                        return
                     conn.sendall(answer[index:index + 1])
-                    time.sleep(1)
             except OSError:
                 return
+            stop.wait()  # the rest never comes
 
     def accept() -> None:
         while True:
@@ -151,6 +154,50 @@ def dripping_receiver(path: str = "/hooks/dripSecret55") -> Iterator[tuple[str, 
     threading.Thread(target=accept, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{listener.getsockname()[1]}{path}", bodies
+    finally:
+        stop.set()
+        listener.close()
+
+
+def _read_post(conn: socket.socket) -> bytes | None:
+    """The body of the request on conn, read whole by its Content-Length; None when the client left."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return None
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                   if line.lower().startswith(b"content-length:")), 0)
+    while len(body) < length:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return None
+        body += chunk
+    return body
+
+
+@contextmanager
+def echoing_receiver(path: str = "/hooks/echoSecret66") -> Iterator[str]:
+    """A receiver whose answer is no HTTP: it sends the request's first line back as its status line (a
+    broken proxy quoting the path, which holds the webhook's secret).  The URL."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            with conn:
+                if _read_post(conn) is not None:
+                    request_line = f"POST {path} HTTP/1.1".encode()
+                    conn.sendall(request_line + b"\r\n\r\n")
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}{path}"
     finally:
         listener.close()
 

@@ -248,6 +248,31 @@ def test_a_refused_connection_is_an_error(make_db) -> None:
     assert marks(db) == []
 
 
+@pytest.mark.parametrize("path", ["/hooks/SECRET TOKEN", "/hooks/SECRET\tTOKEN", "/hooks/SECRET\x7fTOKEN",
+                                  "/hooks/SECRET\x01TOKEN", "/hooks/SECRET\u00e9TOKEN"])
+def test_a_webhook_url_that_cannot_be_sent_is_named_by_its_host_and_digest_alone(make_db, path: str) -> None:
+    # http.client's own message quoted the path ("URL can't contain control characters. '/hooks/...'").
+    db = make_db([line("a1")])
+    with receiver(path) as hook:
+        done = lanelog("check", "--db", str(db), "--notify", hook.url)
+    assert done.returncode == 2 and hook.posts == []
+    assert done.stderr == ("Error: a --notify URL is printable ASCII, with no space or control character "
+                           f"(receiver http://127.0.0.1:{hook.url.split(':')[2].split('/')[0]}/… "
+                           f"({digest(hook.url)[:12]}))\n")
+    assert "SECRET" not in done.stdout + done.stderr and "TOKEN" not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("url", ["http://[::1/hooks/SECRET", "http://127.0.0.1:99999/hooks/SECRET",
+                                 "http://127.0.0.1:0x50/hooks/SECRET"])
+def test_a_webhook_url_that_cannot_be_read_is_a_usage_error_naming_its_digest(make_db, url: str) -> None:
+    db = make_db([line("a1")])
+    done = lanelog("check", "--db", str(db), "--notify", url)
+    assert done.returncode == 2  # never 1, which check means for a credit bug
+    assert done.stderr == ("Error: a --notify URL must be an http:// or https:// address with a host "
+                           f"(receiver … ({digest(url)[:12]}))\n")
+    assert "SECRET" not in done.stdout + done.stderr
+
+
 def test_a_receiver_that_never_reads_times_out(make_db) -> None:
     db = make_db([line("a1")])
     with silent_receiver() as url:
@@ -269,6 +294,27 @@ def test_a_receiver_that_drips_its_answer_is_ended_at_the_timeout_of_the_whole_p
     assert review.returncode == 2
     assert review.stderr.endswith("timed out (timeout 3 s); not sent\n")
     assert "dripSecret55" not in done.stderr + review.stderr
+
+
+@pytest.mark.parametrize(("version", "drip", "length", "sent"), [
+    ("1.1", "headers", 300, 300),
+    ("1.1", "body", 300, 300),
+    ("1.0", "body", None, 300),   # no Content-Length: read until the connection closes
+    ("1.1", "body", 1000, 10),    # a Content-Length larger than what is sent, then silence
+    ("1.0", "body", 1000, 10),
+    ("1.0", "body", 1000, 300),   # larger than what is sent, and what is sent dripped
+])
+def test_the_deadline_ends_the_post_whatever_the_receiver_drips(make_db, version, drip, length, sent) -> None:
+    """A receiver that answers 200 and then drips (its headers, or its body) holds the run no longer than
+    --notify-timeout: past it the post ends as timed out, whatever its read was waiting on."""
+    db = make_db([line("a1")])
+    with dripping_receiver(version=version, drip=drip, length=length, sent=sent) as (url, bodies):
+        # Bounded at ten times the deadline: a run that the drip holds (300 s) fails here, never hangs.
+        done = subprocess.run([sys.executable, "-m", "lanelog", "check", "--db", str(db), "--notify", url,
+                               "--notify-timeout", "2"], capture_output=True, text=True, timeout=20, check=False)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.endswith("timed out (timeout 2 s); not sent\n")
+    assert len(bodies) == 1 and marks(db) == [] and claims(db) == []
 
 
 def test_markup_in_every_text_field_is_escaped_for_slack(make_db) -> None:

@@ -6,7 +6,7 @@ import pytest
 
 import lanelog.cli.alerts as alerts
 from lanelog.errors import AlertError
-from tests.alerts.receiver import Answer, receiver
+from tests.alerts.receiver import Answer, echoing_receiver, receiver
 
 
 def _post(url: str, waits: list[float]) -> None:
@@ -51,3 +51,12 @@ def test_a_receiver_is_shown_redacted() -> None:
     receiver_ = alerts.Receiver("https://user:pw@hooks.example.com:8443/services/T1/B2/secretTok")
     assert str(receiver_) == f"https://hooks.example.com:8443/… ({receiver_.digest[:12]})"
     assert "secretTok" not in repr(receiver_) and "pw" not in repr(receiver_)
+
+
+def test_an_answer_that_quotes_the_url_is_named_by_its_kind_not_its_text() -> None:
+    # http.client's BadStatusLine quotes the line it got: here the request's, path and secret.
+    with echoing_receiver() as url, pytest.raises(AlertError) as raised:
+        _post(url, [])
+    assert str(raised.value) == (f"receiver {alerts.Receiver(url)}: the answer is not HTTP (BadStatusLine) "
+                                 "(timeout 5 s); not sent")
+    assert "echoSecret66" not in str(raised.value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -117,3 +118,16 @@ def test_no_page_shows_a_credential_in_the_lakes_name(monkeypatch: pytest.Monkey
              for element in getattr(at, kind)] + [str(element.value) for element in at.sidebar.text]
     assert any("lake-***" in text for text in shown)
     assert not [text for text in shown if secret in text]
+
+
+def test_a_lake_with_a_week_file_gone_shows_the_error_naming_it(monkeypatch: pytest.MonkeyPatch, demo_dir: Path,
+                                                                 demo_lake: Path, tmp_path: Path) -> None:
+    lake = Path(shutil.copytree(demo_lake, tmp_path / "lake"))
+    gone = sorted((lake / "attempts").glob("week=*/data.parquet"))[1]
+    gone.unlink()
+    at = run_app(monkeypatch, demo_dir / "missing.duckdb", lake)
+    assert not at.exception, [e.value for e in at.exception]
+    assert [e.value for e in at.error] == ["The figures cannot be read from this source."]
+    shown = [t.value for t in at.text]
+    assert any(f"lists {gone}, which is not there" in text for text in shown), shown
+    assert len(at.metric) == 0  # no figure drawn from the weeks that are left

@@ -20,6 +20,7 @@ import pytest
 
 from tests.router.chat_server import ChatServer, Reply, running_chat
 from tests.router.conftest import LANES_YAML
+from tests.workflows.harness import workflow_commands
 
 KEY = "sk-test-9f8e7d6c5b4a-never-printed"
 RUNNER = f"{shlex.quote(sys.executable)} -m lanelog.router.model"
@@ -86,6 +87,18 @@ def test_the_answer_is_the_token(patched, route, chat, log_file, content, token,
                                                    "model": "test-model"}}
     assert len(chat.requests) == 1
     no_key_anywhere(done, log_file, err)
+
+
+@pytest.mark.usefixtures("model_env")
+@pytest.mark.parametrize("content", ["##[stop-commands]pwned", "#\u00ad#[add-mask]x", "::warning::x\n::error::y"])
+def test_an_answer_holding_a_workflow_command_is_shown_framed(patched, route, chat, content, capfd):
+    # A patch can ask the model to answer with a command; the runner's stderr reaches the CI log.
+    chat.script(Reply(content=content))
+    done = route(patched(), "--run", RUNNER)
+    err = done.stderr + runner_stderr(capfd)
+    assert done.line["results"] == {"prop_reject_empty": "unresolved"}
+    assert "lanelog-model: prop_reject_empty: the model answered " in err
+    assert workflow_commands(err) == []
 
 
 @pytest.mark.usefixtures("model_env")

@@ -130,6 +130,34 @@ def test_recorded_fields_of_the_wrong_shape_are_skipped_naming_file_and_line(log
     assert "not a JSON object" in reasons[f"{log}:11"] and "not a JSON object" in reasons[f"{log}:12"]
 
 
+def test_replay_reads_a_lane_log_as_ingest_does(logged, tmp_path):
+    """A BOM, NaN, invalid UTF-8, a lone surrogate and a name given twice: replay and ingest once disagreed
+    on each (lanelog/lane_line.py is now the one rule)."""
+    repo, log, candidate, passed, rejected = logged
+    first, second = log.read_bytes().splitlines()
+    hostile = tmp_path / "hostile.jsonl"
+    hostile.write_bytes(b"\n".join([
+        b"\xef\xbb\xbf" + first,                             # 1: a BOM at the file's start is skipped
+        second[:-1] + b', "probe": "pass"}',                  # 2: the first "probe" counts: still a reject
+        first[:-1] + b', "cost": NaN}',                       # 3: no JSON: skipped, as ingest rejects it
+        first[:-1] + b', "note": "\xff"}',                     # 4: no UTF-8
+        first[:-1] + b', "note": "\\ud800"}',                 # 5: a lone surrogate escape
+    ]) + b"\n")
+    result = replay_json(repo, candidate, str(hostile))
+    assert result["patches"] == 2 and [record["head"] for record in result["records"]] == [passed, rejected]
+    assert result["baseline"]["probe_rejects"] == 1
+    assert result["skipped"] == [
+        {"line": f"{hostile}:{number}", "reason": f"not a JSON object ({verdict}, as ingest rejects it): "
+                                                  "not a lane-log line"}
+        for number, verdict in ((3, "invalid_json"), (4, "invalid_utf8"), (5, "invalid_json"))]
+    db = tmp_path / "lanelog.duckdb"
+    assert lanelog("ingest", str(hostile), "--db", str(db)).returncode == 0
+    done = lanelog("report", "--db", str(db), "--format", "json")
+    report = json.loads(done.stdout)
+    assert (report["totals"]["attempts"], report["totals"]["probe_rejects"]) == (2, 1)
+    assert report["rejected_lines"] == 3
+
+
 @pytest.mark.parametrize("kind", ["fifo", "device", "folder"])
 def test_a_log_that_is_not_a_regular_file_is_refused_before_reading(logged, tmp_path, kind):
     repo, log, candidate, passed, rejected = logged

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -127,6 +128,25 @@ def test_at_most_ten_annotations_the_last_saying_how_many_more(make_repo, tmp_pa
     assert read[-1][1] == {"title": "lanelog: more"} and read[-1][2].startswith("6 more annotation(s) left out")
 
 
+def test_the_note_of_what_was_left_out_counts_the_lines_the_line_does_not_carry(make_repo, tmp_path):
+    # 66 removed lines: the line carries 20; 9 are annotated, and the tenth annotation once said "11 more"
+    # and that the summary listed every removed line.
+    asserts = "".join(f"    assert value != {n}\n" for n in range(66))
+    repo = make_repo({"lanes.yaml": POLICY, "src/many.py": f"def f(value):\n{asserts}"})
+    repo.write({"src/many.py": "def f(value):\n    return value\n"}).commit()
+    summary = tmp_path / "s.md"
+    done = route(repo, env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)})
+    read = runner_reads(done.stderr)
+    assert len(read) == MAX_ANNOTATIONS and read[-1][1] == {"title": "lanelog: more"}
+    assert read[-1][2] == ("57 more annotation(s) left out (GitHub shows 10 a step): the job summary lists every "
+                           "reason and the first 20 of the 66 removed assertion lines, with the diff around them "
+                           "(the lane-log line keeps those 20)")
+    text = summary.read_text(encoding="utf-8")
+    listed = {int(found) for found in re.findall(r"src/many\.py:(\d+)  -\s*assert", text)}
+    assert set(range(2, 22)) <= listed and 67 not in listed  # the first 20, and some of the diff after them
+    assert "... and 46 more (the line keeps the first 20)" in text
+
+
 def test_a_reason_without_lines_is_one_annotation_on_its_file(make_repo, tmp_path):
     repo = make_repo()
     repo.write({"fixtures/order.fixture.json": "{}\n", "tests/test_store.py": "def test_put():\n    pass\n\n"
@@ -163,3 +183,21 @@ def test_a_setup_reject_says_to_fix_ci_and_offers_no_exception(make_repo, tmp_pa
     text = summary.read_text(encoding="utf-8")
     assert "- **policy missing**: no policy file: the router fails closed\n" in text
     assert "- Fix the CI set-up" in text and "reviewed exception" not in text and "### The lines" not in text
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder"])
+def test_a_summary_path_that_is_no_regular_file_is_refused_unopened(hostile, tmp_path, kind):
+    # A FIFO with no reader held route for ever at the open; the decision and its exit code stand.
+    target = {"fifo": tmp_path / "summary.fifo", "device": "/dev/null", "folder": tmp_path}[kind]
+    if kind == "fifo":
+        os.mkfifo(target)
+    done = subprocess.run([sys.executable, "-m", "lanelog", "route", "--repo", str(hostile.root), "--base", "main",
+                           "--today", "2026-10-08", "--out", str(tmp_path / "lane-log.jsonl")],
+                          capture_output=True, timeout=60,
+                          env={**os.environ, "GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(target)})
+    assert done.returncode == 1
+    assert json.loads(done.stdout)["reasons"] == ["assertion_removed"]
+    assert len(runner_reads(done.stderr)) == len(HOSTILE)
+    what = {"fifo": "a FIFO", "device": "a character device", "folder": "a folder"}[kind]
+    assert done.stderr.decode().endswith(f"lanelog route: cannot write the job summary to {target}: it is {what}, "
+                                         "not a regular file; nothing written\n")

@@ -540,27 +540,52 @@ def _git_ok(cwd: Path, *args: str) -> bool:
     return True
 
 
-def workflow_commands(output: str) -> list[tuple[str, dict[str, str], str]]:
-    """(command, properties, message) of each line the runner takes for a workflow command.
+# What ICU's collation ignores: the runner searches a line for ``::`` and ``##[`` culture-sensitively
+# (String.StartsWith and IndexOf), and with ICU ``#\u00ad#[`` holds ``##[`` to it.  Controls, the soft
+# hyphen, the default-ignorable code points and the format characters (Unicode's Cf), as lanelog.framing lists them.
+IGNORED_BY_THE_RUNNER = re.compile(
+    "[\x00-\x08\x0e-\x1f\x7f-\x9f\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160"
+    "\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0"
+    "\ufff0-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e0fff]"
+)
 
-    As actions/runner reads one (ActionCommand.TryParseV2): a line (ended by \\n, \\r or both),
-    trimmed, starting with ``::``; the command and its properties up to the next ``::``, the
-    properties split on ``,`` and ``=``; values and the message unescaped.
+
+def workflow_commands(output: str) -> list[tuple[str, dict[str, str], str]]:
+    """(command, properties, message) of each command the runner takes from a step's output.
+
+    As actions/runner reads a line (ended by \\n, \\r or both; ActionCommand.TryParseV2, then
+    TryParse), any command name taken: a line, trimmed, starting with ``::``, the command and its
+    properties up to the next ``::``, the properties split on ``,`` and ``=``; and the older form,
+    ``##[`` anywhere in the line, the command and its properties up to the next ``]``, the
+    properties split on ``;`` and ``=``, the message the rest of the line.  Values and the message
+    are unescaped; the line is read as ICU compares it (IGNORED_BY_THE_RUNNER left out).
     """
     found = []
     for raw in re.split(r"\r\n|\r|\n", output):
-        line = raw.strip()
+        line = IGNORED_BY_THE_RUNNER.sub("", raw).strip()
         end = line.find("::", 2)
-        if not line.startswith("::") or end < 0:
+        if line.startswith("::") and end >= 0:
+            command, _, listed = line[2:end].partition(" ")
+            properties = _properties(listed, ",", ("%0D", "\r"), ("%0A", "\n"), ("%3A", ":"), ("%2C", ","))
+            found.append((command, properties, _unescape(line[end + 2:], ("%0D", "\r"), ("%0A", "\n"))))
             continue
-        command, _, listed = line[2:end].partition(" ")
-        properties = {}
-        for pair in listed.split(",") if listed else []:
-            key, _, value = pair.partition("=")
-            if key and value:
-                properties[key] = _unescape(value, ("%0D", "\r"), ("%0A", "\n"), ("%3A", ":"), ("%2C", ","))
-        found.append((command, properties, _unescape(line[end + 2:], ("%0D", "\r"), ("%0A", "\n"))))
+        start = line.find("##[")
+        close = line.find("]", start) if start >= 0 else -1
+        if close >= 0:
+            command, _, listed = line[start + 3:close].partition(" ")
+            escapes = (("%3B", ";"), ("%0D", "\r"), ("%0A", "\n"), ("%5D", "]"))
+            found.append((command, _properties(listed, ";", *escapes), _unescape(line[close + 1:], *escapes)))
     return found
+
+
+def _properties(listed: str, separator: str, *escapes: tuple[str, str]) -> dict[str, str]:
+    properties = {}
+    for pair in listed.split(separator) if listed else []:
+        key, _, value = pair.partition("=")
+        if key and value:
+            properties[key] = _unescape(value, *escapes)
+    return properties
 
 
 def _unescape(text: str, *pairs: tuple[str, str]) -> str:

@@ -20,6 +20,7 @@ from urllib.parse import urlencode, urlsplit
 
 from lanelog.errors import AlertError
 from lanelog.events import jsonable
+from lanelog.urls import shown_url
 
 FORMATS = ("slack", "json")
 VALUE_LIMIT = 200           # characters of one untrusted value shown in a message
@@ -34,28 +35,38 @@ class Receiver:
     url: str = field(repr=False)
 
     def __post_init__(self) -> None:
-        parts = urlsplit(self.url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            # The URL itself is never echoed, even a malformed one: it may still hold the token.
+        # The URL itself is never echoed, even a malformed one: it may still hold the token.  A space,
+        # a tab, DEL or any other byte an HTTP request line cannot hold is refused here, before
+        # http.client would quote the URL's path in its own message.
+        if not all("!" <= char <= "~" for char in self.url):
+            raise AlertError(f"a --notify URL is printable ASCII, with no space or control character "
+                             f"(receiver {self.redacted})")
+        try:
+            parts = urlsplit(self.url)
+            usable = parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port != 0
+        except ValueError:  # a bracket left open, a port that is no number
+            usable = False
+        if not usable:
             raise AlertError(f"a --notify URL must be an http:// or https:// address with a host "
-                             f"(receiver {self.digest[:12]})")
+                             f"(receiver {self.redacted})")
 
     @property
     def digest(self) -> str:
         """sha256 of the URL (hex): stored to remember what was sent where, never the URL."""
-        return hashlib.sha256(self.url.encode("utf-8")).hexdigest()
+        return hashlib.sha256(self.url.encode("utf-8", "surrogateescape")).hexdigest()
 
     @property
     def redacted(self) -> str:
-        """scheme://host[:port]/… and the digest's first 12 digits: what errors name."""
-        parts = urlsplit(self.url)
-        host = parts.hostname or "?"
-        if ":" in host:
-            host = f"[{host}]"
+        """scheme://host[:port]/… and the digest's first 12 digits: what errors name (the host alone when
+        the URL can be read, else the digest alone)."""
         try:
+            parts = urlsplit(self.url)
+            host = parts.hostname or "?"
             port = f":{parts.port}" if parts.port else ""
         except ValueError:
-            port = ""
+            return f"… ({self.digest[:12]})"
+        if ":" in host:
+            host = f"[{host}]"
         return f"{parts.scheme}://{host}{port}/… ({self.digest[:12]})"
 
     def __str__(self) -> str:
@@ -121,9 +132,13 @@ def check_dashboard_url(url: str | None) -> str | None:
     """The --dashboard-url, refused unless it is an http(s) address (it becomes a link)."""
     if url is None:
         return None
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname or any(c in url for c in "<>|\n\r \t"):
-        raise AlertError(f"--dashboard-url must be an http:// or https:// address, not {url!r}")
+    try:
+        parts = urlsplit(url)
+        usable = parts.scheme in ("http", "https") and bool(parts.hostname)
+    except ValueError:
+        usable = False
+    if not usable or any(c in url for c in "<>|\n\r \t"):
+        raise AlertError(f"--dashboard-url must be an http:// or https:// address, not {shown_url(url)!r}")
     return url
 
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import socket
+import ssl
 import threading
 import time
 import urllib.error
@@ -40,37 +42,68 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 
 
 class _Connections:
-    """The connections one attempt opens, so that its deadline can end a read blocked on one."""
+    """The sockets one attempt opens, so that its deadline can end a read blocked on one.
+
+    Past the deadline the sockets are shut down, never closed, from the caller's thread: a
+    response's close waits for the lock of the reader blocked in it (a receiver dripping its
+    body once held a run until the drip ended), and urllib has let go of the connection's own
+    socket by then (``sock`` is None) while the response still reads from it.  Shut down, the
+    socket wakes that read at once, and the post's thread closes what it opened as it ends.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._opened: list[http.client.HTTPConnection] = []
+        self._sockets: list[socket.socket] = []
         self._ended = False
 
-    def track(self, connection_class: Any) -> Callable[..., http.client.HTTPConnection]:
-        def connect(*args: Any, **kwargs: Any) -> http.client.HTTPConnection:
-            connection: http.client.HTTPConnection = connection_class(*args, **kwargs)
-            with self._lock:
-                self._opened.append(connection)
-                ended = self._ended
-            if ended:
-                connection.close()
-            return connection
-        return connect
+    def track(self, connection_class: Any) -> Any:
+        """A subclass of `connection_class` whose sockets (the connected one, and a TLS one over it)
+        are kept here as they are made."""
+        connections = self
+
+        class Tracked(connection_class):
+            _create_connection: Callable[..., socket.socket]  # http.client's, made per connection
+
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                super().__init__(*args, **kwargs)
+                create = self._create_connection
+
+                def created(*args: Any, **kwargs: Any) -> socket.socket:
+                    made: socket.socket = create(*args, **kwargs)
+                    connections.opened(made)
+                    return made
+
+                self._create_connection = created
+
+            def connect(self) -> None:
+                super().connect()
+                connections.opened(self.sock)  # over HTTPS, the TLS socket over the one above
+
+        return Tracked
+
+    def opened(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            ended = self._ended
+        if ended:
+            _shut(sock)
 
     def end(self) -> None:
-        """Shut every connection down: a read blocked on one returns at once."""
+        """Shut every socket down: a read blocked on one returns at once; nothing here waits."""
         with self._lock:
             self._ended = True
-            opened = list(self._opened)
-        for connection in opened:
-            sock = connection.sock
-            if sock is not None:
-                try:
-                    sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-            connection.close()
+            opened = list(self._sockets)
+        for sock in opened:
+            _shut(sock)
+
+
+def _shut(sock: socket.socket) -> None:
+    """Shut a socket down for both directions, by its descriptor (a TLS socket's own shutdown would
+    first drop its TLS state under the thread reading it); one already closed is left alone."""
+    try:
+        socket.socket.shutdown(sock, socket.SHUT_RDWR)
+    except OSError:
+        pass
 
 
 class _HTTP(urllib.request.HTTPHandler):
@@ -95,7 +128,8 @@ def _attempt(request: urllib.request.Request, timeout: float) -> int:
     """One post, the status of its answer once read whole, within `timeout` seconds for all of it.
 
     It runs in a thread of its own, so nothing (not a name lookup, a connect, a read) can
-    outlast the deadline; past it, its connections are shut and TimeoutError is raised.
+    outlast the deadline: past it, its sockets are shut down and TimeoutError is raised at
+    once, this thread waiting on nothing the post holds.
     An HTTP error status is raised as urllib's HTTPError, as urllib raises it.
     """
     connections = _Connections()
@@ -147,9 +181,9 @@ def post(receiver: Receiver, message: dict[str, Any], *, timeout: float = TIMEOU
     body = json.dumps(message).encode("utf-8")
     backoff = FIRST_BACKOFF_S
     for attempt in range(1, ATTEMPTS + 1):
-        request = urllib.request.Request(receiver.url, data=body, method="POST", headers={
-            "Content-Type": "application/json", "User-Agent": f"lanelog/{__version__}"})
         try:
+            request = urllib.request.Request(receiver.url, data=body, method="POST", headers={
+                "Content-Type": "application/json", "User-Agent": f"lanelog/{__version__}"})
             status = _attempt(request, timeout)
             if 200 <= status < 300:
                 return
@@ -165,7 +199,30 @@ def post(receiver: Receiver, message: dict[str, Any], *, timeout: float = TIMEOU
                                  "gave up, not sent") from None
             sleep(wait if wait is not None else backoff)
             backoff *= 2
-        except (urllib.error.URLError, http.client.HTTPException, OSError) as error:
-            reason = getattr(error, "reason", error)
-            what = "timed out" if isinstance(reason, TimeoutError) or "timed out" in str(reason) else str(reason)
-            raise AlertError(f"receiver {receiver}: {what} (timeout {timeout:g} s); not sent") from None
+        except (urllib.error.URLError, http.client.HTTPException, OSError, ValueError) as error:
+            raise AlertError(f"receiver {receiver}: {_why(error)} (timeout {timeout:g} s); not sent") from None
+
+
+def _why(error: BaseException) -> str:
+    """Why a post failed, in words that never quote the URL: from the error's type and its errno only.
+
+    The libraries' own messages may quote the URL's path (http.client's "URL can't contain
+    control characters. '/services/...'"), its scheme (urllib's "unknown url type") or the
+    receiver's answer; none of them is shown.
+    """
+    reason = error.reason if isinstance(error, urllib.error.URLError) else error
+    if isinstance(reason, TimeoutError):
+        return "timed out"
+    if isinstance(reason, socket.gaierror):
+        return "its host's name does not resolve"
+    if isinstance(reason, ssl.SSLCertVerificationError):
+        return "its TLS certificate is not trusted"
+    if isinstance(reason, ssl.SSLError):
+        return "the TLS connection failed"
+    if isinstance(reason, http.client.InvalidURL):
+        return "the URL cannot be sent"
+    if isinstance(reason, http.client.HTTPException):
+        return f"the answer is not HTTP ({type(reason).__name__})"
+    if isinstance(reason, OSError) and reason.errno:
+        return os.strerror(reason.errno)  # the system's words for the errno ("Connection refused")
+    return f"the post failed ({type(reason).__name__})"

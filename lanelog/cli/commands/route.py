@@ -9,8 +9,8 @@ from typing import Any
 
 import click
 
-from lanelog.cli.options import change_options, checked, deprecated_alias
-from lanelog.cli.output import echo
+from lanelog.cli.options import Day, change_options, checked, deprecated_alias
+from lanelog.cli.output import echo, echo_command
 from lanelog.errors import FactInvalid, LanelogError, RefInvalid, RepoNameInvalid, RunnerCommandError
 from lanelog.router import (
     DEFAULT_TIMEOUT,
@@ -78,8 +78,7 @@ def _required_tests(path: Path | None) -> list[str] | None:
 @click.option("--required-tests", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="A file with one required test id a line: only these can be quarantined "
                    "[default: every test runs, so every live freeze applies].")
-@click.option("--today", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
-              metavar="YYYY-MM-DD",
+@click.option("--today", type=Day(), default=None, metavar="YYYY-MM-DD",
               help="The job clock's date, YYYY-MM-DD [default: today in UTC]. "
                    "The line's ts takes this date.")
 @click.option("--out", "log_path", type=click.Path(path_type=Path, dir_okay=False),
@@ -142,7 +141,7 @@ def route(repo: Path, base: str, head: str, policy: Path | None, flaky: Path | N
     options = RouteOptions(
         repo=repo, base=base, head=head, policy=policy, flaky=flaky,
         required_tests=_required_tests(required_tests),
-        today=today.date() if today is not None else None,
+        today=today,
         repo_name=repo_name, runner=runner, change=_change(ChangeOptions(**change)),
     )
     line = run_route(options, notify=lambda note: echo(f"lanelog route: {note}", err=True))
@@ -177,7 +176,7 @@ def _annotate(line: dict) -> None:
     """The reject on the pull request: annotations on stderr (the runner reads both streams) and the
     job summary; a summary that cannot be written is said on stderr and changes nothing else."""
     for command in error_annotations(line):
-        echo(command, err=True)
+        echo_command(command)
     try:
         append_summary(job_summary(line))
     except OSError as exc:
