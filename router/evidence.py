@@ -146,7 +146,7 @@ def _removed_line(change: Change, statement: list[dict[str, str]]) -> dict[str, 
     """A removed matching line as the line carries it: where it was, where it stood in the new
     file, the rest of its statement."""
     record: dict[str, Any] = {"file": printable(change.file), "old_line": change.old_line,
-                              "at": None if change.deleted else change.new_line, "text": cut(change.text),
+                              "at": None if change.deleted or change.new_line < 1 else change.new_line, "text": cut(change.text),
                               "statement": statement, "replaced_by": None, "back_verbatim": None}
     if change.old_file and change.old_file != change.file:
         record["old_file"] = printable(change.old_file)

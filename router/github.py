@@ -33,7 +33,7 @@ PROPERTY_ESCAPES = (*DATA_ESCAPES, (":", "%3A"), (",", "%2C"))
 # What a reviewer or the author can do next, by reason.
 NEXT_STEPS = {
     "assertion_removed": "If the assertion moved or was reworded (a formatter, a type comment), say so "
-                         "in the pull request and ask a reviewer for an exception; otherwise keep it.",
+                         "in the pull request and ask for a reviewed exception (below); otherwise keep it.",
     "line_cap": "Split the patch into smaller pull requests; a generated path belongs in the policy's "
                 "exclude, changed in its own reviewed pull request.",
     "size_unknown": "Exclude the generated binary paths in the policy, in its own reviewed pull request.",
@@ -43,8 +43,9 @@ NEXT_STEPS = {
     "no_properties": "Map the touched paths to properties in the policy (its own reviewed pull request).",
     "over_budget": "Split the patch; do not raise the cap.",
 }
-EXCEPTION = ("Or ask for a reviewed exception: a person reviews the patch and merges it by hand; the "
-             "router never promotes it, and its merge credit stays 0.")
+EXCEPTION = ("A reviewed exception: a person reviews the patch and merges it by hand, and `lanelog outcome` "
+             "records that merge and who made it; the router never promotes a patch, and this attempt's merge "
+             "credit stays 0.")
 SETUP = "Fix the CI set-up (the checkout, the refs, the policy files): nothing about the patch was judged."
 
 
@@ -162,6 +163,8 @@ def job_summary(line: Mapping[str, Any]) -> str:
         steps.insert(0, SETUP)
     if any(reason not in SETUP_REASONS for reason in reasons):
         steps.append(EXCEPTION)  # an exception is for a judged patch, never for a broken set-up
+        if "assertion_removed" not in reasons:  # one ask, worded once: its step points at this one
+            steps[-1] = "Or ask for " + EXCEPTION[0].lower() + EXCEPTION[1:]
     out += [f"- {step}" for step in dict.fromkeys(steps)]
     return "\n".join(out) + "\n"
 

@@ -24,8 +24,9 @@ class Change:
     ``file`` is the new path as the patch shows it (the old one for a deletion) and
     ``old_file`` the old one ("" for an added file).  ``old_line`` is a removed line's
     number in the old file; ``new_line`` an added line's number in the new file, and for
-    a removed line the number the next line keeps in the new file (where it was removed);
-    an unchanged line has both.  A block is a run of removed lines and the added lines right
+    a removed line the number the next line keeps in the new file (where it was removed), or
+    the hunk's last new line when none follows in it (a removed last line: never past the end
+    of the new file; 0 when the new file is empty); an unchanged line has both.  A block is a run of removed lines and the added lines right
     after them: how git shows lines changed in place.  Hunks count from 1 through the patch.
     """
 
@@ -75,6 +76,7 @@ def patch_lines(patch: bytes) -> Iterator[Change]:
         new_at += match.group(4) == b"0"
         old = int(match.group(2) or b"1")
         new = int(match.group(4) or b"1")
+        new_end = new_at + new - 1  # the hunk's last line in the new file
         block += 1
         hunk += 1
         last = ""
@@ -83,8 +85,8 @@ def patch_lines(patch: bytes) -> Iterator[Change]:
             index += 1
             if line.startswith(b"-"):
                 block += last == "+"
-                yield Change(shown, old_name, "-", line[1:].decode("utf-8", "replace"), old_at, new_at, block,
-                             deleted, hunk)
+                yield Change(shown, old_name, "-", line[1:].decode("utf-8", "replace"), old_at,
+                             min(new_at, new_end), block, deleted, hunk)
                 old, old_at, last = old - 1, old_at + 1, "-"
             elif line.startswith(b"+"):
                 yield Change(shown, old_name, "+", line[1:].decode("utf-8", "replace"), old_at, new_at, block,

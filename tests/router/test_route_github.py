@@ -76,9 +76,11 @@ def test_the_job_summary_says_why_shows_the_lines_and_cannot_be_broken_out_of(ho
     assert done.returncode == 1
     text = summary.read_text(encoding="utf-8")
     assert text.startswith("An earlier step's summary.\n## lanelog route: probe reject\n")  # appended
-    for words in ("the patch removes an assertion", "### What to do next", "ask a reviewer for an exception",
-                  "Or ask for a reviewed exception"):
+    for words in ("the patch removes an assertion", "### What to do next",
+                  "ask for a reviewed exception (below)", "- A reviewed exception: a person reviews the patch",
+                  "`lanelog outcome` records that merge"):
         assert words in text
+    assert text.count("exception") == 2  # one ask, and the one bullet it points at: the bullets never overlap
     tokens = MarkdownIt("commonmark").enable("table").parse(text)
     fences = [token for token in tokens if token.type == "fence"]
     assert len(fences) == 1  # no line of the patch closed the block or opened another
@@ -201,3 +203,39 @@ def test_a_summary_path_that_is_no_regular_file_is_refused_unopened(hostile, tmp
     what = {"fifo": "a FIFO", "device": "a character device", "folder": "a folder"}[kind]
     assert done.stderr.decode().endswith(f"lanelog route: cannot write the job summary to {target}: it is {what}, "
                                          "not a regular file; nothing written\n")
+
+
+def test_a_removed_last_line_is_annotated_on_the_new_file_s_last_line(make_repo, tmp_path):
+    # The removed line's place is the line after it, which past the end of the file does not exist:
+    # GitHub drops such an annotation. It points at the last line that stands, or at the file if none.
+    repo = make_repo({"lanes.yaml": POLICY, "src/tail.py": "def f(ok):\n    return ok\n    assert ok\n",
+                      "src/only.py": "assert True\n"})
+    repo.write({"src/tail.py": "def f(ok):\n    return ok\n", "src/only.py": ""}).commit("Drop the last lines")
+    done = route(repo, env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(tmp_path / "s.md")})
+    line = json.loads(done.stdout)
+    assert {row["file"]: row["at"] for row in line["evidence"]["assertion_removed"]["lines"]} == {
+        "src/tail.py": 2, "src/only.py": None}
+    assert sorted((props["file"], props.get("line")) for _, props, _ in runner_reads(done.stderr)) == [
+        ("src/only.py", None), ("src/tail.py", "2")]
+
+
+def test_a_reason_beside_a_removed_assertion_asks_for_the_exception_once(make_repo, tmp_path):
+    repo = make_repo({"lanes.yaml": POLICY, "src/a.py": "def f(ok):\n    assert ok\n    return ok\n"})
+    repo.write({"src/a.py": "def f(ok):\n    return ok\n", "fixtures/order.fixture.json": "{}\n",
+                "tests/test_store.py": "def test_put():\n    pass\n"}).commit()
+    summary = tmp_path / "s.md"
+    route(repo, env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)})
+    steps = summary.read_text(encoding="utf-8").split("### What to do next\n\n")[1].splitlines()
+    assert [step[:40] for step in steps if "exception" in step] == [
+        "- If the assertion moved or was reworded",
+        "- A reviewed exception: a person reviews"]
+    assert "- Split the patch: change the fixture in one pull request and the test in another." in steps
+
+
+def test_a_reject_without_a_removed_assertion_offers_the_exception_as_the_other_way():
+    from lanelog.router.github import job_summary
+    text = job_summary({"reasons": ["line_cap"], "head": "abc", "repo": "acme/orders", "evidence": {}})
+    steps = text.split("### What to do next\n\n")[1].splitlines()
+    assert steps[0].startswith("- Split the patch into smaller pull requests")
+    assert steps[1].startswith("- Or ask for a reviewed exception: a person reviews the patch and merges it")
+    assert len(steps) == 2
