@@ -26,6 +26,10 @@ CARRIAGE_RETURN = lane_line.CARRIAGE_RETURN[0]
 OPEN_BRACE = ord("{")
 CLOSE_BRACE = ord("}")
 _BATCH_ROWS = 16384  # DuckDB scans Arrow batches in parallel, one batch per task
+# ... and parses a batch's lines at once: a batch holds at most this much text (one line more
+# than that alone), so a log of long lines (each with a usage object of 1,000 entries) is typed
+# within the memory ingest holds DuckDB to, as a log of short ones is.
+_BATCH_BYTES = 4 << 20
 # What split_lines hands DuckDB: a row for each valid UTF-8 line, its text
 # without the terminator; is_text is false for a line with no text at all.
 LINES_SCHEMA = pa.schema(
@@ -190,12 +194,29 @@ def split_lines(
         first_line_no=first_line_no,
         starts=starts,
         ends=ends,
-        table=pa.Table.from_batches(table.to_batches(max_chunksize=_BATCH_ROWS), schema=LINES_SCHEMA),
+        table=pa.Table.from_batches(_bounded(table, ends[rows] - starts[rows]), schema=LINES_SCHEMA),
         invalid_utf8=invalid,
         unsure=(np.flatnonzero(unsure) + first_line_no).tolist(),  # (in the thread that reads ahead)
         outcomes=(np.flatnonzero(outcome) + first_line_no).tolist(),
         empty=len(is_text) - int(np.count_nonzero(is_text)),
     )
+
+
+def _bounded(table: pa.Table, sizes: np.ndarray) -> list[pa.RecordBatch]:
+    """The table's rows in batches of at most _BATCH_ROWS rows and _BATCH_BYTES of text (or one row)."""
+    total = int(sizes.sum()) if len(sizes) else 0
+    if total <= _BATCH_BYTES:
+        return table.to_batches(max_chunksize=_BATCH_ROWS)
+    batches: list[pa.RecordBatch] = []
+    reach = np.cumsum(sizes)
+    start = 0
+    while start < len(sizes):
+        before = int(reach[start - 1]) if start else 0
+        end = int(np.searchsorted(reach, before + _BATCH_BYTES, side="right"))
+        end = min(max(end, start + 1), start + _BATCH_ROWS)
+        batches += table.slice(start, end - start).to_batches()
+        start = end
+    return batches
 
 
 def string_views(data: memoryview, starts: np.ndarray, ends: np.ndarray) -> pa.Array:

@@ -110,6 +110,11 @@ class Handover(enum.Enum):
     STORED_IDS = "attempts repeat stored ids, and nothing else is in the way: store them leaving those out"
     CAREFUL = ("a line broken in its middle, an id repeated within the run or held by a provisional line, "
                "or more lines that may be no attempt than one statement keeps")
+    # Lines whose parsed parts (usage entries by the hundred on every line) outgrew the memory
+    # ingest holds DuckDB to when every core parsed its share at once: the careful way stores
+    # them a piece at a time, on one core.
+    MEMORY = "the statement ran out of the memory ingest holds DuckDB to"
+
 
 
 def store_stream(
@@ -191,6 +196,8 @@ def _insert_runs(con: duckdb.DuckDBPyConnection, source_id: int, runs: Iterable[
             if not failure:  # (else the stream's own exception, below)
                 if leave_out_stored and BROKEN_LINE in str(exc):
                     return Handover.CAREFUL
+                if isinstance(exc.__cause__, duckdb.OutOfMemoryException):
+                    return Handover.MEMORY
                 raise
     if failure:
         if isinstance(failure[0], _KeptTooMany):

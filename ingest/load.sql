@@ -52,7 +52,12 @@ WITH parsed AS (
            v.probe AS j_probe, v.lane AS j_lane, v.model_call_allowed AS j_model_call_allowed, v.quarantine AS j_quarantine,
            v.merge_credit AS j_merge_credit, v.units AS j_units, v.budget_cap AS j_budget_cap, v.properties AS j_properties,
            v.reasons AS j_reasons, v.expired_freezes AS j_expired_freezes, v.results AS j_results,
-           v.usage AS j_usage, v.shadow AS j_shadow,
+           -- A usage object of more than 256 KiB of text (some 3,000 entries; a policy has tens
+           -- of properties) is dropped, named usage.size: typing one of 100,000 entries ran out
+           -- of the memory ingest holds DuckDB to, and failed the whole log.
+           CASE WHEN strlen(CAST(v.usage AS VARCHAR)) <= 262144 THEN v.usage END AS j_usage,
+           strlen(CAST(v.usage AS VARCHAR)) > 262144 AS usage_too_big, v.shadow AS j_shadow,
+           lane_usage_parsed(CASE WHEN strlen(CAST(v.usage AS VARCHAR)) <= 262144 THEN v.usage END) AS usage_parsed,
            v.kind AS j_kind, v.pull_request AS j_pull_request, v.agent AS j_agent, v.ci_run AS j_ci_run,
            -- ts's text and number as columns: lane_ts names its text nine times, and a
            -- column there binds in half the time of the expression (each run plans this).
@@ -66,8 +71,9 @@ WITH parsed AS (
            json_str(j_probe) AS probe,
            py_truthy(j_quarantine) AS quarantined,
            py_truthy(j_merge_credit) AS has_credit,
-           -- usage: the line's `usage` typed by schema.sql's lane_usage.
-           lane_usage(j_usage) AS usage,
+           -- usage: the line's `usage` typed by schema.sql's lane_usage, its entries parsed
+           -- once (fields) for it and for what it dropped (type_anomalies).
+           lane_usage_typed(usage_parsed) AS usage,
            -- The shadow's fields, parsed only on a line whose shadow is an object (rare):
            -- the other lines pay one ord() for it.
            CASE WHEN ord(j_shadow) = 123 THEN json_transform(j_shadow,
@@ -113,7 +119,7 @@ SELECT
     * EXCLUDE (line, ts, probe, quarantined, has_credit,
                j_attempt_id, j_ts, j_repo, j_head, j_producer, j_probe, j_lane, j_model_call_allowed,
                j_quarantine, j_merge_credit, j_units, j_budget_cap, j_properties, j_reasons,
-               j_expired_freezes, j_results, j_usage, currencies, j_shadow, s, ts_text, ts_num,
+               j_expired_freezes, j_results, j_usage, usage_too_big, usage_parsed, currencies, j_shadow, s, ts_text, ts_num,
                j_kind, j_pull_request, j_agent, j_ci_run, pr, ci, change),
     line AS raw,
     nullif(json_str(j_attempt_id), '') AS attempt_id,
@@ -173,7 +179,8 @@ SELECT
                       OR NOT (ord(s.model_call_allowed) = 116 OR ord(s.model_call_allowed) = 102)
                       OR ord(s.policy_sha256) <> 34) END)
              THEN 'shadow' END
-    ], lambda name: name IS NOT NULL), change.notes, lane_usage_notes(j_usage)) AS type_anomalies,
+    ], lambda name: name IS NOT NULL), change.notes,
+       CASE WHEN usage_too_big THEN ['usage.size'] END, lane_usage_dropped_from(j_usage, usage_parsed)) AS type_anomalies,
     list_sum(list_transform(usage, lambda u: u.input_tokens)) AS input_tokens,
     list_sum(list_transform(usage, lambda u: u.output_tokens)) AS output_tokens,
     CASE WHEN len(currencies) = 1 THEN list_sum(list_transform(usage, lambda u: u.cost)) END AS cost,

@@ -150,7 +150,7 @@ def _store_group(con: duckdb.DuckDBPyConnection, source: _Source, first: Piece, 
             source.resent = tally.duplicates > 0
             return tally
         except _RolledBack as handover:
-            careful = handover.args[0] is Handover.CAREFUL or leave_out
+            careful = handover.args[0] in (Handover.CAREFUL, Handover.MEMORY) or leave_out
         # Read the group again (the stream is gone, and may have stopped before its end).
         source.__dict__.update(before.__dict__)
         pieces.restart(source.position, source.lines_read + 1)

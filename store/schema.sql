@@ -311,41 +311,65 @@ CREATE OR REPLACE MACRO lane_currency(j) AS
 CREATE OR REPLACE MACRO lane_cost(j) AS
     CASE WHEN json_num(j) BETWEEN 0 AND 1e9 THEN json_num(j) END;
 
+-- A usage entry's fields, its object parsed once: each json_extract parses it again, each
+-- parse held until a whole batch of lines is typed, and a macro's argument is its text,
+-- parsed wherever the macro names it (so lane_usage makes this list before it types the
+-- fields: 30 entries a line over 3,000 lines outgrew the memory ingest holds DuckDB to).
+-- An entry that is no object has none.
+CREATE OR REPLACE MACRO lane_usage_fields(v) AS
+    CASE WHEN ord(CAST(v AS VARCHAR)) = 123 THEN json_transform(v,
+        '{"input_tokens": "JSON", "output_tokens": "JSON", "cost": "JSON", "currency": "JSON", "model": "JSON"}')
+    END;
+
+-- One typed usage entry (lane_usage) from its property id and lane_usage_fields.
+CREATE OR REPLACE MACRO lane_usage_entry(property, f) AS {
+    'property': property,
+    'input_tokens': CASE WHEN json_num(f.input_tokens) BETWEEN 0 AND 1e12 THEN json_num(f.input_tokens) END,
+    'output_tokens': CASE WHEN json_num(f.output_tokens) BETWEEN 0 AND 1e12 THEN json_num(f.output_tokens) END,
+    'cost': CASE WHEN lane_currency(f.currency) IS NOT NULL THEN lane_cost(f.cost) END,
+    'currency': lane_currency(f.currency),
+    'model': json_str(f.model)
+};
+
+-- A usage object's entries, each {property, fields} (lane_usage_fields), parsed once for
+-- lane_usage_typed and lane_usage_dropped_from both; NULL for any other JSON, and for an
+-- object with a repeated key.
+CREATE OR REPLACE MACRO lane_usage_parsed(j_usage) AS
+    CASE WHEN ord(CAST(j_usage AS VARCHAR)) = 123 THEN try(list_transform(
+        map_entries(CAST(j_usage AS MAP(VARCHAR, JSON))),
+        lambda e: {'property': e.key, 'fields': lane_usage_fields(e.value)})) END;
+
 -- A line's `usage` as a list of structs: {property id: {input_tokens, output_tokens,
 -- cost, currency, model}}, one entry per key (an empty object, one with a repeated key,
 -- or any other JSON is no usage: NULL).  A token count is kept when it is a number from 0
--- to 1e12, the router's bound (two counts of 1e308 would overflow a sum); a cost by lane_cost, and only with a currency lane_currency keeps.  Ingest
--- (load.sql) and the upgrade to version 3 (upgrade.sql) both read usage by this one rule,
--- and name what it dropped by lane_usage_notes.
-CREATE OR REPLACE MACRO lane_usage(j_usage) AS
-    CASE WHEN ord(CAST(j_usage AS VARCHAR)) = 123 AND CAST(j_usage AS VARCHAR) <> '{}' THEN try(list_transform(
-        map_entries(CAST(j_usage AS MAP(VARCHAR, JSON))),
-        lambda e: {
-            'property': e.key,
-            'input_tokens': CASE WHEN json_num(json_extract(e.value, '$.input_tokens')) BETWEEN 0 AND 1e12
-                                 THEN json_num(json_extract(e.value, '$.input_tokens')) END,
-            'output_tokens': CASE WHEN json_num(json_extract(e.value, '$.output_tokens')) BETWEEN 0 AND 1e12
-                                  THEN json_num(json_extract(e.value, '$.output_tokens')) END,
-            'cost': CASE WHEN lane_currency(json_extract(e.value, '$.currency')) IS NOT NULL
-                         THEN lane_cost(json_extract(e.value, '$.cost')) END,
-            'currency': lane_currency(json_extract(e.value, '$.currency')),
-            'model': json_str(json_extract(e.value, '$.model'))
-        })) END;
+-- to 1e12, the router's bound (two counts of 1e308 would overflow a sum); a cost by
+-- lane_cost, and only with a currency lane_currency keeps.  Ingest (load.sql) and the
+-- upgrade to version 3 (upgrade.sql) both read usage by this one rule, and name what it
+-- dropped by lane_usage_notes.  lane_usage_typed takes lane_usage_parsed's entries.
+CREATE OR REPLACE MACRO lane_usage_typed(parsed) AS
+    CASE WHEN len(parsed) > 0 THEN try(list_transform(parsed, lambda e: lane_usage_entry(e.property, e.fields))) END;
 
--- What lane_usage dropped from a line's usage object, as type anomaly names (Data health):
--- 'usage.cost' when an entry's cost is there (not null) but lane_cost refuses it;
--- 'usage.currency' when an entry's currency is there but is no code, or a cost has none.
--- NULL for a line without a usage object (list_concat takes it as an empty list).
-CREATE OR REPLACE MACRO lane_usage_notes(j_usage) AS
-    CASE WHEN ord(CAST(j_usage AS VARCHAR)) = 123 THEN coalesce(try(list_filter([
-        CASE WHEN list_bool_or(list_transform(map_values(CAST(j_usage AS MAP(VARCHAR, JSON))),
-            lambda v: ord(CAST(json_extract(v, '$.cost') AS VARCHAR)) <> 110
-                      AND lane_cost(json_extract(v, '$.cost')) IS NULL)) THEN 'usage.cost' END,
-        CASE WHEN list_bool_or(list_transform(map_values(CAST(j_usage AS MAP(VARCHAR, JSON))),
-            lambda v: lane_currency(json_extract(v, '$.currency')) IS NULL
-                      AND (ord(CAST(json_extract(v, '$.currency') AS VARCHAR)) <> 110
-                           OR lane_cost(json_extract(v, '$.cost')) IS NOT NULL))) THEN 'usage.currency' END
-    ], lambda name: name IS NOT NULL)), []) END;
+CREATE OR REPLACE MACRO lane_usage(j_usage) AS lane_usage_typed(lane_usage_parsed(j_usage));
+
+-- What lane_usage dropped from a list of entries' fields (lane_usage_fields), as type
+-- anomaly names (Data health): 'usage.cost' when an entry's cost is there (not null) but
+-- lane_cost refuses it; 'usage.currency' when an entry's currency is there but is no code,
+-- or a cost has none.
+CREATE OR REPLACE MACRO lane_usage_dropped(fields) AS list_filter([
+    CASE WHEN list_bool_or(list_transform(fields, lambda f: ord(CAST(f.cost AS VARCHAR)) <> 110
+                                                            AND lane_cost(f.cost) IS NULL)) THEN 'usage.cost' END,
+    CASE WHEN list_bool_or(list_transform(fields, lambda f: lane_currency(f.currency) IS NULL
+                                                            AND (ord(CAST(f.currency AS VARCHAR)) <> 110
+                                                                 OR lane_cost(f.cost) IS NOT NULL))) THEN 'usage.currency' END
+], lambda name: name IS NOT NULL);
+
+-- lane_usage_dropped of a line's usage object, from its lane_usage_parsed entries; NULL for
+-- a line without a usage object (list_concat takes it as an empty list).
+CREATE OR REPLACE MACRO lane_usage_dropped_from(j_usage, parsed) AS
+    CASE WHEN ord(CAST(j_usage AS VARCHAR)) = 123 THEN
+        coalesce(try(lane_usage_dropped(list_transform(parsed, lambda e: e.fields))), []) END;
+
+CREATE OR REPLACE MACRO lane_usage_notes(j_usage) AS lane_usage_dropped_from(j_usage, lane_usage_parsed(j_usage));
 
 -- Week = the Monday of the ISO week of a UTC timestamp; NULL stays NULL (undated).
 CREATE OR REPLACE MACRO lane_week(ts) AS CAST(date_trunc('week', ts) AS DATE);
