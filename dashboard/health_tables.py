@@ -7,7 +7,8 @@ from typing import Any
 
 import pandas as pd
 
-from lanelog.dashboard.present import SHORT_HASH, fit_path, plural, short
+from lanelog.dashboard.cells import SHORT_HASH, fit_path, short
+from lanelog.dashboard.present import plural
 from lanelog.ingest import is_object_url
 
 # Data health's files table fits the main column of a 1000 px window: each file by its

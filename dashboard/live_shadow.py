@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from lanelog.dashboard.present import fit_cell
+from lanelog.dashboard.cells import fit_cell
 from lanelog.reasons import words as reason_words
 
 # Widths (px) that fit the main column of a 1000 px window with the sidebar open (about 490 px).

@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from lanelog.dashboard import charts, present, ui
+from lanelog.dashboard import cells, charts, present, ui
 from lanelog.money import money_text
 from lanelog.queries import ESTIMATE_WORDS
 
@@ -95,14 +95,31 @@ def show_money(money: dict[str, Any]) -> None:
         st.caption("No dated week in range.")
     else:
         st.caption(f"Week of {latest['week']}, from the usage the property runs recorded.")
-        # Two by two: four amounts with their currency do not fit one row of a narrow window.
-        top, bottom = st.columns(2), st.columns(2)
-        top[0].metric("Cost", cost_text(latest))
-        top[1].metric("Spend avoided (estimate)", amount(latest["spend_avoided_estimate"], latest))
-        bottom[0].metric("Cost per armed call", amount(latest["cost_per_armed_call"], latest))
-        bottom[1].metric(f"Cost per unit ({_count(latest['units'])} units)",
-                         amount(latest["cost_per_unit"], latest))
+        show_week_money(latest)
     st.caption(f"{ESTIMATE_WORDS}. A week without usage shows \"no usage recorded\", not a zero cost.")
+
+
+def show_week_money(latest: dict[str, Any]) -> None:
+    """The week's cost, spend avoided, cost per armed call and per unit, two by two, the currency in each
+    label so the amounts fit a narrow window; a week with no cost, or costs in several currencies, in words."""
+    if latest.get("cost") is None:
+        if latest.get("costs"):
+            st.info(f"The armed calls cost {cost_text(latest)} this week, in more than one currency: no cost per "
+                    "call or unit, and no spend avoided, is worked out across currencies.")
+        else:
+            st.info(f"This week: {latest.get('note') or 'no usage recorded'}, so there is no cost to show "
+                    "(never a zero cost).")
+        return
+    currency = currency_of(latest)
+
+    def plain(value: float | None) -> str:
+        return money_text(value, "").strip() if value is not None else "-"
+
+    top, bottom = st.columns(2), st.columns(2)
+    top[0].metric(f"Cost ({currency})", plain(latest["cost"]))
+    top[1].metric(f"Spend avoided, estimate ({currency})", plain(latest["spend_avoided_estimate"]))
+    bottom[0].metric(f"Cost per armed call ({currency})", plain(latest["cost_per_armed_call"]))
+    bottom[1].metric(f"Cost per unit ({currency}; {_count(latest['units'])} units)", plain(latest["cost_per_unit"]))
 
 
 def money_tables(money: dict[str, Any]) -> None:
@@ -110,15 +127,15 @@ def money_tables(money: dict[str, Any]) -> None:
     weeks = week_table(money)
     st.caption("Armed calls, units and tokens per week")
     st.dataframe(weeks[list(COUNT_WIDTHS)], hide_index=True, key="money_weeks_table",
-                 height=present.table_height(len(weeks)), column_config=present.fixed_columns(COUNT_WIDTHS))
+                 height=cells.table_height(len(weeks)), column_config=present.fixed_columns(COUNT_WIDTHS))
     st.caption("Cost per week, in the currency the runs reported: in all, per armed call, per unit, "
                "and the spend the probe avoided (an estimate)")
     st.dataframe(weeks[list(MONEY_WIDTHS)], hide_index=True, key="money_costs_table",
-                 height=present.table_height(len(weeks)), column_config=present.fixed_columns(MONEY_WIDTHS))
+                 height=cells.table_height(len(weeks)), column_config=present.fixed_columns(MONEY_WIDTHS))
     for key, words in (("property", "property"), ("repo", "repository")):
         rows = by_table(money[f"by_{key}"], key).rename(columns={key: words})
         st.caption(f"Cost per week and {words}")
-        st.dataframe(rows, hide_index=True, key=f"money_{key}_table", height=present.table_height(len(rows)),
+        st.dataframe(rows, hide_index=True, key=f"money_{key}_table", height=cells.table_height(len(rows)),
                      column_config=present.fixed_columns({name: BY_WIDTHS[name] for name in rows.columns}))
 
 

@@ -13,15 +13,15 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
+from lanelog.dashboard.cells import fit_cell, pull_request_cell
 from lanelog.dashboard.charts import ARMED, chart_height, count_axis, week_axis
-from lanelog.dashboard.present import fit_cell
 from lanelog.money import money_text
 
 # The funnel's steps, in order: each a part of the one before.
 FUNNEL = (("attempts", "attempts"), ("passed", "probe passed"), ("lanes_held", "lane held"), ("merged", "merged"))
 FUNNEL_COLOURS = ["#9aa4b1", "#a0cbe8", ARMED, "#59a14f"]
 # Fits the main column of a 1000 px window; the pull request names its repository.
-OPEN_WIDTHS = {"pull request": 170, "agent": 110, "attempts": 70, "last attempt": 95, "days open": 80}
+OPEN_WIDTHS = {"pull request": 185, "agent": 105, "attempts": 70, "last attempt": 90, "days open": 80}
 
 
 def funnel_frame(outcomes: dict[str, Any]) -> pd.DataFrame:
@@ -78,7 +78,7 @@ def open_table(prs: list[Any], today: date) -> pd.DataFrame:
     moment = datetime.combine(today + timedelta(days=1), time())
     waiting = sorted((pr for pr in prs if pr.state is None), key=lambda pr: pr.first_ts)
     return pd.DataFrame([{
-        "pull request": fit_cell(f"{pr.pr_repository}#{pr.pr_number}", OPEN_WIDTHS["pull request"]),
+        "pull request": pull_request_cell(pr.pr_repository, pr.pr_number, OPEN_WIDTHS["pull request"]),
         "agent": fit_cell(pr.agent or "(unknown)", OPEN_WIDTHS["agent"]),
         "attempts": pr.attempts,
         "last attempt": pr.last_ts.strftime("%Y-%m-%d"),
@@ -101,8 +101,11 @@ def _cost(row: dict[str, Any]) -> str:
 # of a 1000 px window: how many went which way, then the rate, the cost and the narrowed patches.
 GROUP_TABLES = (("pull_requests", "merged", "closed_without_merge", "open"),
                 ("merge rate", "cost per merged PR", "rejected_then_merged"))
-WEEK_TABLES = (("pull_requests_opened", "attempts", "lanes_held", "merged", "closed_without_merge", "open"),
-               ("merge rate", "cost per merged PR", "median_hours_to_merge"))
+# The weeks' two tables, headed in short words (a row of seven columns fits the expander at 1000 px).
+WEEK_TABLES = ((("pull_requests_opened", "opened"), ("attempts", "attempts"), ("lanes_held", "held"),
+                ("merged", "merged"), ("closed_without_merge", "closed"), ("open", "open")),
+               (("merge rate", "merge rate"), ("cost per merged PR", "cost per merged PR"),
+                ("median_hours_to_merge", "hours to merge")))
 
 
 def group_tables(rows: list[dict[str, Any]], key: str) -> list[pd.DataFrame]:
@@ -116,4 +119,5 @@ def group_tables(rows: list[dict[str, Any]], key: str) -> list[pd.DataFrame]:
 def weeks_tables(outcomes: dict[str, Any]) -> list[pd.DataFrame]:
     """The funnel and its money, a row a week, as two tables."""
     cells = [{**row, "merge rate": _rate(row), "cost per merged PR": _cost(row)} for row in outcomes["weeks"]]
-    return [pd.DataFrame(cells, columns=["week", *columns]) for columns in WEEK_TABLES]
+    return [pd.DataFrame(cells, columns=["week", *(key for key, _ in columns)])
+            .rename(columns=dict(columns)) for columns in WEEK_TABLES]

@@ -15,7 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from lanelog import queries
-from lanelog.dashboard import access, data, present, ui
+from lanelog.dashboard import access, cells, data, ui
 from lanelog.dashboard.launch import UPLOAD_LIMIT_MB
 from lanelog.errors import LanelogError
 from lanelog.queries import Filters, supported_week
@@ -137,7 +137,7 @@ def uploader() -> None:
 
 def database_caption() -> None:
     st.sidebar.caption("Parquet lake" if data.lake_dir() else "Database")
-    st.sidebar.text(present.path_lines(data.shown_name()))
+    st.sidebar.text(cells.path_lines(data.shown_name()))
 
 
 def render(guidance: bool = True) -> bool:

@@ -7,8 +7,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from lanelog.dashboard.cells import SHORT_ID, fit_cell, fit_path, pull_request_cell, short
 from lanelog.dashboard.health_tables import DETAIL_WIDTHS, PICKED_NAME_PX, log_name
-from lanelog.dashboard.present import SHORT_ID, fit_cell, fit_path, flat, short
+from lanelog.dashboard.present import flat
 
 TRIAGE_COLUMNS = ["ts", "attempt_id", "repo", "head", "producer", "quarantine", "merge_credit", "line"]
 
@@ -81,7 +82,7 @@ def merges_shown(merges: list[dict[str, Any]]) -> pd.DataFrame:
     account's type is in the chosen merge's detail), whether auto-merge did, the quarantine."""
     return pd.DataFrame([{
         "day (UTC)": merge["merged_at"].strftime("%Y-%m-%d") if merge["merged_at"] is not None else "-",
-        "pull request": fit_cell(f"{merge['pr_repository']}#{merge['pr_number']}", MERGE_WIDTHS["pull request"]),
+        "pull request": pull_request_cell(merge["pr_repository"], merge["pr_number"], MERGE_WIDTHS["pull request"]),
         "merged by": fit_cell(merge["merged_by"] or "(unknown)", MERGE_WIDTHS["merged by"]),
         "auto-merge": "yes" if merge["auto_merge"] else "no",
         "quarantine": fit_cell("; ".join(merge["quarantine"]), MERGE_WIDTHS["quarantine"]),

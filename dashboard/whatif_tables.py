@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from lanelog.dashboard.present import fit_cell
+from lanelog.dashboard.cells import fit_cell
 from lanelog.evidence_text import decided_lines
 from lanelog.framing import framed
 from lanelog.reasons import words as reason_words

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from lanelog import queries
-from lanelog.dashboard import budget_section, outcome_charts, present, ui
+from lanelog.dashboard import budget_section, cells, outcome_charts, present, ui
 from lanelog.money import money_text
 
 st.title("Outcomes")
@@ -23,16 +23,17 @@ columns[2].metric("Open now", totals["open"], help="No outcome line yet: the pul
 rate = f"{totals['merge_rate']:.0%}" if totals["merge_rate"] is not None else "none closed"
 columns[3].metric("Merge rate", rate, help=f"Of the {totals['merge_rate_denominator']} closed in range: "
                   "merged over merged and closed without merge; open ones are in neither.")
-# The currency in the label, so the amount fits a third of a 1000 px window.
+# The currency in the label, so the amount fits a third of a 1000 px window; no help icon, so the label
+# takes the whole third: the caption below says what it counts.
 cost = money_text(totals["cost_per_merged_pr"], "").strip() if totals["cost_per_merged_pr"] is not None else "unknown"
-columns[4].metric(f"Cost per merged PR ({totals['currency']})" if totals["currency"] else "Cost per merged PR", cost,
-                  help="What every attempt of the merged pull requests cost, over those whose cost is known. "
-                       + ("Their costs are in several currencies: no mean is made." if totals[
-                           "costs_in_several_currencies"] else ""))
+columns[4].metric(f"Cost per merged PR ({totals['currency']})" if totals["currency"] else "Cost per merged PR", cost)
 hours = totals["median_hours_to_merge"]
 columns[5].metric("Median time to merge", f"{hours:.1f} h" if hours is not None else "-",
                   help="From a pull request's first routed attempt to its merge.")
-notes = [f"{totals['merged_cost_unknown']} merged pull request(s) have no known cost (an armed call recorded "
+notes = ["Cost per merged PR: what every attempt of the merged pull requests cost, over those whose cost is known"
+         + ("; their costs are in several currencies, so no mean is made." if totals["costs_in_several_currencies"]
+            else ".")]
+notes += [f"{totals['merged_cost_unknown']} merged pull request(s) have no known cost (an armed call recorded "
          "none): they are counted apart, never as free."] if totals["merged_cost_unknown"] else []
 notes.append(f"{totals['rejected_then_merged']} pull request(s) the probe rejected at first were merged after a "
              "later attempt.")
@@ -43,8 +44,7 @@ if totals["spend_closed_without_merge"] is not None:
                     else "."))
 notes.append(f"Merged over a live quarantine: {totals['merge_credit_bugs']} credit bug(s), nobody said they may go "
              f"(Credit-bug triage lists them), and {totals['reviewed_exceptions']} reviewed exception(s).")
-for note in notes:
-    st.caption(note)
+st.caption(" ".join(notes))  # numbers, and a currency ingest keeps only as three capital letters
 
 st.subheader("From attempt to merge, week by week")
 st.altair_chart(outcome_charts.funnel(outcomes, weeks=ui.axis_weeks()), key="outcome_funnel")
@@ -70,7 +70,7 @@ if waiting.empty:
 else:
     st.caption(f"No outcome line yet: these have not closed. Days open as of {today.isoformat()} (UTC), the "
                "longest waiting first.")
-    st.dataframe(waiting, hide_index=True, key="open_pull_requests", height=present.table_height(len(waiting)),
+    st.dataframe(waiting, hide_index=True, key="open_pull_requests", height=cells.table_height(len(waiting)),
                  column_config=present.fixed_columns(outcome_charts.OPEN_WIDTHS))
 
 with st.expander("By repository, and the weeks as a table"):

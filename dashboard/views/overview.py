@@ -26,8 +26,9 @@ if latest is None:
     st.info("No attempts in this range.")
     st.stop()
 st.subheader(comparison.heading())
-# Two rows of four: more in a row cut the last label short in a 1000 px window.
-columns = [*st.columns(4), *st.columns(4)]
+# Four counts, then units, quarantined and the cost three to a row: more in a row cut a label or the
+# cost short in a 1000 px window.
+columns = [*st.columns(4), *st.columns(3)]
 for column, (key, label) in zip(columns, present.METRICS):
     column.metric(label, present.number(latest[key]), delta=present.delta(comparison, key),
                   delta_color="inverse" if key == "credit_bugs" else "off")
@@ -35,11 +36,9 @@ columns[len(present.METRICS)].metric(
     "Quarantined", present.number(latest["quarantined"]), delta=present.delta(comparison, "quarantined"),
     delta_color="off",
     help="Attempts with a live freeze. A freeze is expected; it alerts only if it moved the merge bit.")
-cost, change = present.week_cost(money, comparison)
-columns[len(present.METRICS) + 1].metric(
-    "Cost", cost, delta=change, delta_color="off",
-    help="What the week's armed calls cost, from the usage their runs recorded, against the week compared "
-         "with (in the same currency). The Spend review splits it by property and repository.")
+label, cost, change = present.week_cost(money, comparison)
+columns[len(present.METRICS) + 1].metric(label, cost, delta=change, delta_color="off",
+                                         help=present.week_cost_note(money, comparison))
 st.caption(present.range_caption(report))
 st.caption("Every attempt in range, by the producer that wrote its line: probe rejects, armed calls, "
            "and neither (passed the probe without an armed call).")

@@ -6,7 +6,7 @@ from typing import Any
 import streamlit as st
 
 from lanelog import queries
-from lanelog.dashboard import data, health_tables, present, triage_tables, ui
+from lanelog.dashboard import cells, data, health_tables, present, triage_tables, ui
 
 st.title("Credit-bug triage")
 found = ui.figures(queries.credit_bug_rows, queries.sources, queries.merge_credit_bugs)
@@ -19,12 +19,12 @@ exceptions = [merge for merge in merges if merge["verdict"] == "reviewed_excepti
 def show_merges(chosen: list[dict[str, Any]], key: str) -> None:
     """Merges over a live quarantine: a table, and the one chosen whole."""
     st.dataframe(triage_tables.merges_shown(chosen), hide_index=True, key=f"{key}_table",
-                 height=present.table_height(len(chosen)),
+                 height=cells.table_height(len(chosen)),
                  column_config=present.fixed_columns(triage_tables.MERGE_WIDTHS))
     pick = st.selectbox("Pull request", range(len(chosen)), key=f"{key}_pick",
                         format_func=lambda i: f"{chosen[i]['pr_repository']}#{chosen[i]['pr_number']}")
     detail = triage_tables.merge_detail(chosen[pick])
-    st.dataframe(detail, hide_index=True, key=f"{key}_detail", height=present.whole_height(len(detail)),
+    st.dataframe(detail, hide_index=True, key=f"{key}_detail", height=cells.whole_height(len(detail)),
                  column_config=present.fixed_columns(health_tables.DETAIL_WIDTHS))
 
 

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from lanelog import queries
-from lanelog.dashboard import charts, data, health_tables, live_shadow, present, ui, whatif_tables
+from lanelog.dashboard import cells, charts, data, health_tables, live_shadow, present, ui, whatif_tables
 from lanelog.errors import DatabaseLocked, LanelogError
 
 st.title("What-if")
@@ -76,7 +76,7 @@ def replay_flips(replay: dict[str, Any]) -> None:
         st.caption("Commits by git's short id; \"probe\" is the baseline's, then the candidate's, and \"reasons\" "
                    "are the rejecting side's. The selected flip below, and the CSV, hold every value whole.")
         shown = whatif_tables.flips_shown(flips)
-        st.dataframe(shown, hide_index=True, key="replay_flips", height=present.table_height(len(shown)),
+        st.dataframe(shown, hide_index=True, key="replay_flips", height=cells.table_height(len(shown)),
                      column_config=present.fixed_columns(whatif_tables.FLIP_WIDTHS))
         st.download_button("Download CSV", present.csv_bytes(whatif_tables.flips_table(flips, whole=True)),
                            file_name="replay-flips.csv", mime="text/csv", key="replay_flips_csv")
@@ -84,7 +84,7 @@ def replay_flips(replay: dict[str, Any]) -> None:
         commits, subjects = [str(value) for value in whole["commit"]], [str(value) for value in whole["subject"]]
         choice = st.selectbox("Flip", range(len(whole)), key="replay_flip_pick",
                               format_func=lambda i: f"{commits[i][:whatif_tables.SHORT_COMMIT]} · "
-                                                    f"{present.short(subjects[i], 60)}")
+                                                    f"{cells.short(subjects[i], 60)}")
         st.dataframe(whatif_tables.flip_detail(whole.iloc[choice]), hide_index=True, key="replay_flip_detail",
                      column_config=present.fixed_columns(health_tables.DETAIL_WIDTHS))
         flip_lines(replay["flips"][choice])

@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 
 from lanelog.dashboard import live_shadow
+from lanelog.dashboard.cells import CELL_PADDING_PX
 from lanelog.dashboard.health_tables import REJECTED_WIDTHS, SOURCE_COUNTS
 from lanelog.dashboard.outcome_charts import OPEN_WIDTHS
-from lanelog.dashboard.present import CELL_PADDING_PX, METRICS, alert_text
+from lanelog.dashboard.present import METRICS, alert_text
 from lanelog.dashboard.triage_tables import MERGE_WIDTHS, TRIAGE_WIDTHS
 from lanelog.dashboard.whatif_tables import FLIP_WIDTHS
 from lanelog.queries import FIGURES, compare_latest
@@ -145,7 +146,8 @@ def wait_for_attempts(page: object, expected: int) -> None:
             const values = document.querySelectorAll(sel);
             return values.length === count && values[0].innerText.trim() === want;
         }""",
-        arg=['[data-testid="stMetricValue"]', len(METRICS) + 1, str(expected)], timeout=60_000,
+        # The weekly figures, then Quarantined and the week's Cost.
+        arg=['[data-testid="stMetricValue"]', len(METRICS) + 2, str(expected)], timeout=60_000,
     )
 
 
@@ -309,8 +311,8 @@ def plot_heights(page: object) -> list[float]:
 
 def overflow(page: object) -> dict[str, object]:
     """What spills sideways: the page itself, each table or code block wider than its box
-    (one that scrolls sideways), and the metric labels cut short (Streamlit ends a label
-    too wide for its column with "…")."""
+    (one that scrolls sideways), and the metric labels and values cut short (Streamlit ends
+    one too wide for its column with "…")."""
     return page.evaluate(
         """() => ({
             page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
@@ -324,6 +326,9 @@ def overflow(page: object) -> dict[str, object]:
                   .filter(e => e.clientWidth > 0)
                   .map(e => e.scrollWidth - e.clientWidth),
             labels: [...document.querySelectorAll('[data-testid="stMetricLabel"] *')]
+                    .filter(e => e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
+                    .map(e => e.textContent),
+            values: [...document.querySelectorAll('[data-testid="stMetricValue"], [data-testid="stMetricValue"] *')]
                     .filter(e => e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
                     .map(e => e.textContent),
         })"""
@@ -405,7 +410,7 @@ def test_every_page_is_saved_at_two_widths_and_nothing_spills_sideways(
     assert {width: set(cut) for width, cut in cut_short.items()} == dict.fromkeys(WIDTHS, fitted)
     for (name, width), spill in spills.items():
         assert spill["page"] <= 0, (name, width, spill)
-        assert not spill["labels"], (name, width, spill)
+        assert not spill["labels"] and not spill["values"], (name, width, spill)
         for kind in ("tables", "static", "code"):
             assert all(extra <= 0 for extra in spill[kind]), (name, width, kind, spill)
         if name in ("triage", "health"):
@@ -499,7 +504,7 @@ def test_the_what_if_page_draws_the_live_shadow_beside_a_replay_at_two_widths(
             ARTIFACTS.mkdir(exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / f"shadow-whatif-{width}.png"), full_page=True)
             page.close()
-            assert spill["page"] <= 0 and not spill["labels"], spill
+            assert spill["page"] <= 0 and not spill["labels"] and not spill["values"], spill
             # replay: about, flips, the chosen flip; live: weeks, flips, the chosen flip
             assert len(spill["tables"]) == 6 and all(extra <= 0 for extra in spill["tables"]), spill
             assert legends == [["baseline", "candidate"]] * 2, legends

@@ -88,17 +88,24 @@ def test_the_spend_review_draws_each_budget_at_two_widths(budgeted: tuple[str, f
         assert main.index("Budgets") < main.index("Cost per week") < main.index("Tables")
         assert "weekly-cap: " in main and "(111%)" in main and "all-spend: " in main and "(85%)" in main
         assert "budget euro-desk: repo 'no-such-repo-*' matches no repository in the database" in main
-        shares, costs_usd = legend_entries(page)[:2]
+        legends = legend_entries(page)
+        shares, costs_usd = legends[:2]
         assert shares == ["spent so far", "spent so far, past an alert threshold", "spent so far, over the amount",
                           "projected by the period's end", "alert threshold"]
         assert costs_usd[0] == "cost per week (USD)"
-        assert [entry.split(":")[0] for entry in costs_usd[1:]] == [
-            "budget all-spend", "budget weekly-cap", "budget orders-month"]
-        # Nothing was priced in euros: a sentence says so, not a chart of nothing.
-        assert "No cost recorded in EUR in range, the currency of budget(s) euro-desk." in main
+        # The budgets of all spend over the weekly cost; the one scoped to a repository over its own spend.
+        assert [entry.split(":")[0] for entry in costs_usd[1:]] == ["budget all-spend", "budget weekly-cap"]
+        assert main.index("Scoped budgets") < main.index("Budget orders-month: repositories orders-*, in USD")
+        assert any(entries[0] == "cost in its scope per week (USD)"
+                   and [entry.split(":")[0] for entry in entries[1:]] == ["budget orders-month"]
+                   for entries in legends[2:]), legends
+        # Nothing in the euro budget's scope was spent: a sentence says so, not a chart of nothing.
+        assert ("No spend in these weeks in the scope of euro-desk (repositories no-such-repo-*): nothing to draw."
+                in main)
+        assert "budget euro-desk:" not in " ".join(" ".join(entries) for entries in legends)
         open_expanders(page)
         spill = overflow(page)
-        assert spill["page"] <= 0 and not spill["labels"], spill
+        assert spill["page"] <= 0 and not spill["labels"] and not spill["values"], spill
         assert all(extra <= 0 for extra in spill["tables"]), spill
         tall = page.evaluate("""() => Math.max(...[...document.querySelectorAll(
             '[data-testid="stMain"], [data-testid="stMainBlockContainer"]')].map(e => e.scrollHeight))""")

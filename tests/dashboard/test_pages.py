@@ -63,13 +63,14 @@ def expected_metrics(report: dict[str, Any]) -> dict[str, tuple[str, str]]:
     money = {row["week"]: row for row in report["money"]["weeks"]}
     now, then = money[latest["week"]], money[previous["week"]] if previous else {}
     if now["cost"] is None:
-        shown["Cost"] = (now["note"], "")
+        shown["Cost"] = ("none", "")
         return shown
     change = ""
     if then.get("cost") is not None and then["currency"] == now["currency"]:
         delta = Decimal(str(now["cost"])) - Decimal(str(then["cost"]))
-        change = ("+" if delta >= 0 else "-") + money_text(abs(delta), now["currency"])
-    shown["Cost"] = (money_text(now["cost"], now["currency"]), change)
+        change = ("+" if delta >= 0 else "-") + money_text(abs(delta), "").strip()
+    # The currency in the label, the amount alone beneath it.
+    shown[f"Cost ({now['currency']})"] = (money_text(now["cost"], "").strip(), change)
     return shown
 
 
@@ -551,10 +552,10 @@ def test_triage_table_cuts_ids_and_the_selected_attempt_shows_them_whole(
     assert row["attempt"] == "t0-0" and row["day (UTC)"] == "2026-10-05"
     detail = dict(at.dataframe[1].value.itertuples(index=False))
     assert detail["head"] == head and detail["attempt"] == "t0-0" and detail["merge credit"] == "1"
-    from lanelog.dashboard import health_tables, present
+    from lanelog.dashboard import cells, health_tables
 
     source = str(tmp_path / "lane-log-0.jsonl")  # as long as the test's folder makes it
-    assert detail["source file"] == present.fit_path(source, health_tables.DETAIL_WIDTHS["value"])
+    assert detail["source file"] == cells.fit_path(source, health_tables.DETAIL_WIDTHS["value"])
     assert detail["line"] == "1"
     # A path the table has to cut is shown whole below it.
     assert (source in [block.value for block in at.code]) == (detail["source file"] != source)
@@ -569,7 +570,7 @@ def test_triage_table_cuts_ids_and_the_selected_attempt_shows_them_whole(
     assert files.to_dict("records") == [{"file": "lane-log-0.jsonl", "still there": "no", "attempts": 1,
                                          "rejected": 0, "duplicates": 0}]
     place = dict(health.dataframe[1].value.itertuples(index=False))  # the picked file, field by field
-    assert place["path"] == present.fit_path(source, health_tables.DETAIL_WIDTHS["value"])
+    assert place["path"] == cells.fit_path(source, health_tables.DETAIL_WIDTHS["value"])
     assert (source in [block.value for block in health.code]) == (place["path"] != source)
     assert len(place["fingerprint"]) == 13 and place["fingerprint"].endswith("…")
     assert place["lines read"] == "1"  # how far the log was read, beside its bytes
@@ -670,12 +671,12 @@ def test_the_triage_table_cuts_a_long_cell_at_an_id_and_says_so(app: Any, make_d
     at = app(db, "views/triage.py")
     (row,) = at.dataframe[0].value.to_dict("records")
     assert row["quarantine"] == "test_export_race; …"  # whole ids, and an ellipsis for the rest
-    # The repository's start that draws in its column, and an ellipsis (Chromium's widths: dashboard/present.py).
-    from lanelog.dashboard import present
+    # The repository's start that draws in its column, and an ellipsis (Chromium's widths: dashboard/cells.py).
+    from lanelog.dashboard import cells
     from lanelog.dashboard.triage_tables import TRIAGE_WIDTHS
 
     assert row["repository"] == "payments-rec…"
-    assert present.text_px(row["repository"]) <= TRIAGE_WIDTHS["repository"] - present.CELL_PADDING_PX
+    assert cells.text_px(row["repository"]) <= TRIAGE_WIDTHS["repository"] - cells.CELL_PADDING_PX
     assert row["producer"] == "lanelog-route"
     detail = dict(at.dataframe[1].value.itertuples(index=False))
     assert detail["quarantine"] == "test_export_race; test_shared_tmpdir"
@@ -683,37 +684,47 @@ def test_the_triage_table_cuts_a_long_cell_at_an_id_and_says_so(app: Any, make_d
 
 
 def test_a_long_key_keeps_its_run_folder_in_a_narrow_column() -> None:
-    from lanelog.dashboard import health_tables, present
+    from lanelog.dashboard import cells, health_tables
 
     key = "lanelog/orders-service/12345678901-1/lane-log.jsonl"
-    assert present.fit_path(key, health_tables.SOURCE_COUNTS["file"]) == "…/12345678901-1/lane-log.jsonl"
-    assert present.fit_path(key, health_tables.UNDATED_WIDTHS["file"]) == "…/12345678901-1/…"
-    assert present.fit_path("lane-log-0.jsonl", health_tables.UNDATED_WIDTHS["file"]) == "lane-log-0.jsonl"
+    assert cells.fit_path(key, health_tables.SOURCE_COUNTS["file"]) == "…/12345678901-1/lane-log.jsonl"
+    assert cells.fit_path(key, health_tables.UNDATED_WIDTHS["file"]) == "…/12345678901-1/…"
+    assert cells.fit_path("lane-log-0.jsonl", health_tables.UNDATED_WIDTHS["file"]) == "lane-log-0.jsonl"
     # One long part: as many of its last characters as draw in the column, and not one more.
-    cut = present.fit_path("x" * 40, 100)
+    cut = cells.fit_path("x" * 40, 100)
     assert cut.startswith("…x") and set(cut[1:]) == {"x"}
-    assert present.text_px(cut) <= 100 - present.CELL_PADDING_PX < present.text_px(cut + "x")
+    assert cells.text_px(cut) <= 100 - cells.CELL_PADDING_PX < cells.text_px(cut + "x")
     # The cuts measure each character: a row of wide ones is cut shorter than a row of narrow ones.
-    assert len(present.fit_cell("m" * 40, 100)) < len(present.fit_cell("i" * 40, 100))
+    assert len(cells.fit_cell("m" * 40, 100)) < len(cells.fit_cell("i" * 40, 100))
+
+
+def test_a_pull_request_keeps_its_number_whatever_its_column_cuts() -> None:
+    from lanelog.dashboard import cells
+
+    assert cells.pull_request_cell("acme/orders", 7, 185) == "acme/orders#7"
+    assert cells.pull_request_cell("demo-org/search-service", 22, 160) == "search-service#22"  # the owner goes
+    cut = cells.pull_request_cell("acme/" + "payments-reconciliation" * 3, 12345, 150)
+    assert cut.startswith("payments-rec") and cut.endswith("…#12345")
+    assert cells.text_px(cut) <= 150 - cells.CELL_PADDING_PX
 
 
 def test_a_long_attempt_id_is_cut_in_the_triage_table() -> None:
-    from lanelog.dashboard import present
+    from lanelog.dashboard import cells
 
-    assert present.short("0123456789abcdef", present.SHORT_ID) == "0123456789…"
-    assert present.short("0123456789a", present.SHORT_ID) == "0123456789a"  # one more is no shorter cut
-    assert present.short(None, present.SHORT_ID) is None
+    assert cells.short("0123456789abcdef", cells.SHORT_ID) == "0123456789…"
+    assert cells.short("0123456789a", cells.SHORT_ID) == "0123456789a"  # one more is no shorter cut
+    assert cells.short(None, cells.SHORT_ID) is None
 
 
 def test_a_long_path_breaks_only_after_a_slash() -> None:
-    from lanelog.dashboard import present
+    from lanelog.dashboard import cells
 
     path = "/home/someone/projects/lanelog-checkouts/team-a/lanelog.duckdb"
-    lines = present.path_lines(path, width=24).split("\n")
+    lines = cells.path_lines(path, width=24).split("\n")
     assert "".join(lines) == path
     assert all(part.endswith("/") for part in lines[:-1]) and lines[-1] == "team-a/lanelog.duckdb"
     assert all(len(part) <= 24 for part in lines)
-    assert present.path_lines("lanelog.duckdb") == "lanelog.duckdb"
+    assert cells.path_lines("lanelog.duckdb") == "lanelog.duckdb"
 
 
 def test_one_legend_names_every_series_of_the_rejects_chart(app: Any, demo_db: Path) -> None:
@@ -921,12 +932,11 @@ def test_spend_review_shows_cost_per_week_and_the_estimate_from_the_report(app: 
     money = report_json(demo_db)["money"]
     latest = [row for row in money["weeks"] if row["week"] is not None][-1]
     shown = metrics(at)
-    assert shown["Cost"][0].endswith(" USD")
-    assert float(shown["Cost"][0].split()[0].replace(",", "")) == pytest.approx(latest["cost"], abs=1e-6)
-    avoided = shown["Spend avoided (estimate)"][0]
-    assert avoided.endswith(" USD")
-    assert float(avoided.split()[0].replace(",", "")) == pytest.approx(latest["spend_avoided_estimate"], abs=1e-6)
-    assert any(label.startswith("Cost per unit (") for label in shown)
+    # The currency in each label, the amount alone.
+    assert float(shown["Cost (USD)"][0].replace(",", "")) == pytest.approx(latest["cost"], abs=1e-6)
+    avoided = shown["Spend avoided, estimate (USD)"][0]
+    assert float(avoided.replace(",", "")) == pytest.approx(latest["spend_avoided_estimate"], abs=1e-6)
+    assert any(label.startswith("Cost per unit (USD; ") for label in shown)
     table = next(frame.value for frame in at.dataframe if "avoided (estimate)" in frame.value.columns)
     assert list(table["week"]) == [row["week"] or "undated" for row in money["weeks"]] + ["total"]
     costs = [float(cell.split()[0].replace(",", "")) for cell in table["cost"][:-1]]
@@ -942,7 +952,8 @@ def test_a_week_without_usage_says_so_on_the_spend_review(app: Any, make_db: Any
     ])
     at = app(db, "views/spend.py")
     assert not at.exception
-    assert metrics(at)["Cost"][0] == "no usage recorded"
+    assert not any(label.startswith("Cost") for label in metrics(at))  # no amount to show: in words instead
+    assert "This week: no usage recorded, so there is no cost to show (never a zero cost)." in texts(at)
     table = next(frame.value for frame in at.dataframe if "avoided (estimate)" in frame.value.columns)
     assert list(table["cost"]) == ["0.0061 USD", "no usage recorded", "0.0061 USD"]
     assert "0.00 USD" not in list(table["cost"])
