@@ -145,8 +145,9 @@ def _read_hunk(lines: list[Change], policy: Policy, evidence: AssertionEvidence,
 def _removed_line(change: Change, statement: list[dict[str, str]]) -> dict[str, Any]:
     """A removed matching line as the line carries it: where it was, where it stood in the new
     file, the rest of its statement."""
-    record: dict[str, Any] = {"file": printable(change.file), "old_line": change.old_line,
-                              "at": None if change.deleted or change.new_line < 1 else change.new_line, "text": cut(change.text),
+    at = None if change.deleted or change.new_line < 1 else change.new_line  # none in a deleted or emptied file
+    record: dict[str, Any] = {"file": printable(change.file), "old_line": change.old_line, "at": at,
+                              "text": cut(change.text),
                               "statement": statement, "replaced_by": None, "back_verbatim": None}
     if change.old_file and change.old_file != change.file:
         record["old_file"] = printable(change.old_file)

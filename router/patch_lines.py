@@ -26,8 +26,9 @@ class Change:
     number in the old file; ``new_line`` an added line's number in the new file, and for
     a removed line the number the next line keeps in the new file (where it was removed), or
     the hunk's last new line when none follows in it (a removed last line: never past the end
-    of the new file; 0 when the new file is empty); an unchanged line has both.  A block is a run of removed lines and the added lines right
-    after them: how git shows lines changed in place.  Hunks count from 1 through the patch.
+    of the new file; 0 when the new file is empty); an unchanged line has both.  A block is
+    a run of removed lines and the added lines right after them: how git shows lines changed
+    in place.  Hunks count from 1 through the patch.
     """
 
     file: str
