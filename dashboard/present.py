@@ -184,7 +184,7 @@ def week_cost(money: dict[str, Any], comparison: Comparison) -> tuple[str, str, 
 def week_cost_note(money: dict[str, Any], comparison: Comparison) -> str:
     """What the Cost metric's help says: what it is, and why there is none when there is none."""
     key = comparison.latest["week"] if comparison.latest is not None else "none"
-    now = next((item for item in money["weeks"] if item["week"] == key), {})
+    now: dict[str, Any] = next((item for item in money["weeks"] if item["week"] == key), {})
     why = f" This week: {now.get('note') or 'no usage recorded'}." if now.get("cost") is None else ""
     return ("What the week's armed calls cost, from the usage their runs recorded, against the week compared "
             "with (in the same currency). The Spend review splits it by property and repository." + why)
