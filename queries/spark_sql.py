@@ -170,8 +170,14 @@ def _numbered(tree: Any) -> Any:
     inner = tree.copy()
     inner.set("order", None)
     inner.set("with_", None)
+    if order is not None:
+        # The outer select sees the inner one's columns by name alone: `per_pr.pr_repository`
+        # in the ORDER BY is `pr_repository` there (Spark: UNRESOLVED_COLUMN).
+        order = order.copy()
+        for column in order.find_all(exp.Column):
+            column.set("table", None)
     place: exp.Expression = exp.Literal.number(0) if order is None else \
-        exp.Window(this=exp.RowNumber(), order=order.copy())
+        exp.Window(this=exp.RowNumber(), order=order)
     outer = exp.select(exp.Star(), exp.alias_(place, ORDER_COLUMN)).from_(
         exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier("numbered"))))
     if ctes is not None:

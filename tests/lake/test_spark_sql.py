@@ -39,6 +39,22 @@ def test_the_spark_sql_is_generated_from_the_sql_files() -> None:
         spark_sql("freezes")
 
 
+def test_the_numbered_form_orders_by_the_inner_selects_column_names() -> None:
+    """The ORDER BY becomes a window over the query as a subquery, where `per_pr.pr_repository`
+    is `pr_repository`: a table's name left on it was Spark's UNRESOLVED_COLUMN at run time."""
+    import sqlglot
+    from sqlglot import exp
+
+    for name in SPARK_QUERIES:
+        tree = sqlglot.parse_one(spark_sql(name, numbered=True), read="spark")
+        windows = [node for node in tree.find_all(exp.Window) if node.parent is not None
+                   and isinstance(node.parent, exp.Alias) and node.parent.alias == "lanelog_order"]
+        for window in windows:
+            assert [column.sql() for column in window.find_all(exp.Column) if column.table] == [], name
+    ordered = spark_sql("pull_request_rows", numbered=True)
+    assert "OVER (ORDER BY first_ts NULLS LAST, pr_repository NULLS LAST, pr_number NULLS LAST)" in ordered
+
+
 def test_the_cached_read_holds_only_the_columns_the_report_reads() -> None:
     columns = store.lake_schemas()["attempts"].names
     read = set(columns_read([query.name for query in REPORT_QUERIES + MONEY_QUERIES], columns))
