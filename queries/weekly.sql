@@ -23,7 +23,9 @@
 -- cost_per_unit: cost / the spent units of the priced calls.  spend_avoided_estimate: an
 -- estimate, a week's patch_rejects (the probe's saving: a setup reject judged no patch and
 -- saved nothing) times its cost_per_armed_call; the total row adds up the weeks'
--- estimates, NULL when any week with patch rejects has none to give; NULL by repo.
+-- estimates, NULL when any week with patch rejects has none to give; NULL by repo.  (It is
+-- worked out in doubles, cost * patch_rejects / calls_priced: Spark keeps six decimals of a
+-- count times a DECIMAL(38, 10), and a cost per call rounded first is off in the tenth.)
 -- params: since, until, repo, setup_reasons
 -- (Summing the flags as integers is about a quarter faster than count(*) FILTER here.
 -- A setup reject is looked for only among probe rejects, by keeping the reasons found in
@@ -78,7 +80,8 @@ WITH scoped AS (
     SELECT CASE WHEN sum(CASE WHEN probe_rejects - setup_rejects > 0 AND cost_per_armed_call IS NULL
                               THEN 1 ELSE 0 END) = 0
                      AND count(DISTINCT currency) = 1
-                THEN sum((probe_rejects - setup_rejects) * cost_per_armed_call) END AS estimate
+                THEN sum(CAST(cost AS DOUBLE) * (probe_rejects - setup_rejects) / nullif(calls_priced, 0)) END
+                     AS estimate
     FROM priced
     WHERE NOT is_total AND NOT by_repo AND (probe_rejects - setup_rejects > 0 OR cost_per_armed_call IS NOT NULL)
 )
@@ -90,7 +93,7 @@ SELECT
     calls_with_usage, calls_priced, input_tokens, output_tokens, currency, cost, cost_per_armed_call,
     cost / nullif(units_priced, 0) AS cost_per_unit,
     CASE WHEN by_repo THEN NULL
-         WHEN NOT is_total THEN (probe_rejects - setup_rejects) * cost_per_armed_call
+         WHEN NOT is_total THEN CAST(cost AS DOUBLE) * (probe_rejects - setup_rejects) / nullif(calls_priced, 0)
          WHEN currency IS NOT NULL THEN (SELECT estimate FROM avoided) END AS spend_avoided_estimate,
     is_total, by_repo
 FROM priced
