@@ -30,9 +30,13 @@ if TYPE_CHECKING:
 
 # The Hadoop version the pyspark 3.5 wheel ships: hadoop-aws must match it.
 _HADOOP_AWS = "org.apache.hadoop:hadoop-aws:3.3.4"
-# Under adaptive execution every shuffle is a job of its own; the report's queries are
-# aggregates into a few rows, which it has nothing to adapt for.
+# What the report's one job runs without, unless --spark-conf gives it: under adaptive
+# execution every shuffle is a job of its own (the report's queries are aggregates into a few
+# rows, which it has nothing to adapt for), and a broadcast join collects its small side in a
+# job of its own (the outcomes' joins of pull requests: 4 jobs where there was 1).
 _ADAPTIVE = "spark.sql.adaptive.enabled"
+_BROADCAST = "spark.sql.autoBroadcastJoinThreshold"
+_ONE_JOB = {_ADAPTIVE: "false", _BROADCAST: "-1"}
 # The temporary view of the attempts' columns the prefetched queries read, cached while they run.
 _CACHED_VIEW = "lanelog_report_attempts"
 _QUERY_COLUMN = "lanelog_query"
@@ -161,25 +165,26 @@ class SparkLake(Engine):
 
     @contextmanager
     def _running(self, doing: str, one_job: bool = False) -> Iterator[None]:
-        """The block's jobs watched, failures in one line; one_job: adaptive execution off unless --spark-conf says."""
+        """The block's jobs watched, failures in one line; one_job: _ONE_JOB unless --spark-conf says."""
         with spark_errors(f"Spark could not run {doing}", self._files), \
-                watched(self.spark, self.job_group, doing, self.stall_timeout), self._adaptive(not one_job):
+                watched(self.spark, self.job_group, doing, self.stall_timeout), self._one_job(not one_job):
             yield
 
     @contextmanager
-    def _adaptive(self, kept: bool) -> Iterator[None]:
-        if kept or _ADAPTIVE in self.settings:
-            yield
-            return
-        before = self.spark.conf.get(_ADAPTIVE, None)
-        self.spark.conf.set(_ADAPTIVE, "false")
+    def _one_job(self, kept: bool) -> Iterator[None]:
+        """_ONE_JOB's settings for the block (kept: none of them), save those --spark-conf gave; then as before."""
+        wanted = {} if kept else {key: value for key, value in _ONE_JOB.items() if key not in self.settings}
+        before = {key: self.spark.conf.get(key, None) for key in wanted}
+        for key, value in wanted.items():
+            self.spark.conf.set(key, value)
         try:
             yield
         finally:
-            if before is None:
-                self.spark.conf.unset(_ADAPTIVE)
-            else:
-                self.spark.conf.set(_ADAPTIVE, before)
+            for key, value in before.items():
+                if value is None:
+                    self.spark.conf.unset(key)
+                else:
+                    self.spark.conf.set(key, value)
 
 
 def _bound(values: Mapping[str, Any]) -> dict[str, Any]:

@@ -136,6 +136,7 @@ def test_an_empty_lake_still_has_its_total_row_on_spark(spark: Any, tmp_path: Pa
 def test_the_report_is_one_spark_job_and_lets_its_cache_go(spark: Any, generated: tuple[Path, Path]) -> None:
     _, lake = generated
     adaptive = spark.conf.get("spark.sql.adaptive.enabled")
+    broadcast = spark.conf.get("spark.sql.autoBroadcastJoinThreshold")
     spark_lake, lake_con = on_spark(spark, lake), store.open_lake(lake)
     try:
         for filters in FILTERS:
@@ -149,6 +150,7 @@ def test_the_report_is_one_spark_job_and_lets_its_cache_go(spark: Any, generated
     assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
     assert not spark.catalog.tableExists("lanelog_report_attempts")
     assert spark.conf.get("spark.sql.adaptive.enabled") == adaptive
+    assert spark.conf.get("spark.sql.autoBroadcastJoinThreshold") == broadcast
 
 
 def test_adaptive_execution_given_with_spark_conf_is_kept(spark: Any, generated: tuple[Path, Path]) -> None:
