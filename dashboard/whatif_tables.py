@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from lanelog.dashboard.cells import fit_cell
+from lanelog.dashboard.cells import fit_cell, fit_path
 from lanelog.evidence_text import decided_lines
 from lanelog.framing import framed
 from lanelog.reasons import words as reason_words
@@ -29,10 +29,12 @@ SHORT_COMMIT = 7  # git's own short form
 
 
 def replay_about(about: dict[str, Any]) -> pd.DataFrame:
-    """What was replayed, against what: checkout, candidate, baseline, and the commits or logs."""
+    """What was replayed, against what: checkout, candidate, baseline, and the commits or logs; a path
+    too long for its column keeps its end (the file's name), a text its start."""
+    width = REPLAY_ABOUT_WIDTHS["value"]
     return pd.DataFrame({"what": ["checkout", "candidate", "baseline", "replayed"],
-                         "value": [about["checkout"], about["candidate"], about["baseline"],
-                                   short_commits(about["source"])]})
+                         "value": [fit_path(str(about["checkout"]), width), fit_path(str(about["candidate"]), width),
+                                   fit_cell(about["baseline"], width), fit_cell(short_commits(about["source"]), width)]})
 
 
 def replay_label(about: dict[str, Any]) -> str:

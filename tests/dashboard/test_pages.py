@@ -1078,3 +1078,17 @@ def test_the_what_if_page_shows_the_live_shadow_and_lets_a_replay_be_chosen(app:
     assert {(row["week"], row["policy"]): row["value"] for row in rows} == {
         ("2026-10-05", "baseline"): 1, ("2026-10-05", "candidate"): 1,
         ("2026-10-12", "baseline"): 1, ("2026-10-12", "candidate"): 1}
+
+
+def test_a_stored_replays_paths_keep_their_file_names_within_their_column() -> None:
+    from lanelog.dashboard import cells, whatif_tables
+
+    about = {"checkout": "/tmp/pytest-of-root/pytest-303/popen-gw1/replayed0/repo",
+             "candidate": "/tmp/pytest-of-root/pytest-303/popen-gw1/replayed0/candidate.yaml",
+             "baseline": "each base commit's policy", "source": "commits b2c43e4..main"}
+    shown = whatif_tables.replay_about(about)["value"].tolist()
+    room = whatif_tables.REPLAY_ABOUT_WIDTHS["value"] - cells.CELL_PADDING_PX
+    assert all(cells.text_px(value) <= room for value in shown), shown
+    assert shown[0] == about["checkout"]  # it fits whole
+    assert shown[1].startswith("…/") and shown[1].endswith("/candidate.yaml")  # once drawn cut, mid-name
+    assert shown[2:] == ["each base commit's policy", "commits b2c43e4..main"]
