@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from lanelog import lane_line
 from lanelog.ingest import ingest_bytes
 from lanelog.store import open_memory
+from tests.depth import at_depths
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -55,9 +56,13 @@ json_values = st.recursive(
 )
 
 
-@FAST
-@given(st.lists(json_values, min_size=1, max_size=12), st.booleans())
-def test_serialized_values_are_classified_as_python_reads_them(values, compact: bool) -> None:
+@at_depths(60, quick=12)
+def test_serialized_values_are_classified_as_python_reads_them(examples: int) -> None:
+    settings(FAST, max_examples=examples)(given(st.lists(json_values, min_size=1, max_size=12), st.booleans())(
+        serialized_values_read_as_python))()
+
+
+def serialized_values_read_as_python(values, compact: bool) -> None:
     separators = (",", ":") if compact else (", ", ": ")
     texts = [json.dumps(value, separators=separators, ensure_ascii=not compact) for value in values]
     assert lanelog_verdicts(texts) == [python_verdict(text) for text in texts]
@@ -73,9 +78,14 @@ near_json_pieces = st.sampled_from(
 )
 
 
-@FAST
-@given(st.lists(st.lists(near_json_pieces, max_size=10).map("".join), min_size=1, max_size=10))
-def test_near_json_lines_are_judged_by_rfc_8259_like_python(texts) -> None:
+@at_depths(60, quick=12)
+def test_near_json_lines_are_judged_by_rfc_8259_like_python(examples: int) -> None:
+    settings(FAST, max_examples=examples)(given(
+        st.lists(st.lists(near_json_pieces, max_size=10).map("".join), min_size=1, max_size=10))(
+        near_json_judged_as_python))()
+
+
+def near_json_judged_as_python(texts) -> None:
     assume(all("\\ud" not in text.lower() for text in texts))
     assert lanelog_verdicts(texts) == [python_verdict(text) for text in texts]
 

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from lanelog import lane_line
 from lanelog.ingest import chunks, ingest_bytes
 from lanelog.store import open_memory
+from tests.depth import at_depths
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 REJECTED = {lane_line.INVALID_UTF8, lane_line.INVALID_JSON, lane_line.NOT_AN_OBJECT, lane_line.TOO_LONG}
@@ -86,22 +87,27 @@ def assert_ingest_reads_as_the_rule(data: bytes, limit: int | None = None) -> No
     assert summary.pending == sum(1 for line in read[-1:] if last_unfinished and line.verdict in REJECTED)
 
 
-@SETTINGS
-@given(logs)
-def test_ingest_reads_any_log_of_near_json_lines_as_the_rule_says(data: bytes) -> None:
+@at_depths(60, quick=12)
+def test_ingest_reads_any_log_of_near_json_lines_as_the_rule_says(examples: int) -> None:
+    settings(SETTINGS, max_examples=examples)(given(logs)(reads_as_the_rule))()
+
+
+@at_depths(60, quick=12)
+def test_ingest_reads_arbitrary_bytes_as_the_rule_says(examples: int) -> None:
+    settings(SETTINGS, max_examples=examples)(given(st.binary(max_size=300))(reads_as_the_rule))()
+
+
+def reads_as_the_rule(data: bytes) -> None:
     assert_ingest_reads_as_the_rule(data)
 
 
-@SETTINGS
-@given(st.binary(max_size=300))
-def test_ingest_reads_arbitrary_bytes_as_the_rule_says(data: bytes) -> None:
-    assert_ingest_reads_as_the_rule(data)
-
-
-@SETTINGS
-@given(logs)
-def test_ingest_reads_lines_too_long_to_hold_as_the_rule_says(data: bytes) -> None:
+def reads_too_long_lines_as_the_rule(data: bytes) -> None:
     assert_ingest_reads_as_the_rule(data, limit=64)
+
+
+@at_depths(60, quick=12)
+def test_ingest_reads_lines_too_long_to_hold_as_the_rule_says(examples: int) -> None:
+    settings(SETTINGS, max_examples=examples)(given(logs)(reads_too_long_lines_as_the_rule))()
 
 
 @pytest.mark.parametrize(("text", "verdict", "value"), [

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from lanelog.ingest import chunks, ingest_bytes, ingest_paths
 from lanelog.store import open_memory
+from tests.depth import at_depths
 from tests.ingest.support import counts, stored
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -124,16 +125,22 @@ def assert_two_parts_equal_one_shot(data: bytes, cut: int, limit: int | None) ->
     in_parts.close()
 
 
-@SETTINGS
-@given(logs)
-def test_every_non_blank_line_ends_in_exactly_one_outcome(data: bytes) -> None:
+def one_outcome_each(data: bytes) -> None:
     assert_one_outcome_each(data, None)
 
 
-@SETTINGS
-@given(logs)
-def test_every_line_ends_in_one_outcome_when_lines_are_too_long_to_hold(data: bytes) -> None:
+def one_outcome_each_too_long(data: bytes) -> None:
     assert_one_outcome_each(data, LONGEST)
+
+
+@at_depths(40, quick=10)
+def test_every_non_blank_line_ends_in_exactly_one_outcome(examples: int) -> None:
+    settings(SETTINGS, max_examples=examples)(given(logs)(one_outcome_each))()
+
+
+@at_depths(40, quick=10)
+def test_every_line_ends_in_one_outcome_when_lines_are_too_long_to_hold(examples: int) -> None:
+    settings(SETTINGS, max_examples=examples)(given(logs)(one_outcome_each_too_long))()
 
 
 @pytest.mark.slow  # each example ingests twice; the one-outcome properties stay in the fast tier
@@ -177,11 +184,14 @@ seed_rows = st.lists(
 )
 
 
-@SETTINGS
-@given(seed_rows)
-def test_any_file_of_json_objects_gives_the_seed_readers_figures(tmp_path_factory, rows) -> None:
+@at_depths(40, quick=10)
+def test_any_file_of_json_objects_gives_the_seed_readers_figures(tmp_path_factory, examples: int) -> None:
     """The seed reader knows no outcome line: it reads the attempts, the lines whose kind is
     not "outcome", and lanelog gives its figures over the whole file, outcome lines and all."""
+    settings(SETTINGS, max_examples=examples)(given(seed_rows)(seed_readers_figures))(tmp_path_factory)
+
+
+def seed_readers_figures(tmp_path_factory, rows) -> None:
     folder = tmp_path_factory.mktemp("seed")
     path, attempt_lines = folder / "lane-log.jsonl", folder / "attempts.jsonl"
     path.write_text("".join(json.dumps(row) + "\n" for row in rows))

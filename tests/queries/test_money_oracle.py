@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from lanelog.cli import cli
+from tests.depth import at_depths
 
 CODE = re.compile(r"[A-Z]{3}\Z")
 
@@ -185,16 +186,22 @@ def close(actual: dict[str, Any], expected: dict[str, Any]) -> bool:
     return True
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                 HealthCheck.too_slow])
-@given(lines=lane_log())
-@example(lines=[  # two token counts of 1e308 in one week once summed to infinity
+ORACLE = settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+OVERFLOWED = [  # two token counts of 1e308 in one week once summed to infinity
     '{"attempt_id": "a0", "ts": "2026-10-05T12:00:00Z", "probe": "pass", "model_call_allowed": true}',
     '{"attempt_id": "a9", "ts": "2026-10-05T12:00:00Z", "probe": "pass", "model_call_allowed": true, '
     '"usage": {"p1": {"input_tokens": 1e+308}}}',
     '{"attempt_id": "a13", "ts": "2026-10-05T12:00:00Z", "probe": "pass", "model_call_allowed": true, '
-    '"usage": {"p1": {"input_tokens": 1e+308}}}'])
-def test_report_money_equals_the_independent_reader(tmp_path: Path, lines: list[str]) -> None:
+    '"usage": {"p1": {"input_tokens": 1e+308}}}']
+
+
+@at_depths(50, quick=10)
+def test_report_money_equals_the_independent_reader(tmp_path: Path, examples: int) -> None:
+    check = example(lines=OVERFLOWED)(money_equals_the_independent_reader)
+    settings(ORACLE, max_examples=examples)(given(lines=lane_log())(check))(tmp_path)
+
+
+def money_equals_the_independent_reader(tmp_path: Path, lines: list[str]) -> None:
     log = tmp_path / "lane-log.jsonl"
     log.write_text("".join(line + "\n" for line in lines))
     result = CliRunner().invoke(cli, ["report", str(log), "--format", "json"], catch_exceptions=False)

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from lanelog.cli import cli
 from lanelog.reasons import SHADOW_ERRORS
+from tests.depth import at_depths
 
 
 def seed_step6(path: Path) -> dict[str, int]:
@@ -66,10 +67,15 @@ def lane_log(draw: st.DrawFn) -> list[str]:
     return lines
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                 HealthCheck.too_slow])
-@given(lines=lane_log())
-def test_report_totals_equal_the_seed_reader(tmp_path: Path, lines: list[str]) -> None:
+ORACLE = settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+
+@at_depths(60, quick=12)
+def test_report_totals_equal_the_seed_reader(tmp_path: Path, examples: int) -> None:
+    settings(ORACLE, max_examples=examples)(given(lines=lane_log())(totals_equal_the_seed_reader))(tmp_path)
+
+
+def totals_equal_the_seed_reader(tmp_path: Path, lines: list[str]) -> None:
     log = tmp_path / "lane-log.jsonl"
     log.write_text("".join(line + "\n" for line in lines))
     result = CliRunner().invoke(cli, ["report", str(log), "--format", "json"], catch_exceptions=False)
@@ -131,10 +137,12 @@ def shadowed_log(draw: st.DrawFn) -> list[str]:
     return lines
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                 HealthCheck.too_slow])
-@given(lines=shadowed_log())
-def test_report_shadow_totals_equal_a_reader_of_the_lines(tmp_path: Path, lines: list[str]) -> None:
+@at_depths(60, quick=12)
+def test_report_shadow_totals_equal_a_reader_of_the_lines(tmp_path: Path, examples: int) -> None:
+    settings(ORACLE, max_examples=examples)(given(lines=shadowed_log())(shadow_totals_equal_a_reader))(tmp_path)
+
+
+def shadow_totals_equal_a_reader(tmp_path: Path, lines: list[str]) -> None:
     log = tmp_path / "lane-log.jsonl"
     log.write_text("".join(line + "\n" for line in lines))
     result = CliRunner().invoke(cli, ["report", str(log), "--format", "json"], catch_exceptions=False)
