@@ -3,9 +3,10 @@
 The fast tier (`pytest -m "not slow"`) is what a contributor runs after a change;
 the whole suite is what CI runs.  A marker names what a test needs besides the
 test extra (`browser`: Debian's Chromium; `spark`: a JVM; `s3`: moto's server;
-`bench`: the bench harness), and `slow` what the fast tier leaves out.  A test
-that is slow for a reason of its own says so with `@pytest.mark.slow` where it
-is written; a whole file or folder is named here.
+`bench`: the bench harness), and `slow` what the fast tier leaves out: those, the
+installs and the workflows.  A test that is slow for a reason of its own says so
+with `@pytest.mark.slow` where it is written (a property test's whole run beside a
+few examples in the fast tier: tests/depth.py); a whole file or folder is named here.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ BY_PATH: dict[str, tuple[str, ...]] = {
     "tests/dashboard/test_signin.py": ("browser", "slow"),
     "tests/lake/test_spark.py": ("spark", "slow"),
     "tests/lake/test_spark_master.py": ("spark", "slow"),
-    "tests/ingest/test_s3.py": ("s3",),
-    "tests/lake/test_s3_lake.py": ("s3",),
-    "tests/lake/test_lake_bucket_reads.py": ("s3",),
+    "tests/ingest/test_s3.py": ("s3", "slow"),
+    "tests/lake/test_s3_lake.py": ("s3", "slow"),
+    "tests/lake/test_lake_bucket_reads.py": ("s3", "slow"),
     "tests/test_bench_quick.py": ("bench", "slow"),
     "tests/install/": ("slow",),
     "tests/workflows/": ("slow",),
