@@ -32,9 +32,9 @@ def replay_about(about: dict[str, Any]) -> pd.DataFrame:
     """What was replayed, against what: checkout, candidate, baseline, and the commits or logs; a path
     too long for its column keeps its end (the file's name), a text its start."""
     width = REPLAY_ABOUT_WIDTHS["value"]
-    return pd.DataFrame({"what": ["checkout", "candidate", "baseline", "replayed"],
-                         "value": [fit_path(str(about["checkout"]), width), fit_path(str(about["candidate"]), width),
-                                   fit_cell(about["baseline"], width), fit_cell(short_commits(about["source"]), width)]})
+    values = [fit_path(str(about["checkout"]), width), fit_path(str(about["candidate"]), width),
+              fit_cell(about["baseline"], width), fit_cell(short_commits(about["source"]), width)]
+    return pd.DataFrame({"what": ["checkout", "candidate", "baseline", "replayed"], "value": values})
 
 
 def replay_label(about: dict[str, Any]) -> str:

@@ -180,11 +180,11 @@ class SparkLake(Engine):
         try:
             yield
         finally:
-            for key, value in before.items():
-                if value is None:
+            for key, was in before.items():
+                if was is None:
                     self.spark.conf.unset(key)
                 else:
-                    self.spark.conf.set(key, value)
+                    self.spark.conf.set(key, was)
 
 
 def _bound(values: Mapping[str, Any]) -> dict[str, Any]:
