@@ -43,9 +43,8 @@ NEXT_STEPS = {
     "no_properties": "Map the touched paths to properties in the policy (its own reviewed pull request).",
     "over_budget": "Split the patch; do not raise the cap.",
 }
-EXCEPTION = ("A reviewed exception: a person reviews the patch and merges it by hand, and `lanelog outcome` "
-             "records that merge and who made it; the router never promotes a patch, and this attempt's merge "
-             "credit stays 0.")
+EXCEPTION = ("a person reviews the patch and merges it by hand, and `lanelog outcome` records that merge and "
+             "who made it; the router never promotes a patch, and this attempt's merge credit stays 0.")
 SETUP = "Fix the CI set-up (the checkout, the refs, the policy files): nothing about the patch was judged."
 
 
@@ -162,9 +161,10 @@ def job_summary(line: Mapping[str, Any]) -> str:
     if any(reason in SETUP_REASONS for reason in reasons):
         steps.insert(0, SETUP)
     if any(reason not in SETUP_REASONS for reason in reasons):
-        steps.append(EXCEPTION)  # an exception is for a judged patch, never for a broken set-up
-        if "assertion_removed" not in reasons:  # one ask, worded once: its step points at this one
-            steps[-1] = "Or ask for " + EXCEPTION[0].lower() + EXCEPTION[1:]
+        # An exception is for a judged patch, never for a broken set-up; asked once: the removed
+        # assertion's step asks for it and points here.
+        asked = "assertion_removed" in reasons
+        steps.append(("A reviewed exception: " if asked else "Or ask for a reviewed exception: ") + EXCEPTION)
     out += [f"- {step}" for step in dict.fromkeys(steps)]
     return "\n".join(out) + "\n"
 
