@@ -25,6 +25,14 @@ con.close()
 """
 
 
+def ingest_cli(db: Path, *paths: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """The real `lanelog ingest --format json` in a process of its own."""
+    return subprocess.run(
+        [sys.executable, "-m", "lanelog", "ingest", "--db", str(db), "--format", "json", *map(str, paths)],
+        capture_output=True, text=True, timeout=timeout,
+    )
+
+
 def line(**fields: Any) -> bytes:
     """One lane-log line (with its newline) from keyword fields."""
     return json.dumps(fields).encode() + b"\n"

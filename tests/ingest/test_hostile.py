@@ -6,7 +6,6 @@ import gzip
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,14 +18,7 @@ import lanelog.ingest.lines
 from lanelog import ingest, store
 from lanelog.ingest.chunks import CHUNK_BYTES
 from lanelog.ingest.logfile import LogStream
-from tests.ingest.support import line
-
-
-def ingest_cli(db: Path, *paths: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "lanelog", "ingest", "--db", str(db), "--format", "json", *map(str, paths)],
-        capture_output=True, text=True, timeout=timeout,
-    )
+from tests.ingest.support import ingest_cli, line
 
 
 def summary(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:

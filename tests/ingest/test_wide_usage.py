@@ -9,19 +9,12 @@ field it gave, and each parse held until the batch was typed).
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from decimal import Decimal
-from pathlib import Path
 
 import duckdb
 
 from lanelog.lane_line import MAX_LINE_BYTES
-
-
-def ingest_cli(db: Path, log: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "lanelog", "ingest", "--db", str(db), "--format", "json", str(log)],
-                          capture_output=True, text=True, timeout=300)
+from tests.ingest.support import ingest_cli
 
 
 def attempt(attempt_id: str, **fields: object) -> dict[str, object]:
