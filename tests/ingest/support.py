@@ -7,12 +7,16 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import duckdb
+import pytest
 
-from lanelog import ingest
+from lanelog import ingest, lane_line
+from lanelog.ingest import chunks
 
 # Another process holding the database: argv = path, seconds, rw|ro.
 HOLDER = """
@@ -23,6 +27,18 @@ time.sleep(float(sys.argv[2]))
 print("releasing", flush=True)
 con.close()
 """
+
+
+@contextmanager
+def longest_line(limit: int | None) -> Iterator[None]:
+    """Ingest's reader, and the rule of what a line is (lanelog/lane_line.py), holding no line
+    longer than `limit` bytes (None: the real limit)."""
+    with pytest.MonkeyPatch.context() as patch:
+        if limit is not None:
+            patch.setattr(chunks, "CHUNK_BYTES", limit)
+            patch.setattr(chunks, "MAX_LINE_BYTES", limit)
+            patch.setattr(lane_line, "MAX_LINE_BYTES", limit)
+        yield
 
 
 def ingest_cli(db: Path, *paths: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:

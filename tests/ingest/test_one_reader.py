@@ -8,17 +8,16 @@ an attempt the fields a name given twice would change.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lanelog import lane_line
-from lanelog.ingest import chunks, ingest_bytes
+from lanelog.ingest import ingest_bytes
 from lanelog.store import open_memory
 from tests.depth import at_depths
+from tests.ingest.support import longest_line
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 REJECTED = {lane_line.INVALID_UTF8, lane_line.INVALID_JSON, lane_line.NOT_AN_OBJECT, lane_line.TOO_LONG}
@@ -43,17 +42,6 @@ lines = st.one_of(st.lists(st.sampled_from(PIECES), max_size=8).map(b"".join), s
                   st.binary(max_size=10))
 logs = st.builds(lambda bom, body, eol, end: (lane_line.BOM if bom else b"") + eol.join(body) + (eol if end else b""),
                  st.booleans(), st.lists(lines, max_size=10), st.sampled_from([b"\n", b"\r\n"]), st.booleans())
-
-
-@contextmanager
-def longest_line(limit: int | None) -> Iterator[None]:
-    """Ingest and the rule both holding no line longer than `limit` bytes (None: the real limit)."""
-    with pytest.MonkeyPatch.context() as patch:
-        if limit is not None:
-            patch.setattr(chunks, "CHUNK_BYTES", limit)
-            patch.setattr(chunks, "MAX_LINE_BYTES", limit)
-            patch.setattr(lane_line, "MAX_LINE_BYTES", limit)
-        yield
 
 
 def assert_ingest_reads_as_the_rule(data: bytes, limit: int | None = None) -> None:

@@ -7,18 +7,16 @@ never as an attempt.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lanelog.ingest import chunks, ingest_bytes, ingest_paths
+from lanelog.ingest import ingest_bytes, ingest_paths
 from lanelog.store import open_memory
 from tests.depth import at_depths
-from tests.ingest.support import counts, stored
+from tests.ingest.support import counts, longest_line, stored
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 BOM = b"\xef\xbb\xbf"
@@ -76,16 +74,6 @@ def non_blank_lines(data: bytes, longest: int | None = None) -> int:
 
 # Lines longer than the reader holds: with a limit of 80 bytes, some drawn objects are.
 LONGEST = 80
-
-
-@contextmanager
-def longest_line(limit: int | None) -> Iterator[None]:
-    """Ingest under a reader that holds no line longer than `limit` (None: the real limit)."""
-    with pytest.MonkeyPatch.context() as patch:
-        if limit is not None:
-            patch.setattr(chunks, "CHUNK_BYTES", limit)
-            patch.setattr(chunks, "MAX_LINE_BYTES", limit)
-        yield
 
 
 def assert_one_outcome_each(data: bytes, limit: int | None) -> None:
