@@ -12,6 +12,12 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.loopback import serving
+
+# How often a dripping receiver sends a byte: a tenth of a second, so that 300 bytes take 30 s,
+# longer than any test waits, while each read comes well within any deadline a test sets.
+DRIP_S = 0.1
+
 
 @dataclass
 class Answer:
@@ -69,13 +75,8 @@ def receiver(path: str = "/services/T0001/B0002/XyZsecretToken42") -> Iterator[R
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     state = Receiver(url=f"http://127.0.0.1:{server.server_address[1]}{path}")
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(server):
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @contextmanager
@@ -109,11 +110,12 @@ def silent_receiver(path: str = "/hooks/silentSecret99") -> Iterator[str]:
 
 @contextmanager
 def dripping_receiver(path: str = "/hooks/dripSecret55", *, version: str = "1.1", drip: str = "whole",
-                      length: int | None = 300, sent: int = 300) -> Iterator[tuple[str, list[bytes]]]:
+                      length: int | None = 300, sent: int = 300,
+                      every: float = DRIP_S) -> Iterator[tuple[str, list[bytes]]]:
     """A receiver that reads each post whole, then answers 200, slowly: every read of it comes in
     time, and the answer never ends in any time a test waits.  The URL, and the request bodies it read.
 
-    ``version`` is the answer's HTTP version; ``drip`` what comes a byte a second: the ``whole``
+    ``version`` is the answer's HTTP version; ``drip`` what comes a byte ``every`` seconds: the ``whole``
     answer, its ``headers`` (the status line at once), or its ``body`` (the head at once);
     ``length`` the Content-Length it announces (None: none, so an HTTP/1.0 answer is read until
     the connection closes); ``sent`` the bytes of body it sends, after which it holds the
@@ -136,7 +138,7 @@ def dripping_receiver(path: str = "/hooks/dripSecret55", *, version: str = "1.1"
             try:
                 conn.sendall(answer[:at_once])
                 for index in range(at_once, len(answer)):
-                    if stop.wait(1):
+                    if stop.wait(every):
                         return
                     conn.sendall(answer[index:index + 1])
             except OSError:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import re
 import subprocess
-import threading
 import tomllib
 import zipfile
 from collections.abc import Iterator
@@ -18,6 +17,7 @@ import yaml
 
 import lanelog
 from tests.install.support import ROOT, clean_env, copy_source, git, make_venv, pip_install, run
+from tests.loopback import serving
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 WORKFLOWS = sorted((ROOT / "examples" / "github-actions").glob("*.yml"))
@@ -111,14 +111,8 @@ def served_repository(tmp_path: Path) -> Iterator[str]:
                    capture_output=True, env=clean_env(), timeout=120)
     git(served / "lanelog.git", "update-server-info")
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietFiles, directory=str(served)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(server):
         yield f"http://127.0.0.1:{server.server_address[1]}/lanelog.git"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
 
 
 @pytest.mark.slow

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.loopback import serving
+
 
 @dataclass
 class Reply:
@@ -70,7 +72,6 @@ class ChatServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     def script(self, *replies: Reply) -> None:
         self.replies = list(replies)
@@ -80,11 +81,8 @@ class ChatServer:
 def running_chat() -> Iterator[ChatServer]:
     """A ChatServer serving in a thread until the block ends; a stalled reply is let go at the end."""
     server = ChatServer()
-    server.thread.start()
-    try:
-        yield server
-    finally:
-        server.stop.set()
-        server.httpd.shutdown()
-        server.httpd.server_close()
-        server.thread.join(timeout=10)
+    with serving(server.httpd):
+        try:
+            yield server
+        finally:
+            server.stop.set()
