@@ -286,13 +286,14 @@ def test_a_receiver_that_drips_its_answer_is_ended_at_the_timeout_of_the_whole_p
     """--notify-timeout bounds each post as a whole, not each read (each byte here comes within it)."""
     db = make_db([line("a1")])
     with dripping_receiver() as (url, bodies):
-        done = lanelog("check", "--db", str(db), "--notify", url, "--notify-timeout", "3")
+        done = lanelog("check", "--db", str(db), "--notify", url, "--notify-timeout", "0.5")
         assert done.returncode == 2
-        assert done.stderr.endswith("timed out (timeout 3 s); not sent\n")
+        assert done.stderr.endswith("timed out (timeout 0.5 s); not sent\n")
         assert len(bodies) == 1 and marks(db) == []
-        review = lanelog("report", "--db", str(db), "--format", "markdown", "--notify", url, "--notify-timeout", "3")
+        review = lanelog("report", "--db", str(db), "--format", "markdown", "--notify", url,
+                         "--notify-timeout", "0.5")
     assert review.returncode == 2
-    assert review.stderr.endswith("timed out (timeout 3 s); not sent\n")
+    assert review.stderr.endswith("timed out (timeout 0.5 s); not sent\n")
     assert "dripSecret55" not in done.stderr + review.stderr
 
 
@@ -309,11 +310,11 @@ def test_the_deadline_ends_the_post_whatever_the_receiver_drips(make_db, version
     --notify-timeout: past it the post ends as timed out, whatever its read was waiting on."""
     db = make_db([line("a1")])
     with dripping_receiver(version=version, drip=drip, length=length, sent=sent) as (url, bodies):
-        # Bounded at ten times the deadline: a run that the drip holds (300 s) fails here, never hangs.
+        # Bounded at 20 s: a run that the drip holds (30 s and more) fails here, never hangs.
         done = subprocess.run([sys.executable, "-m", "lanelog", "check", "--db", str(db), "--notify", url,
-                               "--notify-timeout", "2"], capture_output=True, text=True, timeout=20, check=False)
+                               "--notify-timeout", "0.5"], capture_output=True, text=True, timeout=20, check=False)
     assert done.returncode == 2, done.stderr
-    assert done.stderr.endswith("timed out (timeout 2 s); not sent\n")
+    assert done.stderr.endswith("timed out (timeout 0.5 s); not sent\n")
     assert len(bodies) == 1 and marks(db) == [] and claims(db) == []
 
 

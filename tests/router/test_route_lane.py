@@ -190,7 +190,7 @@ def test_a_child_the_runner_leaves_behind_cannot_hold_routes_own_pipes(patched, 
               "echo checking the property >&2; echo hold'")
     proc = subprocess.Popen([sys.executable, "-m", "lanelog", "route", "--repo", str(repo.root),
                              "--base", "main", "--today", "2026-10-08", "--out", str(tmp_path / "log.jsonl"),
-                             "--run", runner, "--property-timeout", "3"],
+                             "--run", runner, "--property-timeout", "1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         # The leftover sleep lives 25 s: reaching the end of both pipes well before that
@@ -207,5 +207,5 @@ def test_a_child_the_runner_leaves_behind_cannot_hold_routes_own_pipes(patched, 
     assert proc.returncode == 0, stderr
     # The runner's pipes stay open while its child lives: the run is bounded by the timeout.
     assert json.loads(stdout)["results"] == {"prop_reject_empty": "unresolved"}
-    assert "prop_reject_empty: unresolved (timed out after 3 s)" in stderr
+    assert "prop_reject_empty: unresolved (timed out after 1 s)" in stderr
     assert "checking the property" in stderr  # the runner's stderr is relayed, not lost
