@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import fcntl
+import functools
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -51,3 +53,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(marker)
         group = next((tiers.SHARED_WORKER[marker] for marker in markers if marker in tiers.SHARED_WORKER), path)
         item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def components_scanned_once() -> Iterator[None]:
+    """Each new AppTest asks Streamlit to scan every installed distribution's metadata for
+    components (0.4 s of each dashboard test with the test extra's packages); they do not change
+    while the tests run, so the scan is made once and its answer kept."""
+    if "streamlit.testing.v1" not in sys.modules:  # no AppTest among the collected tests
+        yield
+        return
+    try:
+        from streamlit.components.v2 import manifest_scanner
+    except ImportError:  # a Streamlit before its second component API scans nothing
+        yield
+        return
+    scan = manifest_scanner.scan_component_manifests
+    manifest_scanner.scan_component_manifests = functools.cache(scan)
+    try:
+        yield
+    finally:
+        manifest_scanner.scan_component_manifests = scan
