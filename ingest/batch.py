@@ -34,11 +34,21 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 
 from lanelog.errors import StoreError
 from lanelog.ingest.identity import FINGERPRINT_BYTES, TAIL_BYTES, continues, digest
-from lanelog.ingest.lines import LINES_SCHEMA, Lines, split_lines
+from lanelog.ingest.lines import (
+    LINES_SCHEMA,
+    Lines,
+    arrow_table,
+    int32_array,
+    int64_array,
+    split_lines,
+    text_array,
+    timestamp_array,
+)
 from lanelog.ingest.load import BROKEN_LINE, STREAM, Handover, Tally, duplicates_handover
 from lanelog.ingest.logfile import LogStream, shown
 from lanelog.ingest.outcome_lines import Outcomes, store_outcomes
@@ -203,7 +213,7 @@ def _insert_attempts(con: duckdb.DuckDBPyConnection, ids: list[int], batch: list
     tables = []
     for source_id, small in zip(ids, batch):
         table = small.lines.table
-        column = pa.array([source_id] * table.num_rows, pa.int32())
+        column = int32_array(np.full(table.num_rows, source_id, dtype=np.int32))
         tables.append(pa.Table.from_arrays([column, *table.columns], schema=BATCH_SCHEMA))
     insert = "insert_new_attempts_batch" if leave_out_stored else "insert_attempts_batch"
     try:
@@ -233,19 +243,19 @@ def _tallies(con: duckdb.DuckDBPyConnection, ids: list[int], batch: list[Small],
 
 def _source_rows(ids: list[int], batch: list[Small], tallies: list[Tally], now: datetime) -> pa.Table:
     """Each log's identity and read position: all of it read, no provisional line."""
-    return pa.table({
-        "source_id": pa.array(ids, pa.int32()),
-        "path": [shown(small.name) for small in batch],
-        "fingerprint": [digest(small.head) for small in batch],
-        "fingerprint_bytes": pa.array([len(small.head) for small in batch], pa.int32()),
-        "bytes_read": pa.array([len(small.data) for small in batch], pa.int64()),
-        "tail_fingerprint": [digest(small.data[-TAIL_BYTES:]) for small in batch],
-        "bytes_seen": pa.array([len(small.data) for small in batch], pa.int64()),
-        "seen_fingerprint": [EMPTY_DIGEST] * len(batch),
-        "lines_read": pa.array([small.lines.count for small in batch], pa.int64()),
-        "duplicates": pa.array([tally.duplicates for tally in tallies], pa.int64()),
-        "now": pa.array([now] * len(batch), pa.timestamp("us")),
-    })
+    return arrow_table(
+        source_id=int32_array(ids),
+        path=text_array([shown(small.name) for small in batch]),
+        fingerprint=text_array([digest(small.head) for small in batch]),
+        fingerprint_bytes=int32_array([len(small.head) for small in batch]),
+        bytes_read=int64_array([len(small.data) for small in batch]),
+        tail_fingerprint=text_array([digest(small.data[-TAIL_BYTES:]) for small in batch]),
+        bytes_seen=int64_array([len(small.data) for small in batch]),
+        seen_fingerprint=text_array([EMPTY_DIGEST] * len(batch)),
+        lines_read=int64_array([small.lines.count for small in batch]),
+        duplicates=int64_array([tally.duplicates for tally in tallies]),
+        now=timestamp_array([now] * len(batch)),
+    )
 
 
 def _still_holds(small: Small) -> bool:

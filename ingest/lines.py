@@ -13,6 +13,7 @@ its newline, its \r); tests/ingest/test_one_reader.py holds this path to it on a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
 import numpy as np
 import pyarrow as pa
@@ -286,12 +287,35 @@ def _valid_utf8(data: memoryview, starts: np.ndarray, ends: np.ndarray) -> np.nd
 
 # Arrow arrays built from buffers: pa.array() would import pandas to check its
 # input, which costs a third of a second in a process that has not yet.
+_EPOCH = datetime(1970, 1, 1)
+_MICROSECOND = timedelta(microseconds=1)
 
 
 def int64_array(values: np.ndarray | list[int]) -> pa.Array:
     """An int64 Arrow array."""
     data = np.ascontiguousarray(values, dtype=np.int64)
     return pa.Array.from_buffers(pa.int64(), len(data), [None, pa.py_buffer(data)])
+
+
+def int32_array(values: np.ndarray | list[int]) -> pa.Array:
+    """An int32 Arrow array."""
+    data = np.ascontiguousarray(values, dtype=np.int32)
+    return pa.Array.from_buffers(pa.int32(), len(data), [None, pa.py_buffer(data)])
+
+
+def timestamp_array(values: list[datetime]) -> pa.Array:
+    """A timestamp("us") Arrow array of datetimes without a zone (as the store keeps them: UTC)."""
+    micros = [(value - _EPOCH) // _MICROSECOND for value in values]
+    return int64_array(micros).view(pa.timestamp("us"))
+
+
+def text_array(values: list[str | None]) -> pa.Array:
+    """A large_string Arrow array of the given texts, None a null."""
+    data = bytes_array([b"" if value is None else value.encode("utf-8") for value in values], pa.large_string())
+    if all(value is not None for value in values):
+        return data
+    valid = bool_array(np.array([value is not None for value in values], dtype=bool))
+    return pa.Array.from_buffers(pa.large_string(), len(values), [valid.buffers()[1], *data.buffers()[1:]])
 
 
 def bool_array(values: np.ndarray) -> pa.Array:

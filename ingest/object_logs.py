@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import duckdb
-import pyarrow as pa
 
 from lanelog.errors import IngestError
+from lanelog.ingest.lines import arrow_table, int64_array, text_array, timestamp_array
 from lanelog.ingest.logfile import bytes_log
 from lanelog.ingest.objects import Fetched, Listed, ObjectStore, StoreSilent, StoreTimeouts, windows
 from lanelog.ingest.small_logs import Batcher
@@ -96,7 +96,7 @@ def ingest_objects(con: duckdb.DuckDBPyConnection, listing: Listing, batcher: Ba
 def _forget_unlisted(con: duckdb.DuckDBPyConnection, prefix: str, listed: list[Listed]) -> None:
     """Forget the objects read before at `prefix` that this listing no longer holds (deleted or
     moved since), so objects_read says which logs the bucket held when it was last listed."""
-    table = pa.table({"url": pa.array([obj.url for obj in listed], pa.string())})
+    table = arrow_table(url=text_array([obj.url for obj in listed]))
     with arrow_view(con, "lane_listed", table), transaction(con):
         statement("forget_unlisted").run(con, prefix=prefix, below=prefix.rstrip("/") + "/")
 
@@ -106,11 +106,11 @@ def _record_objects(con: duckdb.DuckDBPyConnection, objects: list[Listed]) -> No
     only costs the next run a fetch (the object's content is then known as stored)."""
     if not objects:
         return
-    table = pa.table({
-        "url": [obj.url for obj in objects],
-        "etag": [obj.etag for obj in objects],
-        "size": pa.array([obj.size for obj in objects], pa.int64()),
-        "now": pa.array([now()] * len(objects), pa.timestamp("us")),
-    })
+    table = arrow_table(
+        url=text_array([obj.url for obj in objects]),
+        etag=text_array([obj.etag for obj in objects]),
+        size=int64_array([obj.size for obj in objects]),
+        now=timestamp_array([now()] * len(objects)),
+    )
     with arrow_view(con, "lane_objects", table), transaction(con):
         statement("record_objects").run(con)

@@ -224,3 +224,33 @@ def test_progress_reports_files_and_lines_as_a_run_goes(tmp_path: Path) -> None:
     assert calls[-1][1:] == (5, 5)
     assert sum(n for n, _, _ in calls) == sum(p.stat().st_size for p in folder.iterdir())
     assert rate_text(5000, 12000, 2.0) == "5,000 files (2,500/s), 12,000 lines (6,000/s)"
+
+
+def test_ingest_never_imports_pandas(logs: Path, tmp_path: Path) -> None:
+    """Importing pandas costs a third of a second of every CI job's ingest: Arrow arrays are built from
+    buffers, never by pa.array() (which imports pandas to check its input)."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    for n in range(3):  # small logs: stored in one batch
+        (folder / f"route-{n}.jsonl").write_text(f'{{"attempt_id": "r{n}"}}\n' + OUTCOME.replace("-1", f"-{n}"))
+    # A batch of small logs, then logs stored one at a time, then one of them again.
+    code = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from lanelog.cli import cli\n"
+        "for paths in ([sys.argv[2]], [sys.argv[3], sys.argv[4]], [sys.argv[3]]):\n"
+        "    result = CliRunner().invoke(cli, ['ingest', '--db', sys.argv[1], *paths])\n"
+        "    assert result.exit_code == 0, result.output\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "db.duckdb"), str(folder),
+                           str(logs / "a.jsonl"), str(logs / "b.jsonl")], capture_output=True, text=True,
+                          check=True, timeout=120)
+    assert done.stdout == "False\n"
+    con = store.open_db(tmp_path / "db.duckdb", read_only=True)
+    try:
+        paths = [row[0] for row in con.execute("SELECT path FROM sources ORDER BY source_id").fetchall()]
+    finally:
+        con.close()
+    assert [Path(path).name for path in paths] == ["route-0.jsonl", "route-1.jsonl", "route-2.jsonl", "a.jsonl",
+                                                   "b.jsonl"]
