@@ -31,6 +31,14 @@ def lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(text) for text in path.read_text().splitlines()]
 
 
+@pytest.fixture
+def made_by_the_demo(demo_dir: Path, tmp_path: Path) -> Path:
+    """A database `lanelog demo` made (a copy of the run's four-week demo), as the set-up command leaves it."""
+    db = tmp_path / "lanelog.duckdb"
+    shutil.copyfile(demo_dir / "demo.duckdb", db)
+    return db
+
+
 def test_demo_lines_come_from_the_real_router_and_cover_every_reject_reason(demo_dir: Path) -> None:
     routed = lines(demo_dir / "logs" / "lane-log.jsonl")
     assert 40 <= len(routed) <= 80  # 4 weeks of 10-20 patches
@@ -92,23 +100,21 @@ def test_demo_refuses_to_overwrite_an_existing_database(tmp_path: Path) -> None:
     assert db.read_bytes() == b"not mine"
 
 
-def test_demo_run_again_rebuilds_its_own_database(tmp_path: Path) -> None:
-    db = tmp_path / "lanelog.duckdb"
-    runs = [
-        subprocess.run(
-            [sys.executable, "-m", "lanelog", "demo", "--db", str(db), "--weeks", "1", "--format", "json"],
-            capture_output=True, text=True,
-        )
-        for _ in range(2)
-    ]
-    assert [run.returncode for run in runs] == [0, 0], runs[1].stderr
-    first, second = (json.loads(run.stdout) for run in runs)
+def test_demo_run_again_rebuilds_its_own_database(made_by_the_demo: Path, demo_dir: Path) -> None:
+    db = made_by_the_demo
+    first = json.loads((demo_dir / "summary.json").read_text())  # four weeks
+    again = subprocess.run(
+        [sys.executable, "-m", "lanelog", "demo", "--db", str(db), "--weeks", "1", "--format", "json"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert again.returncode == 0, again.stderr
+    second = json.loads(again.stdout)
     report = subprocess.run(
         [sys.executable, "-m", "lanelog", "report", "--db", str(db), "--format", "json"],
-        capture_output=True, text=True, check=True,
+        capture_output=True, text=True, check=True, timeout=120,
     )
     # Rebuilt, not appended to: the database holds the second run's attempts only.
-    assert json.loads(report.stdout)["totals"]["attempts"] == second["attempts"] == first["attempts"]
+    assert 0 < json.loads(report.stdout)["totals"]["attempts"] == second["attempts"] < first["attempts"]
 
 
 def test_a_demo_database_of_an_earlier_schema_is_rebuilt_and_a_user_one_is_not(tmp_path: Path) -> None:
@@ -145,10 +151,11 @@ def test_a_demo_database_of_an_earlier_schema_is_rebuilt_and_a_user_one_is_not(t
     assert user_v2.read_bytes() == user_before
 
 
-def test_the_set_up_command_twice_keeps_what_the_user_ingested_in_between(tmp_path: Path) -> None:
-    db = tmp_path / "lanelog.duckdb"
+def test_the_set_up_command_twice_keeps_what_the_user_ingested_in_between(
+    made_by_the_demo: Path, tmp_path: Path
+) -> None:
+    db = made_by_the_demo
     demo = [sys.executable, "-m", "lanelog", "demo", "--db", str(db), "--weeks", "1", "--format", "json"]
-    assert subprocess.run(demo, capture_output=True, text=True, timeout=300).returncode == 0
     own = tmp_path / "mine.jsonl"
     own.write_text("".join(
         json.dumps({"attempt_id": f"mine-{i}", "ts": "2026-10-05T09:00:00Z", "probe": "pass", "repo": "mine"}) + "\n"
@@ -318,7 +325,8 @@ def _stored_replay(tmp_path: Path, db: Path) -> None:
 
 
 def _alert_sent(tmp_path: Path, db: Path) -> None:
-    """`check --notify` posting a budget's alert to a receiver, so alerts_sent holds its mark."""
+    """`check --notify` posting a budget's alert (and the demo's credit bugs) to a receiver, so alerts_sent
+    holds their marks."""
     from tests.alerts.receiver import receiver
 
     budgets = tmp_path / "budgets.yaml"
@@ -327,17 +335,19 @@ def _alert_sent(tmp_path: Path, db: Path) -> None:
         done = subprocess.run([sys.executable, "-m", "lanelog", "check", "--db", str(db), "--budgets", str(budgets),
                                "--today", "2026-09-25", "--notify", hook.url], capture_output=True, text=True,
                               timeout=120)
-    assert done.returncode == 1 and len(hook.posts) == 1, done.stderr
+    assert done.returncode == 1, done.stderr
+    assert [post for post in hook.posts if "tiny" in post["body"]["text"]], hook.posts
 
 
 @pytest.mark.parametrize(("made", "table"), [(_stored_replay, "replay_patches"), (_alert_sent, "alerts_sent")],
                          ids=["a stored replay", "alerts sent"])
-def test_the_demo_keeps_a_database_holding_what_it_did_not_make(tmp_path: Path, made: Any, table: str) -> None:
+def test_the_demo_keeps_a_database_holding_what_it_did_not_make(
+    made_by_the_demo: Path, tmp_path: Path, made: Any, table: str
+) -> None:
     """A replay stored with `replay --db`, or the marks of alerts sent, are the user's: the demo never
     discards them by rebuilding its database."""
-    db = tmp_path / "lanelog.duckdb"
+    db = made_by_the_demo
     demo = [sys.executable, "-m", "lanelog", "demo", "--db", str(db), "--weeks", "1", "--format", "json"]
-    assert subprocess.run(demo, capture_output=True, text=True, timeout=300).returncode == 0
     made(tmp_path, db)
     before = db.read_bytes()
     again = subprocess.run(demo, capture_output=True, text=True, timeout=300)
