@@ -297,11 +297,11 @@ class _OneLogWay(Batcher):
 
 def write_week(folder: Path) -> None:
     """A week of CI artifacts: a route job's log per patch, an outcome job's per closed pull
-    request (the jobs of ten pull requests run twice: their lines are duplicates)."""
+    request (the jobs of four pull requests run twice: their lines are duplicates)."""
     folder.mkdir()
-    for n in range(30):
+    for n in range(12):
         (folder / f"route-{n:03d}.jsonl").write_bytes(line(attempt_id=f"r{n}", ts="2026-10-08T12:00:00Z"))
-        (folder / f"outcome-{n:03d}.jsonl").write_bytes(closed(n % 20, ci_run={"id": str(n), "attempt": 1}))
+        (folder / f"outcome-{n:03d}.jsonl").write_bytes(closed(n % 8, ci_run={"id": str(n), "attempt": 1}))
 
 
 def one_log_way(paths: list[Path], monkeypatch: pytest.MonkeyPatch) -> tuple[duckdb.DuckDBPyConnection, object]:
@@ -321,7 +321,7 @@ def test_a_folder_of_outcome_jobs_logs_is_stored_in_batches_as_the_one_log_way_s
     con = store.open_memory()
     summary = ingest_paths(con, [tmp_path / "week"])
     assert one_log == []  # every log went into a batch
-    assert (summary.files, summary.attempts_added, summary.outcomes_added, summary.duplicates) == (60, 30, 20, 10)
+    assert (summary.files, summary.attempts_added, summary.outcomes_added, summary.duplicates) == (24, 12, 8, 4)
     reference, whole = one_log_way([tmp_path / "week"], monkeypatch)
     assert counts(summary) == counts(whole) and summary.outcomes_added == whole.outcomes_added
     assert sorted_rows(con) == sorted_rows(reference)
@@ -335,7 +335,7 @@ def test_a_batch_with_a_line_that_only_looks_like_an_outcome_goes_the_one_log_wa
     con = store.open_memory()
     summary = ingest_paths(con, [tmp_path / "week"])
     reference, whole = one_log_way([tmp_path / "week"], monkeypatch)
-    assert (summary.attempts_added, summary.outcomes_added) == (31, 20)
+    assert (summary.attempts_added, summary.outcomes_added) == (13, 8)
     assert counts(summary) == counts(whole)
     assert sorted_rows(con) == sorted_rows(reference)
 
