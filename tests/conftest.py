@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import functools
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,16 +17,15 @@ import pytest
 from tests import tiers
 
 
-@pytest.fixture(scope="session")
-def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """`lanelog demo` run once per test run: its database, its kept logs and its JSON summary.
-
-    Under pytest-xdist every worker is a session of its own: the first to ask builds the demo in
-    the run's shared folder, holding a lock, and the others wait for it and read the same files.
-    """
+def _demo_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the run's demo lives: under pytest-xdist, in the folder the workers share."""
     shared = os.environ.get("PYTEST_XDIST_WORKER") is not None
     base = tmp_path_factory.getbasetemp()
-    root = (base.parent if shared else base) / "demo"
+    return (base.parent if shared else base) / "demo"
+
+
+def _build_demo(root: Path) -> None:
+    """Build the demo at `root` unless it is built, holding the run's lock while it does."""
     with open(root.parent / "demo.lock", "a+b") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (root / "summary.json").exists():
@@ -35,6 +36,37 @@ def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 capture_output=True, text=True, check=True, timeout=600,
             )
             (root / "summary.json").write_text(done.stdout)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def demo_started_early(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """When a collected test needs the demo, start building it beside the first tests, so no worker
+    sits waiting for it later; the session ends after the build does.  A build that fails here is
+    made again, and its failure reported, by demo_dir."""
+    if not any("demo_dir" in getattr(item, "fixturenames", ()) for item in request.session.items):
+        yield
+        return
+    root = _demo_root(tmp_path_factory)
+
+    def build() -> None:
+        with contextlib.suppress(Exception):
+            _build_demo(root)
+
+    early = threading.Thread(target=build, daemon=True)
+    early.start()
+    yield
+    early.join()
+
+
+@pytest.fixture(scope="session")
+def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`lanelog demo` run once per test run: its database, its kept logs and its JSON summary.
+
+    Under pytest-xdist every worker is a session of its own: the first to ask builds the demo in
+    the run's shared folder, holding a lock, and the others wait for it and read the same files.
+    """
+    root = _demo_root(tmp_path_factory)
+    _build_demo(root)
     return root
 
 
