@@ -85,12 +85,12 @@ def test_re_sent_lines_in_small_logs_are_duplicates_never_second_attempts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     first, second = tmp_path / "monday", tmp_path / "tuesday"
-    write_jobs(first, 50)
+    write_jobs(first, 20)
     con = store.open_db(tmp_path / "lanelog.duckdb")
     ingest.ingest_paths(con, [first])
     # Tuesday's artifacts: new jobs, two logs that re-send Monday's lines with a new line each,
     # and two new logs that share an attempt between them.
-    write_jobs(second, 30, prefix="tue")
+    write_jobs(second, 12, prefix="tue")
     (second / "resent-a.jsonl").write_bytes((first / "job-00001.jsonl").read_bytes() + line(attempt_id="new-a"))
     (second / "resent-b.jsonl").write_bytes(line(attempt_id="new-b") + (first / "job-00002.jsonl").read_bytes())
     (second / "twin-1.jsonl").write_bytes(line(attempt_id="twin", note="first"))
@@ -102,7 +102,7 @@ def test_re_sent_lines_in_small_logs_are_duplicates_never_second_attempts(
     # resent-a starts with all of Monday's job-00001: by content it is that log, grown by a
     # line (as a rotated log is known), so only its new line is read; resent-b's Monday line
     # and the second twin are duplicates.
-    assert (summary.attempts_added, summary.duplicates) == (30 + 2 + 1, 2)
+    assert (summary.attempts_added, summary.duplicates) == (12 + 2 + 1, 2)
     assert stored(con) == stored(reference)
     assert con.execute("SELECT count(*) FROM attempts WHERE attempt_id = 'twin'").fetchall() == [(1,)]
     con.close()
@@ -112,12 +112,12 @@ def test_a_folder_of_re_sent_small_logs_is_stored_in_batches_leaving_stored_ids_
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     first, second = tmp_path / "monday", tmp_path / "tuesday"
-    write_jobs(first, 60)
+    write_jobs(first, 20)
     # Tuesday: each job's log holds a new line and then, sent again, a Monday job's
     # line; a few logs are only new.
     second.mkdir()
     for job in range(250):
-        resent = b"" if job % 25 == 0 else (first / f"job-{job % 60:05d}.jsonl").read_bytes()
+        resent = b"" if job % 25 == 0 else (first / f"job-{job % 20:05d}.jsonl").read_bytes()
         (second / f"rerun-{job:05d}.jsonl").write_bytes(line(attempt_id=f"rerun-{job}", probe="pass") + resent)
     reference, _ = one_log_way([first], monkeypatch)
     expected = ingest.ingest_paths(reference, [second])
