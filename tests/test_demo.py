@@ -16,6 +16,7 @@ import pytest
 from lanelog.cli.demo.runner import wanted_outcome
 from lanelog.router.decide import REASONS
 from lanelog.store.db import SCHEMA_VERSION
+from tests.install.support import leaving_out
 
 # internal_error marks a router bug (an unexpected exception); honest demo data has none.
 DEMO_REASONS = set(REASONS) - {"internal_error"}
@@ -198,8 +199,7 @@ def test_serve_on_a_busy_port_fails_before_building_anything(tmp_path: Path) -> 
 # A home folder holding the clone at ./lanelog: the whole source tree (a namespace package
 # that wins over an editable install), or just its lanelog/ folder (which wins over a wheel's).
 CLONES = {
-    "clone": (".", shutil.ignore_patterns(".git", "build", "*.egg-info", "__pycache__", ".pytest_cache",
-                                          ".hypothesis", "artifacts", "bench", "*.duckdb")),
+    "clone": (".", leaving_out("bench")),
     "lanelog folder": ("lanelog", shutil.ignore_patterns("__pycache__")),
 }
 

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.install.support import leaving_out
 from tests.router import github_payloads
 from tests.router.conftest import BASE_FILES
 
 ROOT = Path(__file__).resolve().parents[1]
 REVIEW = ROOT / "tests" / "queries" / "data"
-SKIP = shutil.ignore_patterns(".git", "build", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis",
-                              "artifacts", "bench", "*.duckdb")
+SKIP = leaving_out("bench")
 GIT_ENV = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "lanelog tests",
            "GIT_AUTHOR_EMAIL": "tests@lanelog.invalid", "GIT_COMMITTER_NAME": "lanelog tests",
            "GIT_COMMITTER_EMAIL": "tests@lanelog.invalid"}
