@@ -70,6 +70,7 @@ def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which reads the groups into the test ids
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark each test with its tier (tests/tiers.py), and keep each file on one worker.
 
