@@ -213,7 +213,7 @@ def _insert_attempts(con: duckdb.DuckDBPyConnection, ids: list[int], batch: list
     tables = []
     for source_id, small in zip(ids, batch):
         table = small.lines.table
-        column = int32_array(np.full(table.num_rows, source_id, dtype=np.int32))
+        column = int32_array(np.full(table.num_rows, source_id))
         tables.append(pa.Table.from_arrays([column, *table.columns], schema=BATCH_SCHEMA))
     insert = "insert_new_attempts_batch" if leave_out_stored else "insert_attempts_batch"
     try:

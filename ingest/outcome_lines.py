@@ -18,10 +18,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import duckdb
-import numpy as np
 import pyarrow as pa
 
-from lanelog.ingest.lines import arrow_table, bytes_array, int64_array
+from lanelog.ingest.lines import arrow_table, bytes_array, int32_array, int64_array
 from lanelog.ingest.statements import statement
 from lanelog.store import arrow_view
 
@@ -62,10 +61,8 @@ def store_outcomes(
     lines = [line for line in lines if may_be_outcome(line[3])]
     if not lines:
         return found
-    source_ids = np.array([line[0] for line in lines], dtype=np.int32)
     table = arrow_table(
-        # (from its buffer: pa.array() would import pandas to check a list, a third of a second)
-        source_id=pa.Array.from_buffers(pa.int32(), len(lines), [None, pa.py_buffer(source_ids)]),
+        source_id=int32_array([line[0] for line in lines]),
         line_no=int64_array([line[1] for line in lines]),
         byte_offset=int64_array([line[2] for line in lines]),
         line=bytes_array([line[3] for line in lines], pa.large_string()),
