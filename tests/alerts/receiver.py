@@ -110,12 +110,11 @@ def silent_receiver(path: str = "/hooks/silentSecret99") -> Iterator[str]:
 
 @contextmanager
 def dripping_receiver(path: str = "/hooks/dripSecret55", *, version: str = "1.1", drip: str = "whole",
-                      length: int | None = 300, sent: int = 300,
-                      every: float = DRIP_S) -> Iterator[tuple[str, list[bytes]]]:
+                      length: int | None = 300, sent: int = 300) -> Iterator[tuple[str, list[bytes]]]:
     """A receiver that reads each post whole, then answers 200, slowly: every read of it comes in
     time, and the answer never ends in any time a test waits.  The URL, and the request bodies it read.
 
-    ``version`` is the answer's HTTP version; ``drip`` what comes a byte ``every`` seconds: the ``whole``
+    ``version`` is the answer's HTTP version; ``drip`` what comes a byte every DRIP_S seconds: the ``whole``
     answer, its ``headers`` (the status line at once), or its ``body`` (the head at once);
     ``length`` the Content-Length it announces (None: none, so an HTTP/1.0 answer is read until
     the connection closes); ``sent`` the bytes of body it sends, after which it holds the
@@ -138,7 +137,7 @@ def dripping_receiver(path: str = "/hooks/dripSecret55", *, version: str = "1.1"
             try:
                 conn.sendall(answer[:at_once])
                 for index in range(at_once, len(answer)):
-                    if stop.wait(every):
+                    if stop.wait(DRIP_S):
                         return
                     conn.sendall(answer[index:index + 1])
             except OSError:
