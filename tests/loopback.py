@@ -1,4 +1,5 @@
-"""A standard-library server of the tests, serving on 127.0.0.1 in a thread until a block ends."""
+"""A server of the tests (any socketserver server: the standard library's, werkzeug's), serving on 127.0.0.1
+in a thread until a block ends."""
 
 from __future__ import annotations
 
