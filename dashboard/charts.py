@@ -203,23 +203,23 @@ def credit_bug_weeks(weekly: pd.DataFrame, weeks: list[str] | None = None) -> al
     name nothing drawn; the page's heading says what the red bars are.  The chart is as
     tall as its neighbour, so the rotated week labels sit below the bars, not over them.
     """
-    frame = labelled(weekly)[["week", "credit_bugs", "quarantined"]]
-    frame["status"] = [CREDIT_BUG if count > 0 else CLEAN for count in frame["credit_bugs"]]
+    frame = labelled(weekly)[["week", "credit_bugs_total", "quarantined"]]
+    frame["status"] = [CREDIT_BUG if count > 0 else CLEAN for count in frame["credit_bugs_total"]]
     base = alt.Chart(frame).encode(x=week_axis(frame, weeks))
     bars = base.mark_bar().encode(
-        y=alt.Y("credit_bugs:Q", title="credit bugs", axis=count_axis()),
+        y=alt.Y("credit_bugs_total:Q", title="credit bugs", axis=count_axis()),
         color=alt.Color(
             "status:N",
             scale=alt.Scale(domain=[CLEAN, CREDIT_BUG], range=[NEUTRAL, ALERT]),
             legend=None,
         ),
-        tooltip=[alt.Tooltip("week:O", title="week"), alt.Tooltip("credit_bugs:Q", title="credit bugs"),
+        tooltip=[alt.Tooltip("week:O", title="week"), alt.Tooltip("credit_bugs_total:Q", title="credit bugs"),
                  alt.Tooltip("quarantined:Q", title="quarantined")],
     )
     # The count over each week with credit bugs; a row of zeros over clean weeks says nothing.
-    counts = base.transform_filter(alt.datum.credit_bugs > 0).mark_text(dy=-8).encode(
-        y=alt.Y("credit_bugs:Q"),
-        text=alt.Text("credit_bugs:Q"),
+    counts = base.transform_filter(alt.datum.credit_bugs_total > 0).mark_text(dy=-8).encode(
+        y=alt.Y("credit_bugs_total:Q"),
+        text=alt.Text("credit_bugs_total:Q"),
         color=alt.Color("status:N", scale=alt.Scale(domain=[CLEAN, CREDIT_BUG], range=[NEUTRAL, ALERT]), legend=None),
     )
     return alt.layer(bars, counts).properties(height=chart_height(legend_rows=0))

@@ -14,7 +14,7 @@ from PIL import Image
 
 from lanelog.dashboard.charts import labelled
 from lanelog.money import exact, money_text
-from lanelog.queries import FIGURES, Comparison, label
+from lanelog.queries import CREDIT_COUNTS, FIGURES, Comparison, label
 from lanelog.reasons import REASONS, kind
 from lanelog.spreadsheet import defused
 
@@ -22,7 +22,7 @@ from lanelog.spreadsheet import defused
 # Patch rejects, not all probe rejects, beside armed calls: a setup reject says CI is
 # broken, and the overview flags those apart.
 METRICS = [(key, label(key, title=True))
-           for key in ("attempts", "patch_rejects", "calls_armed", "credit_bugs", "units")]
+           for key in ("attempts", "patch_rejects", "calls_armed", "credit_bugs_total", "units")]
 
 
 def favicon() -> Image.Image:
@@ -199,34 +199,20 @@ def range_caption(report: dict[str, Any]) -> str:
         f"In range (weeks {span}{undated}): {plural(totals['attempts'], 'attempt')}, "
         f"{plural(totals['probe_rejects'], 'probe reject')} ({totals['patch_rejects']} patch, "
         f"{totals['setup_rejects']} setup), {plural(totals['calls_armed'], 'armed call')}, "
-        f"{plural(totals['credit_bugs'], 'credit bug')}, {plural(number(totals['units']), 'unit')}."
+        f"{plural(totals['credit_bugs_total'], 'credit bug')}, {plural(number(totals['units']), 'unit')}."
     )
-
-
-def with_merge_bugs(report: dict[str, Any], merges: list[dict[str, Any]]) -> dict[str, Any]:
-    """The report with each week's (and the total's) credit bugs counting the pull requests merged over a
-    live quarantine that week, beside the lines with merge credit: the Overview's one alarm for both.
-    A merge falls in the week it merged; `lanelog report` keeps the two apart (credit_bugs, and
-    outcomes' merge_credit_bugs)."""
-    counts: dict[str | None, int] = {}
-    for merge in merges:
-        week = merge["week"].isoformat() if merge["week"] is not None else None
-        counts[week] = counts.get(week, 0) + 1
-    weeks = [{**week, "credit_bugs": week["credit_bugs"] + counts.get(week["week"], 0)} for week in report["weeks"]]
-    totals = {**report["totals"], "credit_bugs": report["totals"]["credit_bugs"] + len(merges)}
-    return {**report, "weeks": weeks, "totals": totals}
 
 
 def weeks_frame(report: dict[str, Any]) -> pd.DataFrame:
     """The report's weekly rows as a frame (week: YYYY-MM-DD, or None for the undated bucket): every
     weekly figure (queries.FIGURES) and the ratio, so a figure added there is never dropped here."""
-    return pd.DataFrame(report["weeks"], columns=["week", *FIGURES, "armed_per_reject"])
+    return pd.DataFrame(report["weeks"], columns=["week", *FIGURES, "armed_per_reject", *CREDIT_COUNTS])
 
 
 # The overview's weekly figures, as two tables: the rejects, then the calls, spend and credit.
 WEEKLY_TABLES = (
     ("attempts", "probe_rejects", "setup_rejects", "patch_rejects", "quarantined"),
-    ("calls_armed", "armed_per_reject", "units", "credit_bugs"),
+    ("calls_armed", "armed_per_reject", "units", "credit_bugs_total"),
 )
 
 

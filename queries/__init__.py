@@ -17,15 +17,16 @@ from typing import TYPE_CHECKING
 from lanelog.lazy import lazy_attributes
 
 _HOMES = {
-    **dict.fromkeys(("FIGURES", "FIRST_DAY", "LABELS", "LAST_DAY", "Comparison", "compare_latest", "day_outside",
-                     "label", "supported_week"), "figures"),
+    **dict.fromkeys(("CREDIT_COUNTS", "FIGURES", "FIRST_DAY", "LABELS", "LAST_DAY", "Comparison", "compare_latest",
+                     "day_outside", "label", "supported_week"), "figures"),
     "Filters": "filters",
-    **dict.fromkeys(("SQL", "QUERIES"), "named"),
+    **dict.fromkeys(("ACCEPT_LABEL", "SQL", "QUERIES"), "named"),
     **dict.fromkeys(("BUDGETS", "DATABASE", "FRAMES", "JOBS", "SESSION", "SPIKES", "Engine", "DuckDBEngine",
                      "engine_class", "engines_that", "records"), "engine"),
-    **dict.fromkeys(("Checked", "Review", "check", "checked", "money", "report", "review", "totals"), "reporting"),
+    **dict.fromkeys(("Checked", "Review", "checked", "money", "report", "review", "totals"), "reporting"),
+    **dict.fromkeys(("CreditBugs", "credit_bugs", "split_words"), "credit"),
     **dict.fromkeys(("SHADOW_FIGURES", "shadow_report", "shadow_flips"), "shadow"),
-    **dict.fromkeys(("ACCEPT_LABEL", "RULE_WORDS", "PullRequest", "is_person", "merge_credit_bugs",
+    **dict.fromkeys(("RULE_WORDS", "PullRequest",
                      "outcome_figures", "pull_requests"), "outcomes"),
     **dict.fromkeys(("ESTIMATE", "ESTIMATE_WORDS"), "costs"),
     **dict.fromkeys(("weekly", "reject_reasons", "credit_bug_rows", "audit", "spend_by_property", "spend_by_repo",
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from lanelog.queries.budget_file import Budget, parse_budgets, read_budget_text, read_budgets
     from lanelog.queries.budgets import Spend, Spike, SpikeRule, Status, judge, weekly_spend
     from lanelog.queries.costs import ESTIMATE, ESTIMATE_WORDS
+    from lanelog.queries.credit import CreditBugs, credit_bugs, split_words
     from lanelog.queries.engine import (
         BUDGETS,
         DATABASE,
@@ -56,6 +58,7 @@ if TYPE_CHECKING:
         records,
     )
     from lanelog.queries.figures import (
+        CREDIT_COUNTS,
         FIGURES,
         FIRST_DAY,
         LABELS,
@@ -67,18 +70,15 @@ if TYPE_CHECKING:
         supported_week,
     )
     from lanelog.queries.filters import Filters
-    from lanelog.queries.named import QUERIES, SQL
+    from lanelog.queries.named import ACCEPT_LABEL, QUERIES, SQL
     from lanelog.queries.outcomes import (
-        ACCEPT_LABEL,
         RULE_WORDS,
         PullRequest,
-        is_person,
-        merge_credit_bugs,
         outcome_figures,
         pull_requests,
     )
     from lanelog.queries.periods import PERIODS, Period, monday, period, today_or_now, week_of
-    from lanelog.queries.reporting import Checked, Review, check, checked, money, report, review, totals
+    from lanelog.queries.reporting import Checked, Review, checked, money, report, review, totals
     from lanelog.queries.shadow import SHADOW_FIGURES, shadow_flips, shadow_report
     from lanelog.queries.source import Source, SparkSettings, choose_source
     from lanelog.queries.views import (
@@ -106,14 +106,15 @@ if TYPE_CHECKING:
 __getattr__ = lazy_attributes(__name__, _HOMES)
 
 __all__ = [
-    "ACCEPT_LABEL", "BUDGETS", "DATABASE", "ESTIMATE", "ESTIMATE_WORDS", "FIGURES", "FIRST_DAY", "FRAMES", "JOBS",
-    "LABELS", "LAST_DAY", "PERIODS", "QUERIES", "RULE_WORDS", "SESSION", "SHADOW_FIGURES", "SPIKES", "SQL", "Budget",
-    "Checked", "Comparison", "DuckDBEngine", "Engine", "Filters", "Period", "PullRequest", "Review", "Source",
-    "SparkSettings", "Spend", "Spike", "SpikeRule", "Status", "audit", "check", "checked", "choose_source",
-    "compare_latest", "credit_bug_rows", "day_outside", "engine_class", "engines_that", "freeze_owners",
-    "freeze_summary", "freezes", "is_person", "judge", "label", "lanes_weekly", "merge_credit_bugs", "monday", "money",
-    "outcome_figures", "parse_budgets", "period", "producers", "property_results", "pull_requests", "read_budget_text",
-    "read_budgets", "records", "reject_reasons", "rejected_lines", "report", "repos", "review", "shadow_flips",
-    "shadow_report", "sources", "spend_by_property", "spend_by_repo", "supported_week", "today_or_now", "totals",
-    "type_anomalies", "undated", "undated_counts", "unresolved_units", "week_of", "weekly", "weekly_spend",
+    "ACCEPT_LABEL", "BUDGETS", "CREDIT_COUNTS", "DATABASE", "ESTIMATE", "ESTIMATE_WORDS", "FIGURES", "FIRST_DAY",
+    "FRAMES", "JOBS", "LABELS", "LAST_DAY", "PERIODS", "QUERIES", "RULE_WORDS", "SESSION", "SHADOW_FIGURES", "SPIKES",
+    "SQL", "Budget", "Checked", "Comparison", "CreditBugs", "DuckDBEngine", "Engine", "Filters", "Period",
+    "PullRequest", "Review", "Source", "SparkSettings", "Spend", "Spike", "SpikeRule", "Status", "audit", "checked",
+    "choose_source", "compare_latest", "credit_bug_rows", "credit_bugs", "day_outside", "engine_class",
+    "engines_that", "freeze_owners", "freeze_summary", "freezes", "judge", "label", "lanes_weekly", "monday", "money",
+    "outcome_figures", "parse_budgets", "period", "producers", "property_results", "pull_requests",
+    "read_budget_text", "read_budgets", "records", "reject_reasons", "rejected_lines", "report", "repos", "review",
+    "shadow_flips", "shadow_report", "sources", "spend_by_property", "spend_by_repo", "split_words", "supported_week",
+    "today_or_now", "totals", "type_anomalies", "undated", "undated_counts", "unresolved_units", "week_of", "weekly",
+    "weekly_spend",
 ]

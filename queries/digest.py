@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from lanelog.money import exact
-from lanelog.queries.figures import FIGURES
+from lanelog.queries.figures import CREDIT_COUNTS, FIGURES
 
 TOP = 3  # repositories and properties listed by money
 
@@ -63,7 +63,9 @@ def weekly_digest(figures: dict[str, Any], before: dict[str, Any] | None = None,
     return {
         "week": latest["week"], "week_before": previous["week"] if previous else None,
         "figures": {key: {"value": latest[key], "before": then.get(key), "change": _change(latest[key], then.get(key))}
-                    for key in FIGURES},
+                    for key in (*FIGURES, *CREDIT_COUNTS) if key in latest},
+        "credit_bug_merges": [merge for merge in figures.get("credit_bug_merges", [])
+                              if merge["week"] == latest["week"]],
         "money": _money(_money_row(figures, latest["week"]), _money_row(before or figures, then.get("week"))),
         "top_repositories": _top(money.get("by_repo", []), "repo", latest["week"]),
         "top_properties": _top(money.get("by_property", []), "property", latest["week"]),

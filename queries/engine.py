@@ -101,10 +101,12 @@ class DuckDBEngine(Engine):
             con.close()
 
     def _macros(self, query: Query) -> None:
-        """The temporary macros a query reads: scope.sql's in_scope always, undated_why where used."""
+        """The temporary macros a query reads: scope.sql's in_scope always, undated_why and is_person where used."""
         SQL.scope.run(self.con)
         if "undated_why(" in query.sql:  # Data health's words for an undated attempt
             SQL.undated_why.run(self.con)
+        if "is_person(" in query.sql:  # the judgement of a merge (outcomes.sql)
+            SQL.person.run(self.con)
 
     def rows(self, query: Query, values: dict[str, Any]) -> list[dict[str, Any]]:
         self._macros(query)

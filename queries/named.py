@@ -19,7 +19,9 @@ from lanelog.store import Query, load_folder
 
 QUERIES: dict[str, Query] = load_folder(Path(__file__).parent)
 # Values some queries bind that are the project's own definitions, not a caller's choice.
-CONSTANTS: dict[str, Any] = {"setup_reasons": sorted(SETUP_REASONS)}
+# The label a person sets on a pull request to say its live quarantine may go at the merge.
+ACCEPT_LABEL = "lanelog:accept-quarantine"
+CONSTANTS: dict[str, Any] = {"setup_reasons": sorted(SETUP_REASONS), "accept_label": ACCEPT_LABEL}
 
 
 class Named:
@@ -28,6 +30,7 @@ class Named:
     # scope.sql: the macros other blocks read
     scope: Query
     undated_why: Query
+    person: Query
     # weekly.sql
     figures: Query
     reject_reasons: Query

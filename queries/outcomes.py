@@ -36,7 +36,6 @@ from lanelog.queries.periods import monday
 if TYPE_CHECKING:
     from lanelog.queries.engine import Readable
 
-ACCEPT_LABEL = "lanelog:accept-quarantine"
 DIGITS = 10  # money rounded once, as queries/costs.py rounds it
 MERGE_RATE_RULE = ("merge_rate is merged / (merged + closed_without_merge); pull requests still open are in "
                    "neither, and merge_rate_denominator says how many closed")
@@ -48,11 +47,6 @@ RULE_WORDS = ("Merge rate is merged / (merged + closed unmerged): a pull request
 COST_RULE = ("cost_per_merged_pr is what every attempt of the pull requests merged in the week cost, over "
              "those whose cost is known; merged_cost_unknown counts those whose armed calls did not all "
              "record a cost in one currency, never as costing nothing")
-
-
-def is_person(login: Any, kind: Any) -> bool:
-    """An account of type User whose login does not end in [bot]: a person, not an app."""
-    return kind == "User" and isinstance(login, str) and bool(login) and not login.endswith("[bot]")
 
 
 @dataclass(frozen=True)
@@ -91,22 +85,13 @@ class PullRequest:
         return bool(self.row["state"] == "closed")
 
     def verdict(self) -> str | None:
-        """credit_bug, reviewed_exception, or None (not merged over a live quarantine)."""
-        if not self.merged or not self.row["last_quarantine"]:
-            return None
-        if self.row["auto_merge"] or not is_person(self.row["merged_by"], self.row["merged_by_type"]):
-            return "credit_bug"
-        return "reviewed_exception" if self.people_said() else "credit_bug"
+        """credit_bug, reviewed_exception, or None (not merged over a live quarantine): outcomes.sql's judgement."""
+        return self.row["verdict"]  # type: ignore[no-any-return]
 
     def people_said(self) -> list[str]:
-        """Who said the quarantine may go: approvals by people after the last attempt, the accept label set by one."""
-        after = self.row["last_ts"]
-        said = [f"approved by {review['login']}" for review in self.row["approvals"] or []
-                if is_person(review.get("login"), review.get("type"))
-                and review.get("submitted_at") is not None and review["submitted_at"] > after]
-        said += [f"labelled {ACCEPT_LABEL} by {label['set_by']}" for label in self.row["labels"] or []
-                 if label.get("name") == ACCEPT_LABEL and is_person(label.get("set_by"), label.get("set_by_type"))]
-        return said
+        """Who said the quarantine may go (outcomes.sql's said_by): approvals by people after the last attempt,
+        the accept label set by one."""
+        return list(self.row["said_by"] or [])
 
 
 def pull_requests(source: Readable, filters: Filters | None = None) -> list[PullRequest]:
@@ -192,10 +177,12 @@ def _range(prs: list[PullRequest], filters: Filters) -> dict[str, Any]:
             "open": sum(pr.row["state"] is None for pr in prs)}
 
 
-def outcome_figures(source: Readable, filters: Filters | None = None) -> dict[str, Any]:
-    """The report's ``outcomes`` section: per week, in total, by agent and by repository."""
+def outcome_figures(source: Readable, filters: Filters | None = None,
+                    everyone: list[PullRequest] | None = None) -> dict[str, Any]:
+    """The report's ``outcomes`` section: per week, in total, by agent and by repository (of ``everyone``, the
+    pull requests already read, else read here)."""
     filters = filters or Filters()
-    everyone = pull_requests(source, filters)
+    everyone = pull_requests(source, filters) if everyone is None else everyone
     prs = [pr for pr in everyone if _in_scope(pr.opened, filters) or _in_scope(pr.closed_week, filters)]
     attempts = {row["week"]: row for row in records(source, SQL.pull_request_weeks, filters)}
     weeks = sorted({week for week in _weeks(prs, attempts) if _in_scope(week, filters)})
@@ -218,11 +205,13 @@ def _weeks(prs: list[PullRequest], attempts: dict[date, dict[str, Any]]) -> Iter
             yield pr.closed_week
 
 
-def merge_credit_bugs(source: Readable, filters: Filters | None = None) -> list[dict[str, Any]]:
-    """Every merge over a live quarantine closed in range: its verdict, the pull request, who merged it."""
+def merge_verdicts(source: Readable, filters: Filters | None = None,
+                   everyone: list[PullRequest] | None = None) -> list[dict[str, Any]]:
+    """Every merge over a live quarantine closed in range: its verdict (outcomes.sql's), the pull request, who
+    merged it (of ``everyone``, the pull requests already read, else read here)."""
     filters = filters or Filters()
     out = []
-    for pr in pull_requests(source, filters):
+    for pr in pull_requests(source, filters) if everyone is None else everyone:
         verdict = pr.verdict()
         if verdict is None or not _in_scope(pr.closed_week, filters):
             continue

@@ -15,7 +15,14 @@
 -- it and of what type, auto-merge and who enabled it, the approvals and labels the outcome line recorded, its url.
 -- Only the router's own lines count (producer lanelog-route): a line another program copied
 -- from one (the demo's legacy-promoter) is no attempt of the pull request.
--- params: repo
+-- verdict: the one judgement of a merge, every surface's (report, check, alerts, pages).  A
+-- merge gives the last routed attempt merge credit; over a live quarantine (the last
+-- attempt's quarantine not empty) it is 'credit_bug' unless a person said the quarantine may
+-- go, 'reviewed_exception' then; NULL for a pull request not merged over one.  A person
+-- (is_person) says so by an approving review submitted after the last attempt, or by the
+-- label $accept_label; an auto-merge, or a merge by an account that is no person, is always a
+-- credit bug.  said_by: who said so, in words ("approved by ...", "labelled ... by ...").
+-- params: repo, accept_label
 WITH tried AS (
     SELECT pr_repository, pr_number, ts, repo, agent, is_reject, armed, lane, attempt_id, quarantine,
            CASE WHEN armed THEN cost END AS cost,
@@ -54,24 +61,44 @@ WITH tried AS (
                AS n
     FROM outcomes
     WHERE NOT provisional AND pr_repository IS NOT NULL AND pr_number IS NOT NULL AND ts IS NOT NULL
-)
-SELECT per_pr.pr_repository, per_pr.pr_number, last.repo, agents.agent, attempts, first_ts, last_ts, probe_rejects,
-       first_rejected, calls_armed, lanes_held, last.attempt_id AS last_attempt, last.quarantine AS last_quarantine,
-       unpriced_calls = 0 AND (first_currency IS NULL OR first_currency = last_currency) AS cost_known,
-       CASE WHEN first_currency = last_currency THEN first_currency END AS currency,
-       CASE WHEN unpriced_calls = 0 AND (first_currency IS NULL OR first_currency = last_currency)
-            THEN coalesce(cost_sum, 0) END AS cost,
-       state, closed_ts, merged_at, merged_by, merged_by_type, auto_merge, auto_merge_by, auto_merge_by_type,
-       approvals, labels, outcome_url,
-       outcome_id
-FROM per_pr
+), judged AS (
+    SELECT per_pr.pr_repository, per_pr.pr_number, last.repo, agents.agent, attempts, first_ts, last_ts,
+           probe_rejects, first_rejected, calls_armed, lanes_held, last.attempt_id AS last_attempt,
+           last.quarantine AS last_quarantine,
+           unpriced_calls = 0 AND (first_currency IS NULL OR first_currency = last_currency) AS cost_known,
+           CASE WHEN first_currency = last_currency THEN first_currency END AS currency,
+           CASE WHEN unpriced_calls = 0 AND (first_currency IS NULL OR first_currency = last_currency)
+                THEN coalesce(cost_sum, 0) END AS cost,
+           state, closed_ts, merged_at, merged_by, merged_by_type, auto_merge, auto_merge_by, auto_merge_by_type,
+           approvals, labels, outcome_url, outcome_id,
+           state = 'merged' AND coalesce(len(last.quarantine), 0) > 0 AS over_quarantine,
+           coalesce(list_transform(
+               list_filter(approvals, lambda review: is_person(review.login, review.type)
+                                                     AND review.submitted_at > last_ts),
+               lambda review: 'approved by ' || review.login), CAST([] AS VARCHAR[])) AS approved_by,
+           coalesce(list_transform(
+               list_filter(labels, lambda label: label.name = $accept_label
+                                                 AND is_person(label.set_by, label.set_by_type)),
+               lambda label: 'labelled ' || label.name || ' by ' || label.set_by), CAST([] AS VARCHAR[])) AS labelled_by
+    FROM per_pr
 JOIN tried AS last
     ON last.pr_repository = per_pr.pr_repository AND last.pr_number = per_pr.pr_number AND last.newest = 1
 LEFT JOIN agents
     ON agents.pr_repository = per_pr.pr_repository AND agents.pr_number = per_pr.pr_number AND agents.n = 1
 LEFT JOIN closed
     ON closed.pr_repository = per_pr.pr_repository AND closed.pr_number = per_pr.pr_number AND closed.n = 1
-ORDER BY first_ts, per_pr.pr_repository, per_pr.pr_number
+)
+SELECT pr_repository, pr_number, repo, agent, attempts, first_ts, last_ts, probe_rejects, first_rejected,
+       calls_armed, lanes_held, last_attempt, last_quarantine, cost_known, currency, cost, state, closed_ts,
+       merged_at, merged_by, merged_by_type, auto_merge, auto_merge_by, auto_merge_by_type, approvals, labels,
+       outcome_url, outcome_id,
+       CASE WHEN NOT over_quarantine THEN NULL
+            WHEN auto_merge OR NOT is_person(merged_by, merged_by_type) THEN 'credit_bug'
+            WHEN len(approved_by) + len(labelled_by) > 0 THEN 'reviewed_exception'
+            ELSE 'credit_bug' END AS verdict,
+       list_concat(approved_by, labelled_by) AS said_by
+FROM judged
+ORDER BY first_ts, pr_repository, pr_number
 
 -- name: pull_request_weeks
 -- The routed attempts on agent pull requests, per week in scope: attempts, probe rejects, armed

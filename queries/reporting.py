@@ -16,20 +16,21 @@ from typing import TYPE_CHECKING, Any
 from lanelog.queries.budget_file import Budget
 from lanelog.queries.budgets import Spend, SpikeRule, judge
 from lanelog.queries.costs import money_figures
+from lanelog.queries.credit import CreditBugs, credit_bugs, merge_bugs, with_merge_counts
 from lanelog.queries.digest import weekly_digest
 from lanelog.queries.engine import engine_of, records, together
 from lanelog.queries.figures import FIGURES
 from lanelog.queries.filters import Filters
 from lanelog.queries.named import SQL
-from lanelog.queries.outcomes import merge_credit_bugs, outcome_figures
+from lanelog.queries.outcomes import merge_verdicts, outcome_figures, pull_requests
 from lanelog.queries.shadow import shadow_report
 
 if TYPE_CHECKING:
     from lanelog.queries.engine import Readable
 
 # The queries report() reads, and its money and outcomes sections' (queries/costs.py, queries/outcomes.py).
-REPORT_QUERIES = (SQL.figures, SQL.rejected_line_count, SQL.shadow_figures, SQL.shadow_errors)
-MONEY_QUERIES = (SQL.money_currencies, SQL.money_by_property, SQL.pull_request_rows, SQL.pull_request_weeks)
+REPORT_QUERIES = (SQL.figures, SQL.rejected_line_count, SQL.shadow_figures, SQL.shadow_errors, SQL.pull_request_rows)
+MONEY_QUERIES = (SQL.money_currencies, SQL.money_by_property, SQL.pull_request_weeks)
 
 
 def _number(value: float | None) -> int | float | None:
@@ -51,8 +52,10 @@ def _total_row(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def totals(engine: Readable, filters: Filters | None = None) -> dict[str, Any]:
-    """The figures over every week in scope, the undated bucket included."""
-    return _figures(_total_row(records(engine, SQL.figures, filters)))
+    """The figures over every week in scope, the undated bucket included, the merge credit bugs counted too."""
+    out = _figures(_total_row(records(engine, SQL.figures, filters)))
+    with_merge_counts([], out, merge_bugs(merge_verdicts(engine, filters)))
+    return out
 
 
 def report(engine: Readable, filters: Filters | None = None, *, with_money: bool = False) -> dict[str, Any]:
@@ -68,14 +71,24 @@ def report(engine: Readable, filters: Filters | None = None, *, with_money: bool
         for row in rows if not row["is_total"] and not row["by_repo"]
     ]
     rejected = records(engine, SQL.rejected_line_count)[0]["rejected_lines"]
+    everyone = pull_requests(engine, filters)  # read once: Spark answers a query asked together once
+    merges = merge_bugs(merge_verdicts(engine, filters, everyone))
     out: dict[str, Any] = {"weeks": weeks, "totals": _figures(_total_row(rows)), "rejected_lines": rejected}
+    with_merge_counts(out["weeks"], out["totals"], merges)
+    out["credit_bug_merges"] = [_merge_named(merge) for merge in merges]
     shadow = shadow_report(engine, filters)
     if shadow is not None:
         out["shadow"] = shadow
     if with_money:
         out["money"] = money_figures(engine, filters, rows)
-        out["outcomes"] = outcome_figures(engine, filters)
+        out["outcomes"] = outcome_figures(engine, filters, everyone)
     return out
+
+
+def _merge_named(merge: dict[str, Any]) -> dict[str, Any]:
+    """A merge credit bug as the report names it: its pull request, address and week."""
+    return {"pr_repository": merge["pr_repository"], "pr_number": merge["pr_number"], "pr_url": merge["pr_url"],
+            "week": merge["week"].isoformat() if merge["week"] is not None else None}
 
 
 def money(engine: Readable, filters: Filters | None = None) -> dict[str, Any]:
@@ -83,12 +96,6 @@ def money(engine: Readable, filters: Filters | None = None) -> dict[str, Any]:
     return money_figures(engine, filters)
 
 
-def check(engine: Readable, filters: Filters | None = None) -> dict[str, Any]:
-    """The seed's alert: credit-bug rows (the alert) and the audit's warnings, as dicts."""
-    return {
-        "credit_bugs": records(engine, SQL.credit_bug_rows, filters),
-        "warnings": records(engine, SQL.audit, filters),
-    }
 
 
 @dataclass
@@ -98,7 +105,7 @@ class Review:
 
     figures: dict[str, Any]
     spend: Spend
-    credit_bugs: list[dict[str, Any]] = field(default_factory=list)
+    credit: CreditBugs | None = None
     reasons: list[dict[str, Any]] = field(default_factory=list)
     jobs: int | None = None
     before: dict[str, Any] | None = None  # the report of the week before, when one week was asked
@@ -119,7 +126,7 @@ def review(engine: Readable, filters: Filters, budgets: Sequence[Budget], day: d
     if budgets:
         found.figures["budgets"] = [status.as_dict() for status in found.spend.statuses]
     if with_rows:
-        found.credit_bugs = records(engine, SQL.credit_bug_rows, filters)
+        found.credit = credit_bugs(engine, filters)
         found.reasons = records(engine, SQL.reject_reasons, filters)
     found.jobs = engine_of(engine).jobs_run()
     return found
@@ -127,29 +134,17 @@ def review(engine: Readable, filters: Filters, budgets: Sequence[Budget], day: d
 
 @dataclass
 class Checked:
-    """What `lanelog check` found: credit bugs (the alert), the audit's warnings, the totals
+    """What `lanelog check` found: credit bugs of both kinds (the alert), the audit's warnings, the totals
     checked, and the budgets and spikes judged."""
 
-    credit_bugs: list[dict[str, Any]]
+    credit: CreditBugs
     warnings: list[dict[str, Any]]
     totals: dict[str, Any]
     spend: Spend
-    merges: list[dict[str, Any]] = field(default_factory=list)  # merges over a live quarantine (outcomes.py)
-
-    @property
-    def merge_bugs(self) -> list[dict[str, Any]]:
-        """The merges over a live quarantine nobody said may go: credit bugs from real merges."""
-        return [merge for merge in self.merges if merge["verdict"] == "credit_bug"]
-
-    @property
-    def exceptions(self) -> list[dict[str, Any]]:
-        """The merges over a live quarantine a person said may go: reviewed exceptions, never alerted."""
-        return [merge for merge in self.merges if merge["verdict"] == "reviewed_exception"]
 
 
 def checked(engine: Readable, filters: Filters, budgets: Sequence[Budget], today: date,
             spike_rule: SpikeRule | None = None) -> Checked:
     """`lanelog check`'s findings: the seed's alert and audit, and the money judged on `today`."""
-    found = check(engine, filters)
-    return Checked(found["credit_bugs"], found["warnings"], totals(engine, filters),
-                   judge(engine, budgets, today, spike_rule), merge_credit_bugs(engine, filters))
+    return Checked(credit_bugs(engine, filters), records(engine, SQL.audit, filters), totals(engine, filters),
+                   judge(engine, budgets, today, spike_rule))

@@ -42,3 +42,12 @@ CREATE OR REPLACE TEMP MACRO undated_why(j) AS CASE
                      OR TRY_CAST(upper(json_str(j)) AS TIMESTAMPTZ) >= TIMESTAMPTZ '2200-01-01 00:00:00+00', false)
         THEN 'out of range'
     ELSE 'not a date' END
+
+-- name: person
+-- Installs the macro is_person(login, kind): whether an account is a person, not an app:
+-- GitHub's account shape, of type User and a login that does not end in [bot] (an app's
+-- account; a machine user typed User is a person to the forge, and to this rule).  The one
+-- rule every judgement of a merge reads (outcomes.sql); Spark inlines it (spark_sql.py).
+-- params:
+CREATE OR REPLACE TEMP MACRO is_person(login, kind) AS
+    coalesce(kind = 'User' AND login <> '' AND login NOT LIKE '%[bot]', false)

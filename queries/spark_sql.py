@@ -22,6 +22,8 @@ from lanelog.queries.named import CONSTANTS, QUERIES
 SPARK_QUERIES = ("figures", "rejected_line_count", "credit_bug_rows", "audit", "reject_reasons",
                  "money_by_property", "money_currencies", "shadow_figures", "shadow_errors", "pull_request_rows",
                  "pull_request_weeks")
+# scope.sql's scalar macros (DuckDB's temporary macros), by the name a query calls: inlined for Spark.
+SCALAR_MACROS = {"is_person": "person"}
 # DuckDB list functions that sqlglot passes through by name, and Spark's word for each.
 _RENAMED = {"LIST_INTERSECT": "ARRAY_INTERSECT"}
 # The column of the numbered form that holds each row's place in the query's ORDER BY.
@@ -53,7 +55,16 @@ def spark_sql(name: str, *, per_set: bool = False, numbered: bool = False, attem
         # written into the query as a literal instead.
         if isinstance(node, exp.Placeholder) and node.name in CONSTANTS:
             value = CONSTANTS[node.name]
+            if isinstance(value, str):
+                return exp.Literal.string(value)
             return exp.Array(expressions=[exp.Literal.string(item) for item in value])
+        return node
+
+    def scalar_macros(node: exp.Expression) -> exp.Expression:
+        # Spark has no macros: a call of one of scope.sql's scalar macros becomes its body.
+        if isinstance(node, exp.Anonymous) and node.name.lower() in SCALAR_MACROS:
+            body: exp.Expression = _macro_body(SCALAR_MACROS[node.name.lower()], node.expressions)
+            return body
         return node
 
     def spark_words(node: exp.Expression) -> exp.Expression:
@@ -71,7 +82,8 @@ def spark_sql(name: str, *, per_set: bool = False, numbered: bool = False, attem
                 node.alias or "attempts")))
         return node
 
-    tree = _scalars_joined(tree.transform(inline_scope).transform(constants).transform(spark_words)
+    tree = _scalars_joined(tree.transform(inline_scope).transform(scalar_macros).transform(constants)
+                           .transform(spark_words)
                            .transform(reading))
     if per_set:
         tree = tree.transform(_grouping_sets)
@@ -232,13 +244,18 @@ def _grouping_sets(node: Any) -> Any:
 
 def _scope_select(*arguments: Any) -> Any:
     """scope.sql's in_scope body with the macro's parameters replaced by the call's arguments."""
+    return _macro_body("scope", arguments)
+
+
+def _macro_body(block: str, arguments: Any) -> Any:
+    """The body of the macro a block of scope.sql installs, its parameters replaced by the call's arguments."""
     import sqlglot
     from sqlglot import exp
 
-    macro = sqlglot.parse_one(QUERIES["scope"].sql, read="duckdb")
+    macro = sqlglot.parse_one(QUERIES[block].sql, read="duckdb")
     names = [identifier.name for identifier in macro.this.expressions]
     if len(names) != len(arguments):
-        raise QueryError(f"in_scope takes {names}, called with {len(arguments)} values")
+        raise QueryError(f"{macro.this.name} takes {names}, called with {len(arguments)} values")
     given = dict(zip(names, arguments))
     body = macro.expression.copy()
 

@@ -7,12 +7,16 @@ module costs the CLI nothing.
 
 from __future__ import annotations
 
+from collections import Counter
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from lanelog.queries.credit import merge_bugs
 from lanelog.queries.engine import frame, records
 from lanelog.queries.figures import FIGURES
 from lanelog.queries.filters import Filters
 from lanelog.queries.named import SQL
+from lanelog.queries.outcomes import merge_verdicts
 from lanelog.queries.shadow import ROW_LIMIT
 
 if TYPE_CHECKING:
@@ -22,10 +26,17 @@ if TYPE_CHECKING:
 
 
 def weekly(source: Readable, filters: Filters | None = None) -> pd.DataFrame:
-    """week, attempts, probe_rejects, ..., units, armed_per_reject (the figures of every dated week)."""
+    """week, attempts, probe_rejects, ..., units, armed_per_reject, merge_credit_bugs, credit_bugs_total (the
+    figures of every week, as the report's rows)."""
     found = frame(source, SQL.figures, filters)
-    weeks = found[~found["is_total"] & ~found["by_repo"]]
-    return weeks[["week", *FIGURES, "armed_per_reject"]].reset_index(drop=True)
+    weeks = found[~found["is_total"] & ~found["by_repo"]][["week", *FIGURES, "armed_per_reject"]].reset_index(drop=True)
+    by_week = Counter(merge["week"].isoformat() if merge["week"] is not None else None
+                      for merge in merge_bugs(merge_verdicts(source, filters)))
+    # The undated week is NaT or None in a frame: neither is a date.
+    weeks["merge_credit_bugs"] = [by_week.get(week.isoformat() if isinstance(week, date) else None, 0)
+                                  for week in weeks["week"]]
+    weeks["credit_bugs_total"] = weeks["credit_bugs"] + weeks["merge_credit_bugs"]
+    return weeks
 
 
 def reject_reasons(source: Readable, filters: Filters | None = None) -> pd.DataFrame:

@@ -6,15 +6,15 @@ from lanelog import queries
 from lanelog.dashboard import budget_section, charts, present, ui
 
 st.title("Overview")
-found = ui.figures(queries.report, queries.money, queries.merge_credit_bugs)
-merges = [merge for merge in found["merge_credit_bugs"] if merge["verdict"] == "credit_bug"]
-# The rows `lanelog report --format json` prints, its credit bugs counting the merges over a live quarantine.
-report, money = present.with_merge_bugs(found["report"], merges), found["money"]
+found = ui.figures(queries.report, queries.money)
+# The rows `lanelog report --format json` prints: its one credit-bug count (credit_bugs_total) counts the
+# lines with merge credit on a quarantined attempt and the merges over a live quarantine.
+report, money = found["report"], found["money"]
 weekly = present.weeks_frame(report)
 totals = report["totals"]
 
-if totals["credit_bugs"]:
-    st.error(present.alert_text(totals["credit_bugs"] - len(merges), merges=len(merges)),
+if totals["credit_bugs_total"]:
+    st.error(present.alert_text(totals["credit_bugs"], merges=totals["merge_credit_bugs"]),
              icon=":material/crisis_alert:")
 if totals["setup_rejects"]:
     st.warning(present.setup_text(totals["setup_rejects"]), icon=":material/build:")
@@ -31,7 +31,7 @@ st.subheader(comparison.heading())
 columns = [*st.columns(4), *st.columns(3)]
 for column, (key, label) in zip(columns, present.METRICS):
     column.metric(label, present.number(latest[key]), delta=present.delta(comparison, key),
-                  delta_color="inverse" if key == "credit_bugs" else "off")
+                  delta_color="inverse" if key == "credit_bugs_total" else "off")
 columns[len(present.METRICS)].metric(
     "Quarantined", present.number(latest["quarantined"]), delta=present.delta(comparison, "quarantined"),
     delta_color="off",
@@ -53,7 +53,7 @@ with left:
                "are not in the bars or the line: CI could not judge those patches.")
 with right:
     st.subheader("Credit bugs per week")
-    if totals["credit_bugs"]:
+    if totals["credit_bugs_total"]:
         st.altair_chart(charts.credit_bug_weeks(weekly, weeks=ui.axis_weeks()), key="credit_bug_weeks")
         st.caption("Both kinds: a line with merge credit on a quarantined attempt, and a pull request merged "
                    "over a live quarantine nobody said may go (in the week it merged).")

@@ -9,11 +9,10 @@ from lanelog import queries
 from lanelog.dashboard import cells, data, health_tables, present, triage_tables, ui
 
 st.title("Credit-bug triage")
-found = ui.figures(queries.credit_bug_rows, queries.sources, queries.merge_credit_bugs)
-rows, sources, merges = found["credit_bug_rows"], found["sources"], found["merge_credit_bugs"]
+found = ui.figures(queries.credit_bug_rows, queries.sources, queries.credit_bugs)
+rows, sources, credit = found["credit_bug_rows"], found["sources"], found["credit_bugs"]
 listed = set(sources["path"][sources["in_last_listing"]])
-bugs = [merge for merge in merges if merge["verdict"] == "credit_bug"]
-exceptions = [merge for merge in merges if merge["verdict"] == "reviewed_exception"]
+bugs, exceptions = credit.merges, credit.exceptions
 
 
 def show_merges(chosen: list[dict[str, Any]], key: str) -> None:
@@ -28,21 +27,30 @@ def show_merges(chosen: list[dict[str, Any]], key: str) -> None:
                  column_config=present.fixed_columns(health_tables.DETAIL_WIDTHS))
 
 
-if rows.empty and not bugs:
+def show_exceptions() -> None:
+    """The reviewed exceptions, folded below the credit bugs: listed, never alerted."""
+    if not exceptions:
+        return
+    with st.expander(f"Reviewed exceptions ({len(exceptions)}): merged over a live quarantine after a person "
+                     "said so"):
+        st.caption("An approval by a person after the last attempt, or the label lanelog:accept-quarantine set "
+                   "by a person. Listed, never alerted.")
+        show_merges(exceptions, "exceptions")
+
+
+if not credit.total:
     st.success("No credit bugs in range. A quarantine on its own is not an incident.")
-else:
-    st.error(present.alert_text(len(rows), on_triage=True, merges=len(bugs)), icon=":material/crisis_alert:")
+    show_exceptions()
+    st.stop()
+st.header(f"Credit bugs ({credit.total})")
+st.error(present.alert_text(len(rows), on_triage=True, merges=len(bugs)), icon=":material/crisis_alert:")
 if bugs:
     st.subheader(f"Merged over a live quarantine ({len(bugs)})")
     st.caption("A pull request merged while its last attempt had a live quarantine, and no person said it may "
                "go: by auto-merge or a bot, or by a person with no approval after that attempt.")
     show_merges(bugs, "merge_bugs")
-if exceptions:
-    st.subheader(f"Reviewed exceptions ({len(exceptions)})")
-    st.caption("Merged over a live quarantine after a person said so (an approval after the last attempt, or the "
-               "label lanelog:accept-quarantine set by a person): listed, never alerted.")
-    show_merges(exceptions, "exceptions")
 if rows.empty:
+    show_exceptions()
     st.stop()
 
 st.subheader(f"Lines with merge credit on a quarantined attempt ({len(rows)})")
@@ -78,3 +86,4 @@ elif state == health_tables.NOT_IN_BUCKET:
                "its lines stay in the database, and the raw line is below.")
 st.caption("Raw line")
 st.code(row["raw"], language="json", wrap_lines=True)
+show_exceptions()

@@ -9,7 +9,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from lanelog.queries import FIGURES
+from lanelog.queries import CREDIT_COUNTS, FIGURES
 from tests.alerts.receiver import receiver
 from tests.alerts.support import ingest_lines, lanelog
 
@@ -39,7 +39,7 @@ def problems(value: Any, known: set[str], path: str = "") -> list[str]:
         return found
     # A digest's figures are keyed by the weekly figures' names (the report's JSON contract), and
     # its budgets are each budget's JSON line, as a budget_threshold event carries it.
-    names = set(FIGURES) if path.endswith(".figures") else \
+    names = {*FIGURES, *CREDIT_COUNTS} if path.endswith(".figures") else \
         documented()["budget_threshold"] if re.search(r"\.budgets\[\d+\]\Z", path) else known
     for key, item in value.items():
         where = f"{path}.{key}"

@@ -80,11 +80,12 @@ def test_report_and_check_equal_duckdbs_for_every_filter(spark: Any, generated: 
             expected = queries.report(lake_con, filters)
             assert expected["weeks"][-1]["week"] is None  # the undated bucket is in every scope
             assert queries.report(spark_lake, filters) == expected, filters
-            found = queries.check(lake_con, filters)
-            assert queries.check(spark_lake, filters) == found, filters
+            assert queries.credit_bugs(spark_lake, filters) == queries.credit_bugs(lake_con, filters), filters
+            assert queries.records(spark_lake, queries.SQL.audit, filters) == \
+                queries.records(lake_con, queries.SQL.audit, filters)
             assert queries.records(spark_lake, queries.SQL.reject_reasons, filters) == \
                 queries.records(lake_con, queries.SQL.reject_reasons, filters)
-        assert queries.check(lake_con)["credit_bugs"] and queries.check(lake_con)["warnings"]
+        assert queries.credit_bugs(lake_con).lines and queries.records(lake_con, queries.SQL.audit)
     finally:
         lake_con.close()
 

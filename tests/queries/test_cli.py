@@ -35,8 +35,10 @@ def figures(week: str | None, *values: Any) -> dict[str, Any]:
     keys = ("attempts", "probe_rejects", "calls_armed", "credit_bugs", "quarantined", "units",
             "armed_per_reject")
     row = {"week": week, **dict(zip(keys, values))}
-    # The log's two rejects are line_cap and fixture_and_test: patch rejects, no setup reject.
-    return {**row, "setup_rejects": 0, "patch_rejects": row["probe_rejects"]}
+    # The log's two rejects are line_cap and fixture_and_test: patch rejects, no setup reject.  No line names
+    # a pull request, so no merge is a credit bug: the one count is the lines'.
+    return {**row, "setup_rejects": 0, "patch_rejects": row["probe_rejects"], "merge_credit_bugs": 0,
+            "credit_bugs_total": row["credit_bugs"]}
 
 
 def unpriced(week: str | None, attempts: int, rejects: int, armed: int, units: int = 0,
@@ -68,6 +70,7 @@ REVIEW_REPORT = {
     "totals": {key: value for key, value in figures(None, 7, 2, 4, 1, 2, 7, 2.0).items()
                if key != "week"},
     "rejected_lines": 1,
+    "credit_bug_merges": [],
     # No line records a usage: every week says so, and no cost is shown as 0.
     "money": {
         "weeks": [
@@ -161,11 +164,12 @@ def test_report_table_csv_and_markdown() -> None:
 
     csv_lines = run("report", REVIEW, "--format", "csv").stdout.splitlines()
     assert csv_lines[0] == ("week,attempts,probe_rejects,setup_rejects,patch_rejects,calls_armed,credit_bugs,"
-                            "quarantined,units,armed_per_reject,calls_with_usage,calls_priced,input_tokens,"
+                            "merge_credit_bugs,credit_bugs_total,quarantined,units,armed_per_reject,calls_with_usage,calls_priced,input_tokens,"
                             "output_tokens,cost,currency,cost_per_armed_call,spend_avoided_estimate,costs")
     # No line records a usage: the money's counts are 0 and its sums empty, never 0.
-    assert csv_lines[1:] == ["2026-10-05,2,1,0,1,1,0,0,1,1.0,0,0,,,,,,,", "2026-10-12,2,0,0,0,1,1,2,2,,0,0,,,,,,,",
-                             "2026-12-28,2,1,0,1,1,0,0,3,1.0,0,0,,,,,,,", ",1,0,0,0,1,0,0,1,,0,0,,,,,,,"]
+    assert csv_lines[1:] == ["2026-10-05,2,1,0,1,1,0,0,0,0,1,1.0,0,0,,,,,,,",
+                             "2026-10-12,2,0,0,0,1,1,0,1,2,2,,0,0,,,,,,,",
+                             "2026-12-28,2,1,0,1,1,0,0,0,0,3,1.0,0,0,,,,,,,", ",1,0,0,0,1,0,0,0,0,1,,0,0,,,,,,,"]
 
     review = run("report", REVIEW, "--format", "markdown").stdout
     assert "| 2026-10-12 | 2 | 0 | 0 | 0 | 1 | 1 | 2 | 2 | - |" in review
@@ -244,7 +248,7 @@ def test_check_exits_1_on_a_credit_bug_and_prints_the_row() -> None:
                         f"at {REVIEW}:5")
     assert json.loads(lines[1].removeprefix("  raw: "))["attempt_id"] == "r5"
     # Once: a credit bug already says its merge credit was set, so no merge_credit warning repeats it.
-    assert lines[2:] == ["1 credit bug(s) in range: merge credit on quarantined attempts; 0 warning(s)"]
+    assert lines[2:] == ["1 credit bug (1 attempt given merge credit while quarantined) in range; 0 warning(s)"]
 
 
 def test_check_exits_0_on_quarantine_alone(tmp_path: Path) -> None:
@@ -333,7 +337,7 @@ def test_check_json_lines_keep_stdout_parseable() -> None:
         "quarantine": ["test_export_race"], "merge_credit": 1, "source": str(REVIEW),
         "line_no": 5, "raw": REVIEW.read_text().splitlines()[4],
     }
-    assert "1 credit bug(s) in range" in result.stderr
+    assert "1 credit bug (1 attempt given merge credit while quarantined) in range" in result.stderr
 
 
 def test_check_old_json_flag_prints_the_same_lines_for_one_release_with_a_note() -> None:
@@ -413,7 +417,7 @@ def test_check_prints_each_credit_bug_once_and_warns_of_credit_without_quarantin
     assert [line.split()[4] for line in out if line.startswith("CREDIT BUG")] == ["bug1", "bug2"]
     assert [line for line in out if line.startswith("warning:")] == [
         f"warning: merge_credit {day} attempt reviewed repo - at {log}:3: merge_credit=1"]
-    assert out[-1] == "2 credit bug(s) in range: merge credit on quarantined attempts; 1 warning(s)"
+    assert out[-1] == "2 credit bugs (2 attempts given merge credit while quarantined) in range; 1 warning(s)"
 
 
 @pytest.mark.parametrize("command", ["report", "check"])

@@ -74,7 +74,9 @@ KEYS = ("attempts", "probe_rejects", "calls_armed", "credit_bugs", "quarantined"
 def figures(week: str | None, *values: Any, setup: int = 0) -> dict[str, Any]:
     """A week's figures; `setup` of its probe rejects are setup rejects (none unless given)."""
     row = {"week": week, **dict(zip(KEYS, values))}
-    return {**row, "setup_rejects": setup, "patch_rejects": row["probe_rejects"] - setup}
+    # No row names a pull request: no merge is a credit bug, and the one count is the lines'.
+    return {**row, "setup_rejects": setup, "patch_rejects": row["probe_rejects"] - setup, "merge_credit_bugs": 0,
+            "credit_bugs_total": row["credit_bugs"]}
 
 
 def totals(*values: Any, setup: int = 0) -> dict[str, Any]:
@@ -112,6 +114,7 @@ def test_report_per_week_undated_last_empty_week_omitted(con: duckdb.DuckDBPyCon
         ],
         "totals": totals(10, 4, 6, 2, 4, 17, 1.5),
         "rejected_lines": 2,
+        "credit_bug_merges": [],
         "shadow": SHADOW,
     }
 
@@ -194,6 +197,7 @@ def test_an_empty_database_reports_zeros_and_no_ratio(
         "weeks": [],
         "totals": totals(0, 0, 0, 0, 0, 0, None),
         "rejected_lines": 0,
+        "credit_bug_merges": [],
     }
 
 

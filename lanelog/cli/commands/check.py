@@ -88,8 +88,8 @@ def check(ctx: click.Context, source: ReadOptions, strict: bool, fmt: str, notif
         found = checked(engine, source.filters, budget_list, today_or_now(today), SpikeRule(spike_factor, spike_min))
     _print(found, fmt, strict)
     if notify.urls:
-        items = alerts.credit_bug_alerts(found.credit_bugs, notify.format, link_base) + \
-            alert_forms.merge_alerts(found.merge_bugs, notify.format, link_base) + \
+        items = alerts.credit_bug_alerts(found.credit.lines, notify.format, link_base) + \
+            alert_forms.merge_alerts(found.credit.merges, notify.format, link_base) + \
             alert_forms.money_alerts(found.spend, notify.format, link_base)
         outcome = deliver(items, notify, db_path(source.db), source.wait, renotify=renotify,
                           claim_expiry=notify_claim_expiry)
@@ -97,7 +97,7 @@ def check(ctx: click.Context, source: ReadOptions, strict: bool, fmt: str, notif
         if outcome.failures:
             raise AlertError("not every alert was sent (the next run sends the rest): " + "; ".join(outcome.failures))
     warned = found.warnings or found.spend.warnings or found.spend.spikes
-    ctx.exit(1 if found.credit_bugs or found.merge_bugs or found.spend.over or (strict and warned) else 0)
+    ctx.exit(1 if found.credit.total or found.spend.over or (strict and warned) else 0)
 
 
 def _check_notify(source: ReadOptions, notify: NotifyOptions, renotify: bool, dashboard_url: str | None,
@@ -119,19 +119,25 @@ def _check_notify(source: ReadOptions, notify: NotifyOptions, renotify: bool, da
 def _print(found: Checked, fmt: str, strict: bool) -> None:
     """Each credit bug, warning, budget and spike as a line (JSON lines with --format json), then the summary."""
     as_json = fmt == "json"
-    lines = check_forms.check_json_lines(vars(found)) if as_json else check_forms.check_lines(vars(found))
-    lines += check_forms.merge_json_lines(found.merges) if as_json else check_forms.merge_lines(found.merges)
+    credit = found.credit
+    listed = {"credit_bugs": credit.lines, "warnings": found.warnings}
+    lines = check_forms.check_json_lines(listed) if as_json else check_forms.check_lines(listed)
+    if as_json:
+        lines += check_forms.merge_json_lines(credit.merges, "merge_credit_bug")
+        lines += check_forms.merge_json_lines(credit.exceptions, "reviewed_exception")
+    else:
+        lines += check_forms.merge_lines(credit.merges, "CREDIT BUG (merge)")
+        lines += check_forms.merge_lines(credit.exceptions, "reviewed exception")
     lines += budget_forms.check_json_lines(found.spend) if as_json else budget_forms.check_lines(found.spend)
     for line in lines:
         echo(line, json=as_json)
-    bugs, warnings = len(found.credit_bugs) + len(found.merge_bugs), len(found.warnings) + len(found.spend.warnings)
-    if bugs:
-        summary = f"{bugs} credit bug(s) in range: merge credit on quarantined attempts"
-        summary += f" ({len(found.merge_bugs)} merged over a live quarantine)" if found.merge_bugs else ""
+    warnings = len(found.warnings) + len(found.spend.warnings)
+    if credit.total:
+        summary = f"{credit.split_words()} in range"
     else:
         summary = (f"no credit bugs in range ({found.totals['attempts']} attempts checked, "
                    f"{found.totals['quarantined']} quarantined without credit)")
-    summary += f"; {len(found.exceptions)} reviewed exception(s)" if found.exceptions else ""
+    summary += f"; {len(credit.exceptions)} reviewed exception(s)" if credit.exceptions else ""
     summary += f"; {warnings} warning(s)" + budget_forms.summary(found.spend) + (
         " (--strict)" if strict and (warnings or found.spend.spikes) else "")
     echo(summary, err=as_json)

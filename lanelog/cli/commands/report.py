@@ -144,7 +144,7 @@ def _printed(found: Review, asked: Asked, source: ReadOptions) -> None:
     elif asked.fmt == "csv":
         echo(figure_forms.csv_text(figures), nl=False, newline="\r\n")
     elif asked.fmt == "markdown":
-        review = figure_forms.markdown(figures, found.credit_bugs, found.reasons, source.filters,
+        review = figure_forms.markdown(figures, found.credit, found.reasons, source.filters,
                                        found.digest()) + "\n\n" + money_forms.markdown(figures["money"])
         if figures["outcomes"]["totals"]["pull_requests"]:
             review += "\n\n" + outcome_forms.markdown(figures["outcomes"])

@@ -7,6 +7,7 @@ escaped so a log can never inject a link, HTML or a table cell into a pasted rev
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime
 from typing import Any
 
@@ -36,6 +37,17 @@ def plain(value: Any) -> str:
 def md(value: Any) -> str:
     """A value as markdown text that renders literally."""
     return MARKDOWN_SPECIAL.sub(r"\\\1", plain(value))
+
+
+# An address that can stand in a markdown autolink as it is: http(s), no space, angle bracket or backslash.
+LINKABLE = re.compile(r"https?://[A-Za-z0-9._~:/?#@!$&'()*+,;=%-]{1,2000}\Z")
+
+
+def md_link(url: Any) -> str:
+    """An address as a markdown link (an autolink) when it is a plain http(s) address, else as literal text."""
+    if isinstance(url, str) and LINKABLE.match(url):
+        return f"<{url}>"
+    return md(url)
 
 
 def cell(key: str, value: Any) -> str:

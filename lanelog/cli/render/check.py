@@ -40,13 +40,13 @@ def _pull_request(merge: dict[str, Any]) -> str:
     return f"{plain(merge['pr_repository'])}#{merge['pr_number']}"
 
 
-def merge_lines(merges: list[dict[str, Any]]) -> list[str]:
-    """Each merge over a live quarantine: a credit bug (alerted), or a reviewed exception and who said so."""
+def merge_lines(merges: list[dict[str, Any]], head: str) -> list[str]:
+    """Each merge over a live quarantine under its head ("CREDIT BUG (merge)", alerted, or "reviewed exception"),
+    who merged it and who said the quarantine may go."""
     lines = []
     for merge in merges:
         who = f"merged by {plain(merge['merged_by'])} ({plain(merge['merged_by_type'])})"
         who += f", auto-merge enabled by {plain(merge['auto_merge_by'])}" if merge["auto_merge"] else ""
-        head = "CREDIT BUG (merge)" if merge["verdict"] == "credit_bug" else "reviewed exception"
         said = f"; said by: {plain(', '.join(merge['said_by']))}" if merge["said_by"] else ""
         lines.append(f"{head} {_pull_request(merge)} {plain(merge['pr_url'])} {who} at {plain(merge['merged_at'])} "
                      f"over quarantine {plain(merge['quarantine'])}: last attempt {plain(merge['last_attempt'])} "
@@ -54,7 +54,7 @@ def merge_lines(merges: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def merge_json_lines(merges: list[dict[str, Any]]) -> list[str]:
-    """`check --format json`: one object a line per merge over a live quarantine, its kind its verdict."""
-    kinds = {"credit_bug": "merge_credit_bug", "reviewed_exception": "reviewed_exception"}
-    return [json.dumps({"kind": kinds[merge["verdict"]], **row_json(merge)}) for merge in merges]
+def merge_json_lines(merges: list[dict[str, Any]], kind: str) -> list[str]:
+    """`check --format json`: one object a line per merge over a live quarantine, of the kind given
+    (merge_credit_bug or reviewed_exception)."""
+    return [json.dumps({"kind": kind, **row_json(merge)}) for merge in merges]

@@ -22,7 +22,7 @@ else:  # the webhook poster: only runs that post need it
     alerts = lazy_module("lanelog.cli.alerts")
 
 # The figures shown as fields (at most ten: Slack's limit), money after them.
-FIELDS = ("attempts", "patch_rejects", "setup_rejects", "calls_armed", "credit_bugs", "quarantined", "units")
+FIELDS = ("attempts", "patch_rejects", "setup_rejects", "calls_armed", "credit_bugs_total", "quarantined", "units")
 HEADER_LIMIT = 150
 CURRENCY = re.compile(r"[A-Z]{3}")
 
@@ -92,7 +92,7 @@ def slack_message(digest: dict[str, Any] | None) -> dict[str, Any]:
         blocks.append(_budgets(digest["budgets"]))
     figures = digest["figures"]
     text = (f"{header}: {figures['attempts']['value']} attempts, {figures['patch_rejects']['value']} patch rejects, "
-            f"{figures['calls_armed']['value']} armed calls, {figures['credit_bugs']['value']} credit bugs")
+            f"{figures['calls_armed']['value']} armed calls, {figures['credit_bugs_total']['value']} credit bugs")
     return {"text": text, "blocks": blocks, "unfurl_links": False, "unfurl_media": False}
 
 

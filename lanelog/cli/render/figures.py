@@ -20,10 +20,11 @@ from lanelog.cli.render.cells import (
     counted,
     markdown_table,
     md,
+    md_link,
     money_change,
     plain,
 )
-from lanelog.queries import FIGURES, LABELS, Comparison, Filters
+from lanelog.queries import LABELS, Comparison, CreditBugs, Filters, split_words
 from lanelog.reasons import kind
 from lanelog.spreadsheet import defused
 
@@ -50,6 +51,10 @@ def table(report: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+# The figures' columns of the CSV, by the JSON's keys: the seed's credit_bugs (lines) and the merges apart,
+# then the one count.
+CSV_FIGURES = tuple(part for key in HEADINGS
+                    for part in (("credit_bugs", "merge_credit_bugs", key) if key == "credit_bugs_total" else (key,)))
 # The money columns of the CSV (queries/money.sql), after the figures', per week; `costs` is
 # each currency's total (GBP 0.25; USD 0.625) of a week priced in several, else empty.
 CSV_MONEY = ("calls_with_usage", "calls_priced", "input_tokens", "output_tokens", "cost", "currency",
@@ -72,10 +77,10 @@ def csv_text(report: dict[str, Any]) -> str:
     # Rows end in CRLF (RFC 4180), so the writer quotes every field holding a carriage return
     # or a line feed: no text from a log can start a row of its own.
     writer = csv.writer(buffer, lineterminator="\r\n")
-    writer.writerow([*HEADINGS, *CSV_MONEY, *(outcome_forms.CSV_COLUMNS if outcomes is not None else ()),
+    writer.writerow([*CSV_FIGURES, *CSV_MONEY, *(outcome_forms.CSV_COLUMNS if outcomes is not None else ()),
                      *(shadow_forms.csv_columns(shadow) if shadow is not None else ())])
     for week in _csv_weeks(report["weeks"], outcomes):
-        cells = [week.get(key) for key in HEADINGS]
+        cells = [week.get(key) for key in CSV_FIGURES]
         cells += [_csv_money(money.get(week["week"], {}), key) for key in CSV_MONEY]
         if outcomes is not None:
             cells += outcome_forms.csv_cells(outcomes, week["week"])
@@ -110,8 +115,10 @@ def _week_over_week(digest: dict[str, Any] | None) -> list[str]:
     before, latest = digest["week_before"], digest["week"]
     heading = Comparison({"week": latest}, {"week": before}).heading()
     out = [f"{heading}:", "", f"| figure | {before} | {latest} | change |", "|---|---:|---:|---:|"]
-    for key in FIGURES:
-        row = digest["figures"][key]
+    for key in HEADINGS:
+        row = digest["figures"].get(key)
+        if row is None:
+            continue
         out.append(f"| {HEADINGS[key]} | {plain(row['before'])} | {plain(row['value'])} | {change(row['change'])} |")
     money = digest["money"]
     out.append(f"| cost | {cost_cell(money['before'], money['before_currency'], md)} | "
@@ -136,7 +143,7 @@ def _scope_line(filters: Filters) -> str:
             "attempts without a usable date always included.")
 
 
-def markdown(report: dict[str, Any], credit_bugs: list[dict[str, Any]],
+def markdown(report: dict[str, Any], credit: CreditBugs | None,
              reasons: list[dict[str, Any]], filters: Filters, digest: dict[str, Any] | None = None) -> str:
     """The weekly spend review, ready to paste: figures, change (the digest's), credit bugs, top reasons."""
     out = ["# Weekly spend review", "", _scope_line(filters), "", "## Figures", "",
@@ -144,17 +151,7 @@ def markdown(report: dict[str, Any], credit_bugs: list[dict[str, Any]],
     out += ["", f"Rejected lines (not JSON objects, {REJECTED_SCOPE}): {report['rejected_lines']}.",
             "", "## Week over week", "", *_week_over_week(digest),
             "", "## Patch rejects and armed calls", "", *_gate_lines(report["totals"], reasons),
-            "", "## Credit bugs", ""]
-    if not credit_bugs:
-        out.append("None in range. Quarantined attempts without merge credit are expected, "
-                   "not incidents.")
-    for bug in credit_bugs:
-        out.append(
-            f"- **{md(bug['attempt_id'])}** at {md(bug['ts'])}, repo {md(bug['repo'])}, "
-            f"head {md(bug['head'])}, producer {md(bug['producer'])}: merge credit "
-            f"{md(bug['merge_credit'])} with quarantine {md(bug['quarantine'])} "
-            f"({md(bug['source'])}:{bug['line_no']})"
-        )
+            "", *_credit_lines(credit)]
     out += ["", "## Top reject reasons", ""]
     counts: dict[str | None, int] = {}
     for row in reasons:
@@ -169,6 +166,28 @@ def markdown(report: dict[str, Any], credit_bugs: list[dict[str, Any]],
     if "shadow" in report:
         out += shadow_forms.markdown_lines(report["shadow"])
     return "\n".join(out)
+
+
+def _credit_lines(credit: CreditBugs | None) -> list[str]:
+    """The credit-bug section: the one count in its heading, its split named, every bug of both kinds."""
+    total = credit.total if credit is not None else 0
+    out = [f"## Credit bugs ({total})", ""]
+    if credit is None or not total:
+        return out + ["None in range. Quarantined attempts without merge credit are expected, not incidents."]
+    out += [f"{split_words(credit.counts()).capitalize()}.", ""]
+    for merge in credit.merges:
+        how = "auto-merge" if merge["auto_merge"] else f"merged by {md(merge['merged_by'])}"
+        out.append(f"- **{md(merge['pr_repository'])}#{merge['pr_number']}** ({md_link(merge['pr_url'])}), "
+                   f"{how} at {md(merge['merged_at'])} over quarantine {md(merge['quarantine'])}: "
+                   f"nobody said the quarantine may go")
+    for bug in credit.lines:
+        out.append(
+            f"- **{md(bug['attempt_id'])}** at {md(bug['ts'])}, repo {md(bug['repo'])}, "
+            f"head {md(bug['head'])}, producer {md(bug['producer'])}: merge credit "
+            f"{md(bug['merge_credit'])} with quarantine {md(bug['quarantine'])} "
+            f"({md(bug['source'])}:{bug['line_no']})"
+        )
+    return out
 
 
 def _gate_lines(totals: dict[str, Any], reasons: list[dict[str, Any]]) -> list[str]:
