@@ -25,10 +25,14 @@ from typing import Any, ClassVar
 
 from lanelog.errors import FactInvalid, ForgeUnknown
 
+__all__ = [
+    "DEFAULT_FORGE", "FORGES", "Account", "Approval", "AutoMerge", "Change", "Close", "Forge",
+    "LabelEvent", "PullRequest", "Run", "chosen_forge", "every_forge", "forge", "job_forge", "names_repository",
+    "noted", "outside_ci",
+]
+
 # What a saved file is read as when no forge is named and no forge's CI runs the job.
 DEFAULT_FORGE = "github"
-# The fields of a Change a job may be asked for, named as the line names them (and a note what it leaves out).
-CHANGE_FIELDS = ("pull_request", "agent", "ci_run")
 
 
 @dataclass(frozen=True)
@@ -154,8 +158,9 @@ class Forge(ABC):
     @abstractmethod
     def job_change(self, environ: Mapping[str, str], wanted: Collection[str],
                    notify: Callable[[str], None]) -> Change:
-        """The fields of CHANGE_FIELDS in ``wanted`` that the job tells, each read only when wanted; one that
-        cannot be read is None, with one note naming it (the route goes on)."""
+        """What the job tells of the fields in ``wanted`` (``pull_request``, ``agent``, ``ci_run``: the line's
+        names), each read only when wanted; one that cannot be read is None, with one note naming it (the
+        route goes on)."""
 
     @abstractmethod
     def job_close(self, environ: Mapping[str, str]) -> Close | None:
