@@ -107,6 +107,10 @@ class FactInvalid(RouterError):
     event that is not the one asked for; the message names the file or option and the key."""
 
 
+class ForgeUnknown(RouterError):
+    """A forge no adapter of router/forges/ is named; the message names those there are."""
+
+
 class IngestError(LanelogError):
     """A lane-log file or object that ingest cannot read, or whose lines it cannot store."""
 

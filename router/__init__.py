@@ -18,7 +18,8 @@ _HOMES = {
     **dict.fromkeys(("RouteOptions", "check_repo_name", "exit_code", "run_route"), "run"),
     "check_ref": "gitfacts",
     **dict.fromkeys(("is_error", "shadow_decision"), "shadow"),
-    **dict.fromkeys(("append_summary", "error_annotations", "job_summary", "on_actions"), "github"),
+    **dict.fromkeys(("append_summary", "error_annotations", "job_summary", "on_actions", "summary_file"), "github"),
+    **dict.fromkeys(("FORGES", "outside_ci"), "forges"),
     **dict.fromkeys(("PolicyFiles", "ReplayRequest", "ReplayRun", "read_files", "replay_history", "stored_about"),
                     "replay_request"),
     **dict.fromkeys(("ChangeOptions", "attempt_change"), "change"),
@@ -39,8 +40,9 @@ if TYPE_CHECKING:
         check_url,
     )
     from lanelog.router.flaky import FreezeRow, freeze_expiry, parse_flaky
+    from lanelog.router.forges import FORGES, outside_ci
     from lanelog.router.gitfacts import check_ref
-    from lanelog.router.github import append_summary, error_annotations, job_summary, on_actions
+    from lanelog.router.github import append_summary, error_annotations, job_summary, on_actions, summary_file
     from lanelog.router.lane import DEFAULT_TIMEOUT, TOKEN_SOURCES, LaneRunner
     from lanelog.router.lane_log import OUTCOME_KIND, OUTCOME_PRODUCER, PRODUCER, SCHEMA, append_line, dumps
     from lanelog.router.outcome import OutcomeFlags, OutcomeRequest, outcome_line
@@ -59,11 +61,11 @@ if TYPE_CHECKING:
 __getattr__ = lazy_attributes(__name__, _HOMES)
 
 __all__ = [
-    "DEFAULT_TIMEOUT", "LANES", "OUTCOME_KIND", "OUTCOME_PRODUCER", "PRODUCER", "SCHEMA", "SEED_POLICY",
+    "DEFAULT_TIMEOUT", "FORGES", "LANES", "OUTCOME_KIND", "OUTCOME_PRODUCER", "PRODUCER", "SCHEMA", "SEED_POLICY",
     "TOKEN_SOURCES", "ChangeOptions", "FreezeRow", "LaneRunner", "OutcomeFlags", "OutcomeRequest", "PatchFacts", "Plan",
     "Policy", "PolicyFiles", "Problem", "ReplayRequest", "ReplayRun", "RouteOptions", "append_line", "append_summary",
     "attempt_change", "check_login", "check_ref", "check_repo_name", "check_repository", "check_sha", "check_text",
     "check_time", "check_url", "dumps", "error_annotations", "exit_code", "freeze_expiry", "is_error", "job_summary",
-    "lane_for", "on_actions", "outcome_line", "parse_flaky", "parse_policy", "read_files", "replay_history", "route",
-    "run_route", "shadow_decision", "stored_about",
+    "lane_for", "on_actions", "outcome_line", "outside_ci", "parse_flaky", "parse_policy", "read_files",
+    "replay_history", "route", "run_route", "shadow_decision", "stored_about", "summary_file",
 ]

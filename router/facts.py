@@ -29,7 +29,6 @@ MAX_TIME = 40
 # GitHub's rule for an owner and a repository name: 1-100 of letters, digits, '.', '_' and '-'.
 REPOSITORY = re.compile(r"([A-Za-z0-9._-]{1,100})/([A-Za-z0-9._-]{1,100})\Z")
 SHA = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})\Z")   # SHA-1 or SHA-256 object names
-ACCOUNT_TYPE = re.compile(r"[A-Z][A-Za-z]{0,39}\Z")     # User, Bot, Organization, Mannequin
 ASCII_TEXT = re.compile(r"[\x21-\x7e]+\Z")                # printable ASCII: a URL is percent-encoded, a login ASCII
 BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 REFUSED_CATEGORIES = frozenset({"Cc", "Cs", "Zl", "Zp"})
@@ -77,21 +76,6 @@ def check_login(value: Any, where: str) -> str:
     if not ASCII_TEXT.match(login):
         raise FactInvalid(f"{where}: must be printable ASCII, as a login is")
     return login
-
-
-def check_account(value: Any, where: str) -> dict[str, str]:
-    """A GitHub user object as the line keeps it: ``{"login", "type"}`` (User, Bot, Organization...)."""
-    if not isinstance(value, dict):
-        raise FactInvalid(f"{where}: must be an object with a login and a type, not {kind(value)}")
-    return {"login": check_login(value.get("login"), f"{where}.login"),
-            "type": check_account_type(value.get("type"), f"{where}.type")}
-
-
-def check_account_type(value: Any, where: str) -> str:
-    """An account's type as GitHub names it: a capitalised word of ASCII letters."""
-    if not isinstance(value, str) or not ACCOUNT_TYPE.match(value):
-        raise FactInvalid(f"{where}: must be an account type such as User or Bot{_found(value)}")
-    return value
 
 
 def check_repository(value: Any, where: str) -> str:

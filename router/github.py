@@ -2,8 +2,9 @@
 
 Under GitHub Actions, ``lanelog route`` writes a reject's reasons as workflow-command
 annotations on the lines that caused it (``::error file=...,line=...,title=...::...``)
-and appends a job summary in Markdown to ``$GITHUB_STEP_SUMMARY``.  Both are built
-from the lane-log line alone, so they say what the line says.
+and appends a job summary in Markdown to the file the job names for it (the GitHub forge,
+router/forges/github.py, reads the job's variables).  Both are built from the lane-log line
+alone, so they say what the line says.
 
 ``workflow_command`` is the one place a workflow command is built: every property
 value and the message are escaped as the runner reads them, so no file name or line of
@@ -24,6 +25,7 @@ from typing import Any
 
 from lanelog.evidence_text import evidence_lines, fenced, markdown_text, reason_messages, reason_words
 from lanelog.reasons import REASONS, SETUP_REASONS
+from lanelog.router.forges import forge
 
 # GitHub shows at most 10 error annotations of a step (and 50 of a job).
 MAX_ANNOTATIONS = 10
@@ -172,19 +174,23 @@ def job_summary(line: Mapping[str, Any]) -> str:
 def on_actions(choice: str, environ: Mapping[str, str] | None = None) -> bool:
     """Whether ``--annotations`` (never, auto, always) asks for them here: auto only under GitHub Actions."""
     env = os.environ if environ is None else environ
-    return choice == "always" or (choice == "auto" and env.get("GITHUB_ACTIONS") == "true")
+    return choice == "always" or (choice == "auto" and forge("github").runs_here(env))
+
+
+def summary_file(environ: Mapping[str, str] | None = None) -> str | None:
+    """The file the job summary is appended to, as the job names it (``$GITHUB_STEP_SUMMARY``); None when none."""
+    return forge("github").summary_path(os.environ if environ is None else environ)
 
 
 def append_summary(text: str, environ: Mapping[str, str] | None = None) -> Path | None:
-    """Append ``text`` to the file ``$GITHUB_STEP_SUMMARY`` names; None when it names none.
+    """Append ``text`` to the job summary's file (``summary_file``); None when the job names none.
 
     Only a regular file (or a new one) is written: a FIFO, a device, a socket or a folder is
     refused before it is opened for writing (a FIFO with no reader held route for ever), and the
     open descriptor is checked again.  OSError says why nothing was written.
     """
-    env = os.environ if environ is None else environ
-    target = env.get("GITHUB_STEP_SUMMARY")
-    if not target:
+    target = summary_file(environ)
+    if target is None:
         return None
     path = Path(target)
     try:

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from lanelog.cli import COMMANDS, cli
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]  # docs/forges/ too
 # The commands each reference page documents; a bare `--flag` on the page belongs to one of them.
 PAGE_COMMANDS = {
     "router.md": ["route", "outcome"],

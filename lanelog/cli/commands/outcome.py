@@ -10,7 +10,7 @@ import click
 from lanelog.cli.options import change_options, checked
 from lanelog.cli.output import echo
 from lanelog.errors import LanelogError, RepoNameInvalid
-from lanelog.router import OutcomeFlags, OutcomeRequest, append_line, check_repo_name, dumps, outcome_line
+from lanelog.router import FORGES, OutcomeFlags, OutcomeRequest, append_line, check_repo_name, dumps, outcome_line
 
 ACCOUNT_TYPES = ["User", "Bot"]
 
@@ -23,6 +23,9 @@ def _repo_name(ctx: click.Context, param: click.Parameter, value: str | None) ->
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--forge", type=click.Choice(list(FORGES)),
+              help="The forge whose shapes --event, --reviews and --label-events are in, and whose CI job is read "
+                   "[default: the forge whose CI runs the job, else github].")
 @click.option("--event", type=click.Path(path_type=Path), metavar="FILE",
               help="A saved pull_request closed event payload [default: under GitHub Actions, $GITHUB_EVENT_PATH].")
 @click.option("--reviews", type=click.Path(path_type=Path), metavar="FILE",
@@ -54,8 +57,8 @@ def _repo_name(ctx: click.Context, param: click.Parameter, value: str | None) ->
 @click.option("--out", "log_path", type=click.Path(path_type=Path, dir_okay=False),
               envvar="LANELOG_LOG", default=Path("lane-log.jsonl"), show_default=True, metavar="FILE",
               help="The lane log to append the line to (env LANELOG_LOG).")
-def outcome(event: Path | None, reviews: Path | None, label_events: Path | None, ci_run_url: str | None,
-            repo_name: str | None, log_path: Path, **flags: Any) -> None:
+def outcome(forge: str | None, event: Path | None, reviews: Path | None, label_events: Path | None,
+            ci_run_url: str | None, repo_name: str | None, log_path: Path, **flags: Any) -> None:
     """Record what became of a pull request when it closed: append one outcome line.
 
     Run it when a pull request closes.  Under GitHub Actions it reads the
@@ -72,7 +75,7 @@ def outcome(event: Path | None, reviews: Path | None, label_events: Path | None,
         lanelog outcome --repository acme/orders --pull-request 7 --state closed --closed-at 2026-10-08T14:03:00Z
     """
     request = OutcomeRequest(event=event, flags=OutcomeFlags(**flags), reviews=reviews, label_events=label_events,
-                             repo_name=repo_name, ci_run_url=ci_run_url)
+                             repo_name=repo_name, ci_run_url=ci_run_url, forge=forge)
     line = outcome_line(request, notify=lambda note: echo(f"lanelog outcome: {note}", err=True))
     text = dumps(line)
     try:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from lanelog.router import (
     on_actions,
     run_route,
     shadow_decision,
+    summary_file,
 )
 
 
@@ -180,5 +180,5 @@ def _annotate(line: dict) -> None:
     try:
         append_summary(job_summary(line))
     except OSError as exc:
-        echo(f"lanelog route: cannot write the job summary to {os.environ.get('GITHUB_STEP_SUMMARY')}: "
+        echo(f"lanelog route: cannot write the job summary to {summary_file()}: "
              f"{exc.strerror or exc}", err=True)

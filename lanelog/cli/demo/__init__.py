@@ -42,9 +42,6 @@ MADE_BY = "lanelog demo"  # recorded in lanelog_meta, so a rerun may rebuild its
 RUNNER = f"{shlex.quote(sys.executable)} -P -m lanelog.cli.demo.runner"
 ROUTE_TIMEOUT = 300  # seconds for one patch: the router's own limits stop it long before
 ROUTE_WORKERS = min(4, os.cpu_count() or 1)
-# The demo's attempts are no CI run's: under GitHub Actions, route would name this run and its event's
-# pull request on every line.
-DEMO_ENV = {name: value for name, value in os.environ.items() if not name.startswith("GITHUB_")}
 
 
 @dataclass
@@ -92,6 +89,8 @@ class DemoSummary:
 
 def route(patch: Patch, day: date, log: Path) -> dict[str, Any]:
     """Run the real `lanelog route` on one patch; return the plan it printed."""
+    from lanelog.router import outside_ci
+
     argv = [
         sys.executable, "-P", "-m", "lanelog", "route",
         "--repo", str(patch.checkout or patch.repo.root),
@@ -108,8 +107,10 @@ def route(patch: Patch, day: date, log: Path) -> dict[str, Any]:
         *patch.extra_args,
     ]
     try:
+        # The demo's attempts are no CI run's: in a forge's CI job, route would name this run and its
+        # event's pull request on every line.
         done = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=ROUTE_TIMEOUT,
-                              env=DEMO_ENV)
+                              env=outside_ci(os.environ))
     except subprocess.TimeoutExpired:
         raise DemoError(f"lanelog route did not finish in {ROUTE_TIMEOUT} s on a {patch.kind} patch") from None
     try:

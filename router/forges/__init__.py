@@ -1,0 +1,252 @@
+"""Forges behind one door: what a forge and its CI tell the router, as forge-neutral records.
+
+A forge (GitHub, ...) is where the pull requests live and whose CI runs ``lanelog route`` and
+``lanelog outcome``.  Everything that knows one forge's shapes (its CI's variables, its event
+payloads, the files its API prints, its accounts and which of them are people) is one module
+here, an adapter subclassing ``Forge``; the router reads only the records below.  The table is
+the package itself: every module here not named with a leading ``_`` is one forge's adapter,
+its name the module's, its adapter the module's ``FORGE``.  Adding a forge is that module, its
+page (docs/forges/NAME.md) and its example CI file (docs/architecture.md says how).
+
+An adapter checks every value it reads (router/facts.py) and raises FactInvalid or
+InputFileInvalid naming the file or variable and the key, never the value.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, ClassVar
+
+from lanelog.errors import FactInvalid, ForgeUnknown
+
+__all__ = [
+    "DEFAULT_FORGE", "FORGES", "Account", "Approval", "AutoMerge", "Change", "Close", "Forge",
+    "LabelEvent", "PullRequest", "Run", "chosen_forge", "every_forge", "forge", "job_forge", "names_repository",
+    "noted", "outside_ci",
+]
+
+# What a saved file is read as when no forge is named and no forge's CI runs the job.
+DEFAULT_FORGE = "github"
+
+
+@dataclass(frozen=True)
+class Account:
+    """An account as a line keeps it: its login and the forge's word for its kind (``User``, ``Bot``,
+    ...; None when a flag did not say)."""
+
+    login: str
+    type: str | None
+
+    def line(self) -> dict[str, Any]:
+        return {"login": self.login, "type": self.type}
+
+
+@dataclass(frozen=True)
+class PullRequest:
+    """A pull request (a merge request) as a line names it: ``OWNER/NAME``, its number, its web address."""
+
+    repository: str
+    number: int
+    url: str | None = None
+
+    def line(self) -> dict[str, Any]:
+        return {"repository": self.repository, "number": self.number,
+                **({"url": self.url} if self.url is not None else {})}
+
+
+@dataclass(frozen=True)
+class Run:
+    """A CI run: its id and attempt where the CI numbers them, its web address where known."""
+
+    id: str | None = None
+    attempt: int | None = None
+    url: str | None = None
+
+    def line(self) -> dict[str, Any]:
+        return {key: value for key, value in (("id", self.id), ("attempt", self.attempt), ("url", self.url))
+                if value is not None}
+
+
+@dataclass(frozen=True)
+class Change:
+    """Which change an attempt belongs to, as a CI job tells it: each None when unknown."""
+
+    pull_request: PullRequest | None = None
+    agent: str | None = None
+    ci_run: Run | None = None
+
+
+@dataclass(frozen=True)
+class AutoMerge:
+    """A pull request's auto-merge: who enabled it and how it merges, each None when unknown."""
+
+    enabled_by: Account | None
+    merge_method: str | None
+
+    def line(self) -> dict[str, Any]:
+        return {"enabled_by": None if self.enabled_by is None else self.enabled_by.line(),
+                "merge_method": self.merge_method}
+
+
+@dataclass(frozen=True)
+class Close:
+    """A pull request's close, checked: what the outcome line says of it (None: unknown, never guessed)."""
+
+    pull_request: PullRequest
+    head: str | None
+    state: str                 # "merged", or "closed" without merge
+    merged_at: str | None
+    closed_at: str
+    merged_by: Account | None
+    auto_merge: AutoMerge | None
+    author: Account | None
+    labels: tuple[str, ...]
+    merge_commit: str | None
+
+
+@dataclass(frozen=True)
+class Approval:
+    """An approving review by the forge's rule: who, when, and of which commit (None when unknown)."""
+
+    account: Account
+    submitted_at: str
+    commit_id: str | None
+
+    def line(self) -> dict[str, Any]:
+        return {**self.account.line(), "submitted_at": self.submitted_at, "commit_id": self.commit_id}
+
+
+@dataclass(frozen=True)
+class LabelEvent:
+    """The last time a label was set on a pull request, and by whom (None: an account since deleted)."""
+
+    name: str
+    set_at: str
+    set_by: Account | None
+
+    def line(self) -> dict[str, Any]:
+        return {**({"set_by": self.set_by.line()} if self.set_by is not None else {}), "set_at": self.set_at}
+
+
+class Forge(ABC):
+    """One forge's adapter: its CI job's environment and its files, read into the records above."""
+
+    name: ClassVar[str]             # its key in FORGES, the value of `lanelog outcome --forge`
+    # How messages name what it reads, when one is missing.
+    repository_words: ClassVar[str]  # where a job's repository comes from: "$GITHUB_REPOSITORY under GitHub Actions"
+    event_words: ClassVar[str]       # what --event FILE holds: "a saved pull_request closed event"
+    job_words: ClassVar[str]         # how a job has a close: "run it under GitHub Actions on a ... event"
+
+    @abstractmethod
+    def runs_here(self, environ: Mapping[str, str]) -> bool:
+        """Whether this process is a job of the forge's CI."""
+
+    @abstractmethod
+    def owns_variable(self, name: str) -> bool:
+        """Whether an environment variable is one the forge's CI sets (a job started without them is none)."""
+
+    @abstractmethod
+    def job_repository(self, environ: Mapping[str, str]) -> str | None:
+        """``OWNER/NAME`` of the repository the job runs in; None off the forge's CI or when it names none."""
+
+    @abstractmethod
+    def job_change(self, environ: Mapping[str, str], wanted: Collection[str],
+                   notify: Callable[[str], None]) -> Change:
+        """What the job tells of the fields in ``wanted`` (``pull_request``, ``agent``, ``ci_run``: the line's
+        names), each read only when wanted; one that cannot be read is None, with one note naming it (the
+        route goes on)."""
+
+    @abstractmethod
+    def job_close(self, environ: Mapping[str, str]) -> Close | None:
+        """The close the job runs on (its closed event); None off the forge's CI or without an event."""
+
+    def summary_path(self, environ: Mapping[str, str]) -> str | None:
+        """The file the job's summary in Markdown is appended to; None where the CI keeps none."""
+        del environ
+        return None
+
+    @abstractmethod
+    def read_close(self, path: Path, environ: Mapping[str, str]) -> Close:
+        """The close a saved event payload (``--event FILE``) holds."""
+
+    @abstractmethod
+    def read_approvals(self, path: Path, pull_request: PullRequest) -> list[Approval]:
+        """The approving reviews a reviews file (``--reviews FILE``) holds, in the order submitted."""
+
+    @abstractmethod
+    def read_label_events(self, path: Path) -> dict[str, LabelEvent]:
+        """Who set each label last, and when, by label name (``--label-events FILE``)."""
+
+    @abstractmethod
+    def is_person(self, account: Account) -> bool:
+        """The forge's rule for a person, not an app: only a person's review or label makes an exception."""
+
+
+def _adapters() -> dict[str, str]:
+    """Every public module of this package, by name: each is one forge's adapter (its ``FORGE``)."""
+    return {info.name: f"{__name__}.{info.name}" for info in sorted(pkgutil.iter_modules(__path__),
+                                                                     key=lambda info: info.name)
+            if not info.name.startswith("_")}
+
+
+# Forge name -> its adapter's module, imported when the forge is asked for.
+FORGES = _adapters()
+
+
+@cache
+def forge(name: str) -> Forge:
+    """The adapter of the forge named ``name``; ForgeUnknown naming the forges there are."""
+    module = FORGES.get(name)
+    if module is None:
+        raise ForgeUnknown(f"no forge named {name!r}; known: {', '.join(FORGES)}")
+    adapter: Forge = importlib.import_module(module).FORGE
+    return adapter
+
+
+def every_forge() -> list[Forge]:
+    """Every forge's adapter, in FORGES' order."""
+    return [forge(name) for name in FORGES]
+
+
+def job_forge(environ: Mapping[str, str]) -> Forge | None:
+    """The forge whose CI runs this process, or None (a laptop, another CI)."""
+    return next((found for found in every_forge() if found.runs_here(environ)), None)
+
+
+def chosen_forge(name: str | None, environ: Mapping[str, str]) -> Forge:
+    """The forge ``name`` says, else the one whose CI runs the job, else DEFAULT_FORGE."""
+    if name is not None:
+        return forge(name)
+    return job_forge(environ) or forge(DEFAULT_FORGE)
+
+
+def names_repository(found: Forge | None, environ: Mapping[str, str]) -> bool:
+    """Whether the job's environment names its repository at all (well formed or not: the read says which)."""
+    if found is None:
+        return False
+    try:
+        return found.job_repository(environ) is not None
+    except FactInvalid:
+        return True
+
+
+def noted(read: Callable[[], Any], field: str, notify: Callable[[str], None]) -> Any:
+    """What ``read`` finds, or None, with a note, when a value it reads is not well formed."""
+    try:
+        return read()
+    except FactInvalid as exc:
+        notify(f"{field} left out: {exc}")
+        return None
+
+
+def outside_ci(environ: Mapping[str, str]) -> dict[str, str]:
+    """``environ`` without any forge's CI variables: a process started with it is no CI job."""
+    adapters = every_forge()
+    return {name: value for name, value in environ.items()
+            if not any(adapter.owns_variable(name) for adapter in adapters)}
