@@ -88,7 +88,7 @@ OWNS = {
     "lanelog.framing": "how untrusted text is shown on a terminal (escaped, never a new line)",
     "lanelog.lazy": "the packages' public names, imported on first use",
     "lanelog.money": "money as a reader sees it: the one formatter",
-    "lanelog.reasons": "the reject reason codes and their words",
+    "lanelog.reasons": "the reject reasons, a record each: code, sentence, kind, next step, evidence",
     "lanelog.spreadsheet": "defusing text cells for spreadsheets",
     "lanelog.urls": "a URL as a message names it: no query string, fragment or user info",
     "lanelog.lane_line": "what a lane-log line is, one rule for ingest and replay: its end, its BOM, its verdict",
