@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import errno
 import os
-import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from lanelog.evidence_text import evidence_lines, fenced, markdown_text, reason_messages, reason_words
+from lanelog.files import NotRegular, append
 from lanelog.reasons import NEXT_STEPS, REASONS, evidence_of, kind
 
 # GitHub shows at most 10 error annotations of a step (and 50 of a job).
@@ -174,22 +174,7 @@ def append_summary(text: str, environ: Mapping[str, str] | None = None) -> Path 
         return None
     path = Path(target)
     try:
-        _check_regular(os.stat(path).st_mode)
-    except FileNotFoundError:
-        pass  # a new file: made by the open below
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
-    with os.fdopen(fd, "a", encoding="utf-8") as out:
-        _check_regular(os.fstat(fd).st_mode)  # swapped for another kind since the stat: nothing written
-        out.write(text)
+        append(path, text.encode("utf-8"), regular_only=True, permissions=0o666)
+    except NotRegular as error:
+        raise OSError(errno.EINVAL, f"{error.strerror}; nothing written") from None
     return path
-
-
-def _check_regular(mode: int) -> None:
-    """Raise OSError naming what a summary path holds when it is no regular file."""
-    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
-    for test, what in kinds:
-        if test(mode):
-            raise OSError(errno.EINVAL, f"it is {what}, not a regular file; nothing written")
-    if not stat.S_ISREG(mode):
-        raise OSError(errno.EINVAL, "it is not a regular file; nothing written")
