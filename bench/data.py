@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.generate import GENERATOR_VERSION, Manifest, write_log
+from lanelog.files import append
 
 
 @dataclass
@@ -103,8 +104,7 @@ def restore_log(path: Path, size: int) -> None:
 def append_lines(path: Path, size: int, extra: Path) -> None:
     """Cut the log back to ``size`` and append ``extra``'s bytes, as a writer would."""
     os.truncate(path, size)
-    with path.open("ab") as log:
-        log.write(extra.read_bytes())
+    append(path, extra.read_bytes())
 
 
 # Every copy gets fresh attempt ids (in the raw line too) and line numbers past the

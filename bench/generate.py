@@ -21,7 +21,9 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-GENERATOR_VERSION = 4
+from lanelog.reasons import REASONS
+
+GENERATOR_VERSION = 5
 
 START = datetime(2026, 4, 6, tzinfo=UTC)  # a Monday
 SPAN = timedelta(weeks=26)
@@ -40,24 +42,15 @@ OTHER_FILES = [
     "fixtures/customers/basic.json", "generated/schema_pb2.py", "poetry.lock",
 ]
 FLAKY_IDS = ["test_export_race", "test_clock_skew", "test_retry_backoff"]
-REJECT_REASONS = [
-    ("line_cap", 40), ("no_properties", 25), ("fixture_and_test", 12),
-    ("assertion_removed", 8), ("over_budget", 8), ("base_missing", 3),
-    ("size_unknown", 2), ("policy_changed", 2),
-]
-# The sentence a rejected line's message carries (the router writes one per reason).
-REASON_TEXT = {
-    "line_cap": "too many lines changed",
-    "no_properties": "no touched path maps to a property: nothing means stop",
-    "fixture_and_test": "the patch edits a fixture path and a test path in one diff",
-    "assertion_removed": "the patch removes an assertion or a prop_ line",
-    "over_budget": "the selected properties cost more units than the budget cap: split the patch",
-    "base_missing": "'origin/main' names no commit in this checkout",
-    "size_unknown": "binary file of unknown size",
-    "policy_changed": "the patch edits the policy or the flaky list",
+# The mix of reasons a team running the router sees, each drawn this many times in a hundred
+# rejects; a line's message is the reason's sentence (lanelog.reasons), as the router writes
+# one per reason.
+REJECT_MIX = {
+    "line_cap": 40, "no_properties": 25, "fixture_and_test": 12, "assertion_removed": 8, "over_budget": 8,
+    "base_missing": 3, "size_unknown": 2, "policy_changed": 2,
 }
-REASON_NAMES = [name for name, _ in REJECT_REASONS]
-REASON_WEIGHTS = [weight for _, weight in REJECT_REASONS]
+REASON_NAMES = list(REJECT_MIX)
+REASON_WEIGHTS = list(REJECT_MIX.values())
 
 REJECT_RATE = 0.45
 QUARANTINE_RATE = 1 / 20  # of all lines: passes with a live freeze
@@ -142,7 +135,7 @@ def _router_line(index: int, total: int, rng: random.Random) -> dict[str, object
     if reject:
         reason = rng.choices(REASON_NAMES, REASON_WEIGHTS)[0]
         line["reasons"] = [reason]
-        line["message"] = f"{reason}: {REASON_TEXT[reason]}"
+        line["message"] = f"{reason}: {REASONS[reason]}"
         if reason == "line_cap":
             line["lines_changed"] = rng.randint(401, 5000)
             line["message"] = f"line_cap: {line['lines_changed']} lines changed > line_cap 400"

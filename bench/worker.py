@@ -140,6 +140,7 @@ def lanelog_append_series(log: str, db: str, runs: str, lines: str, seed: str, s
     grows, each close's checkpoint included.
     """
     from bench.generate import line
+    from lanelog.files import append
     from lanelog.ingest import ingest_paths
     from lanelog.store import open_db
 
@@ -148,8 +149,7 @@ def lanelog_append_series(log: str, db: str, runs: str, lines: str, seed: str, s
     for run in range(int(runs)):
         first = int(start) + run * int(lines)
         data = b"".join(line(int(seed), index, int(total))[0] + b"\n" for index in range(first, first + int(lines)))
-        with open(log, "ab") as handle:
-            handle.write(data)
+        append(Path(log), data)
         began = time.perf_counter()
         con = open_db(Path(db))
         summary = ingest_paths(con, [Path(log)])

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from lanelog.dashboard.cells import fit_cell
+from lanelog.reasons import RECORDS, SHADOW_ERRORS
 from lanelog.reasons import words as reason_words
 
 # Widths (px) that fit the main column of a 1000 px window with the sidebar open (about 490 px).
@@ -39,20 +40,14 @@ def errors_words(errors: dict[str, Any]) -> str:
     text from the log: a reason lanelog does not know is named as such.
     """
     given = errors["reasons"]
-    counts = [(words, given[reason]) for reason, words in SHADOW_ERROR_WORDS.items() if reason in given]
-    other = sum(count for reason, count in given.items() if reason not in SHADOW_ERROR_WORDS)
+    counts = [(RECORDS[reason].shadow_error, given[reason]) for reason in SHADOW_ERRORS if reason in given]
+    other = sum(count for reason, count in given.items() if reason not in SHADOW_ERRORS)
     counts += [("another reason, recorded in the lane log", other)] if other else []
     reasons = ", ".join(f"{words} ({count})" for words, count in counts)
     count = errors["attempts"]
     subject = "1 attempt in range has" if count == 1 else f"{count} attempts in range have"
     return (f"{subject} no shadow decision: {reasons}. {'It counts' if count == 1 else 'They count'} in no "
             "figure below: fix the `--shadow` file the CI job names.")
-
-
-# Why a shadow is an error (queries.shadow_report's errors), in words.
-SHADOW_ERROR_WORDS = {"policy_missing": "the shadow policy file could not be read",
-                      "policy_invalid": "the shadow policy file is not a valid policy",
-                      "internal_error": "the router failed under the shadow policy"}
 
 
 def weeks_frame(shadow: dict[str, Any]) -> pd.DataFrame:

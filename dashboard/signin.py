@@ -27,7 +27,6 @@ import json
 import os
 import re
 import socket
-import stat
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +35,7 @@ from urllib.parse import urlsplit
 
 from lanelog.dashboard.admission import DEFAULT_PROOF, PROOFS, ascii_lower
 from lanelog.errors import DashboardError
+from lanelog.files import NotRegular, kind, read_regular
 
 REQUIRED = ("server_metadata_url", "client_id", "client_secret", "redirect_uri", "cookie_secret", "allow")
 OPTIONAL = ("writers", "session_hours", "address_proof", "tenants")
@@ -179,8 +179,6 @@ def _tenants(path: Path, key: str, value: Any) -> tuple[str, ...]:
 
 # A sign-in settings file is a few hundred bytes; past this it is not one.
 MAX_AUTH_BYTES = 1024 * 1024
-_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 
 
 def _settings_text(path: Path) -> str:
@@ -189,27 +187,23 @@ def _settings_text(path: Path) -> str:
     It is opened without blocking and checked on the open descriptor: a FIFO, which
     would hold the start until someone writes to it, or a device is named and refused.
     """
-    def not_regular(mode: int) -> DashboardError:
-        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
-        return DashboardError(f"--auth file {path} is {kind}: the sign-in settings must be a regular file")
+    def not_regular(what: str) -> DashboardError:
+        what = "a FIFO (named pipe)" if what == "a FIFO" else what
+        return DashboardError(f"--auth file {path} is {what}: the sign-in settings must be a regular file")
 
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        data = read_regular(path, MAX_AUTH_BYTES)
+    except NotRegular as error:
+        raise not_regular(error.kind) from None
     except OSError as error:
         try:  # a socket cannot be opened at all: name what it is
-            mode = os.stat(path).st_mode
+            what = kind(os.stat(path).st_mode)
         except OSError:
-            mode = stat.S_IFREG
-        if not stat.S_ISREG(mode):
-            raise not_regular(mode) from None
+            what = None
+        if what is not None:
+            raise not_regular(what) from None
         raise DashboardError(f"cannot read --auth file {path}: {error.strerror or error}") from None
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise not_regular(info.st_mode)
-        os.set_blocking(fd, True)
-        data = handle.read(MAX_AUTH_BYTES + 1)
-    if len(data) > MAX_AUTH_BYTES:
+    if data is None:
         raise DashboardError(f"--auth file {path} is larger than {MAX_AUTH_BYTES} bytes: it is no sign-in "
                              "settings file")
     return data.decode("utf-8")

@@ -38,6 +38,7 @@ import numpy as np
 import pyarrow as pa
 
 from lanelog.errors import StoreError
+from lanelog.files import open_regular
 from lanelog.ingest.identity import FINGERPRINT_BYTES, TAIL_BYTES, continues, digest
 from lanelog.ingest.lines import (
     LINES_SCHEMA,
@@ -263,8 +264,8 @@ def _still_holds(small: Small) -> bool:
     if small.held:
         return True
     try:
-        fd = os.open(small.name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
+        fd = open_regular(small.name)
+    except OSError:  # gone, unreadable, or no regular file now
         return False
     try:
         return os.pread(fd, len(small.data) + 1, 0) == small.data

@@ -12,12 +12,12 @@ import gzip
 import io
 import os
 import re
-import stat
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
 from lanelog.errors import IngestError
+from lanelog.files import NotRegular, open_regular
 
 LOG_SUFFIXES = (".jsonl", ".jsonl.gz")
 
@@ -93,14 +93,12 @@ def open_log(path: Path) -> LogStream:
     even if the name is swapped between a check and the open.
     """
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = open_regular(path)
+    except NotRegular as exc:
+        raise IngestError(f"{shown(path)}: not a regular file ({exc.kind}); only regular files are read") from None
     except OSError as exc:
         raise IngestError(f"{shown(path)}: cannot open ({exc.strerror or exc})") from exc
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise IngestError(f"{shown(path)}: not a regular file ({_kind(mode)}); only regular files are read")
-        os.set_blocking(fd, True)
         raw = os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
@@ -127,15 +125,6 @@ def shown(path: str | os.PathLike[str]) -> str:
 
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
-
-
-def _kind(mode: int) -> str:
-    """What a file that is not a regular file is, in words."""
-    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
-        if test(mode):
-            return name
-    return "a special file"
 
 
 def bytes_log(name: str, data: bytes) -> LogStream:

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from lanelog.framing import framed, framed_line
-from lanelog.reasons import REASONS
+from lanelog.reasons import REASONS, evidence_of
 
 # Enough to stop emphasis, code, links, HTML, entities and table cells; values never open a line.
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
@@ -83,8 +83,7 @@ def evidence_lines(evidence: object) -> list[str]:
     for key, part in evidence.items():
         if not isinstance(part, Mapping):
             continue
-        section = {"assertion_removed": _assertion_lines, "line_cap": _line_cap_lines,
-                   "fixture_and_test": _fixture_lines}.get(key)
+        section = _SECTIONS.get(evidence_of(key))
         if section is not None:
             out += ([""] if out else []) + section(part)
     return out
@@ -215,6 +214,11 @@ def _fixture_lines(part: Mapping[str, Any]) -> list[str]:
         more = _number(part.get(f"{side}_total")) - len(paths)
         out.append(f"{side}: {', '.join(paths)}" + (f" and {more} more" if more > 0 else ""))
     return out
+
+
+# How each reason's evidence (lanelog.reasons) is shown.
+_SECTIONS: dict[str, Callable[[Mapping[str, Any]], list[str]]] = {
+    "assertion_lines": _assertion_lines, "line_counts": _line_cap_lines, "paths": _fixture_lines}
 
 
 def _records(value: object) -> list[Mapping[str, Any]]:

@@ -21,14 +21,13 @@ so no pattern can be slow or mean more than it says.
 from __future__ import annotations
 
 import math
-import os
 import re
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lanelog.errors import BudgetInvalid, YamlFileError
+from lanelog.files import NotRegular, read_regular
 from lanelog.lazy import lazy_module
 from lanelog.queries.periods import PERIODS
 
@@ -107,15 +106,13 @@ def read_budgets(path: Path) -> list[Budget]:
 def read_budget_text(path: Path) -> str:
     """A budgets file's text, read only from a regular file of at most MAX_BYTES (lanelog.yamlfile) bytes of UTF-8."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        # Checked on the descriptor: a FIFO or a device put in the file's place cannot hang the run.
+        data = read_regular(path, yamlfile.MAX_BYTES)
+    except NotRegular:
+        raise BudgetInvalid(f"{path}: the budgets file is not a regular file") from None
     except OSError as exc:
         raise BudgetInvalid(f"{path}: cannot read the budgets file ({exc.strerror or exc})") from None
-    with os.fdopen(fd, "rb") as handle:
-        # Checked on the descriptor: a FIFO or a device put in the file's place cannot hang the run.
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise BudgetInvalid(f"{path}: the budgets file is not a regular file")
-        data = handle.read(yamlfile.MAX_BYTES + 1)
-    if len(data) > yamlfile.MAX_BYTES:
+    if data is None:
         raise BudgetInvalid(f"{path}: larger than {yamlfile.MAX_BYTES} bytes: no budgets file is this long")
     try:
         return data.decode("utf-8")

@@ -8,8 +8,10 @@ A line written before a key existed gets it empty (no statement, no excerpts).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from lanelog.reasons import evidence_of
 from lanelog.router.evidence import MAX_LINES, MAX_PATHS, cut
 from lanelog.router.excerpts import MAX_EXCERPT_LINES, MAX_STATEMENT
 
@@ -20,22 +22,25 @@ def checked(value: object) -> dict[str, Any] | None:
         return None
     out: dict[str, Any] = {}
     for reason, part in value.items():
-        if not isinstance(part, dict):
-            continue
-        if reason == "assertion_removed":
-            out[reason] = _assertions(part)
-        elif reason == "line_cap":
-            out[reason] = {"counted": _count(part.get("counted")), "line_cap": _count(part.get("line_cap")),
-                           "files": [_file_row(row) for row in _rows(part.get("files"), MAX_PATHS)],
-                           "files_total": _count(part.get("files_total")),
-                           "excluded": [_file_row(row) for row in _rows(part.get("excluded"), MAX_PATHS)],
-                           "excluded_total": _count(part.get("excluded_total")),
-                           "excluded_lines": _count(part.get("excluded_lines"))}
-        elif reason == "fixture_and_test":
-            out[reason] = {key: value for side in ("fixtures", "tests") for key, value in (
-                (side, [_text(path) for path in _list(part.get(side))[:MAX_PATHS] if isinstance(path, str)]),
-                (f"{side}_total", _count(part.get(f"{side}_total"))))}
+        shape = _SHAPES.get(evidence_of(reason))
+        if shape is not None and isinstance(part, dict):
+            out[reason] = shape(part)
     return out or None
+
+
+def _line_counts(part: dict[str, Any]) -> dict[str, Any]:
+    return {"counted": _count(part.get("counted")), "line_cap": _count(part.get("line_cap")),
+            "files": [_file_row(row) for row in _rows(part.get("files"), MAX_PATHS)],
+            "files_total": _count(part.get("files_total")),
+            "excluded": [_file_row(row) for row in _rows(part.get("excluded"), MAX_PATHS)],
+            "excluded_total": _count(part.get("excluded_total")),
+            "excluded_lines": _count(part.get("excluded_lines"))}
+
+
+def _paths(part: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for side in ("fixtures", "tests") for key, value in (
+        (side, [_text(path) for path in _list(part.get(side))[:MAX_PATHS] if isinstance(path, str)]),
+        (f"{side}_total", _count(part.get(f"{side}_total"))))}
 
 
 def _assertions(part: dict[str, Any]) -> dict[str, Any]:
@@ -117,3 +122,8 @@ def _count(value: object) -> int:
 
 def _text(value: object) -> str:
     return cut(value) if isinstance(value, str) else ""
+
+
+# How each reason's evidence (lanelog.reasons) is checked.
+_SHAPES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "assertion_lines": _assertions, "line_counts": _line_counts, "paths": _paths}

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import errno
 import os
-import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from lanelog.evidence_text import evidence_lines, fenced, markdown_text, reason_messages, reason_words
-from lanelog.reasons import REASONS, SETUP_REASONS
+from lanelog.files import NotRegular, append
+from lanelog.reasons import NEXT_STEPS, REASONS, evidence_of, kind
 from lanelog.router.forges import forge
 
 # GitHub shows at most 10 error annotations of a step (and 50 of a job).
@@ -32,22 +32,8 @@ MAX_ANNOTATIONS = 10
 # The runner reads these as escapes in a property value; the message escapes the first three.
 DATA_ESCAPES = (("%", "%25"), ("\r", "%0D"), ("\n", "%0A"))
 PROPERTY_ESCAPES = (*DATA_ESCAPES, (":", "%3A"), (",", "%2C"))
-# What a reviewer or the author can do next, by reason.
-NEXT_STEPS = {
-    "assertion_removed": "If the assertion moved or was reworded (a formatter, a type comment), say so "
-                         "in the pull request and ask for a reviewed exception (below); otherwise keep it.",
-    "line_cap": "Split the patch into smaller pull requests; a generated path belongs in the policy's "
-                "exclude, changed in its own reviewed pull request.",
-    "size_unknown": "Exclude the generated binary paths in the policy, in its own reviewed pull request.",
-    "fixture_and_test": "Split the patch: change the fixture in one pull request and the test in another.",
-    "policy_changed": "Merge the policy first, in its own reviewed pull request; then route this patch "
-                      "against a base that holds it.",
-    "no_properties": "Map the touched paths to properties in the policy (its own reviewed pull request).",
-    "over_budget": "Split the patch; do not raise the cap.",
-}
 EXCEPTION = ("a person reviews the patch and merges it by hand, and `lanelog outcome` records that merge and "
              "who made it; the router never promotes a patch, and this attempt's merge credit stays 0.")
-SETUP = "Fix the CI set-up (the checkout, the refs, the policy files): nothing about the patch was judged."
 
 
 def _escaped(text: str, escapes: Sequence[tuple[str, str]]) -> str:
@@ -73,7 +59,7 @@ def error_annotations(line: Mapping[str, Any]) -> list[str]:
     for reason in line.get("reasons") or []:
         part = _mapping(evidence.get(reason))
         title = f"lanelog: {reason.replace('_', ' ')}"
-        if reason == "assertion_removed" and part.get("lines"):
+        if evidence_of(reason) == "assertion_lines" and part.get("lines"):
             wanted += [{**spot, "title": title} for spot in _assertion_spots(part)]
             uncarried += max(_count(part.get("lines_total")) - len(part["lines"]), 0)
         else:
@@ -132,9 +118,9 @@ def _mapping(value: object) -> Mapping[str, Any]:
 
 
 def _first_file(reason: str, part: Mapping[str, Any]) -> str | None:
-    """The file a file-wide reason points at: the heaviest file for line_cap, the first fixture."""
-    rows = part.get("files") if reason == "line_cap" else part.get("fixtures") if reason == "fixture_and_test" \
-        else None
+    """The file a file-wide reason points at: the heaviest file against the line cap, the first fixture."""
+    side = {"line_counts": "files", "paths": "fixtures"}.get(evidence_of(reason))
+    rows = part.get(side) if side else None
     if not isinstance(rows, list) or not rows:
         return None
     first = rows[0]["file"] if isinstance(rows[0], dict) else rows[0]
@@ -159,10 +145,10 @@ def job_summary(line: Mapping[str, Any]) -> str:
                 "Removed lines show their old line number (`-`), added lines their new one (`+`); an "
                 "unmarked line is unchanged, shown for context.", "", *fenced(shown)]
     out += ["", "### What to do next", ""]
-    steps = [NEXT_STEPS[reason] for reason in reasons if reason in NEXT_STEPS]
-    if any(reason in SETUP_REASONS for reason in reasons):
-        steps.insert(0, SETUP)
-    if any(reason not in SETUP_REASONS for reason in reasons):
+    # The set-up's step first: until CI works, nothing else is worth doing.
+    ordered = sorted(reasons, key=lambda reason: kind(reason) != "setup")
+    steps = [NEXT_STEPS[reason] for reason in ordered if reason in NEXT_STEPS]
+    if any(kind(reason) == "patch" for reason in reasons):
         # An exception is for a judged patch, never for a broken set-up; asked once: the removed
         # assertion's step asks for it and points here.
         asked = "assertion_removed" in reasons
@@ -194,22 +180,7 @@ def append_summary(text: str, environ: Mapping[str, str] | None = None) -> Path 
         return None
     path = Path(target)
     try:
-        _check_regular(os.stat(path).st_mode)
-    except FileNotFoundError:
-        pass  # a new file: made by the open below
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
-    with os.fdopen(fd, "a", encoding="utf-8") as out:
-        _check_regular(os.fstat(fd).st_mode)  # swapped for another kind since the stat: nothing written
-        out.write(text)
+        append(path, text.encode("utf-8"), regular_only=True, permissions=0o666)
+    except NotRegular as error:
+        raise OSError(errno.EINVAL, f"{error.strerror}; nothing written") from None
     return path
-
-
-def _check_regular(mode: int) -> None:
-    """Raise OSError naming what a summary path holds when it is no regular file."""
-    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
-    for test, kind in kinds:
-        if test(mode):
-            raise OSError(errno.EINVAL, f"it is {kind}, not a regular file; nothing written")
-    if not stat.S_ISREG(mode):
-        raise OSError(errno.EINVAL, "it is not a regular file; nothing written")

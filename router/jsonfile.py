@@ -10,13 +10,13 @@ nested deeper than the parser goes, or with a number of more digits than Python 
 from __future__ import annotations
 
 import json
-import os
 import re
 import stat
 from pathlib import Path
 from typing import Any
 
 from lanelog.errors import InputFileInvalid
+from lanelog.files import NotRegular, read_regular
 
 # GitHub delivers no webhook payload larger than 25 MB; `gh api --paginate` output of a pull
 # request's reviews or events is far smaller.
@@ -27,30 +27,16 @@ _SOMETHING = re.compile(r"[^ \t\n\r]")   # not JSON's white space (pages of `gh 
 def read_text(path: Path, named: str) -> str:
     """The file's text; InputFileInvalid naming it (``named``) when it is no regular UTF-8 file of at most MAX_BYTES."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        data = read_regular(path, MAX_BYTES)
+    except NotRegular as error:
+        raise InputFileInvalid(f"{named}: is a folder, not a file" if stat.S_ISDIR(error.mode)
+                               else f"{named}: is not a regular file (a FIFO, a device or a socket)") from None
     except OSError as error:
         raise InputFileInvalid(f"{named}: cannot be read ({error.strerror or error})") from None
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise InputFileInvalid(f"{named}: is a folder, not a file")
-        if not stat.S_ISREG(info.st_mode):
-            raise InputFileInvalid(f"{named}: is not a regular file (a FIFO, a device or a socket)")
-        if info.st_size > MAX_BYTES:
-            raise InputFileInvalid(f"{named}: is larger than {MAX_BYTES} bytes")
-        os.set_blocking(fd, True)
-        chunks, size = [], 0
-        while size <= MAX_BYTES and (chunk := os.read(fd, MAX_BYTES + 1 - size)):
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError as error:
-        raise InputFileInvalid(f"{named}: cannot be read ({error.strerror or error})") from None
-    finally:
-        os.close(fd)
-    if size > MAX_BYTES:  # it grew while it was read
+    if data is None:
         raise InputFileInvalid(f"{named}: is larger than {MAX_BYTES} bytes")
     try:
-        return b"".join(chunks).decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise InputFileInvalid(f"{named}: is not UTF-8 text (byte {error.start})") from None
 

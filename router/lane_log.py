@@ -2,20 +2,20 @@
 
 One JSON object per attempt, one line per object.  Concurrent CI jobs may
 append to one file, so a line is written with a single ``os.write`` on a
-descriptor opened with ``O_APPEND``: the kernel places each write at the end
-of the file as one piece, and no reader ever sees half a line between two
-whole ones.
+descriptor opened with ``O_APPEND`` (lanelog.files.append, the one appender):
+the kernel places each write at the end of the file as one piece, and no reader
+ever sees half a line between two whole ones.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from lanelog.files import append
 from lanelog.framing import framed
 from lanelog.router.decide import Plan
 from lanelog.router.flaky import FreezeRow
@@ -134,13 +134,4 @@ def append_line(path: Path, line: Mapping[str, Any]) -> None:
     """Append one whole line to ``path``, creating the file (and its folder) if needed."""
     data = (dumps(line) + "\n").encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        written = os.write(fd, data)
-        # A regular file takes the whole buffer in one write unless the disk
-        # is full or a signal interrupts it; finish the line rather than
-        # leave half of it.
-        while written < len(data):
-            written += os.write(fd, data[written:])
-    finally:
-        os.close(fd)
+    append(path, data)

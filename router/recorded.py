@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import stat
 from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import Any
 
 from lanelog import lane_line
 from lanelog.errors import RecordedLineInvalid, RefInvalid, ReplayError
+from lanelog.files import NotRegular, open_regular
 from lanelog.router.gitfacts import Checkout, check_ref
 from lanelog.router.lane_log import OUTCOME_KIND
 from lanelog.router.paths import printable
@@ -73,17 +73,16 @@ def log_lines(log: Path) -> Iterator[tuple[int, bytes | None]]:
     decompresses to.
     """
     try:
-        fd = os.open(log, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = open_regular(log)
+    except NotRegular:
+        raise ReplayError(f"{log}: not a regular file; only regular files are read as lane logs") from None
     except OSError as exc:
         raise ReplayError(f"{log}: cannot read the lane log ({exc.strerror or exc})") from None
     with os.fdopen(fd, "rb", buffering=0) as handle:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise ReplayError(f"{log}: not a regular file; only regular files are read as lane logs")
         if info.st_size > MAX_LOG_BYTES:
             raise ReplayError(f"{log}: {info.st_size} bytes, more than the {MAX_LOG_BYTES} a replay "
                               "reads; replay a part of it (split the file by week)")
-        os.set_blocking(fd, True)
         stream: Any = handle
         if log.name.endswith(".gz"):
             import gzip  # only a compressed log needs it

@@ -18,6 +18,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from lanelog.files import NotRegular, read_regular
 from lanelog.reasons import SHADOW_ERRORS
 from lanelog.router.paths import printable
 from lanelog.router.run import RouteOptions, run_route
@@ -66,27 +67,14 @@ def _policy_bytes(path: Path) -> tuple[bytes | None, str]:
     file cannot hang the job.
     """
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as error:
-        return None, "no such file" if isinstance(error, FileNotFoundError) else \
-            f"cannot be read ({error.strerror or error})"
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            return None, "a folder, not a policy file"
-        if not stat.S_ISREG(info.st_mode):
-            return None, "not a regular file (a FIFO, a device or a socket)"
-        if info.st_size > MAX_SHADOW_BYTES:
-            return None, f"larger than {MAX_SHADOW_BYTES} bytes"
-        os.set_blocking(fd, True)
-        chunks, size = [], 0
-        while size <= MAX_SHADOW_BYTES and (chunk := os.read(fd, MAX_SHADOW_BYTES + 1 - size)):
-            chunks.append(chunk)
-            size += len(chunk)
+        data = read_regular(path, MAX_SHADOW_BYTES)
+    except FileNotFoundError:
+        return None, "no such file"
+    except NotRegular as error:
+        return None, "a folder, not a policy file" if stat.S_ISDIR(error.mode) else \
+            "not a regular file (a FIFO, a device or a socket)"
     except OSError as error:
         return None, f"cannot be read ({error.strerror or error})"
-    finally:
-        os.close(fd)
-    if size > MAX_SHADOW_BYTES:
+    if data is None:
         return None, f"larger than {MAX_SHADOW_BYTES} bytes"
-    return b"".join(chunks), ""
+    return data, ""

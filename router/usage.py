@@ -10,12 +10,12 @@ give is priced from the policy's ``prices`` table when its model is listed.
 from __future__ import annotations
 
 import math
-import os
 import re
-import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from lanelog.files import NotRegular, read_regular
 
 FIELDS = ("input_tokens", "output_tokens", "cost", "currency", "model")
 MAX_TOKENS = 10**12          # a count beyond this is no count a call gave
@@ -77,18 +77,14 @@ def read_usage_file(path: Path) -> Any | None:
     """
 
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+        data = read_regular(path, MAX_FILE, follow=False)
     except FileNotFoundError:
         return None
+    except NotRegular:
+        raise UsageInvalid("the usage file is not a regular file") from None
     except OSError as exc:
         raise UsageInvalid(f"the usage file cannot be read: {exc.strerror}") from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise UsageInvalid("the usage file is not a regular file")
-        data = os.read(fd, MAX_FILE + 1)
-    finally:
-        os.close(fd)
-    if len(data) > MAX_FILE:
+    if data is None:
         raise UsageInvalid(f"the usage file is larger than {MAX_FILE} bytes")
     if not data.strip():
         return None

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from typing import BinaryIO
 
 from lanelog.errors import LakeError
+from lanelog.files import open_lock
 
 TEMP_SUFFIX = ".tmp"
 
@@ -132,7 +133,7 @@ class LocalFolder:
         import fcntl
 
         self._make_folders(parts[:-1])
-        descriptor = os.open(self.path(*parts), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        descriptor = open_lock(self.path(*parts))
         with os.fdopen(descriptor, "r+b") as handle:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

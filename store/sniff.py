@@ -12,6 +12,8 @@ import shlex
 import stat
 from pathlib import Path
 
+from lanelog.files import kind, open_regular
+
 # A DuckDB file starts with a checksum (8 bytes), then its magic bytes.
 DUCKDB_MAGIC = b"DUCK"
 DUCKDB_MAGIC_AT = 8
@@ -29,7 +31,7 @@ def what_is(path: Path) -> str | None:
         return f"it cannot be read ({exc.strerror})"
     if stat.S_ISDIR(info.st_mode):
         return "it is a folder, not a database; point --db at a file inside it (e.g. lanelog.duckdb)"
-    if not stat.S_ISREG(info.st_mode):
+    if kind(info.st_mode) is not None:
         return "it is not a regular file (a pipe or a device), so it is not a database"
     head = _head(path)
     if head is None:
@@ -41,7 +43,7 @@ def what_is(path: Path) -> str | None:
 
 def _head(path: Path) -> bytes | None:
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = open_regular(path)
     except OSError:
         return None
     try:

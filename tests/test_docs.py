@@ -171,3 +171,22 @@ def test_the_registry_check_fails_when_a_name_leaves_its_page(registry: str) -> 
     text = (ROOT / "docs" / page).read_text(encoding="utf-8")
     stripped = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", "", text)
     assert undocumented(stripped, names) == [name]
+
+
+def unexplained_steps(text: str) -> list[str]:
+    """The reasons whose next step (the job summary's words, lanelog.reasons) a page does not say verbatim."""
+    from lanelog.reasons import NEXT_STEPS
+
+    return [code for code, step in NEXT_STEPS.items() if step not in text]
+
+
+def test_every_reasons_next_step_is_said_on_the_router_page() -> None:
+    text = (ROOT / "docs" / "router.md").read_text(encoding="utf-8")
+    assert unexplained_steps(text) == [], "docs/router.md does not say these reasons' next steps"
+
+
+def test_the_next_step_check_fails_when_a_step_leaves_the_page() -> None:
+    from lanelog.reasons import NEXT_STEPS
+
+    text = (ROOT / "docs" / "router.md").read_text(encoding="utf-8")
+    assert unexplained_steps(text.replace(NEXT_STEPS["line_cap"], "Split it.")) == ["line_cap"]

@@ -35,8 +35,8 @@ FOLDERS = {
 # dashboard; the top floor, lanelog/cli/ (the group, the commands and what they share: the
 # options, output, extras, reading, notifying, the renderers, the demo and the alerts), sits on top.
 # docs/architecture.md draws this table (tests/architecture.py); a test below keeps them equal.
-LEAVES = {"lanelog", "lanelog.errors", "lanelog.events", "lanelog.framing", "lanelog.lazy", "lanelog.money",
-          "lanelog.reasons", "lanelog.spreadsheet", "lanelog.urls", "lanelog.lane_line"}
+LEAVES = {"lanelog", "lanelog.errors", "lanelog.events", "lanelog.files", "lanelog.framing", "lanelog.lazy",
+          "lanelog.money", "lanelog.reasons", "lanelog.spreadsheet", "lanelog.urls", "lanelog.lane_line"}
 STORE = {"lanelog.store"}
 _KIT = {"lanelog.cli.options", "lanelog.cli.output", "lanelog.cli.extras", "lanelog.cli.reading",
         "lanelog.cli.notify", "lanelog.cli.render"}
@@ -44,6 +44,7 @@ MAY_IMPORT = {
     "lanelog": set(),
     "lanelog.errors": set(),
     "lanelog.events": set(),
+    "lanelog.files": set(),
     "lanelog.framing": set(),
     "lanelog.lazy": set(),
     "lanelog.money": set(),
@@ -85,10 +86,11 @@ OWNS = {
     "lanelog": "the package and its version",
     "lanelog.errors": "the one hierarchy of errors, each with its exit code",
     "lanelog.events": "a stored row as JSON, typed as the lane log types it",
+    "lanelog.files": "the one guarded open of a file nobody vouches for (a regular file only), and the one appender",
     "lanelog.framing": "how untrusted text is shown on a terminal (escaped, never a new line)",
     "lanelog.lazy": "the packages' public names, imported on first use",
     "lanelog.money": "money as a reader sees it: the one formatter",
-    "lanelog.reasons": "the reject reason codes and their words",
+    "lanelog.reasons": "the reject reasons, a record each: code, sentence, kind, next step, evidence",
     "lanelog.spreadsheet": "defusing text cells for spreadsheets",
     "lanelog.urls": "a URL as a message names it: no query string, fragment or user info",
     "lanelog.lane_line": "what a lane-log line is, one rule for ingest and replay: its end, its BOM, its verdict",
@@ -118,6 +120,7 @@ OWNS = {
 NEVER = {
     "lanelog.errors": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.reasons": ["click", "streamlit", "duckdb", "pandas"],
+    "lanelog.files": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.lazy": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.framing": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.spreadsheet": ["click", "streamlit", "duckdb", "pandas"],
@@ -143,6 +146,8 @@ ABOVE = {
     "lanelog.errors": ["lanelog.router", "lanelog.store", "lanelog.ingest", "lanelog.queries", *_UPPER],
     "lanelog.framing": ["lanelog.router", "lanelog.store", "lanelog.ingest", "lanelog.queries", "lanelog.errors",
                         *_UPPER],
+    "lanelog.files": ["lanelog.router", "lanelog.store", "lanelog.ingest", "lanelog.queries", "lanelog.errors",
+                      *_UPPER],
     "lanelog.lazy": ["lanelog.router", "lanelog.store", "lanelog.ingest", "lanelog.queries", "lanelog.errors",
                      *_UPPER],
     "lanelog.urls": ["lanelog.router", "lanelog.store", "lanelog.ingest", "lanelog.queries", "lanelog.errors",

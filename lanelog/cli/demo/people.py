@@ -28,13 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from lanelog.cli.demo.agent import Patch
+from lanelog.reasons import SETUP_REASONS
 
 ORG = "demo-org"
 API, WEB = "https://api.github.com", "https://github.com"
 REVIEWERS = ("dana", "lee")
 ACCEPT_LABEL = "lanelog:accept-quarantine"
-SETUP_REASONS = {"not_a_repo", "base_missing", "head_missing", "policy_missing", "policy_invalid",
-                 "flaky_invalid", "internal_error"}
 
 
 @dataclass
