@@ -280,3 +280,37 @@ def test_a_merge_whose_subject_names_a_pull_request_is_one_though_a_release_bran
         (ids["release-1.2"], "pull_request")]
     assert [(sync["head"], sync["why"]) for sync in result["syncs"]] == [
         (ids["stable"], "it merges stable, a long-lived branch")]
+
+
+def sections(review: str) -> dict[str, list[str]]:
+    """Each `## ` section of a markdown review, by its heading: the lines of its body that hold text."""
+    found: dict[str, list[str]] = {}
+    heading = None
+    for line in review.splitlines():
+        if line.startswith("## "):
+            heading = line
+            found[heading] = []
+        elif heading is not None and line.strip() and not line.startswith("#"):
+            found[heading].append(line)
+    return found
+
+
+def test_a_range_without_a_sync_has_no_syncs_section_and_no_empty_one(hand_merged):
+    repo, ids, candidate = hand_merged
+    review = replay(repo, ids, candidate, fmt="markdown", end=ids["feature-3"])
+    assert ("Read with --first-parent: 3 merged pull requests and 0 other commits replayed; no merge was a branch "
+            "sync.") in review
+    assert "branch syncs left out" not in review and "Branch syncs" not in review
+    assert "No reason moved: each is given to as many patches on both sides." in review
+    found = sections(review)
+    assert list(found) == ["## Flips (0)"]
+    assert all(body and body != ["None."] for body in found.values()), found
+
+
+def test_a_range_with_a_sync_lists_it_in_its_section(hand_merged):
+    repo, ids, candidate = hand_merged
+    review = replay(repo, ids, candidate, fmt="markdown")
+    assert "0 other commits replayed; 1 branch syncs left out (listed below)." in review
+    found = sections(review)
+    assert list(found) == ["## Branch syncs (1)", "## Flips (0)"]
+    assert f"| {ids['stable'][:12]} |" in "\n".join(found["## Branch syncs (1)"])
