@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -20,12 +21,13 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from lanelog import store
+from lanelog import queries, store
 from lanelog.ingest.identity import FINGERPRINT_BYTES, TAIL_BYTES, digest
 from lanelog.ingest.lines import split_lines
+from lanelog.store.db import statements
 from lanelog.store.sqlfile import load_texts
 from tests.ingest.support import line, outcome
-from tests.store.catalog import INGEST_MACRO, catalog
+from tests.store.catalog import INGEST_MACRO, catalog, macro_texts
 
 DATA = Path(__file__).parent / "data" / "v5"
 SHIPPED = ["9085d42", "66610d4"]
@@ -105,9 +107,6 @@ def test_a_database_of_an_earlier_commit_of_the_version_takes_ingest_of_attempts
         tmp_path: Path, commit: str) -> None:
     path = tmp_path / "old.duckdb"
     old_database(path, commit)
-    before = lanelog("report", "--db", str(path), "--format", "json")  # read-only: read as it is
-    assert before.returncode == 0, before.stderr
-    assert json.loads(before.stdout)["totals"]["attempts"] == 2
     log = tmp_path / "new.jsonl"
     log.write_bytes(NEW_LOG)
     done = lanelog("ingest", str(log), "--db", str(path), "--format", "json")
@@ -162,3 +161,40 @@ def test_a_database_whose_macros_are_this_lanelogs_is_not_written_on_open(tmp_pa
         assert con.execute("SELECT * FROM lanelog_meta ORDER BY key").fetchall() == meta_before
     finally:
         con.close()
+
+
+def test_a_read_only_open_reads_a_database_of_older_macros_as_it_is_and_a_write_open_renews_them(
+        tmp_path: Path) -> None:
+    """Whatever the version: a database of this version whose macros another text of the schema made."""
+    path = tmp_path / "lanelog.duckdb"
+    log = tmp_path / "lane.jsonl"
+    log.write_bytes(OLD_LOG)
+    assert lanelog("ingest", str(log), "--db", str(path)).returncode == 0
+    fresh = macros(path)
+    con = duckdb.connect(str(path))
+    con.execute("CREATE OR REPLACE MACRO json_int(j) AS NULL")  # another text of the same macro
+    con.execute("DELETE FROM lanelog_meta WHERE key = 'schema_digest'")  # made before digests were kept
+    con.close()
+    stale = macros(path)
+    report = lanelog("report", "--db", str(path), "--format", "json")
+    assert report.returncode == 0, report.stderr
+    assert json.loads(report.stdout)["totals"]["attempts"] == 2
+    assert macros(path) == stale  # a read writes nothing
+    store.open_db(path).close()
+    assert macros(path) == fresh
+
+
+# Every macro of the schema queries/ reads (report, check, the dashboard): a read-only open reads a
+# database by the macros it holds, so each must mean the same in every shipped text of the version.
+CALLED = re.compile(r"\b([a-z_]+)\s*\(")
+
+
+def test_the_macros_the_queries_read_mean_the_same_in_every_shipped_text_of_the_version() -> None:
+    now = macro_texts(statements()["create_schema"].sql)
+    called = {name for sql in Path(queries.__file__).parent.glob("*.sql")
+              for name in CALLED.findall(sql.read_text(encoding="utf-8"))}
+    read = sorted(called & set(now))
+    assert "json_str" in read  # (the pattern finds the calls)
+    for commit in SHIPPED:
+        then = macro_texts((DATA / f"{commit}.sql").read_text(encoding="utf-8"))
+        assert {name: then.get(name) for name in read} == {name: now[name] for name in read}, commit
