@@ -89,6 +89,21 @@ def evidence_lines(evidence: object) -> list[str]:
     return out
 
 
+def named_lines(evidence: object) -> list[str]:
+    """The lines a decision's reasons name, as evidence_lines shows them: each removed assertion line
+    (``file:line  -text``, by its file and by the file it was renamed from).  A shortened
+    policy-review comment keeps these before any line around them."""
+    part = evidence.get("assertion_removed") if isinstance(evidence, Mapping) else None
+    if not isinstance(part, Mapping):
+        return []
+    out: list[str] = []
+    for line in _records(part.get("lines")):
+        at, text = _number(line.get("old_line")), _text(line.get("text"))
+        out += [f"{where}:{at}  -{text}" for where in dict.fromkeys((_text(line.get("file")),
+                                                                     _text(line.get("old_file")))) if where]
+    return out
+
+
 def decided_lines(sides: Sequence[tuple[str, str, object]]) -> list[tuple[str, list[str], bool]]:
     """The lines each side of a flip decided on, from (side, probe, evidence): (side, lines, whole),
     the rejecting side first and whole.  The other side often reads the same lines under another

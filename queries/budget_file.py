@@ -20,6 +20,7 @@ so no pattern can be slow or mean more than it says.
 
 from __future__ import annotations
 
+import datetime
 import math
 import re
 from dataclasses import dataclass
@@ -126,14 +127,18 @@ def parse_budgets(text: str, name: str) -> list[Budget]:
         doc = yamlfile.YamlFile(text, name)
     except YamlFileError as exc:
         raise BudgetInvalid(str(exc)) from None
-    if not isinstance(doc.data, dict) or "budgets" not in doc.data:
+    if not isinstance(doc.data, dict):
+        raise BudgetInvalid(f"{doc.where(())}: the file must hold `budgets:`, a list of budgets, "
+                            f"not {_kind(doc.data)}")
+    if "budgets" not in doc.data:
         raise BudgetInvalid(f"{doc.where(())}: the file must hold `budgets:`, a list of budgets")
     for key in doc.data:
         if key != "budgets":
             raise BudgetInvalid(f"{doc.where((str(key),))}: unknown key (known: budgets)")
     rows = doc.data["budgets"]
     if not isinstance(rows, list) or not rows:
-        raise BudgetInvalid(f"{doc.where(('budgets',))}: must be a list of one or more budgets")
+        raise BudgetInvalid(f"{doc.where(('budgets',))}: must be a list of one or more budgets, "
+                            f"not {_refused(rows, list)}")
     if len(rows) > MAX_BUDGETS:
         raise BudgetInvalid(f"{doc.where(('budgets',))}: more than {MAX_BUDGETS} budgets")
     budgets: list[Budget] = []
@@ -149,7 +154,7 @@ def parse_budgets(text: str, name: str) -> list[Budget]:
 def _budget(row: Any, key: tuple[str | int, ...], doc: YamlFile) -> Budget:
     if not isinstance(row, dict):
         raise BudgetInvalid(f"{doc.where(key)}: a budget must be a mapping of "
-                            f"{', '.join(REQUIRED)} (and optionally repo, property, thresholds)")
+                            f"{', '.join(REQUIRED)} (and optionally repo, property, thresholds), not {_kind(row)}")
     for sub in row:
         if sub not in KEYS:
             raise BudgetInvalid(f"{doc.where(key + (str(sub),))}: unknown key (known: {', '.join(KEYS)})")
@@ -159,7 +164,8 @@ def _budget(row: Any, key: tuple[str | int, ...], doc: YamlFile) -> Budget:
     name = row["name"]
     if not isinstance(name, str) or not NAME.match(name):
         raise BudgetInvalid(f"{doc.where(key + ('name',))}: a name must be a word of at most 64 "
-                            f"characters (letters, digits, _ . -, not starting with - or a digit), not {name!r}")
+                            f"characters (letters, digits, _ . -, not starting with - or a digit), "
+                            f"not {_refused(name, str)}")
     return Budget(
         name=name,
         amount=_amount(row["amount"], key + ("amount",), doc),
@@ -170,6 +176,33 @@ def _budget(row: Any, key: tuple[str | int, ...], doc: YamlFile) -> Budget:
         thresholds=_thresholds(row.get("thresholds", list(DEFAULT_THRESHOLDS)), key + ("thresholds",), doc),
         where=doc.where(key),
     )
+
+
+def _kind(value: Any) -> str:
+    """A YAML or JSON value of the wrong type, named by its type (and, when short, itself)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"a boolean ({'true' if value else 'false'})"
+    if isinstance(value, (int, float)):
+        return f"a number ({value!r})"
+    if isinstance(value, str):
+        return f"text ({value!r})"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return f"a date ({value.isoformat()})"
+    return "binary data" if isinstance(value, bytes) else "a value of another type"
+
+
+def _refused(value: Any, wanted: type) -> str:
+    """What a refused value was: itself when of the type its key takes (a number for a
+    number), else its type (_kind); a boolean is no number."""
+    if isinstance(value, wanted) and not (isinstance(value, bool) and wanted is not bool):
+        return repr(value)
+    return _kind(value)
 
 
 def _number(value: Any) -> float | None:
@@ -186,21 +219,22 @@ def _amount(value: Any, key: tuple[str | int, ...], doc: YamlFile) -> float:
         # YAML reads a quoted number, and 1e3 (an exponent without its sign), as text.
         hint = " (YAML reads this as text: write 1000 or 1.0e+3)" if isinstance(value, str) else ""
         raise BudgetInvalid(f"{doc.where(key)}: an amount must be a number above 0 and at most "
-                            f"{MAX_AMOUNT:g}, not {value!r}{hint}")
+                            f"{MAX_AMOUNT:g}, not {_refused(value, float if isinstance(value, float) else int)}{hint}")
     return number
 
 
 def _currency(value: Any, key: tuple[str | int, ...], doc: YamlFile) -> str:
     if not isinstance(value, str) or not CURRENCY.match(value):
         raise BudgetInvalid(f"{doc.where(key)}: a currency must be three capital letters such as USD "
-                            f"(as the usage the runs report), not {value!r}")
+                            f"(as the usage the runs report), not {_refused(value, str)}")
     return value
 
 
 def _period(value: Any, key: tuple[str | int, ...], doc: YamlFile) -> str:
-    if value not in PERIODS:
+    # (Checked to be text first: a list or a mapping is no key of PERIODS, and cannot be looked up.)
+    if not isinstance(value, str) or value not in PERIODS:
         known = " or ".join(period.described for period in PERIODS.values())
-        raise BudgetInvalid(f"{doc.where(key)}: a period must be {known}, not {value!r}")
+        raise BudgetInvalid(f"{doc.where(key)}: a period must be {known}, not {_refused(value, str)}")
     return str(value)
 
 
@@ -210,7 +244,7 @@ def _pattern(value: Any, key: tuple[str | int, ...], doc: YamlFile) -> str | Non
     if not isinstance(value, str) or not value or len(value) > MAX_PATTERN or not value.isprintable():
         raise BudgetInvalid(f"{doc.where(key)}: repo must be a repository name or a pattern of printable "
                             f"text (* any run, ? one character) of at most {MAX_PATTERN} characters, "
-                            f"not {value!r}")
+                            f"not {_refused(value, str)}")
     return value
 
 
@@ -219,20 +253,21 @@ def _property(value: Any, key: tuple[str | int, ...], doc: YamlFile) -> str | No
         return None
     if not isinstance(value, str) or not PROPERTY_ID.match(value) or len(value) > MAX_PATTERN:
         raise BudgetInvalid(f"{doc.where(key)}: property must be a property id as lanes.yaml names it, "
-                            f"not {value!r}")
+                            f"not {_refused(value, str)}")
     return value
 
 
 def _thresholds(value: Any, key: tuple[str | int, ...], doc: YamlFile) -> tuple[float, ...]:
     if not isinstance(value, list) or not value or len(value) > MAX_THRESHOLDS:
         raise BudgetInvalid(f"{doc.where(key)}: thresholds must be a list of 1 to {MAX_THRESHOLDS} shares "
-                            "of the amount, such as [0.8, 1.0]")
+                            f"of the amount, such as [0.8, 1.0], not {_refused(value, list)}")
     shares: list[float] = []
     for index, item in enumerate(value):
         number = _number(item)
         if number is None or not 0 < number <= MAX_SHARE:
             raise BudgetInvalid(f"{doc.where(key + (index,))}: a threshold must be a share of the amount "
-                                f"above 0 and at most {MAX_SHARE:g} (1.0 is all of it), not {item!r}")
+                                f"above 0 and at most {MAX_SHARE:g} (1.0 is all of it), "
+                                f"not {_refused(item, float if isinstance(item, float) else int)}")
         if number in shares:
             raise BudgetInvalid(f"{doc.where(key + (index,))}: threshold {number:g} is listed twice")
         shares.append(number)

@@ -10,8 +10,14 @@ an octopus of feature branches.
 The subject is read first, for the branch names git (or a title written in git's words,
 "Merge stable into main (#3479)") gives it; when it names none, or it is a forge's pull
 request subject, git decides: the merge is a sync when its merged-in commit is still on a
-long-lived branch of the checkout that does not hold the merge (origin/stable).  Subjects are
-untrusted text: they are only matched, never run, and the names kept are shown printable.
+long-lived branch of the checkout that does not hold the merge (origin/stable).  A merge whose
+subject names a pull request (GitHub's "Merge pull request #N from OWNER/BRANCH" of a branch
+that is not long-lived, or a title's "#N") is a pull request whatever branches point at its
+parents later: pytest cut its release branches from the heads of the pull requests that
+prepared them.  Such a title is a sync only by what its second parent brings, a line that lived
+beside the branch (it does not start at the first parent) and is still on a long-lived branch.
+Subjects are untrusted text: they are only matched with bounded patterns, never run, and the
+names kept are shown printable.
 """
 
 from __future__ import annotations
@@ -29,10 +35,13 @@ from lanelog.router.policy import Pattern
 MERGE_KINDS = ("pull_request", "sync")
 # The subjects a forge writes when it merges a pull (merge) request: GitHub's, its security
 # advisories', and GitLab's with "See merge request group/project!N" in the body.
-GITHUB_PULL = re.compile(r"Merge pull request #[0-9]+ from (?P<branch>\S+)")
+GITHUB_PULL = re.compile(r"Merge pull request #[0-9]+ from (?:[^\s/]+/)?(?P<branch>\S+)")
 GITHUB_ADVISORY = re.compile(r"Merge pull request from GHSA-")
 GITLAB_BRANCH = re.compile(r"Merge branch '[^']+' into '[^']+'")
 GITLAB_REQUEST = re.compile(r"^See merge request \S+![0-9]+", re.MULTILINE)
+# A pull request's number in a title ("Preparing release version 5.3.4 (#6516)"); bounded, so a
+# hostile subject costs a linear scan.
+PULL_NUMBER = re.compile(r"#[0-9]{1,12}(?![0-9])")
 # git's merge messages ("Merge branch 'a'", "Merge branches 'a' and 'b'", "Merge remote-tracking
 # branch 'origin/a'", "Merge tag 'v1'", "... of URL", "... into b"), and titles written the same way.
 MERGE_WORDS = re.compile(r"merge\s+(?:(?P<remote>remote-tracking\s+|remote\s+)?"
@@ -153,13 +162,21 @@ class MergeReader:
                 else ("pull_request", None)
         if GITHUB_ADVISORY.match(subject) or (GITLAB_BRANCH.match(subject) and GITLAB_REQUEST.search(body)):
             return "pull_request", None
-        words = None if GITHUB_PULL.match(subject) else named(subject)
+        pull = GITHUB_PULL.match(subject)
+        if pull is not None and not long_lived(branch_name(pull["branch"], False), self.base):
+            return "pull_request", None
+        words = None if pull is not None else named(subject)
         if words is not None:
             return self._by_name(words)
         holder = self._holder(head, parents[1:])
-        if holder is not None:
+        if holder is not None and not (PULL_NUMBER.search(subject) and self._on_first_parent(parents)):
             return "sync", f"its merged-in commit is on {holder}, a long-lived branch that does not hold the merge"
         return "pull_request", None
+
+    def _on_first_parent(self, parents: list[str]) -> bool:
+        """Whether what the merge brings starts at its first parent: made on the branch as it was, not
+        a line that lived beside it."""
+        return len(parents) == 2 and self.checkout.merge_base(parents[0], parents[1]) == parents[0]
 
     def _by_name(self, words: Named) -> tuple[str, str | None]:
         names = [branch_name(name, words.remote) for name in words.branches]

@@ -16,6 +16,7 @@ checked when the database is opened, before the caller's work starts.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import time
@@ -49,6 +50,12 @@ _UNITS = {"B": 1, "bytes": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
 def statements() -> dict[str, Query]:
     """The blocks of store/db.sql, schema.sql and upgrade.sql by name."""
     return load_resources("lanelog.store", "db.sql", "schema.sql", "upgrade.sql")
+
+
+@cache
+def schema_digest() -> str:
+    """A digest of schema.sql's create_schema text: what lanelog_meta's schema_digest records."""
+    return "sha256:" + hashlib.sha256(statements()["create_schema"].sql.encode()).hexdigest()
 
 
 def default_db_path() -> Path:
@@ -237,9 +244,12 @@ def _bring_up_to_date(con: duckdb.DuckDBPyConnection, path: Path, *, read_only: 
         _create_schema(con)
         return
     found = int(version) if version.isdigit() else None
-    if found == SCHEMA_VERSION:
+    # A database of this version whose macros another text of the schema made (they changed
+    # within a version once) is brought up to this text's too, by the upgrade of no steps;
+    # read-only, it is read as it is (queries/ reads no macro that has changed).
+    if found == SCHEMA_VERSION and (read_only or statements()["schema_digest"].rows(con) == [(schema_digest(),)]):
         return
-    if found is not None and OLDEST_UPGRADABLE <= found < SCHEMA_VERSION:
+    if found is not None and OLDEST_UPGRADABLE <= found <= SCHEMA_VERSION:
         if read_only:
             raise SchemaMismatch(
                 f"{path} was made with lanelog schema version {found}, and this lanelog uses version "
@@ -266,11 +276,13 @@ def _schema_version(con: duckdb.DuckDBPyConnection) -> str | None:
 def _create_schema(con: duckdb.DuckDBPyConnection) -> None:
     with transaction(con):
         statements()["create_schema"].run(con)
-        statements()["record_schema"].run(con, version=str(SCHEMA_VERSION), by=f"lanelog {__version__}")
+        statements()["record_schema"].run(con, version=str(SCHEMA_VERSION), by=f"lanelog {__version__}",
+                                          digest=schema_digest())
 
 
 def _upgrade(con: duckdb.DuckDBPyConnection, found: int, path: Path) -> None:
-    """Run store/upgrade.sql's steps from version `found` to SCHEMA_VERSION in one transaction.
+    """Run store/upgrade.sql's steps from version `found` to SCHEMA_VERSION in one transaction
+    (none from SCHEMA_VERSION itself: then only this schema's macros are made, and its digest recorded).
 
     A database whose shape no step expects (one made while its version was still changing,
     before versions were pinned) is refused, left as it was, with how to rebuild it.
@@ -284,7 +296,8 @@ def _upgrade(con: duckdb.DuckDBPyConnection, found: int, path: Path) -> None:
             statements()["create_schema"].run(con)
             for version in range(found + 1, SCHEMA_VERSION + 1):
                 statements()[f"upgrade_to_{version}"].run(con)
-            statements()["record_upgrade"].run(con, version=str(SCHEMA_VERSION), by=f"lanelog {__version__}")
+            statements()["record_upgrade"].run(con, version=str(SCHEMA_VERSION), by=f"lanelog {__version__}",
+                                               digest=schema_digest())
     except StoreError as exc:
         raise SchemaMismatch(
             f"{path} was made with lanelog schema version {found} in a shape this lanelog cannot upgrade to "

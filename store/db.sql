@@ -54,14 +54,23 @@ SELECT kind, count(*) AS objects, min(name) AS example FROM (
 SELECT value FROM lanelog_meta WHERE key = 'schema_version'
 
 -- name: record_schema
--- A new database's version and maker, right after schema.sql made it.
--- params: by, version
-INSERT INTO lanelog_meta VALUES ('schema_version', $version), ('created_by', $by)
+-- A new database's version, maker and schema digest (db.py's schema_digest), right after
+-- schema.sql made it.
+-- params: by, digest, version
+INSERT INTO lanelog_meta VALUES ('schema_version', $version), ('created_by', $by), ('schema_digest', $digest)
 
 -- name: record_upgrade
--- The version an upgrade step brought the database up to, and by which lanelog.
--- params: by, version
-INSERT OR REPLACE INTO lanelog_meta VALUES ('schema_version', $version), ('upgraded_by', $by)
+-- The version an upgrade step brought the database up to, by which lanelog, and the digest of
+-- the schema text whose macros it now holds.
+-- params: by, digest, version
+INSERT OR REPLACE INTO lanelog_meta VALUES ('schema_version', $version), ('upgraded_by', $by),
+    ('schema_digest', $digest)
+
+-- name: schema_digest
+-- The digest of the schema text (create_schema) whose macros the database holds: none when it
+-- was made before lanelog recorded one.
+-- params:
+SELECT value FROM lanelog_meta WHERE key = 'schema_digest'
 
 -- name: begin
 -- Open a transaction.

@@ -113,6 +113,8 @@ def test_a_scope_that_matches_nothing_is_a_warning_with_its_line(files) -> None:
     ("budgets:\n  - {name: a, amount: 1, currency: usd, period: week}\n",
      "line 2, key budgets[0].currency: a currency must be three capital letters"),
     ("budgets:\n  - {name: a, amount: 1, currency: USD, period: fortnight}\n", "key budgets[0].period"),
+    ("budgets:\n  - {name: a, amount: 1, currency: USD, period: [week]}\n",
+     "line 2, key budgets[0].period: a period must be week (ISO, from Monday, UTC) or month (UTC), not a list"),
 ])
 def test_a_hostile_budgets_file_exits_2_naming_its_line_and_key(files, text: str, message: str) -> None:
     log, budgets = files(text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -49,10 +50,11 @@ def one(**fields: str) -> str:
     ({"amount": ".inf"}, "key budgets[0].amount: an amount must be a number above 0"),
     ({"amount": "1.0e+10"}, "key budgets[0].amount: an amount must be a number above 0 and at most 1e+09, "
                             "not 10000000000.0"),
-    ({"amount": "1e3"}, "key budgets[0].amount: an amount must be a number above 0 and at most 1e+09, not '1e3' "
+    ({"amount": "1e3"}, "key budgets[0].amount: an amount must be a number above 0 and at most 1e+09, not text ('1e3') "
                         "(YAML reads this as text: write 1000 or 1.0e+3)"),
     ({"amount": "true"}, "key budgets[0].amount: an amount must be a number"),
-    ({"amount": "'12'"}, "key budgets[0].amount: an amount must be a number above 0 and at most 1e+09, not '12'"),
+    ({"amount": "'12'"}, "key budgets[0].amount: an amount must be a number above 0 and at most 1e+09, "
+                         "not text ('12')"),
     ({"currency": "usd"}, "line 4, key budgets[0].currency: a currency must be three capital letters"),
     ({"currency": "DOLLARS"}, "key budgets[0].currency: a currency must be three capital letters"),
     ({"currency": "'US$'"}, "key budgets[0].currency: a currency must be three capital letters such as USD "
@@ -151,3 +153,75 @@ def test_a_pattern_made_to_backtrack_still_answers() -> None:
     pattern = "*a" * 100 + "b"
     assert glob_match(pattern, "a" * 5000) is False
     assert glob_match(pattern, "a" * 200 + "b") is True
+
+
+# Each JSON/YAML type a value can have, as written in the file, and how the refusal names it.
+TYPES = {
+    "list": ("[week]", "not a list"),
+    "mapping": ("{week: 1}", "not a mapping"),
+    "bool": ("true", "not a boolean (true)"),
+    "number": ("5", "not a number (5)"),
+    "null": ("null", "not null"),
+    "string": ("'week'", "not text ('week')"),
+}
+# The types each key of a budget takes: every other is the wrong type.
+TAKES = {
+    "name": {"string"}, "amount": {"number"}, "currency": {"string"}, "period": {"string"},
+    "repo": {"string", "null"}, "property": {"string", "null"}, "thresholds": {"list"},
+}
+WRONG = [(key, kind) for key, takes in TAKES.items() for kind in TYPES if kind not in takes]
+
+
+@pytest.mark.parametrize(("key", "kind"), WRONG)
+def test_every_key_of_a_budget_given_the_wrong_type_is_refused_naming_the_key_and_the_type(key: str,
+                                                                                           kind: str) -> None:
+    written, named = TYPES[kind]
+    with pytest.raises(BudgetInvalid) as caught:
+        parse_budgets(one(**{key: written}), "budgets.yaml")
+    line_no = {"name": 2, "amount": 3, "currency": 4, "period": 5}.get(key, 6)  # (an added key is the sixth line)
+    assert f"budgets.yaml line {line_no}, key budgets[0].{key}: " in str(caught.value)
+    assert named in str(caught.value)
+
+
+@pytest.mark.parametrize("kind", [kind for kind in TYPES if kind != "number"])
+def test_a_threshold_of_the_wrong_type_is_refused_naming_it_and_the_type(kind: str) -> None:
+    written, named = TYPES[kind]
+    with pytest.raises(BudgetInvalid) as caught:
+        parse_budgets(one(thresholds=f"[0.5, {written}]"), "budgets.yaml")
+    assert "budgets.yaml line 6, key budgets[0].thresholds[1]: a threshold must be" in str(caught.value)
+    assert named in str(caught.value)
+
+
+@pytest.mark.parametrize("kind", [kind for kind in TYPES if kind != "list"])
+def test_budgets_of_the_wrong_type_is_refused_naming_the_type(kind: str) -> None:
+    written, named = TYPES[kind]
+    with pytest.raises(BudgetInvalid) as caught:
+        parse_budgets(f"budgets: {written}\n", "budgets.yaml")
+    assert "budgets.yaml line 1, key budgets: must be a list of one or more budgets" in str(caught.value)
+    assert named in str(caught.value)
+
+
+@pytest.mark.parametrize("kind", [kind for kind in TYPES if kind != "mapping"])
+def test_a_budget_of_the_wrong_type_is_refused_naming_the_type(kind: str) -> None:
+    written, named = TYPES[kind]
+    with pytest.raises(BudgetInvalid) as caught:
+        parse_budgets(f"budgets:\n  - {written}\n", "budgets.yaml")
+    assert "budgets.yaml line 2, key budgets[0]: a budget must be a mapping" in str(caught.value)
+    assert named in str(caught.value)
+
+
+@pytest.mark.parametrize("kind", [kind for kind in TYPES if kind != "mapping"])
+def test_a_file_of_the_wrong_type_is_refused_naming_the_type(kind: str) -> None:
+    written, named = TYPES[kind]
+    with pytest.raises(BudgetInvalid) as caught:
+        parse_budgets(f"{written}\n", "budgets.yaml")
+    assert "the file must hold `budgets:`, a list of budgets" in str(caught.value)
+    assert named in str(caught.value)
+
+
+def test_a_json_budgets_file_of_the_wrong_types_is_refused_as_yaml_is() -> None:
+    budget = {"name": "a", "amount": 1, "currency": "USD", "period": ["week"]}
+    with pytest.raises(BudgetInvalid) as caught:
+        parse_budgets(json.dumps({"budgets": [budget]}), "budgets.json")
+    assert str(caught.value).startswith("budgets.json line 1, key budgets[0].period: a period must be ")
+    assert str(caught.value).endswith(", not a list")

@@ -4,6 +4,7 @@ within GitHub's 65,536 characters: subjects and lines are shortened, never a fli
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -151,3 +152,40 @@ def test_the_section_holds_the_limit_however_many_flips_there_are(count):
         assert "Every flip is listed: " in section
     else:  # past about 1,200 rows alone, the last flips are left out, and the comment says so
         assert "Not every flip is listed: " in section and "flip(s) are left out, their rows too" in section
+
+
+DEEP_FLIPS = 20
+
+
+def deep(flip: int, word: str) -> str:
+    """A test whose one assert closes a block of thirty long lines: a rewrite of the block removes the
+    assert after thirty other removed lines and adds its own (strict rejects it, net passes it)."""
+    return (f"def test_deep_{flip}(x):\n    '''Flip {flip}: each step of the walk, in order.'''\n"
+            + "".join(f"    {word}_{n} = x.{word}_step_{n}({'q' * 110!r})\n" for n in range(30))
+            + f"    assert {word}_29 == 'flip {flip}'\n")
+
+
+def test_a_shortened_comment_keeps_each_flips_removed_assertion_before_the_lines_around_it(make_repo, tmp_path):
+    repo = make_repo({"lanes.yaml": POLICY, **{f"src/test_deep_{n}.py": deep(n, "old") for n in range(DEEP_FLIPS)}})
+    repo.git("checkout", "-q", "main")
+    base = repo.git("rev-parse", "HEAD").strip()
+    heads = [repo.write({f"src/test_deep_{n}.py": deep(n, "new")}).commit(f"Walk flip {n:02d} anew")
+             for n in range(DEEP_FLIPS)]
+    candidate = tmp_path / "net.yaml"
+    candidate.write_text(POLICY + "assertion_rule: net\n", encoding="utf-8")
+    done = lanelog("replay", "--repo", str(repo.root), "--policy", str(candidate), "--baseline",
+                   str(repo.root / "lanes.yaml"), "--commits", f"{base}..main", "--format", "markdown")
+    assert done.returncode == 0, done.stderr
+    review = done.stdout
+    assert size(review) <= MARKDOWN_LIMIT
+    blocks = review.split("<details>")[1:]
+    assert len(blocks) == DEEP_FLIPS
+    for n, (head, block) in enumerate(zip(heads, blocks)):
+        assert f"<summary>{n + 1}. {head[:12]}: baseline reject (assertion removed); candidate pass</summary>" in block
+        # The removed assert, the line the reject rests on, at its old line number (33), deep in its block.
+        assert f"src/test_deep_{n}.py:33  -    assert old_29 == 'flip {n}'" in block
+        assert "The lines the baseline decided on (it rejects):" in block
+        # What was cut is said, with its count.
+        assert re.search(r"\.\.\. [0-9]+ more line\(s\) cut to fit the comment", block)
+    # The room is spent before lines are cut: what is left is less than the longest line cut.
+    assert MARKDOWN_LIMIT - size(review) < 200

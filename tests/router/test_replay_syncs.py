@@ -241,3 +241,76 @@ def test_a_range_of_mostly_syncs_warns_and_says_when_they_are_counted(hand_merge
     result = replay(repo, ids, candidate, "--sync-merges", "'(feature-[12]|stable)'")
     assert result["merge_kinds"] == {"pull_request": 1, "sync": 3}
     assert result["warnings"][0].startswith("3 of the 4 first-parent merges are branch syncs: they were judged")
+
+
+@pytest.fixture
+def release_prepared(make_repo, tmp_path):
+    """main as pytest's reads in 2020: a release prepared on a branch of main's tip and merged back
+    as a pull request ("Preparing release version 1.1.0 (#16)", then GitHub's "Merge pull request
+    #17 from acme/release-1.2.0"), each release branch (1.1.x, 1.2.x) cut later from the merged-in
+    commit, so it holds that commit but not the merge; and git's merge of stable, a sync."""
+    repo = make_repo()
+    history = History(repo, tmp_path)
+    history.branch("stable", {"NOTES": "1.0.1\n"})
+    history.publish("stable")
+    history.ids["prep-1.1"] = history.branch("release-1.1.0", {"CHANGELOG": "1.1.0\n"})
+    history.merge("release-1.1", "Preparing release version 1.1.0 (#16)", "release-1.1.0")
+    repo.write({"api.py": NO_ASSERT}).commit("Add the api")
+    history.ids["prep-1.2"] = history.branch("release-1.2.0", {"CHANGELOG": "1.2.0\n"})
+    history.merge("release-1.2", "Merge pull request #17 from acme/release-1.2.0", "release-1.2.0")
+    history.merge("stable", "Merge branch 'stable'", "stable")
+    for line, prep in (("1.1.x", "prep-1.1"), ("1.2.x", "prep-1.2")):
+        history.branch(line, {"NOTES": f"{line} fix\n"}, start=history.ids[prep])
+    history.publish("1.1.x", "1.2.x")
+    repo.git("branch", "-q", "-D", "stable", "1.1.x", "1.2.x", "release-1.1.0", "release-1.2.0")
+    candidate = tmp_path / "candidate.yaml"
+    candidate.write_text(LANES_YAML, encoding="utf-8")
+    return repo, history.ids, candidate
+
+
+def test_a_merge_whose_subject_names_a_pull_request_is_one_though_a_release_branch_was_cut_from_it_later(
+        release_prepared):
+    repo, ids, candidate = release_prepared
+    for prep, merge, line in (("prep-1.1", "release-1.1", "origin/1.1.x"), ("prep-1.2", "release-1.2", "origin/1.2.x")):
+        assert line in repo.git("branch", "-r", "--contains", ids[prep]).split()
+        assert line not in repo.git("branch", "-r", "--contains", ids[merge]).split()
+    result = replay(repo, ids, candidate)
+    assert [(record["head"], record["merge"]) for record in result["records"]] == [
+        (ids["release-1.1"], "pull_request"), (repo.git("rev-parse", f"{ids['release-1.2']}^1").strip(), None),
+        (ids["release-1.2"], "pull_request")]
+    assert [(sync["head"], sync["why"]) for sync in result["syncs"]] == [
+        (ids["stable"], "it merges stable, a long-lived branch")]
+
+
+def sections(review: str) -> dict[str, list[str]]:
+    """Each `## ` section of a markdown review, by its heading: the lines of its body that hold text."""
+    found: dict[str, list[str]] = {}
+    heading = None
+    for line in review.splitlines():
+        if line.startswith("## "):
+            heading = line
+            found[heading] = []
+        elif heading is not None and line.strip() and not line.startswith("#"):
+            found[heading].append(line)
+    return found
+
+
+def test_a_range_without_a_sync_has_no_syncs_section_and_no_empty_one(hand_merged):
+    repo, ids, candidate = hand_merged
+    review = replay(repo, ids, candidate, fmt="markdown", end=ids["feature-3"])
+    assert ("Read with --first-parent: 3 merged pull requests and 0 other commits replayed; no merge was a branch "
+            "sync.") in review
+    assert "branch syncs left out" not in review and "Branch syncs" not in review
+    assert "No reason moved: each is given to as many patches on both sides." in review
+    found = sections(review)
+    assert list(found) == ["## Flips (0)"]
+    assert all(body and body != ["None."] for body in found.values()), found
+
+
+def test_a_range_with_a_sync_lists_it_in_its_section(hand_merged):
+    repo, ids, candidate = hand_merged
+    review = replay(repo, ids, candidate, fmt="markdown")
+    assert "0 other commits replayed; 1 branch syncs left out (listed below)." in review
+    found = sections(review)
+    assert list(found) == ["## Branch syncs (1)", "## Flips (0)"]
+    assert f"| {ids['stable'][:12]} |" in "\n".join(found["## Branch syncs (1)"])

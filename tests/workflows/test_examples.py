@@ -197,8 +197,9 @@ def test_an_ordinary_policy_pull_request_shows_what_flips(tmp_path):
     assert "Candidate pull-request/lanes.yaml against base/lanes.yaml: 4 patches, 0 skipped." in comment
     assert "| probe rejects | 3 | 2 |" in comment and "| armed calls | 1 | 2 |" in comment
     # How the history was read: the merged pull requests, the branch syncs, the copies left out.
-    assert ("Read with --first-parent: 4 merged pull requests and 0 other commits replayed; 0 branch syncs left "
-            "out (listed below). 0 duplicate(s) skipped: the same change as an earlier patch (--dedupe).") in comment
+    assert ("Read with --first-parent: 4 merged pull requests and 0 other commits replayed; no merge was a branch "
+            "sync. 0 duplicate(s) skipped: the same change as an earlier patch (--dedupe).") in comment
+    assert "Branch syncs" not in comment
     assert "## Flips (1)" in comment
     assert (f"| 1 | {team.merges['rewrite-assert'][:12]} | reject assertion\\_removed | pass | "
             "Merge pull request #2 from acme/rewrite-assert |") in comment

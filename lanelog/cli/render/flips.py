@@ -3,8 +3,11 @@ in a table, then each one's decisions and lines in a collapsed block.
 
 GitHub takes a comment of at most 65,536 characters.  When the patches do not fit, the comment
 is shortened level by level (``LEVELS``: subjects, reason messages, then the words inside each
-block), then the blocks' lines, share and share alike (a block that needs less than its share
-leaves the rest to the others; within a block each side keeps the head of its lines).  A patch
+block) until every block fits with the first line its reasons name (the removed assertion line
+an assertion_removed reject rests on); then the blocks' lines are kept round by round, a line a
+block at a time, in three tiers: the first named line and lanelog's words on each side, the other
+named lines, then the lines around them, head first.  A block that needs less leaves the rest to
+the others, and the room left by a line too long to fit goes to the next.  A patch
 keeps its row and its block (300 do, the example workflow's replay); only past that do the last
 ones keep only their row, and past about 1,200 rows lose their row too.  The comment says what
 was cut and where the whole replay is.
@@ -14,11 +17,12 @@ fenced (evidence_text): it never becomes Markdown or HTML.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
 from lanelog.cli.render.cells import md
-from lanelog.evidence_text import BACKTICKS, decided_lines, details, reason_messages
+from lanelog.evidence_text import BACKTICKS, decided_lines, details, named_lines, reason_messages
 from lanelog.framing import framed_line
 from lanelog.reasons import REASONS
 
@@ -67,6 +71,24 @@ class _Patch:
     def lines(self) -> list[str]:
         return [line for part in self.parts for line in part]
 
+    def named(self) -> list[list[int]]:
+        """Each part's lines its sides' reasons name (evidence_text.named_lines), by index."""
+        names = {framed_line(line) for _side, decision in self.sides for line in named_lines(decision.get("evidence"))}
+        return [[index for index, line in enumerate(part) if line in names] for part in self.parts]
+
+    def tiers(self) -> list[list[tuple[int, int]]]:
+        """The patch's lines, (part, index), in the order a shortened comment keeps them: the first line
+        of each part its sides' reasons name and lanelog's words heading each part, the other named
+        lines, then the rest in order."""
+        named = self.named()
+        heads = [(number, next(index for index, line in enumerate(part) if line))
+                 for number, part in enumerate(self.parts) if any(part)]
+        first = list(dict.fromkeys([(number, found[0]) for number, found in enumerate(named) if found] + heads))
+        rest = [(number, index) for number, found in enumerate(named) for index in found[1:]]
+        taken = set(first) | set(rest)
+        return [first, rest, [(number, index) for number, part in enumerate(self.parts)
+                              for index in range(len(part)) if (number, index) not in taken]]
+
 
 def patches_section(rows: list[tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]], noun: str,
                     used: int, whole: str) -> list[str]:
@@ -80,17 +102,19 @@ def patches_section(rows: list[tuple[dict[str, Any], list[tuple[str, dict[str, A
     # The longest notice there can be, so that the one said at the end fits in its room.
     most = {"subjects": True, "messages": True, "lines": len(patches), "blocks": len(patches),
             "rows": len(patches)}
+    # The first line each block's reasons name (its part's lines' room): what a level must leave room for.
+    named = [sum(size(patch.parts[number][found[0]]) + 1 for number, found in enumerate(patch.named()) if found)
+             for patch in patches]
     for level in LEVELS:
         # Each block as its skeleton: its words, and for its lines only the room of their cut notes.
         blocks = [size("\n".join(_block(patch, level, None))) + 1 for patch in patches]
-        listed, with_blocks = _fitting(patches, blocks, noun, level, whole, most, room)
+        listed, with_blocks = _fitting(patches, [block + need for block, need in zip(blocks, named)], noun, level,
+                                       whole, most, room)
         if with_blocks == len(patches) or level is LEVELS[-1]:
             break
     room -= size("\n".join(_head(patches[:listed], len(patches), noun, level, whole, most))) + 1
     room -= sum(blocks[:with_blocks]) + sum(2 * (_fence(patch.lines) - 3) for patch in patches[:with_blocks])
-    shares = _shares([_need(patch.lines) for patch in patches[:with_blocks]], room)
-    fitted = [[_fit(part, part_share) for part, part_share in zip(patch.parts, _shares(
-        [_need(part) for part in patch.parts], share))] for patch, share in zip(patches, shares)]
+    fitted = _kept(patches[:with_blocks], room)
     told = {"subjects": any(len(patch.patch.get("subject") or "") > level.subjects for patch in patches),
             "messages": any(len(message) > level.messages for patch in patches for _side, decision in patch.sides
                             for message in reason_messages(decision.get("reasons"), decision.get("message")).values()),
@@ -196,29 +220,24 @@ def _fence(lines: list[str]) -> int:
     return max(3, max((len(run) for line in lines for run in BACKTICKS.findall(line)), default=0) + 1)
 
 
-def _need(lines: list[str]) -> int:
-    return sum(size(line) + 1 for line in lines)
-
-
-def _shares(needs: list[int], room: int) -> list[int]:
-    """Each block's characters: the smallest needs met first, the rest shared equally."""
-    shares = [0] * len(needs)
-    left = max(room, 0)
-    for rank, index in enumerate(sorted(range(len(needs)), key=needs.__getitem__)):
-        shares[index] = min(needs[index], left // (len(needs) - rank))
-        left -= shares[index]
-    return shares
-
-
-def _fit(lines: list[str], share: int) -> list[str]:
-    """The first lines of a part that fit its share (its cut note has room of its own)."""
-    kept: list[str] = []
-    for line in lines:
-        share -= size(line) + 1
-        if share < 0:
-            break
-        kept.append(line)
-    return kept
+def _kept(patches: list[_Patch], room: int) -> list[list[list[str]]]:
+    """Each patch's lines that fit ``room`` (their cut notes have room of their own), part by part in
+    their order: tier by tier (_Patch.tiers), round by round, each block takes its next line that fits."""
+    kept: list[list[set[int]]] = [[set() for _part in patch.parts] for patch in patches]
+    tiers = [patch.tiers() for patch in patches]
+    for tier in range(3):
+        queues = [deque(order[tier]) for order in tiers]
+        while any(queues):
+            for queue, patch, found in zip(queues, patches, kept):
+                while queue:
+                    number, index = queue.popleft()
+                    cost = size(patch.parts[number][index]) + 1
+                    if cost <= room:
+                        room -= cost
+                        found[number].add(index)
+                        break
+    return [[[part[index] for index in sorted(indices)] for part, indices in zip(patch.parts, found)]
+            for patch, found in zip(patches, kept)]
 
 
 def _notice(noun: str, told: dict[str, Any], whole: str) -> str:

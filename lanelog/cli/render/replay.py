@@ -111,18 +111,18 @@ def _table_syncs(result: dict[str, Any]) -> list[str]:
 
 
 def _markdown_syncs(result: dict[str, Any]) -> list[str]:
+    """The syncs' section; none without a sync (the summary says there was none): no section is empty."""
     words = _merge_words(result)
     syncs = result.get("syncs") or []
-    if words is None:
+    if words is None or not syncs:
         return []
     out = ["", f"## Branch syncs ({len(syncs)})", "", md(words)]
-    if syncs:
-        out += ["", "| commit | day | subject | commits it brought | why a sync |", "|---|---|---|---:|---|"]
-        out += [f"| {md(sync['head'][:12])} | {md(sync['day'])} | {md(short(sync['subject'], SUBJECT_SHOWN))} | "
-                f"{sync['brought']} | "
-                f"{md(sync.get('why') or '')} |" for sync in syncs[:FLIPS_SHOWN]]
-        if len(syncs) > FLIPS_SHOWN:
-            out += ["", f"First {FLIPS_SHOWN} of {len(syncs)} syncs; `--format json` lists all."]
+    out += ["", "| commit | day | subject | commits it brought | why a sync |", "|---|---|---|---:|---|"]
+    out += [f"| {md(sync['head'][:12])} | {md(sync['day'])} | {md(short(sync['subject'], SUBJECT_SHOWN))} | "
+            f"{sync['brought']} | "
+            f"{md(sync.get('why') or '')} |" for sync in syncs[:FLIPS_SHOWN]]
+    if len(syncs) > FLIPS_SHOWN:
+        out += ["", f"First {FLIPS_SHOWN} of {len(syncs)} syncs; `--format json` lists all."]
     return out
 
 
@@ -148,10 +148,10 @@ def markdown(result: dict[str, Any], candidate: Path, baseline: Path | None, who
     if result.get("warnings"):
         out += [""] + [f"> **Warning:** {md(warning)}" for warning in result["warnings"]]
     out += _markdown_syncs(result)
-    out += ["", "## Reasons that moved", ""]
     moved = _moved(result)
-    out += (["| reason | baseline | candidate |", "|---|---:|---:|"]
-            + [f"| {md(reason)} | {before} | {after} |" for reason, before, after in moved]) if moved else ["None."]
+    out += (["", "## Reasons that moved", "", "| reason | baseline | candidate |", "|---|---:|---:|"]
+            + [f"| {md(reason)} | {before} | {after} |" for reason, before, after in moved]) if moved \
+        else ["", "No reason moved: each is given to as many patches on both sides."]
     changes = result.get("reason_changes") or {}
     if changes:
         out += ["", "Patch by patch (a reason can leave a patch that stays rejected):", "",
@@ -172,9 +172,10 @@ def _read_as(result: dict[str, Any]) -> list[str]:
     if isinstance(kinds, dict):
         syncs = kinds.get("sync", 0)
         said.append(f"Read with --first-parent: {result.get('merges', 0)} merged pull requests and "
-                    f"{result['patches'] - (result.get('merges') or 0)} other commits replayed; {syncs} branch "
-                    + ("syncs replayed too (--include-syncs)." if result.get("syncs_included")
-                       else "syncs left out (listed below)."))
+                    f"{result['patches'] - (result.get('merges') or 0)} other commits replayed; "
+                    + ("no merge was a branch sync." if not syncs
+                       else f"{syncs} branch syncs replayed too (--include-syncs)."
+                       if result.get("syncs_included") else f"{syncs} branch syncs left out (listed below)."))
     if "duplicates" in result:
         said.append(f"{result['duplicates']} duplicate(s) skipped: the same change as an earlier patch (--dedupe).")
     return ["", md(" ".join(said))] if said else []
@@ -220,9 +221,9 @@ def _markdown_alone(result: dict[str, Any], candidate: Path, whole: Path | None)
         out += [""] + [f"> **Warning:** {md(warning)}" for warning in result["warnings"]]
     out += _markdown_syncs(result)
     reasons = result["candidate"]["reasons"]
-    out += ["", "## Reasons", ""]
-    out += (["| reason | patches |", "|---|---:|"] + [f"| {md(reason)} | {count} |" for reason, count
-                                                      in reasons.items()]) if reasons else ["None."]
+    if reasons:
+        out += ["", "## Reasons", "", "| reason | patches |", "|---|---:|"]
+        out += [f"| {md(reason)} | {count} |" for reason, count in reasons.items()]
     rows = [(record, [("candidate", record["candidate"])]) for record in _rejected(result)]
     out += patches_section(rows, "reject", size("\n".join(out)) + 1, _whole_at(whole))
     return "\n".join(out)
