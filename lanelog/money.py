@@ -1,13 +1,29 @@
-"""Money as a reader sees it, written one way everywhere: tables, reviews, pages and alerts.
+"""Money, one home: an amount as JSON holds it, and as a reader sees it.
 
-From 1 up an amount shows cents (1,234.50 USD); below 1 it shows up to six decimals,
-at least two (0.0021 USD), since one model call can cost a fraction of a cent.  This
-leaf imports nothing of lanelog.
+An amount goes into JSON rounded once, to DIGITS places (money_value).  From 1 up a reader
+sees cents (1,234.50 USD); below 1 up to six decimals, at least two (0.0021 USD), since one
+model call can cost a fraction of a cent.  This leaf imports nothing of lanelog.
 """
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
+from typing import Any
+
+# Money is rounded once, to this many places: two engines may add the same doubles in another order.
+DIGITS = 10
+
+
+def money_value(amount: Any) -> float | None:
+    """An amount as JSON holds it: a float rounded once to DIGITS places (an exact decimal is rounded
+    before it becomes a float); None, NaN or an infinity is None, never a number nobody recorded."""
+    if amount is None:
+        return None
+    if isinstance(amount, Decimal):
+        return float(round(amount, DIGITS)) if amount.is_finite() else None
+    value = float(amount)
+    return round(value, DIGITS) if math.isfinite(value) else None
 
 
 def money_text(amount: float | Decimal, currency: str) -> str:

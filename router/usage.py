@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from lanelog.money import money_value
+
 FIELDS = ("input_tokens", "output_tokens", "cost", "currency", "model")
 MAX_TOKENS = 10**12          # a count beyond this is no count a call gave
 MAX_COST = 10**9
@@ -127,5 +129,5 @@ def priced(usage: dict[str, Any], prices: Mapping[str, Any]) -> dict[str, Any]:
             + usage["output_tokens"] * price.output_per_million) / 1_000_000
     if not math.isfinite(cost) or cost > MAX_COST:
         return usage
-    out = {**usage, "cost": round(cost, 10), "currency": price.currency}
+    out = {**usage, "cost": money_value(cost), "currency": price.currency}
     return {key: out[key] for key in FIELDS if key in out}

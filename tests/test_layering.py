@@ -30,7 +30,7 @@ FOLDERS = {
     "lanelog": "lanelog",
 }
 # Each layer and the lanelog modules it may import, lowest layer first.  The
-# leaves (errors, reasons, money's formatter and the version in lanelog/__init__) import
+# leaves (errors, reasons, money and the version in lanelog/__init__) import
 # nothing of the project; store is the one door to storage below ingest, queries and the
 # dashboard; the top floor, lanelog/cli/ (the group, the commands and what they share: the
 # options, output, extras, reading, notifying, the renderers, the demo and the alerts), sits on top.
@@ -87,7 +87,7 @@ OWNS = {
     "lanelog.events": "a stored row as JSON, typed as the lane log types it",
     "lanelog.framing": "how untrusted text is shown on a terminal (escaped, never a new line)",
     "lanelog.lazy": "the packages' public names, imported on first use",
-    "lanelog.money": "money as a reader sees it: the one formatter",
+    "lanelog.money": "money, one home: amounts for JSON, the one formatter",
     "lanelog.reasons": "the reject reason codes and their words",
     "lanelog.spreadsheet": "defusing text cells for spreadsheets",
     "lanelog.urls": "a URL as a message names it: no query string, fragment or user info",

@@ -1,0 +1,103 @@
+"""One home per concept: money, the currency, a timestamp and the week are each defined in one module.
+
+Each rule below names a concept's home and what a second definition of it looks like in the
+source; a scan of every source file of the layers fails on one outside its home, naming the
+file, the line and what it found.  The SQL side keeps the currency pattern the Python side has.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from lanelog.money import DIGITS, money_value
+
+ROOT = Path(__file__).resolve().parents[1]
+FOLDERS = ("lanelog", "router", "store", "ingest", "queries", "dashboard")
+
+
+def _calls(tree: ast.AST, name: str) -> Iterator[ast.Call]:
+    """Every call of a function or method of that name."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if (isinstance(func, ast.Name) and func.id == name) or (isinstance(func, ast.Attribute)
+                                                                    and func.attr == name):
+                yield node
+
+
+def _strings(tree: ast.AST) -> Iterator[ast.Constant]:
+    return (node for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str))
+
+
+def _defined(tree: ast.AST, *names: str) -> Iterator[ast.AST]:
+    """Functions of those names, and assignments to them at a module's or a class's top."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in names:
+            yield node
+        elif isinstance(node, ast.Assign) and any(isinstance(target, ast.Name) and target.id in names
+                                                  for target in node.targets):
+            yield node
+
+
+def _money(tree: ast.AST) -> Iterator[tuple[ast.AST, str]]:
+    """A converter of its own: a `_money` or a DIGITS, or a round to ten places."""
+    yield from ((node, "a money converter or DIGITS") for node in _defined(tree, "_money", "money_value", "DIGITS"))
+    for call in _calls(tree, "round"):
+        places = call.args[1] if len(call.args) > 1 else None
+        if (isinstance(places, ast.Name) and places.id == "DIGITS") or \
+                (isinstance(places, ast.Constant) and places.value == DIGITS):
+            yield call, f"money rounded to {DIGITS} places"
+
+
+# Each concept: its home (a path under the repository) and how a second definition is found.
+HOMES: dict[str, tuple[str, Callable[[ast.AST], Iterator[tuple[ast.AST, str]]]]] = {
+    "money": ("lanelog/money.py", _money),
+}
+
+
+def second_homes(source: str, path: str) -> list[str]:
+    """Each definition in one source file (its path relative to the repository) that belongs in a home elsewhere."""
+    tree = ast.parse(source)
+    found: list[tuple[int, str]] = []
+    for concept, (home, finder) in HOMES.items():
+        if path != home:
+            found += [(node.lineno, f"{path} line {node.lineno}: {what} (the {concept}'s home is {home})")
+                      for node, what in finder(tree)]
+    return [line for _, line in sorted(found)]
+
+
+def _sources() -> list[Path]:
+    return sorted(path for folder in FOLDERS for path in (ROOT / folder).rglob("*.py"))
+
+
+def test_each_concept_is_defined_in_its_home_alone() -> None:
+    found = [line for path in _sources()
+             for line in second_homes(path.read_text(encoding="utf-8"), path.relative_to(ROOT).as_posix())]
+    assert found == []
+
+
+SECOND = {
+    "money": "def _money(value):\n    return round(float(value), 10)\n",
+}
+
+
+@pytest.mark.parametrize("concept", sorted(HOMES))
+def test_the_scan_finds_a_second_home_of_each_concept(concept: str) -> None:
+    """Each rule can fail: a module of another layer defining the concept again is caught."""
+    found = second_homes(SECOND[concept], "queries/elsewhere.py")
+    assert found and all(line.startswith("queries/elsewhere.py line ") for line in found)
+    assert any(f"the {concept}'s home is {HOMES[concept][0]}" in line for line in found)
+    assert not any(f"the {concept}'s home" in line for line in second_homes(SECOND[concept], HOMES[concept][0]))
+
+
+def test_money_for_json_is_rounded_once_and_never_made_up() -> None:
+    assert money_value(Decimal("0.12345678905")) == 0.1234567890  # half to even, on the exact amount
+    assert money_value(Decimal("0.12345678915")) == 0.1234567892
+    assert money_value(0.1 + 0.2) == 0.3
+    assert money_value(3) == 3.0 and isinstance(money_value(3), float)
+    assert [money_value(value) for value in (None, float("nan"), float("inf"), Decimal("NaN"))] == [None] * 4
