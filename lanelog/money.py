@@ -1,18 +1,29 @@
-"""Money, one home: an amount as JSON holds it, and as a reader sees it.
+"""Money, one home: what a currency is, an amount as JSON holds it, and as a reader sees it.
 
-An amount goes into JSON rounded once, to DIGITS places (money_value).  From 1 up a reader
-sees cents (1,234.50 USD); below 1 up to six decimals, at least two (0.0021 USD), since one
-model call can cost a fraction of a cent.  This leaf imports nothing of lanelog.
+A currency is three capital letters (the shape of an ISO 4217 code): CURRENCY_PATTERN, which
+store/schema.sql's lane_currency holds too (a test keeps the two equal).  An amount goes into
+JSON rounded once, to DIGITS places (money_value).  From 1 up a reader sees cents
+(1,234.50 USD); below 1 up to six decimals, at least two (0.0021 USD), since one model call
+can cost a fraction of a cent.  This leaf imports nothing of lanelog.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeGuard
 
 # Money is rounded once, to this many places: two engines may add the same doubles in another order.
 DIGITS = 10
+CURRENCY_PATTERN = "[A-Z]{3}"
+_CURRENCY = re.compile(CURRENCY_PATTERN)
+
+
+def is_currency(value: object) -> TypeGuard[str]:
+    """Whether a value is a currency code (USD): three capital letters, nothing else; the only text
+    from a log or a file taken as a currency, since it is written into reports and pages."""
+    return isinstance(value, str) and _CURRENCY.fullmatch(value) is not None
 
 
 def money_value(amount: Any) -> float | None:

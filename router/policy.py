@@ -22,6 +22,7 @@ import pathspec
 import re2
 
 from lanelog.errors import PolicyInvalid, YamlFileError
+from lanelog.money import is_currency
 from lanelog.router.cost import cost_settings
 from lanelog.router.paths import printable
 from lanelog.yamlfile import YamlFile
@@ -54,7 +55,6 @@ KNOWN_KEYS = (*DEFAULTS, *REQUIRED, *OPTIONAL)
 PRICE_KEYS = ("input_per_million", "output_per_million", "currency")
 # A price per million tokens past this (a dollar a token) is a typo; it keeps every cost a line holds finite.
 MAX_PRICE = 1e6
-CURRENCY = re.compile(r"[A-Z]{3}\Z")
 
 # Path patterns match paths the patch names; pathspec's RE2 backend matches
 # them in linear time too (and would be picked anyway whenever RE2 is
@@ -232,7 +232,7 @@ def _prices(value: Any, doc: YamlFile) -> dict[str, Price]:
                     or not math.isfinite(number) or not 0 <= number <= MAX_PRICE:
                 raise PolicyInvalid(f"{doc.where(key + (sub,))}: must be a price from 0 to {MAX_PRICE:g} "
                                     f"per million tokens, not {number!r}")
-        if not isinstance(row["currency"], str) or not CURRENCY.match(row["currency"]):
+        if not is_currency(row["currency"]):
             raise PolicyInvalid(f"{doc.where(key + ('currency',))}: must be a three-letter "
                                 f"currency code such as USD, not {row['currency']!r}")
         prices[model] = Price(float(row["input_per_million"]), float(row["output_per_million"]),

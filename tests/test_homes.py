@@ -8,13 +8,14 @@ file, the line and what it found.  The SQL side keeps the currency pattern the P
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
-from lanelog.money import DIGITS, money_value
+from lanelog.money import CURRENCY_PATTERN, DIGITS, is_currency, money_value
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = ("lanelog", "router", "store", "ingest", "queries", "dashboard")
@@ -54,9 +55,17 @@ def _money(tree: ast.AST) -> Iterator[tuple[ast.AST, str]]:
             yield call, f"money rounded to {DIGITS} places"
 
 
+def _currency(tree: ast.AST) -> Iterator[tuple[ast.AST, str]]:
+    """A currency pattern of its own."""
+    yield from ((node, f"the currency pattern {node.value!r}") for node in _strings(tree)
+                if CURRENCY_PATTERN in node.value)
+    yield from ((node, "a currency check") for node in _defined(tree, "CURRENCY", "is_currency"))
+
+
 # Each concept: its home (a path under the repository) and how a second definition is found.
 HOMES: dict[str, tuple[str, Callable[[ast.AST], Iterator[tuple[ast.AST, str]]]]] = {
     "money": ("lanelog/money.py", _money),
+    "currency": ("lanelog/money.py", _currency),
 }
 
 
@@ -83,6 +92,7 @@ def test_each_concept_is_defined_in_its_home_alone() -> None:
 
 SECOND = {
     "money": "def _money(value):\n    return round(float(value), 10)\n",
+    "currency": "import re\nCODE = re.compile(r'[A-Z]{3}\\Z')\n",
 }
 
 
@@ -101,3 +111,37 @@ def test_money_for_json_is_rounded_once_and_never_made_up() -> None:
     assert money_value(0.1 + 0.2) == 0.3
     assert money_value(3) == 3.0 and isinstance(money_value(3), float)
     assert [money_value(value) for value in (None, float("nan"), float("inf"), Decimal("NaN"))] == [None] * 4
+
+
+def test_a_currency_is_three_capital_letters_and_nothing_else() -> None:
+    assert is_currency("USD") and is_currency("EUR")
+    assert not any(is_currency(value) for value in ("usd", "US", "USDX", "USD\n", " USD", "US$", "", 840, None))
+
+
+def _schema_currency() -> str:
+    """The pattern store/schema.sql's lane_currency macro matches a currency against."""
+    schema = (ROOT / "store" / "schema.sql").read_text(encoding="utf-8")
+    (pattern,) = re.findall(r"MACRO lane_currency\(j\) AS\s+CASE WHEN regexp_full_match\(json_str\(j\), '([^']*)'\)",
+                            schema)
+    return pattern
+
+
+def test_the_schema_holds_the_currency_pattern_of_lanelog_money() -> None:
+    """One pattern on both sides: the schema's literal is CURRENCY_PATTERN, and no other SQL file has one."""
+    assert _schema_currency() == CURRENCY_PATTERN
+    holding = sorted(path.relative_to(ROOT).as_posix() for folder in FOLDERS for path in (ROOT / folder).rglob("*.sql")
+                     if CURRENCY_PATTERN in path.read_text(encoding="utf-8"))
+    assert holding == ["store/schema.sql"]
+
+
+def test_ingest_takes_as_a_currency_what_lanelog_money_does() -> None:
+    from lanelog.store import open_memory
+
+    samples = ["USD", "EUR", "usd", "US", "USDX", "USD\n", " USD", "US$", "", "ÅÄÖ"]
+    con = open_memory()
+    try:
+        kept = [con.execute("SELECT lane_currency(to_json(?::VARCHAR)) IS NOT NULL", [text]).fetchone()
+                for text in samples]
+    finally:
+        con.close()
+    assert [row[0] for row in kept if row] == [is_currency(text) for text in samples]
