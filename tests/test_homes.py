@@ -10,12 +10,14 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
 from lanelog.money import CURRENCY_PATTERN, DIGITS, is_currency, money_value
+from lanelog.times import rfc3339
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = ("lanelog", "router", "store", "ingest", "queries", "dashboard")
@@ -62,10 +64,23 @@ def _currency(tree: ast.AST) -> Iterator[tuple[ast.AST, str]]:
     yield from ((node, "a currency check") for node in _defined(tree, "CURRENCY", "is_currency"))
 
 
+def _timestamp(tree: ast.AST) -> Iterator[tuple[ast.AST, str]]:
+    """A timestamp written by a format of its own: strftime's RFC 3339 parts, or isoformat() + "Z"."""
+    yield from ((node, f"a timestamp format {node.value!r}") for node in _strings(tree)
+                if "%Y-%m-%dT" in node.value or "%H:%M:%SZ" in node.value)
+    yield from ((node, "a timestamp formatter") for node in _defined(tree, "rfc3339"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and isinstance(node.left, ast.Call) \
+                and isinstance(node.left.func, ast.Attribute) and node.left.func.attr == "isoformat" \
+                and isinstance(node.right, ast.Constant) and node.right.value == "Z":
+            yield node, 'a timestamp written as isoformat() + "Z"'
+
+
 # Each concept: its home (a path under the repository) and how a second definition is found.
 HOMES: dict[str, tuple[str, Callable[[ast.AST], Iterator[tuple[ast.AST, str]]]]] = {
     "money": ("lanelog/money.py", _money),
     "currency": ("lanelog/money.py", _currency),
+    "timestamp": ("lanelog/times.py", _timestamp),
 }
 
 
@@ -91,6 +106,7 @@ def test_each_concept_is_defined_in_its_home_alone() -> None:
 
 
 SECOND = {
+    "timestamp": "def at(moment):\n    return moment.isoformat() + 'Z'\n",
     "money": "def _money(value):\n    return round(float(value), 10)\n",
     "currency": "import re\nCODE = re.compile(r'[A-Z]{3}\\Z')\n",
 }
@@ -111,6 +127,15 @@ def test_money_for_json_is_rounded_once_and_never_made_up() -> None:
     assert money_value(0.1 + 0.2) == 0.3
     assert money_value(3) == 3.0 and isinstance(money_value(3), float)
     assert [money_value(value) for value in (None, float("nan"), float("inf"), Decimal("NaN"))] == [None] * 4
+
+
+def test_a_moment_is_written_in_utc_with_a_z() -> None:
+    paris = timezone(timedelta(hours=2))
+    assert rfc3339(datetime(2026, 10, 8, 14, 3, 0, 250000, tzinfo=paris)) == "2026-10-08T12:03:00Z"
+    assert rfc3339(datetime(2026, 10, 8, 12, 3, 0, 250000)) == "2026-10-08T12:03:00Z"  # a stored one: UTC
+    assert rfc3339(datetime(2026, 10, 8, 12, 3, 0, 250000), fraction=True) == "2026-10-08T12:03:00.250000Z"
+    assert rfc3339(datetime(2026, 10, 8, 12, 3), fraction=True) == "2026-10-08T12:03:00Z"
+    assert rfc3339(datetime(1, 1, 1, 10, tzinfo=UTC)) == "0001-01-01T10:00:00Z"  # four digits, as RFC 3339 says
 
 
 def test_a_currency_is_three_capital_letters_and_nothing_else() -> None:

@@ -35,7 +35,7 @@ FOLDERS = {
 # dashboard; the top floor, lanelog/cli/ (the group, the commands and what they share: the
 # options, output, extras, reading, notifying, the renderers, the demo and the alerts), sits on top.
 # docs/architecture.md draws this table (tests/architecture.py); a test below keeps them equal.
-LEAVES = {"lanelog", "lanelog.errors", "lanelog.events", "lanelog.framing", "lanelog.lazy", "lanelog.money",
+LEAVES = {"lanelog", "lanelog.errors", "lanelog.framing", "lanelog.lazy", "lanelog.money", "lanelog.times",
           "lanelog.reasons", "lanelog.spreadsheet", "lanelog.urls", "lanelog.lane_line"}
 STORE = {"lanelog.store"}
 _KIT = {"lanelog.cli.options", "lanelog.cli.output", "lanelog.cli.extras", "lanelog.cli.reading",
@@ -43,7 +43,6 @@ _KIT = {"lanelog.cli.options", "lanelog.cli.output", "lanelog.cli.extras", "lane
 MAY_IMPORT = {
     "lanelog": set(),
     "lanelog.errors": set(),
-    "lanelog.events": set(),
     "lanelog.framing": set(),
     "lanelog.lazy": set(),
     "lanelog.money": set(),
@@ -51,13 +50,16 @@ MAY_IMPORT = {
     "lanelog.reasons": set(),
     "lanelog.urls": set(),
     "lanelog.lane_line": set(),
+    "lanelog.times": set(),
+    # A stored row as JSON: its moments written as the lane log writes them.
+    "lanelog.events": {"lanelog.times"},
     # The YAML reader of the hand-written files (policy, flaky list, budgets): the errors alone.
     "lanelog.yamlfile": {"lanelog.errors"},
     # The evidence as text (the job summary, the review comment, the What-if page): framing and reasons.
     "lanelog.evidence_text": {"lanelog.framing", "lanelog.reasons"},
     "lanelog.router": LEAVES | {"lanelog.yamlfile", "lanelog.evidence_text"},
     # Webhook posting: the standard library and the errors; the caller stores the sent marks.
-    "lanelog.cli.alerts": LEAVES,
+    "lanelog.cli.alerts": LEAVES | {"lanelog.events"},
     "lanelog.store": LEAVES,
     "lanelog.ingest": LEAVES | STORE,
     "lanelog.queries": LEAVES | STORE | {"lanelog.yamlfile"},
@@ -70,7 +72,8 @@ MAY_IMPORT = {
     "lanelog.cli.reading": LEAVES | STORE | {"lanelog.cli.options", "lanelog.cli.extras", "lanelog.ingest",
                                              "lanelog.queries"},
     "lanelog.cli.notify": LEAVES | STORE | {"lanelog.cli.alerts"},
-    "lanelog.cli.render": LEAVES | {"lanelog.cli.alerts", "lanelog.queries", "lanelog.evidence_text"},
+    "lanelog.cli.render": LEAVES | {"lanelog.cli.alerts", "lanelog.queries", "lanelog.evidence_text",
+                                    "lanelog.events"},
     "lanelog.cli.commands": LEAVES | STORE | _KIT | {"lanelog.cli.alerts", "lanelog.ingest", "lanelog.queries",
                                                      "lanelog.router", "lanelog.dashboard", "lanelog.cli.demo"},
     # The group names its commands by module path and imports each when it runs (never statically).
@@ -87,6 +90,7 @@ OWNS = {
     "lanelog.events": "a stored row as JSON, typed as the lane log types it",
     "lanelog.framing": "how untrusted text is shown on a terminal (escaped, never a new line)",
     "lanelog.lazy": "the packages' public names, imported on first use",
+    "lanelog.times": "time, one home: a moment as the lane log writes it",
     "lanelog.money": "money, one home: the currency pattern, amounts for JSON, the one formatter",
     "lanelog.reasons": "the reject reason codes and their words",
     "lanelog.spreadsheet": "defusing text cells for spreadsheets",
@@ -124,6 +128,7 @@ NEVER = {
     "lanelog.urls": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.lane_line": ["click", "streamlit", "duckdb", "pandas", "pyarrow", "numpy"],
     "lanelog.money": ["click", "streamlit", "duckdb", "pandas"],
+    "lanelog.times": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.events": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.yamlfile": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.evidence_text": ["click", "streamlit", "duckdb", "pandas"],
