@@ -30,7 +30,8 @@ from lanelog.money import exact, money_value
 from lanelog.queries.budget_file import Budget, glob_match
 from lanelog.queries.engine import BUDGETS, SPIKES, engine_of, records
 from lanelog.queries.named import SQL
-from lanelog.queries.periods import monday, period
+from lanelog.queries.periods import period
+from lanelog.times import monday
 
 if TYPE_CHECKING:
     from lanelog.queries.engine import Readable

@@ -31,7 +31,7 @@ from lanelog.money import exact, money_value
 from lanelog.queries.engine import records
 from lanelog.queries.filters import Filters
 from lanelog.queries.named import SQL
-from lanelog.queries.periods import monday
+from lanelog.times import monday
 
 if TYPE_CHECKING:
     from lanelog.queries.engine import Readable

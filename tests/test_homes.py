@@ -10,14 +10,14 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
 from lanelog.money import CURRENCY_PATTERN, DIGITS, is_currency, money_value
-from lanelog.times import rfc3339
+from lanelog.times import monday, rfc3339
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = ("lanelog", "router", "store", "ingest", "queries", "dashboard")
@@ -76,11 +76,18 @@ def _timestamp(tree: ast.AST) -> Iterator[tuple[ast.AST, str]]:
             yield node, 'a timestamp written as isoformat() + "Z"'
 
 
+def _week(tree: ast.AST) -> Iterator[tuple[ast.AST, str]]:
+    """A week of its own: a function monday (a variable may hold a week's Monday), or arithmetic on weekday()."""
+    yield from ((node, "a monday") for node in _defined(tree, "monday") if not isinstance(node, ast.Assign))
+    yield from ((call, "weekday() arithmetic") for call in _calls(tree, "weekday"))
+
+
 # Each concept: its home (a path under the repository) and how a second definition is found.
 HOMES: dict[str, tuple[str, Callable[[ast.AST], Iterator[tuple[ast.AST, str]]]]] = {
     "money": ("lanelog/money.py", _money),
     "currency": ("lanelog/money.py", _currency),
     "timestamp": ("lanelog/times.py", _timestamp),
+    "week": ("lanelog/times.py", _week),
 }
 
 
@@ -106,6 +113,7 @@ def test_each_concept_is_defined_in_its_home_alone() -> None:
 
 
 SECOND = {
+    "week": "def start(day):\n    return day - timedelta(days=day.weekday())\n",
     "timestamp": "def at(moment):\n    return moment.isoformat() + 'Z'\n",
     "money": "def _money(value):\n    return round(float(value), 10)\n",
     "currency": "import re\nCODE = re.compile(r'[A-Z]{3}\\Z')\n",
@@ -136,6 +144,12 @@ def test_a_moment_is_written_in_utc_with_a_z() -> None:
     assert rfc3339(datetime(2026, 10, 8, 12, 3, 0, 250000), fraction=True) == "2026-10-08T12:03:00.250000Z"
     assert rfc3339(datetime(2026, 10, 8, 12, 3), fraction=True) == "2026-10-08T12:03:00Z"
     assert rfc3339(datetime(1, 1, 1, 10, tzinfo=UTC)) == "0001-01-01T10:00:00Z"  # four digits, as RFC 3339 says
+
+
+def test_a_day_falls_in_the_week_from_its_monday() -> None:
+    assert [monday(date(2026, 10, day)).isoformat() for day in (4, 5, 8, 11, 12)] == [
+        "2026-09-28", "2026-10-05", "2026-10-05", "2026-10-05", "2026-10-12"]
+    assert monday(date(2027, 1, 1)) == date(2026, 12, 28)  # across the year, as an ISO week is
 
 
 def test_a_currency_is_three_capital_letters_and_nothing_else() -> None:

@@ -90,7 +90,7 @@ OWNS = {
     "lanelog.events": "a stored row as JSON, typed as the lane log types it",
     "lanelog.framing": "how untrusted text is shown on a terminal (escaped, never a new line)",
     "lanelog.lazy": "the packages' public names, imported on first use",
-    "lanelog.times": "time, one home: a moment as the lane log writes it",
+    "lanelog.times": "time, one home: a moment as the lane log writes it, and the week's Monday",
     "lanelog.money": "money, one home: the currency pattern, amounts for JSON, the one formatter",
     "lanelog.reasons": "the reject reason codes and their words",
     "lanelog.spreadsheet": "defusing text cells for spreadsheets",
