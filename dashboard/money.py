@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from lanelog.dashboard import cells, charts, present, ui
-from lanelog.money import is_currency, money_text
+from lanelog.money import amount_text, is_currency, money_text
 from lanelog.queries import ESTIMATE_WORDS
 
 WEEK_COLUMNS = {
@@ -111,7 +111,7 @@ def show_week_money(latest: dict[str, Any]) -> None:
     currency = currency_of(latest)
 
     def plain(value: float | None) -> str:
-        return money_text(value, "").strip() if value is not None else "-"
+        return amount_text(value) if value is not None else "-"
 
     top, bottom = st.columns(2), st.columns(2)
     top[0].metric(f"Cost ({currency})", plain(latest["cost"]))

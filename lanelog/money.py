@@ -39,10 +39,15 @@ def money_value(amount: Any) -> float | None:
 
 def money_text(amount: float | Decimal, currency: str) -> str:
     """12.50 USD, 0.0021 USD; the currency is written as given (escape it first when it is logged text)."""
+    return f"{amount_text(amount)} {currency}"
+
+
+def amount_text(amount: float | Decimal) -> str:
+    """12.50, 0.0021: the amount as money_text writes it, for a label that names the currency."""
     value = float(amount)
     text = f"{value:,.2f}" if abs(value) >= 1 else f"{value:,.6f}".rstrip("0")
     whole, _, decimals = text.partition(".")
-    return f"{whole}.{decimals.ljust(2, '0')} {currency}"
+    return f"{whole}.{decimals.ljust(2, '0')}"
 
 
 def exact(amount: float | int | Decimal) -> Decimal:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from lanelog.money import CURRENCY_PATTERN, DIGITS, is_currency, money_value
+from lanelog.money import CURRENCY_PATTERN, DIGITS, amount_text, is_currency, money_text, money_value
 from lanelog.times import monday, rfc3339
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,13 +48,18 @@ def _defined(tree: ast.AST, *names: str) -> Iterator[ast.AST]:
 
 
 def _money(tree: ast.AST) -> Iterator[tuple[ast.AST, str]]:
-    """A converter of its own: a `_money` or a DIGITS, or a round to ten places."""
+    """A converter or a style of its own: a `_money` or a DIGITS, a round to ten places, a bare amount cut
+    from money_text."""
     yield from ((node, "a money converter or DIGITS") for node in _defined(tree, "_money", "money_value", "DIGITS"))
     for call in _calls(tree, "round"):
         places = call.args[1] if len(call.args) > 1 else None
         if (isinstance(places, ast.Name) and places.id == "DIGITS") or \
                 (isinstance(places, ast.Constant) and places.value == DIGITS):
             yield call, f"money rounded to {DIGITS} places"
+    for call in _calls(tree, "money_text"):
+        currency = call.args[1] if len(call.args) > 1 else None
+        if isinstance(currency, ast.Constant) and currency.value == "":
+            yield call, "an amount written by money_text without its currency (amount_text writes one)"
 
 
 def _currency(tree: ast.AST) -> Iterator[tuple[ast.AST, str]]:
@@ -135,6 +140,13 @@ def test_money_for_json_is_rounded_once_and_never_made_up() -> None:
     assert money_value(0.1 + 0.2) == 0.3
     assert money_value(3) == 3.0 and isinstance(money_value(3), float)
     assert [money_value(value) for value in (None, float("nan"), float("inf"), Decimal("NaN"))] == [None] * 4
+
+
+def test_an_amount_is_written_one_way_with_its_currency_or_without() -> None:
+    assert [money_text(value, "USD") for value in (1234.5, 0.0021, 0.5, Decimal("12"))] == [
+        "1,234.50 USD", "0.0021 USD", "0.50 USD", "12.00 USD"]
+    assert [amount_text(value) for value in (1234.5, 0.0021, 0.5, Decimal("12"))] == [
+        "1,234.50", "0.0021", "0.50", "12.00"]
 
 
 def test_a_moment_is_written_in_utc_with_a_z() -> None:
