@@ -53,6 +53,7 @@ REQUIRED = ("properties", "map")
 OPTIONAL = ("prices", "cost_cap", "cost_model")
 KNOWN_KEYS = (*DEFAULTS, *REQUIRED, *OPTIONAL)
 PRICE_KEYS = ("input_per_million", "output_per_million", "currency")
+PROPERTY_KEYS = ("units", "says")
 # A price per million tokens past this (a dollar a token) is a typo; it keeps every cost a line holds finite.
 MAX_PRICE = 1e6
 
@@ -330,9 +331,9 @@ def _properties(value: Any, doc: YamlFile) -> dict[str, Property]:
         if not isinstance(row, dict):
             raise PolicyInvalid(f"{doc.where(key)}: must be {{units: N, says: \"...\"}}")
         for sub in row:
-            if sub not in ("units", "says"):
+            if sub not in PROPERTY_KEYS:
                 raise PolicyInvalid(f"{doc.where(key + (str(sub),))}: unknown key "
-                                    "(known: units, says)")
+                                    f"(known: {', '.join(PROPERTY_KEYS)})")
         units = row.get("units")
         if isinstance(units, bool) or not isinstance(units, int) or units <= 0:
             raise PolicyInvalid(f"{doc.where(key + ('units',))}: units must be a positive "
