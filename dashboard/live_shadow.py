@@ -17,6 +17,7 @@ import pandas as pd
 from lanelog.dashboard.cells import fit_cell
 from lanelog.reasons import RECORDS, SHADOW_ERRORS
 from lanelog.reasons import words as reason_words
+from lanelog.times import rfc3339
 
 # Widths (px) that fit the main column of a 1000 px window with the sidebar open (about 490 px).
 FLIP_WIDTHS = {"day": 85, "attempt": 95, "probe": 100, "reasons": 210}
@@ -96,7 +97,7 @@ def flips_table(flips: list[dict[str, Any]], whole: bool = False) -> pd.DataFram
 
     if whole:
         return pd.DataFrame({
-            "ts": [row["ts"].isoformat() + "Z" if row["ts"] is not None else "" for row in flips],
+            "ts": [rfc3339(row["ts"], fraction=True) if row["ts"] is not None else "" for row in flips],
             "attempt_id": [row["attempt_id"] or "" for row in flips],
             "repo": [row["repo"] or "" for row in flips],
             "head": [row["head"] or "" for row in flips],

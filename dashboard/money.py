@@ -7,18 +7,15 @@ never drawn as a zero cost; the spend avoided is labelled an estimate.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
 from lanelog.dashboard import cells, charts, present, ui
-from lanelog.money import money_text
+from lanelog.money import amount_text, is_currency, money_text
 from lanelog.queries import ESTIMATE_WORDS
 
-# A currency from a log line is shown only when it looks like one (it is untrusted text).
-CURRENCY = re.compile(r"[A-Z]{3}\Z")
 WEEK_COLUMNS = {
     "week": "week",
     "calls_armed": "armed calls",
@@ -41,7 +38,8 @@ BY_WIDTHS = {"week": 80, "property": 150, "repository": 150, "tokens in": 75, "t
 
 def currency_of(row: dict[str, Any]) -> str:
     currency = row.get("currency")
-    return currency if isinstance(currency, str) and CURRENCY.match(currency) else "(currency?)"
+    # A currency from a log line is shown only when it is one (it is untrusted text).
+    return currency if is_currency(currency) else "(currency?)"
 
 
 def amount(value: float | None, row: dict[str, Any]) -> str:
@@ -113,7 +111,7 @@ def show_week_money(latest: dict[str, Any]) -> None:
     currency = currency_of(latest)
 
     def plain(value: float | None) -> str:
-        return money_text(value, "").strip() if value is not None else "-"
+        return amount_text(value) if value is not None else "-"
 
     top, bottom = st.columns(2), st.columns(2)
     top[0].metric(f"Cost ({currency})", plain(latest["cost"]))

@@ -13,7 +13,7 @@ import streamlit as st
 from PIL import Image
 
 from lanelog.dashboard.charts import labelled
-from lanelog.money import exact, money_text
+from lanelog.money import amount_text, exact
 from lanelog.queries import CREDIT_COUNTS, FIGURES, Comparison, label
 from lanelog.reasons import REASONS, kind
 from lanelog.spreadsheet import defused
@@ -174,11 +174,11 @@ def week_cost(money: dict[str, Any], comparison: Comparison) -> tuple[str, str, 
     if now.get("cost") is None:
         return "Cost", "none", None
     currency = now["currency"]
-    label, shown = f"Cost ({currency})", money_text(now["cost"], "").strip()
+    label, shown = f"Cost ({currency})", amount_text(now["cost"])
     if then.get("cost") is None or then.get("currency") != currency:
         return label, shown, None
     delta = exact(now["cost"]) - exact(then["cost"])
-    return label, shown, ("+" if delta >= 0 else "-") + money_text(abs(delta), "").strip()
+    return label, shown, ("+" if delta >= 0 else "-") + amount_text(abs(delta))
 
 
 def week_cost_note(money: dict[str, Any], comparison: Comparison) -> str:

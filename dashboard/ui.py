@@ -9,7 +9,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import date, timedelta
+from datetime import date
 from typing import Any
 
 import pandas as pd
@@ -18,6 +18,7 @@ import streamlit as st
 from lanelog.dashboard import charts, data, present
 from lanelog.errors import DatabaseLocked, LanelogError
 from lanelog.queries import Filters
+from lanelog.times import monday
 
 FILTERS_KEY = "filters"
 # The Mondays that hold attempts in the whole database (every repository), set by the sidebar.
@@ -127,9 +128,9 @@ def axis_weeks() -> list[str] | None:
     chosen = current_filters()
     first, last = date.fromisoformat(held[0]), date.fromisoformat(held[-1])
     if chosen.since is not None:
-        first = max(first, chosen.since - timedelta(days=chosen.since.weekday()))
+        first = max(first, monday(chosen.since))
     if chosen.until is not None:
-        last = min(last, chosen.until - timedelta(days=chosen.until.weekday()))
+        last = min(last, monday(chosen.until))
     return charts.week_range(first, last, held)
 
 

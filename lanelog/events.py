@@ -2,7 +2,7 @@
 
 A timestamp is RFC 3339 in UTC with a Z (2026-10-07T12:00:00Z), as route writes `ts`; a day is
 YYYY-MM-DD; `merge_credit`, kept as the line's JSON text, is its JSON value again (1, true),
-never a string.  This leaf imports nothing of lanelog.
+never a string.  It sits on lanelog.times alone.
 """
 
 from __future__ import annotations
@@ -11,19 +11,16 @@ import json
 from datetime import date, datetime
 from typing import Any
 
+from lanelog.times import rfc3339
+
 # Columns that hold a line's value as JSON text: shown as that value.
 JSON_TEXT = ("merge_credit",)
-
-
-def moment(value: datetime) -> str:
-    """A UTC timestamp as the lane log writes one (naive values are UTC, as stored)."""
-    return value.strftime("%Y-%m-%dT%H:%M:%S") + (f".{value.microsecond:06d}" if value.microsecond else "") + "Z"
 
 
 def jsonable(value: Any, key: str = "") -> Any:
     """One stored value as the event carries it."""
     if isinstance(value, datetime):
-        return moment(value)
+        return rfc3339(value, fraction=True)
     if isinstance(value, date):
         return value.isoformat()
     if key in JSON_TEXT and isinstance(value, str):

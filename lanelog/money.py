@@ -1,21 +1,53 @@
-"""Money as a reader sees it, written one way everywhere: tables, reviews, pages and alerts.
+"""Money, one home: what a currency is, an amount as JSON holds it, and as a reader sees it.
 
-From 1 up an amount shows cents (1,234.50 USD); below 1 it shows up to six decimals,
-at least two (0.0021 USD), since one model call can cost a fraction of a cent.  This
-leaf imports nothing of lanelog.
+A currency is three capital letters (the shape of an ISO 4217 code): CURRENCY_PATTERN, which
+store/schema.sql's lane_currency holds too (a test keeps the two equal).  An amount goes into
+JSON rounded once, to DIGITS places (money_value).  From 1 up a reader sees cents
+(1,234.50 USD); below 1 up to six decimals, at least two (0.0021 USD), since one model call
+can cost a fraction of a cent.  This leaf imports nothing of lanelog.
 """
 
 from __future__ import annotations
 
+import math
+import re
 from decimal import Decimal
+from typing import Any, TypeGuard
+
+# Money is rounded once, to this many places: two engines may add the same doubles in another order.
+DIGITS = 10
+CURRENCY_PATTERN = "[A-Z]{3}"
+_CURRENCY = re.compile(CURRENCY_PATTERN)
+
+
+def is_currency(value: object) -> TypeGuard[str]:
+    """Whether a value is a currency code (USD): three capital letters, nothing else; the only text
+    from a log or a file taken as a currency, since it is written into reports and pages."""
+    return isinstance(value, str) and _CURRENCY.fullmatch(value) is not None
+
+
+def money_value(amount: Any) -> float | None:
+    """An amount as JSON holds it: a float rounded once to DIGITS places (an exact decimal is rounded
+    before it becomes a float); None, NaN or an infinity is None, never a number nobody recorded."""
+    if amount is None:
+        return None
+    if isinstance(amount, Decimal):
+        return float(round(amount, DIGITS)) if amount.is_finite() else None
+    value = float(amount)
+    return round(value, DIGITS) if math.isfinite(value) else None
 
 
 def money_text(amount: float | Decimal, currency: str) -> str:
     """12.50 USD, 0.0021 USD; the currency is written as given (escape it first when it is logged text)."""
+    return f"{amount_text(amount)} {currency}"
+
+
+def amount_text(amount: float | Decimal) -> str:
+    """12.50, 0.0021: the amount as money_text writes it, for a label that names the currency."""
     value = float(amount)
     text = f"{value:,.2f}" if abs(value) >= 1 else f"{value:,.6f}".rstrip("0")
     whole, _, decimals = text.partition(".")
-    return f"{whole}.{decimals.ljust(2, '0')} {currency}"
+    return f"{whole}.{decimals.ljust(2, '0')}"
 
 
 def exact(amount: float | int | Decimal) -> Decimal:

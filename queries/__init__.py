@@ -33,7 +33,7 @@ _HOMES = {
                      "freezes", "freeze_summary", "producers", "freeze_owners", "lanes_weekly", "unresolved_units",
                      "property_results", "repos", "sources", "rejected_lines", "type_anomalies", "undated",
                      "undated_counts"), "views"),
-    **dict.fromkeys(("PERIODS", "Period", "monday", "period", "today_or_now", "week_of"), "periods"),
+    **dict.fromkeys(("PERIODS", "Period", "period", "today_or_now", "week_of"), "periods"),
     **dict.fromkeys(("Budget", "parse_budgets", "read_budget_text", "read_budgets"), "budget_file"),
     **dict.fromkeys(("Spend", "Spike", "SpikeRule", "Status", "judge", "weekly_spend"), "budgets"),
     **dict.fromkeys(("Source", "SparkSettings", "choose_source"), "source"),
@@ -77,7 +77,7 @@ if TYPE_CHECKING:
         outcome_figures,
         pull_requests,
     )
-    from lanelog.queries.periods import PERIODS, Period, monday, period, today_or_now, week_of
+    from lanelog.queries.periods import PERIODS, Period, period, today_or_now, week_of
     from lanelog.queries.reporting import Checked, Review, checked, money, report, review, totals
     from lanelog.queries.shadow import SHADOW_FIGURES, shadow_flips, shadow_report
     from lanelog.queries.source import Source, SparkSettings, choose_source
@@ -111,7 +111,7 @@ __all__ = [
     "SQL", "Budget", "Checked", "Comparison", "CreditBugs", "DuckDBEngine", "Engine", "Filters", "Period",
     "PullRequest", "Review", "Source", "SparkSettings", "Spend", "Spike", "SpikeRule", "Status", "audit", "checked",
     "choose_source", "compare_latest", "credit_bug_rows", "credit_bugs", "day_outside", "engine_class",
-    "engines_that", "freeze_owners", "freeze_summary", "freezes", "judge", "label", "lanes_weekly", "monday", "money",
+    "engines_that", "freeze_owners", "freeze_summary", "freezes", "judge", "label", "lanes_weekly", "money",
     "outcome_figures", "parse_budgets", "period", "producers", "property_results", "pull_requests",
     "read_budget_text", "read_budgets", "records", "reject_reasons", "rejected_lines", "report", "repos", "review",
     "shadow_flips", "shadow_report", "sources", "spend_by_property", "spend_by_repo", "split_words", "supported_week",

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from lanelog.errors import BudgetInvalid, YamlFileError
 from lanelog.files import NotRegular, read_regular
 from lanelog.lazy import lazy_module
+from lanelog.money import is_currency
 from lanelog.queries.periods import PERIODS
 
 if TYPE_CHECKING:
@@ -45,7 +46,6 @@ MAX_BUDGETS = 100
 MAX_THRESHOLDS = 10
 MAX_SHARE = 10.0          # a threshold above 1000% of the amount is a typo
 MAX_PATTERN = 200
-CURRENCY = re.compile(r"[A-Z]{3}\Z")
 # A name reaches alert texts, claim keys and JSON: a plain word keeps it inert there.
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}\Z")
 PROPERTY_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
@@ -224,7 +224,7 @@ def _amount(value: Any, key: tuple[str | int, ...], doc: YamlFile) -> float:
 
 
 def _currency(value: Any, key: tuple[str | int, ...], doc: YamlFile) -> str:
-    if not isinstance(value, str) or not CURRENCY.match(value):
+    if not is_currency(value):
         raise BudgetInvalid(f"{doc.where(key)}: a currency must be three capital letters such as USD "
                             f"(as the usage the runs report), not {_refused(value, str)}")
     return value

@@ -26,24 +26,19 @@ from datetime import date, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from lanelog.money import exact
+from lanelog.money import exact, money_value
 from lanelog.queries.budget_file import Budget, glob_match
 from lanelog.queries.engine import BUDGETS, SPIKES, engine_of, records
 from lanelog.queries.named import SQL
-from lanelog.queries.periods import monday, period
+from lanelog.queries.periods import period
+from lanelog.times import monday
 
 if TYPE_CHECKING:
     from lanelog.queries.engine import Readable
 
-DIGITS = 10  # money rounded once, as queries/costs.py rounds it
 SPIKE_FACTOR = 2.0
 SPIKE_MINIMUM = 1.0
 SPIKE_BASELINE_WEEKS = 4
-
-
-def _money(value: Decimal) -> float:
-    """Money for JSON: the exact amount rounded once, to DIGITS places."""
-    return float(round(value, DIGITS))
 
 
 @dataclass(frozen=True)
@@ -85,8 +80,8 @@ class Status:
             "period": budget.period, "repo": budget.repo, "property": budget.property,
             "thresholds": list(budget.thresholds), "scope": budget.scope_text(),
             "start": self.start.isoformat(), "end": self.end.isoformat(), "today": self.today.isoformat(),
-            "spend": _money(self.spend), "calls": self.calls, "share": _money(self.share),
-            "projected": _money(self.projected), "crossed": list(self.crossed), "over": self.over,
+            "spend": money_value(self.spend), "calls": self.calls, "share": money_value(self.share),
+            "projected": money_value(self.projected), "crossed": list(self.crossed), "over": self.over,
         }
 
 
@@ -161,9 +156,9 @@ class Spike:
         return f"spike:{self.week.isoformat()}:{self.currency}"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"week": self.week.isoformat(), "currency": self.currency, "spend": _money(self.spend),
-                "mean_before": _money(self.mean), "factor": self.factor,
-                "ratio": _money(self.spend / self.mean) if self.mean > 0 else None}
+        return {"week": self.week.isoformat(), "currency": self.currency, "spend": money_value(self.spend),
+                "mean_before": money_value(self.mean), "factor": self.factor,
+                "ratio": money_value(self.spend / self.mean) if self.mean > 0 else None}
 
 
 NONE = (Decimal(0), 0)  # a week without a priced call

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from lanelog.money import money_value
 from lanelog.queries.engine import records
 from lanelog.queries.filters import Filters
 from lanelog.queries.named import SQL
@@ -25,8 +26,6 @@ ESTIMATE_WORDS = ("Spend avoided is an estimate: each week's patch rejects (setu
 NO_USAGE = "no usage recorded"
 NO_COST = "no cost recorded"
 MIXED = "more than one currency"
-# Money is rounded once, here: two engines may add the same doubles in another order.
-DIGITS = 10
 
 
 def _count(value: Any) -> int | float | None:
@@ -34,12 +33,6 @@ def _count(value: Any) -> int | float | None:
     if value is None or not math.isfinite(value):
         return None
     return int(value) if float(value).is_integer() else float(value)
-
-
-def _money(value: Any) -> float | None:
-    if value is None or not math.isfinite(value):
-        return None
-    return round(float(value), DIGITS)
 
 
 MONEY = ("cost", "cost_per_armed_call", "cost_per_unit", "spend_avoided_estimate")
@@ -64,7 +57,7 @@ def _costs(rows: list[dict[str, Any]]) -> Costs:
         scope = row["scope"]
         week = row["week"].isoformat() if scope != "total" and row["week"] is not None else None
         name = row["repo"] if scope == "repo" else row["property"] if scope == "property" else None
-        out.setdefault((scope, week, name), []).append({"currency": row["currency"], "cost": _money(row["cost"])})
+        out.setdefault((scope, week, name), []).append({"currency": row["currency"], "cost": money_value(row["cost"])})
     return out
 
 
@@ -76,7 +69,7 @@ def _row(row: dict[str, Any], costs: Costs, scope: str, calls_key: str = "calls_
         if key == "week":
             out[key] = value.isoformat() if value is not None else None
         elif key in MONEY:
-            out[key] = _money(value)
+            out[key] = money_value(value)
         elif key in ("property", "repo", "currency"):
             out[key] = value
         else:

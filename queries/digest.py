@@ -32,7 +32,7 @@ def _change(now: Any, then: Any) -> int | float | None:
     return int(delta) if delta == delta.to_integral_value() else float(delta)
 
 
-def _money(now: dict[str, Any], then: dict[str, Any]) -> dict[str, Any]:
+def _money_section(now: dict[str, Any], then: dict[str, Any]) -> dict[str, Any]:
     """The week's cost beside the week before's, compared only in one and the same currency."""
     same = now.get("currency") is not None and now.get("currency") == then.get("currency")
     return {"currency": now.get("currency"), "cost": now.get("cost"), "costs": now.get("costs"),
@@ -66,7 +66,7 @@ def weekly_digest(figures: dict[str, Any], before: dict[str, Any] | None = None,
                     for key in (*FIGURES, *CREDIT_COUNTS) if key in latest},
         "credit_bug_merges": [merge for merge in figures.get("credit_bug_merges", [])
                               if merge["week"] == latest["week"]],
-        "money": _money(_money_row(figures, latest["week"]), _money_row(before or figures, then.get("week"))),
+        "money": _money_section(_money_row(figures, latest["week"]), _money_row(before or figures, then.get("week"))),
         "top_repositories": _top(money.get("by_repo", []), "repo", latest["week"]),
         "top_properties": _top(money.get("by_property", []), "property", latest["week"]),
         "budgets": list(budgets or []),

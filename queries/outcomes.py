@@ -27,16 +27,15 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from lanelog.money import exact
+from lanelog.money import exact, money_value
 from lanelog.queries.engine import records
 from lanelog.queries.filters import Filters
 from lanelog.queries.named import SQL
-from lanelog.queries.periods import monday
+from lanelog.times import monday
 
 if TYPE_CHECKING:
     from lanelog.queries.engine import Readable
 
-DIGITS = 10  # money rounded once, as queries/costs.py rounds it
 MERGE_RATE_RULE = ("merge_rate is merged / (merged + closed_without_merge); pull requests still open are in "
                    "neither, and merge_rate_denominator says how many closed")
 # The two rules in the review's words (the text and markdown forms name no JSON key).
@@ -107,10 +106,6 @@ def _in_scope(week: date | None, filters: Filters) -> bool:
         (filters.until is None or week <= filters.until)
 
 
-def _money(value: Decimal | None) -> float | None:
-    return None if value is None else float(round(value, DIGITS))
-
-
 def _cost_of(prs: list[PullRequest]) -> dict[str, Any]:
     """The known cost of some pull requests, how many are known and unknown, and their currencies."""
     known = [pr for pr in prs if pr.cost_known]
@@ -133,11 +128,11 @@ def _figures(merged: list[PullRequest], closed: list[PullRequest]) -> dict[str, 
     return {
         "merged": len(merged), "closed_without_merge": len(closed),
         "merge_rate": round(len(merged) / decided, 4) if decided else None, "merge_rate_denominator": decided,
-        "cost_per_merged_pr": _money(spent["total"] / spent["known"]) if one and spent["known"] else None,
+        "cost_per_merged_pr": money_value(spent["total"] / spent["known"]) if one and spent["known"] else None,
         "merged_cost_unknown": spent["unknown"],
         "currency": next(iter(currencies)) if len(currencies) == 1 else None,
         "costs_in_several_currencies": not one,
-        "spend_closed_without_merge": _money(lost["total"]) if one and lost["known"] else None,
+        "spend_closed_without_merge": money_value(lost["total"]) if one and lost["known"] else None,
         "closed_cost_unknown": lost["unknown"],
         "median_hours_to_merge": round(statistics.median(hour.total_seconds() / 3600 for hour in hours), 2)
         if hours else None,

@@ -13,11 +13,7 @@ from datetime import UTC, date, datetime, timedelta
 
 from lanelog.errors import QueryError
 from lanelog.queries.figures import supported_day
-
-
-def monday(day: date) -> date:
-    """The Monday of the ISO week holding ``day``."""
-    return day - timedelta(days=day.weekday())
+from lanelog.times import monday
 
 
 def _first_of_next_month(day: date) -> date:

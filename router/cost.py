@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from lanelog.errors import PolicyInvalid
+from lanelog.money import money_value
 
 if TYPE_CHECKING:
     from lanelog.router.gitfacts import Checkout
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
 BYTES_PER_TOKEN = 4
 EXPECTED_OUTPUT_TOKENS = 5
 MAX_CAP = 1e9  # as a usage's cost: past this it is no cap anyone set
-DIGITS = 10
 
 
 def cost_settings(data: Mapping[str, Any], prices: Mapping[str, Price],
@@ -81,5 +81,5 @@ def estimate(size: int, statements: Sequence[str], policy: Policy) -> dict[str, 
     output_tokens = EXPECTED_OUTPUT_TOKENS * len(statements)
     cost = (input_tokens * price.input_per_million + output_tokens * price.output_per_million) / 1_000_000
     return {"model": policy.cost_model, "calls": len(statements), "patch_bytes": size,
-            "input_tokens": input_tokens, "output_tokens": output_tokens, "cost": round(cost, DIGITS),
+            "input_tokens": input_tokens, "output_tokens": output_tokens, "cost": money_value(cost),
             "currency": price.currency, "cost_cap": policy.cost_cap}

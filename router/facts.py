@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from lanelog.errors import FactInvalid
-from lanelog.router.lane_log import rfc3339
+from lanelog.times import rfc3339
 
 MAX_NUMBER = 2**31 - 1       # GitHub numbers pull requests and run attempts with 32-bit integers
 MAX_NAME = 100               # a login, an agent, a label name

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from lanelog.router.decide import Plan
 from lanelog.router.flaky import FreezeRow
 from lanelog.router.paths import printable
 from lanelog.router.policy import Policy
+from lanelog.times import rfc3339
 
 SCHEMA = 1
 PRODUCER = "lanelog-route"
@@ -113,11 +114,6 @@ def _optional(plan: Plan, freezes: Mapping[str, FreezeRow] | None, usage: Mappin
         out["setup_error"] = printable(setup_error)[:MAX_MESSAGE]
     out |= {name: change[name] for name in CHANGE_FIELDS if change.get(name) is not None}
     return out
-
-
-def rfc3339(moment: datetime) -> str:
-    """``2026-10-08T12:00:00Z``: UTC, whole seconds."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def dumps(line: Mapping[str, Any]) -> str:

@@ -22,6 +22,7 @@ import pathspec
 import re2
 
 from lanelog.errors import PolicyInvalid, YamlFileError
+from lanelog.money import is_currency
 from lanelog.router.cost import cost_settings
 from lanelog.router.paths import printable
 from lanelog.yamlfile import YamlFile
@@ -52,9 +53,9 @@ REQUIRED = ("properties", "map")
 OPTIONAL = ("prices", "cost_cap", "cost_model")
 KNOWN_KEYS = (*DEFAULTS, *REQUIRED, *OPTIONAL)
 PRICE_KEYS = ("input_per_million", "output_per_million", "currency")
+PROPERTY_KEYS = ("units", "says")
 # A price per million tokens past this (a dollar a token) is a typo; it keeps every cost a line holds finite.
 MAX_PRICE = 1e6
-CURRENCY = re.compile(r"[A-Z]{3}\Z")
 
 # Path patterns match paths the patch names; pathspec's RE2 backend matches
 # them in linear time too (and would be picked anyway whenever RE2 is
@@ -232,7 +233,7 @@ def _prices(value: Any, doc: YamlFile) -> dict[str, Price]:
                     or not math.isfinite(number) or not 0 <= number <= MAX_PRICE:
                 raise PolicyInvalid(f"{doc.where(key + (sub,))}: must be a price from 0 to {MAX_PRICE:g} "
                                     f"per million tokens, not {number!r}")
-        if not isinstance(row["currency"], str) or not CURRENCY.match(row["currency"]):
+        if not is_currency(row["currency"]):
             raise PolicyInvalid(f"{doc.where(key + ('currency',))}: must be a three-letter "
                                 f"currency code such as USD, not {row['currency']!r}")
         prices[model] = Price(float(row["input_per_million"]), float(row["output_per_million"]),
@@ -330,9 +331,9 @@ def _properties(value: Any, doc: YamlFile) -> dict[str, Property]:
         if not isinstance(row, dict):
             raise PolicyInvalid(f"{doc.where(key)}: must be {{units: N, says: \"...\"}}")
         for sub in row:
-            if sub not in ("units", "says"):
+            if sub not in PROPERTY_KEYS:
                 raise PolicyInvalid(f"{doc.where(key + (str(sub),))}: unknown key "
-                                    "(known: units, says)")
+                                    f"(known: {', '.join(PROPERTY_KEYS)})")
         units = row.get("units")
         if isinstance(units, bool) or not isinstance(units, int) or units <= 0:
             raise PolicyInvalid(f"{doc.where(key + ('units',))}: units must be a positive "

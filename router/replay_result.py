@@ -7,11 +7,12 @@ import json
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date
 from typing import Any
 
 from lanelog.errors import ReplayError
 from lanelog.router.evidence_shape import checked
+from lanelog.times import monday
 
 
 @dataclass(frozen=True)
@@ -53,8 +54,7 @@ class Replay:
         """
         weeks: dict[date, list[tuple[dict[str, Any] | None, dict[str, Any]]]] = {}
         for patch, baseline, candidate in self.rows:
-            monday = patch.today - timedelta(days=patch.today.weekday())
-            weeks.setdefault(monday, []).append((baseline, candidate))
+            weeks.setdefault(monday(patch.today), []).append((baseline, candidate))
         pairs = [(patch, baseline, candidate) for patch, baseline, candidate in self.rows
                  if baseline is not None]
         alone = len(pairs) < len(self.rows)
@@ -83,10 +83,10 @@ class Replay:
                 for patch, baseline, candidate in self.rows
             ],
             "weeks": [
-                {"week": monday.isoformat(),
+                {"week": first.isoformat(),
                  "baseline": None if alone else _figures(pair[0] for pair in week if pair[0] is not None),
                  "candidate": _figures(pair[1] for pair in week)}
-                for monday, week in sorted(weeks.items())
+                for first, week in sorted(weeks.items())
             ],
         }
 

@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from lanelog.files import NotRegular, read_regular
+from lanelog.money import is_currency, money_value
 
 FIELDS = ("input_tokens", "output_tokens", "cost", "currency", "model")
 MAX_TOKENS = 10**12          # a count beyond this is no count a call gave
 MAX_COST = 10**9
 MAX_MODEL = 200
 MAX_FILE = 64 * 1024
-CURRENCY = re.compile(r"[A-Z]{3}\Z")
 # A model name is shown on pages and in reports: printable text, no controls.
 MODEL_NAME = re.compile(r"[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?\Z")
 
@@ -53,7 +53,7 @@ def check_usage(value: Any) -> dict[str, Any]:
         usage["cost"] = cost
     currency = value.get("currency")
     if currency is not None:
-        if not isinstance(currency, str) or not CURRENCY.match(currency):
+        if not is_currency(currency):
             raise UsageInvalid("currency must be a three-letter code such as USD")
         usage["currency"] = currency
     if "cost" in usage and "currency" not in usage:
@@ -123,5 +123,5 @@ def priced(usage: dict[str, Any], prices: Mapping[str, Any]) -> dict[str, Any]:
             + usage["output_tokens"] * price.output_per_million) / 1_000_000
     if not math.isfinite(cost) or cost > MAX_COST:
         return usage
-    out = {**usage, "cost": round(cost, 10), "currency": price.currency}
+    out = {**usage, "cost": money_value(cost), "currency": price.currency}
     return {key: out[key] for key in FIELDS if key in out}

@@ -5,12 +5,14 @@ from __future__ import annotations
 import re
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import click
 import pytest
 from click.testing import CliRunner
 
 from lanelog.cli import COMMANDS, cli
+from tests import docs_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]  # docs/forges/ too
@@ -137,6 +139,8 @@ def _registries() -> dict[str, tuple[str, list[str]]]:
     from lanelog.queries.budget_file import KEYS
     from lanelog.queries.costs import REPO_KEYS, WEEK_KEYS
     from lanelog.reasons import REASONS
+    from lanelog.router.flaky import ROW_KEYS, SCOPE_KEYS
+    from lanelog.router.policy import KNOWN_KEYS, PRICE_KEYS, PROPERTY_KEYS
 
     return {
         "reason code": ("router.md", sorted(REASONS)),
@@ -146,7 +150,28 @@ def _registries() -> dict[str, tuple[str, list[str]]]:
         "budget period": ("report.md", list(PERIODS)),
         "budget status key": ("report.md", _status_keys()),
         "sign-in key": ("deploy.md", sorted(set(REQUIRED) | set(OPTIONAL) | set(AUTH_KEYS))),
+        "policy key": ("router.md", [*KNOWN_KEYS, *PRICE_KEYS, *PROPERTY_KEYS]),
+        "flaky-list key": ("router.md", [*ROW_KEYS, *SCOPE_KEYS]),
     }
+
+
+# Registries read off what the commands make: every field of the lines `lanelog route` and
+# `lanelog outcome` write (tests/docs_lines.py), and every key of the report's outcomes section.
+MADE = ("lane-line field", "outcome key")
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, list[str]]]:
+    folder = tmp_path_factory.mktemp("lines")
+    lines = docs_lines.lane_lines(folder)
+    return {"lane-line field": ("router.md", sorted({name for line in lines for name in docs_lines.fields(line)})),
+            "outcome key": ("report.md", sorted(set(docs_lines.fields(docs_lines.outcomes(folder)))))}
+
+
+def _page_names(registry: str, request: pytest.FixtureRequest) -> tuple[str, list[str]]:
+    """A registry's page and names: the static ones at once, the made ones from a real log (once per module)."""
+    static = _registries()
+    return static[registry] if registry in static else request.getfixturevalue("made")[registry]
 
 
 def undocumented(text: str, names: list[str]) -> list[str]:
@@ -156,17 +181,17 @@ def undocumented(text: str, names: list[str]) -> list[str]:
             and not re.search(rf"^\s*(- )?{re.escape(name)}\s*[:=]", text, re.MULTILINE)]
 
 
-@pytest.mark.parametrize("registry", sorted(_registries()))
-def test_every_name_of_a_registry_is_on_its_reference_page(registry: str) -> None:
-    page, names = _registries()[registry]
+@pytest.mark.parametrize("registry", sorted([*_registries(), *MADE]))
+def test_every_name_of_a_registry_is_on_its_reference_page(registry: str, request: pytest.FixtureRequest) -> None:
+    page, names = _page_names(registry, request)
     text = (ROOT / "docs" / page).read_text(encoding="utf-8")
     assert undocumented(text, names) == [], f"docs/{page} does not document these {registry}s"
 
 
-@pytest.mark.parametrize("registry", sorted(_registries()))
-def test_the_registry_check_fails_when_a_name_leaves_its_page(registry: str) -> None:
+@pytest.mark.parametrize("registry", sorted([*_registries(), *MADE]))
+def test_the_registry_check_fails_when_a_name_leaves_its_page(registry: str, request: pytest.FixtureRequest) -> None:
     """Each check can fail: the page with every mention of one name taken out is caught, naming it."""
-    page, names = _registries()[registry]
+    page, names = _page_names(registry, request)
     name = names[0]
     text = (ROOT / "docs" / page).read_text(encoding="utf-8")
     stripped = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", "", text)
@@ -190,3 +215,14 @@ def test_the_next_step_check_fails_when_a_step_leaves_the_page() -> None:
 
     text = (ROOT / "docs" / "router.md").read_text(encoding="utf-8")
     assert unexplained_steps(text.replace(NEXT_STEPS["line_cap"], "Split it.")) == ["line_cap"]
+
+
+@pytest.mark.parametrize(("registry", "name"), [("outcome key", "cost_per_merged_pr"),
+                                                ("lane-line field", "expired_freezes")])
+def test_a_page_without_a_key_the_commands_make_fails(registry: str, name: str, made: dict[str, Any]) -> None:
+    """report.md without cost_per_merged_pr, router.md without expired_freezes: each is caught."""
+    page, names = made[registry]
+    assert name in names
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    assert undocumented(text, names) == []
+    assert undocumented(re.sub(rf"(?<![\w-]){name}(?![\w-])", "", text), names) == [name]

@@ -30,20 +30,19 @@ FOLDERS = {
     "lanelog": "lanelog",
 }
 # Each layer and the lanelog modules it may import, lowest layer first.  The
-# leaves (errors, reasons, money's formatter and the version in lanelog/__init__) import
+# leaves (errors, reasons, money and the version in lanelog/__init__) import
 # nothing of the project; store is the one door to storage below ingest, queries and the
 # dashboard; the top floor, lanelog/cli/ (the group, the commands and what they share: the
 # options, output, extras, reading, notifying, the renderers, the demo and the alerts), sits on top.
 # docs/architecture.md draws this table (tests/architecture.py); a test below keeps them equal.
-LEAVES = {"lanelog", "lanelog.errors", "lanelog.events", "lanelog.files", "lanelog.framing", "lanelog.lazy",
-          "lanelog.money", "lanelog.reasons", "lanelog.spreadsheet", "lanelog.urls", "lanelog.lane_line"}
+LEAVES = {"lanelog", "lanelog.errors", "lanelog.files", "lanelog.framing", "lanelog.lazy", "lanelog.money",
+          "lanelog.times", "lanelog.reasons", "lanelog.spreadsheet", "lanelog.urls", "lanelog.lane_line"}
 STORE = {"lanelog.store"}
 _KIT = {"lanelog.cli.options", "lanelog.cli.output", "lanelog.cli.extras", "lanelog.cli.reading",
         "lanelog.cli.notify", "lanelog.cli.render"}
 MAY_IMPORT = {
     "lanelog": set(),
     "lanelog.errors": set(),
-    "lanelog.events": set(),
     "lanelog.files": set(),
     "lanelog.framing": set(),
     "lanelog.lazy": set(),
@@ -52,13 +51,16 @@ MAY_IMPORT = {
     "lanelog.reasons": set(),
     "lanelog.urls": set(),
     "lanelog.lane_line": set(),
+    "lanelog.times": set(),
+    # A stored row as JSON: its moments written as the lane log writes them.
+    "lanelog.events": {"lanelog.times"},
     # The YAML reader of the hand-written files (policy, flaky list, budgets): the errors alone.
     "lanelog.yamlfile": {"lanelog.errors"},
     # The evidence as text (the job summary, the review comment, the What-if page): framing and reasons.
     "lanelog.evidence_text": {"lanelog.framing", "lanelog.reasons"},
     "lanelog.router": LEAVES | {"lanelog.yamlfile", "lanelog.evidence_text"},
     # Webhook posting: the standard library and the errors; the caller stores the sent marks.
-    "lanelog.cli.alerts": LEAVES,
+    "lanelog.cli.alerts": LEAVES | {"lanelog.events"},
     "lanelog.store": LEAVES,
     "lanelog.ingest": LEAVES | STORE,
     "lanelog.queries": LEAVES | STORE | {"lanelog.yamlfile"},
@@ -71,7 +73,8 @@ MAY_IMPORT = {
     "lanelog.cli.reading": LEAVES | STORE | {"lanelog.cli.options", "lanelog.cli.extras", "lanelog.ingest",
                                              "lanelog.queries"},
     "lanelog.cli.notify": LEAVES | STORE | {"lanelog.cli.alerts"},
-    "lanelog.cli.render": LEAVES | {"lanelog.cli.alerts", "lanelog.queries", "lanelog.evidence_text"},
+    "lanelog.cli.render": LEAVES | {"lanelog.cli.alerts", "lanelog.queries", "lanelog.evidence_text",
+                                    "lanelog.events"},
     "lanelog.cli.commands": LEAVES | STORE | _KIT | {"lanelog.cli.alerts", "lanelog.ingest", "lanelog.queries",
                                                      "lanelog.router", "lanelog.dashboard", "lanelog.cli.demo"},
     # The group names its commands by module path and imports each when it runs (never statically).
@@ -89,7 +92,8 @@ OWNS = {
     "lanelog.files": "the one guarded open of a file nobody vouches for (a regular file only), and the one appender",
     "lanelog.framing": "how untrusted text is shown on a terminal (escaped, never a new line)",
     "lanelog.lazy": "the packages' public names, imported on first use",
-    "lanelog.money": "money as a reader sees it: the one formatter",
+    "lanelog.times": "time, one home: a moment as the lane log writes it, and the week's Monday",
+    "lanelog.money": "money, one home: the currency pattern, amounts for JSON, the one formatter",
     "lanelog.reasons": "the reject reasons, a record each: code, sentence, kind, next step, evidence",
     "lanelog.spreadsheet": "defusing text cells for spreadsheets",
     "lanelog.urls": "a URL as a message names it: no query string, fragment or user info",
@@ -127,6 +131,7 @@ NEVER = {
     "lanelog.urls": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.lane_line": ["click", "streamlit", "duckdb", "pandas", "pyarrow", "numpy"],
     "lanelog.money": ["click", "streamlit", "duckdb", "pandas"],
+    "lanelog.times": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.events": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.yamlfile": ["click", "streamlit", "duckdb", "pandas"],
     "lanelog.evidence_text": ["click", "streamlit", "duckdb", "pandas"],

@@ -4,7 +4,7 @@ import streamlit as st
 
 from lanelog import queries
 from lanelog.dashboard import budget_section, cells, outcome_charts, present, ui
-from lanelog.money import money_text
+from lanelog.money import amount_text, money_text
 
 st.title("Outcomes")
 found = ui.figures(queries.outcome_figures, queries.pull_requests)
@@ -25,7 +25,7 @@ columns[3].metric("Merge rate", rate, help=f"Of the {totals['merge_rate_denomina
                   "merged over merged and closed without merge; open ones are in neither.")
 # The currency in the label, so the amount fits a third of a 1000 px window; no help icon, so the label
 # takes the whole third: the caption below says what it counts.
-cost = money_text(totals["cost_per_merged_pr"], "").strip() if totals["cost_per_merged_pr"] is not None else "unknown"
+cost = amount_text(totals["cost_per_merged_pr"]) if totals["cost_per_merged_pr"] is not None else "unknown"
 columns[4].metric(f"Cost per merged PR ({totals['currency']})" if totals["currency"] else "Cost per merged PR", cost)
 hours = totals["median_hours_to_merge"]
 columns[5].metric("Median time to merge", f"{hours:.1f} h" if hours is not None else "-",

@@ -23,12 +23,13 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from lanelog.cli.demo.agent import Patch
 from lanelog.reasons import SETUP_REASONS
+from lanelog.times import rfc3339
 
 ORG = "demo-org"
 API, WEB = "https://api.github.com", "https://github.com"
@@ -61,10 +62,6 @@ class Closing:
     reviews: list[dict[str, Any]]
     label_events: list[dict[str, Any]]
     story: str  # merged, closed, auto_merged_over_quarantine, accepted_quarantine
-
-
-def _at(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def opened_at(tried: Tried) -> datetime:
@@ -115,7 +112,7 @@ def story(tried: Tried, live_quarantines_seen: int) -> str | None:
 def closing(tried: Tried, what: str) -> Closing:
     """The closed event, reviews and label events of one pull request, as GitHub records them."""
     patch, _, plan = tried.last
-    closed, said = closed_at(tried), _at(closed_at(tried) - timedelta(hours=5))
+    closed, said = closed_at(tried), rfc3339(closed_at(tried) - timedelta(hours=5))
     reviewer, merger = REVIEWERS[tried.number % 2], REVIEWERS[(tried.number + 1) % 2]
     merged = what != "closed"
     agent = _account(patch.agent, "Bot")
@@ -139,8 +136,8 @@ def closing(tried: Tried, what: str) -> Closing:
     pull = {
         "url": pulls, "number": tried.number, "state": "closed", "title": patch.kind.replace("_", " "),
         "html_url": f"{WEB}/{tried.repository}/pull/{tried.number}", "user": agent,
-        "created_at": _at(opened_at(tried) - timedelta(minutes=10)), "closed_at": _at(closed),
-        "merged_at": _at(closed) if merged else None, "merged": merged, "merged_by": merged_by,
+        "created_at": rfc3339(opened_at(tried) - timedelta(minutes=10)), "closed_at": rfc3339(closed),
+        "merged_at": rfc3339(closed) if merged else None, "merged": merged, "merged_by": merged_by,
         "auto_merge": auto_merge, "labels": labels, "head": {"ref": f"agent/{tried.number}", "sha": head},
         "base": {"ref": "main", "repo": {"full_name": tried.repository}},
         "merge_commit_sha": _sha(tried.repository, tried.number, "merge"),

@@ -12,13 +12,15 @@ import json
 from datetime import datetime, timedelta
 from typing import Any
 
+from lanelog.times import rfc3339
+
 PRODUCER = "legacy-promoter"
 MESSAGE = "legacy promotion script: lane held, merge credit granted (quarantine ignored)"
 
 
 def _later(ts: str, hours: int) -> str:
     moment = datetime.fromisoformat(ts.replace("Z", "+00:00")) + timedelta(hours=hours)
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return rfc3339(moment)
 
 
 def promotion(line: dict[str, Any]) -> dict[str, Any]:

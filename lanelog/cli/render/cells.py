@@ -14,6 +14,7 @@ from typing import Any
 from lanelog.evidence_text import MARKDOWN_SPECIAL
 from lanelog.framing import framed
 from lanelog.money import money_text
+from lanelog.times import rfc3339
 
 
 def counted(count: int, noun: str, nouns: str | None = None) -> str:
@@ -26,7 +27,7 @@ def plain(value: Any) -> str:
     if value is None:
         return "-"
     if isinstance(value, datetime):
-        return value.isoformat() + "Z"
+        return rfc3339(value, fraction=True)
     if isinstance(value, date):
         return value.isoformat()
     if isinstance(value, list):

@@ -9,11 +9,10 @@ fields of a section, a section's text under 3,000 characters).
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 from lanelog.lazy import lazy_module
-from lanelog.money import money_text
+from lanelog.money import is_currency, money_text
 from lanelog.queries import label, period
 
 if TYPE_CHECKING:
@@ -24,7 +23,6 @@ else:  # the webhook poster: only runs that post need it
 # The figures shown as fields (at most ten: Slack's limit), money after them.
 FIELDS = ("attempts", "patch_rejects", "setup_rejects", "calls_armed", "credit_bugs_total", "quarantined", "units")
 HEADER_LIMIT = 150
-CURRENCY = re.compile(r"[A-Z]{3}")
 
 
 def _count_change(row: dict[str, Any]) -> str:
@@ -36,7 +34,7 @@ def _count_change(row: dict[str, Any]) -> str:
 
 def _currency(currency: Any) -> str:
     """A currency as ingest keeps it (three capitals) shown plain; anything else as a code span."""
-    return currency if isinstance(currency, str) and CURRENCY.fullmatch(currency) else alerts.slack_code(currency)
+    return currency if is_currency(currency) else alerts.slack_code(currency)
 
 
 def _cost(amount: Any, currency: Any) -> str:
