@@ -107,6 +107,16 @@ class FactInvalid(RouterError):
     event that is not the one asked for; the message names the file or option and the key."""
 
 
+class HookInputInvalid(RouterError):
+    """An agent's hook input the hook cannot read (not JSON, not the agent's shape, a shell command it
+    cannot split); the hook then blocks the call, saying why."""
+
+
+class HookInstallError(RouterError):
+    """An agent's hook configuration that cannot be merged (not JSON, not the agent's shape, a file in
+    the way); the message names the file."""
+
+
 class IngestError(LanelogError):
     """A lane-log file or object that ingest cannot read, or whose lines it cannot store."""
 
