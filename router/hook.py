@@ -94,7 +94,9 @@ def run_hook(options: HookOptions, data: bytes) -> HookResult:
     lines = [line for _, line in judged.lines]
     try:
         for folder, line in judged.lines:
-            append_line(_log_path(options, folder), line)
+            path = _log_path(options, folder)
+            if path is not None:
+                append_line(path, line)
     except OSError as exc:
         return HookResult(_undecided(agent, f"cannot append to the lane log: {exc.strerror or exc}"), lines)
     rejected = [line for line in lines if line["probe"] != "pass"]
@@ -157,8 +159,9 @@ def _shown(text: str | None) -> str | None:
     return text if len(text) <= MAX_COMMAND_SHOWN else text[:MAX_COMMAND_SHOWN - 1] + "…"
 
 
-def _log_path(options: HookOptions, folder: Path) -> Path:
-    """--out, else $LANELOG_LOG, else lane-log.jsonl at the checkout's top (as route)."""
+def _log_path(options: HookOptions, folder: Path) -> Path | None:
+    """--out, else $LANELOG_LOG, else lane-log.jsonl at the checkout's top (as route); None when the
+    agent's folder does not exist, so that no folder is made for it (the call is blocked all the same)."""
     if options.out is not None:
         return options.out
     if options.environ.get("LANELOG_LOG"):
@@ -166,9 +169,7 @@ def _log_path(options: HookOptions, folder: Path) -> Path:
     try:
         return Checkout.open(folder).toplevel / LOG_NAME
     except NotARepo:
-        if not folder.is_dir():
-            raise OSError(f"{folder} is no folder, so the line has no log to go to; pass --out") from None
-        return folder / LOG_NAME
+        return folder / LOG_NAME if folder.is_dir() else None
 
 
 def _refusal(call: ToolCall, line: dict[str, Any]) -> str:
