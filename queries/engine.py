@@ -101,8 +101,10 @@ class DuckDBEngine(Engine):
             con.close()
 
     def _macros(self, query: Query) -> None:
-        """The temporary macros a query reads: scope.sql's in_scope always, undated_why where used."""
+        """The temporary macros a query reads: scope.sql's in_scope always, hook_scope and undated_why where used."""
         SQL.scope.run(self.con)
+        if "hook_scope(" in query.sql:
+            SQL.hook_scope.run(self.con)
         if "undated_why(" in query.sql:  # Data health's words for an undated attempt
             SQL.undated_why.run(self.con)
 

@@ -213,7 +213,7 @@ def test_a_lake_of_another_version_is_refused_by_name(tmp_path: Path) -> None:
     state = json.loads((lake / "_lanelog" / "lake.json").read_text())
     (lake / "_lanelog" / "lake.json").write_text(json.dumps({**state, "lake_schema_version": 99}))
     expected = (f"Error: the lake at {lake} has lake schema version 99, and this lanelog reads and "
-                "writes version 5: export into a new folder (the lake is made from the database, "
+                "writes version 6: export into a new folder (the lake is made from the database, "
                 "so nothing is lost)\n")
     for args in (("export", "--db", db, "--lake", lake), ("report", "--lake", lake)):
         result = CliRunner().invoke(cli, [str(a) for a in args])
