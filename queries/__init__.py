@@ -25,6 +25,7 @@ _HOMES = {
                      "engine_class", "engines_that", "records"), "engine"),
     **dict.fromkeys(("Checked", "Review", "check", "checked", "money", "report", "review", "totals"), "reporting"),
     **dict.fromkeys(("SHADOW_FIGURES", "shadow_report", "shadow_flips"), "shadow"),
+    **dict.fromkeys(("HOOK_FIGURES", "hook_report"), "hooks"),
     **dict.fromkeys(("ACCEPT_LABEL", "RULE_WORDS", "PullRequest", "is_person", "merge_credit_bugs",
                      "outcome_figures", "pull_requests"), "outcomes"),
     **dict.fromkeys(("ESTIMATE", "ESTIMATE_WORDS"), "costs"),
@@ -67,6 +68,7 @@ if TYPE_CHECKING:
         supported_week,
     )
     from lanelog.queries.filters import Filters
+    from lanelog.queries.hooks import HOOK_FIGURES, hook_report
     from lanelog.queries.named import QUERIES, SQL
     from lanelog.queries.outcomes import (
         ACCEPT_LABEL,
@@ -106,7 +108,8 @@ if TYPE_CHECKING:
 __getattr__ = lazy_attributes(__name__, _HOMES)
 
 __all__ = [
-    "ACCEPT_LABEL", "BUDGETS", "DATABASE", "ESTIMATE", "ESTIMATE_WORDS", "FIGURES", "FIRST_DAY", "FRAMES", "JOBS",
+    "ACCEPT_LABEL", "BUDGETS", "DATABASE", "ESTIMATE", "ESTIMATE_WORDS", "FIGURES", "FIRST_DAY", "FRAMES",
+    "HOOK_FIGURES", "JOBS", "hook_report",
     "LABELS", "LAST_DAY", "PERIODS", "QUERIES", "RULE_WORDS", "SESSION", "SHADOW_FIGURES", "SPIKES", "SQL", "Budget",
     "Checked", "Comparison", "DuckDBEngine", "Engine", "Filters", "Period", "PullRequest", "Review", "Source",
     "SparkSettings", "Spend", "Spike", "SpikeRule", "Status", "audit", "check", "checked", "choose_source",
