@@ -22,21 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lanelog.errors import HookInputInvalid, NotARepo
-from lanelog.router.gitfacts import Checkout
-from lanelog.router.github import job_summary
+from lanelog.errors import HookInputInvalid
 from lanelog.router.hook_agents import AGENTS, Agent, Answer, ToolCall
-from lanelog.router.hook_commit import staged_commit
 from lanelog.router.hook_shell import Publish, publishes
-from lanelog.router.lane_log import append_line
 from lanelog.router.paths import printable
-from lanelog.router.run import RouteOptions, run_route
 
 DEFAULT_TIMEOUT = 20.0
-SOURCE = "hook"
-LOG_NAME = "lane-log.jsonl"
-# The line keeps the command as the agent wrote it, cut here.
-MAX_COMMAND_SHOWN = 500
 SETUP_NEXT = ("Nothing was published.  Run the hook by hand with the same input to see the fault "
               "(docs/agents.md), or ask a person to publish the patch.")
 
@@ -65,7 +56,9 @@ class HookResult:
 
 
 @dataclass
-class _Judged:
+class Judged:
+    """What the worker found: the lines, or the exception that stopped it."""
+
     lines: list[tuple[Path, dict[str, Any]]] = field(default_factory=list)  # (the folder judged, its line)
     error: BaseException | None = None
 
@@ -82,8 +75,12 @@ def run_hook(options: HookOptions, data: bytes) -> HookResult:
         return HookResult(_undecided(agent, f"{type(exc).__name__}: {exc}"))
     if not targets:
         return HookResult(agent.ungated)
-    judged = _Judged()
-    worker = threading.Thread(target=_judge_into, args=(options, call, targets, judged), daemon=True)
+    # Only a gated call loads the router's decision table, git and the policy reader: a call
+    # let through costs little more than the interpreter's start.
+    from lanelog.router import hook_judge
+
+    judged = Judged()
+    worker = threading.Thread(target=hook_judge.judge_into, args=(options, call, targets, judged), daemon=True)
     worker.start()
     worker.join(options.timeout)
     if worker.is_alive():
@@ -93,15 +90,12 @@ def run_hook(options: HookOptions, data: bytes) -> HookResult:
         return HookResult(_undecided(agent, f"{type(error).__name__}: {error}"))
     lines = [line for _, line in judged.lines]
     try:
-        for folder, line in judged.lines:
-            path = _log_path(options, folder)
-            if path is not None:
-                append_line(path, line)
+        hook_judge.append(options, judged.lines)
     except OSError as exc:
         return HookResult(_undecided(agent, f"cannot append to the lane log: {exc.strerror or exc}"), lines)
     rejected = [line for line in lines if line["probe"] != "pass"]
     if rejected:
-        return HookResult(agent.block(_refusal(call, rejected[0])), lines)
+        return HookResult(agent.block(hook_judge.refusal(call, rejected[0])), lines)
     return HookResult(agent.allow, lines)
 
 
@@ -118,67 +112,6 @@ def _targets(agent: Agent, call: ToolCall) -> list[Publish]:
     # One line per tool call: `git add -A && git commit && git push` publishes the commit's patch.
     commit = next((item for item in found if item.verb == "commit" and item.folder == first.folder), None)
     return [commit or first]
-
-
-def _judge_into(options: HookOptions, call: ToolCall, targets: list[Publish], judged: _Judged) -> None:
-    try:
-        judged.lines = _judge(options, call, targets)
-    except BaseException as exc:  # handed to the main thread, which blocks saying why
-        judged.error = exc
-
-
-def _judge(options: HookOptions, call: ToolCall, targets: list[Publish]) -> list[tuple[Path, dict[str, Any]]]:
-    lines = []
-    for index, target in enumerate(targets):
-        folder = _folder(options, call, target)
-        head = call.pushed[index][1] if call.pushed else "HEAD"
-        if target.verb == "commit":
-            head = staged_commit(folder, target.work_tree) or head
-        line = run_route(RouteOptions(repo=folder, base=options.base, head=head, policy=options.policy,
-                                      flaky=options.flaky))
-        line["model_call_allowed"] = False
-        line["source"] = SOURCE
-        line["hook"] = {"agent": options.agent, "session": _shown(call.session),
-                        "command": _shown(call.command)}
-        lines.append((folder, line))
-    return lines
-
-
-def _folder(options: HookOptions, call: ToolCall, target: Publish) -> Path:
-    """--repo, else the agent's working folder, moved by the command's ``git -C`` or ``cd``."""
-    if options.repo is not None:
-        return options.repo
-    root = Path(call.folder) if call.folder else Path(".")
-    return root / target.folder if target.folder else root
-
-
-def _shown(text: str | None) -> str | None:
-    if text is None:
-        return None
-    text = printable(text)
-    return text if len(text) <= MAX_COMMAND_SHOWN else text[:MAX_COMMAND_SHOWN - 1] + "…"
-
-
-def _log_path(options: HookOptions, folder: Path) -> Path | None:
-    """--out, else $LANELOG_LOG, else lane-log.jsonl at the checkout's top (as route); None when the
-    agent's folder does not exist, so that no folder is made for it (the call is blocked all the same)."""
-    if options.out is not None:
-        return options.out
-    if options.environ.get("LANELOG_LOG"):
-        return Path(options.environ["LANELOG_LOG"])
-    try:
-        return Checkout.open(folder).toplevel / LOG_NAME
-    except NotARepo:
-        return folder / LOG_NAME if folder.is_dir() else None
-
-
-def _refusal(call: ToolCall, line: dict[str, Any]) -> str:
-    """The reject in the words of the job summary, under one line naming the call and the reasons."""
-    what = (call.command or call.tool).split("\n", 1)[0]
-    head = (f"lanelog hook: blocked `{printable(what)[:200]}`: the probe rejected the patch it would publish "
-            f"({', '.join(line['reasons'])}).")
-    message = line.get("message") or ""
-    return "\n".join([head, printable(message), "", job_summary(line)]).rstrip("\n") + "\n"
 
 
 def _undecided(agent: Agent, why: str) -> Answer:

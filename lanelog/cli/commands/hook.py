@@ -7,8 +7,9 @@ from pathlib import Path
 
 import click
 
+from lanelog import router
 from lanelog.cli.output import echo
-from lanelog.router import AGENTS, HOOK_TIMEOUT, MAX_HOOK_INPUT, HookOptions, HookSetup, install_hook, run_hook
+from lanelog.router import AGENTS, HOOK_TIMEOUT, MAX_HOOK_INPUT, HookOptions, run_hook
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -72,5 +73,6 @@ def _install(args: tuple[str, ...], repo: Path | None, base: str, policy: Path |
             flags += [name, str(value)]
     if timeout != HOOK_TIMEOUT:
         flags += ["--timeout", f"{timeout:g}"]
-    for path in install_hook(HookSetup(args[0], tuple(flags), timeout), repo or Path(".")):
+    # Read from the package here, not at import: a hook call never loads the installer.
+    for path in router.install_hook(router.HookSetup(args[0], tuple(flags), timeout), repo or Path(".")):
         echo(f"lanelog hook: installed {args[0]}'s hook in {path}")
