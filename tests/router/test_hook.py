@@ -10,6 +10,7 @@ Cline https://docs.cline.bot/features/hooks/hook-reference, git githooks(5) "pre
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -160,3 +161,18 @@ def test_cline_reads_its_workspace_not_the_folder_it_is_started_in(make_repo, tm
     answer = json.loads(result.stdout)
     assert answer["cancel"] is True and "assertion_removed" in answer["errorMessage"]
     assert read_log(log_file)[-1]["hook"]["session"] == "1736654400000"
+
+
+def test_golden_hook_line(make_repo, hook) -> None:
+    """The hook's line is route's, with source, hook, and no call armed (golden/hook_reject.json)."""
+    repo = make_repo()
+    repo.write({"api.py": "def handle(payload):\n    return payload\n"}).commit("drop the check")
+    line, = hook("claude-code", aimed("claude-code", repo.root, "git push origin HEAD")).lines
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", line["ts"]) and re.fullmatch(r"[0-9a-f]{32}",
+                                                                                          line["attempt_id"])
+    assert (line["base"], line["head"]) == (repo.git("rev-parse", "main").strip(),
+                                            repo.git("rev-parse", "HEAD").strip())
+    shown = {**line, "ts": "<ts>", "attempt_id": "<attempt_id>", "base": "<base>", "head": "<head>",
+             "expired_freezes": ["<as route: by today's date>"], "freezes": "<as route>"}
+    expected = (Path(__file__).parent / "golden" / "hook_reject.json").read_text(encoding="utf-8")
+    assert json.dumps(shown, indent=2, ensure_ascii=False) + "\n" == expected
