@@ -135,8 +135,8 @@ def test_the_state_file_records_the_lake_schema_version(generated: tuple[Path, P
     _, lake = generated
     state = json.loads((lake / "_lanelog" / "lake.json").read_text())
     # 2: usage; 3: shadow columns, replay tables; 4: each side's evidence on replay_patches;
-    # 5: outcomes, and the change each attempt belongs to
-    assert state["lake_schema_version"] == LAKE_SCHEMA_VERSION == 5
+    # 5: outcomes, and the change each attempt belongs to; 6: where a line was written (source, hook)
+    assert state["lake_schema_version"] == LAKE_SCHEMA_VERSION == 6
     assert state["database_schema_version"] == store.SCHEMA_VERSION
 
 
