@@ -115,19 +115,21 @@ def _claude_shaped(matcher: str) -> Callable[[Path, HookSetup], None]:
         data = _load(path)
         groups = _child(_child(data, "hooks", dict, path), "PreToolUse", list, path)
         entry = {"type": "command", "command": setup.command, "timeout": setup.wait}
-        for group in groups:
-            hooks = group.get("hooks") if isinstance(group, dict) else None
-            for index, hook in enumerate(hooks if isinstance(hooks, list) else []):
-                if isinstance(hook, dict) and _ours(hook.get("command"), setup.agent):
-                    hooks[index] = entry  # type: ignore[index]
-                    break
-            else:
-                continue
-            break
-        else:
+        if not _replaced(groups, entry, setup.agent):
             groups.append({"matcher": matcher, "hooks": [entry]})
         _write(path, json.dumps(data, indent=2) + "\n")
     return merge
+
+
+def _replaced(groups: list[Any], entry: dict[str, Any], agent: str) -> bool:
+    """Put ``entry`` in the place of lanelog's own hook, wherever a group holds it; False when none does."""
+    for group in groups:
+        hooks = group.get("hooks") if isinstance(group, dict) else None
+        for index, hook in enumerate(hooks if isinstance(hooks, list) else []):
+            if isinstance(hook, dict) and _ours(hook.get("command"), agent):
+                hooks[index] = entry  # type: ignore[index]
+                return True
+    return False
 
 
 def _copilot(path: Path, setup: HookSetup) -> None:

@@ -180,3 +180,12 @@ def test_an_existing_pre_push_hook_is_kept_and_still_runs_first(make_repo, tmp_p
     (hooks / "pre-push.before-lanelog").write_text("#!/bin/sh\nexit 7\n", encoding="utf-8")
     refused = push(repo)
     assert refused.returncode != 0 and "lanelog" not in refused.stderr  # the kept hook said no first
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "copilot"])
+def test_installed_again_with_other_flags_lanelogs_entry_is_replaced_not_doubled(agent, make_repo) -> None:
+    repo = make_repo()
+    install(agent, repo)
+    install(agent, repo, "--base", "origin/trunk")
+    text = (repo.root / CONFIG[agent]).read_text(encoding="utf-8")
+    assert text.count("lanelog hook") == 1 and "--base origin/trunk" in command_of(agent, repo)
