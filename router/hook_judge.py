@@ -42,7 +42,11 @@ def _judge(options: HookOptions, call: ToolCall, targets: list[Publish]) -> list
         folder = _folder(options, call, target)
         head = call.pushed[index][1] if call.pushed else "HEAD"
         if target.verb == "commit":
-            head = staged_commit(folder, target.work_tree) or head
+            try:
+                head = staged_commit(folder, target.work_tree) or head
+            except NotARepo:
+                pass  # route's line says not_a_repo
+
         line = run_route(RouteOptions(repo=folder, base=options.base, head=head, policy=options.policy,
                                       flaky=options.flaky))
         line["model_call_allowed"] = False

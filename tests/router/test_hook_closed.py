@@ -50,10 +50,11 @@ def test_a_pre_push_line_that_is_not_gits_refuses_the_push(make_repo) -> None:
 
 
 @pytest.mark.parametrize("agent", TOOL_AGENTS)
-def test_a_folder_that_is_no_git_checkout_blocks_the_push(agent, tmp_path, log_file) -> None:
+@pytest.mark.parametrize("command", ["git push", "git commit -am x"])
+def test_a_folder_that_is_no_git_checkout_blocks_the_call(agent, command, tmp_path, log_file) -> None:
     folder = tmp_path / "plain"
     folder.mkdir()
-    result = run(agent, aimed(agent, folder, "git push"), log=log_file)
+    result = run(agent, aimed(agent, folder, command), log=log_file)
     why = blocked(agent, result.exit_code, result.stdout)
     assert why is not None
     assert "not_a_repo" in (result.stderr if why == "stderr" else why)
