@@ -10,16 +10,19 @@
 -- params: since, until, repo
 WITH scoped AS (
     SELECT week, hook_agent, is_reject FROM hook_scope($since, $until, $repo)
+), groups AS (
+    SELECT
+        week,
+        hook_agent AS agent,
+        grouping(week) = 1 AND grouping(hook_agent) = 1 AS is_total,
+        grouping(hook_agent) = 0 AS by_agent,
+        count(*) AS hook_checks,
+        coalesce(sum(is_reject::INTEGER), 0)::BIGINT AS hook_rejects
+    FROM scoped
+    GROUP BY GROUPING SETS ((week), (hook_agent), ())
 )
-SELECT
-    week,
-    hook_agent AS agent,
-    grouping(week) = 1 AND grouping(hook_agent) = 1 AS is_total,
-    grouping(hook_agent) = 0 AS by_agent,
-    count(*) AS hook_checks,
-    coalesce(sum(is_reject::INTEGER), 0)::BIGINT AS hook_rejects
-FROM scoped
-GROUP BY GROUPING SETS ((week), (hook_agent), ())
+SELECT week, agent, is_total, by_agent, hook_checks, hook_rejects
+FROM groups
 ORDER BY is_total, by_agent, week NULLS LAST, agent NULLS LAST
 
 -- name: hook_sessions
