@@ -22,14 +22,13 @@ def hook_report(engine: Readable, filters: Filters | None = None) -> dict[str, A
     over them all; ``by_agent``: per agent, with its sessions refused and narrowed (hooks.sql).
     """
     rows = records(engine, SQL.hook_figures, filters)
-    total = next((row for row in rows if row["is_total"]), None)
-    if total is None or not total["hook_checks"]:
+    weeks = [row for row in rows if not row["by_agent"]]
+    if not weeks:
         return None
     sessions = {row["agent"]: row for row in records(engine, SQL.hook_sessions, filters)}
     return {
-        "weeks": [{"week": row["week"].isoformat() if row["week"] else None, **_counts(row)}
-                  for row in rows if not row["is_total"] and not row["by_agent"]],
-        "totals": _counts(total),
+        "weeks": [{"week": row["week"].isoformat() if row["week"] else None, **_counts(row)} for row in weeks],
+        "totals": {key: sum(_counts(row)[key] for row in weeks) for key in HOOK_FIGURES},
         "by_agent": [{"agent": row["agent"], **_counts(row),
                       **{key: int(sessions.get(row["agent"], {}).get(key) or 0) for key in SESSION_FIGURES}}
                      for row in rows if row["by_agent"]],

@@ -3,7 +3,9 @@
 -- name: hook_figures
 -- The lines `lanelog hook` wrote, in scope (hook_scope): one row per week with any (the
 -- undated bucket after the dated weeks), then one row per agent (by_agent; agent NULL when the
--- line names none), then the total row (is_total).  hook_checks: the calls judged (a commit,
+-- line names none); no rows when there are none.  The total is the weeks' sum (queries/hooks.py):
+-- no empty grouping set, which an empty aggregate would answer with a row on DuckDB and none
+-- on Spark.  hook_checks: the calls judged (a commit,
 -- push or pull request the agent was about to make); hook_rejects: those the probe rejected,
 -- blocked before anything was published.  None of them is among the seed's figures
 -- (weekly.sql's figures read in_scope, which holds CI's attempts only).
@@ -14,16 +16,15 @@ WITH scoped AS (
     SELECT
         week,
         hook_agent AS agent,
-        grouping(week) = 1 AND grouping(hook_agent) = 1 AS is_total,
         grouping(hook_agent) = 0 AS by_agent,
         count(*) AS hook_checks,
         coalesce(sum(is_reject::INTEGER), 0)::BIGINT AS hook_rejects
     FROM scoped
-    GROUP BY GROUPING SETS ((week), (hook_agent), ())
+    GROUP BY GROUPING SETS ((week), (hook_agent))
 )
-SELECT week, agent, is_total, by_agent, hook_checks, hook_rejects
+SELECT week, agent, by_agent, hook_checks, hook_rejects
 FROM groups
-ORDER BY is_total, by_agent, week NULLS LAST, agent NULLS LAST
+ORDER BY by_agent, week NULLS LAST, agent NULLS LAST
 
 -- name: hook_sessions
 -- Per agent, whether a refused patch came back narrower in the same session: sessions_refused,
