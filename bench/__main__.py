@@ -24,6 +24,7 @@ from bench.data import copy_db, make_log, multiply_db, restore_log
 from bench.generate import manifest_dict
 from bench.harness import REPO_ROOT, Case, Outcome, run_case
 from bench.history import history_cases, make_history
+from bench.hook import hook_cases
 from bench.install import install_cases
 from bench.repo import make_repo
 from bench.smalllogs import make_short_log, make_small_logs, short_line_cases, small_log_cases
@@ -144,6 +145,7 @@ def main(argv: list[str]) -> int:
             history = make_history(out / "history-repo", sizes.commits)
             data["history"] = history
             run(history_cases(history, out))
+            run(hook_cases(history, out))
         if "install" in args.only:
             _log("install")
             run(install_cases(out))
@@ -190,6 +192,7 @@ def main(argv: list[str]) -> int:
     history = make_history(out / "history-repo", sizes.commits)
     data["history"] = history
     run(history_cases(history, out))
+    run(hook_cases(history, out))
 
     _log("lake")
     run(lake.lake_cases(report_db, sizes.report_attempts, log.append, out, report_why_not))

@@ -55,6 +55,7 @@ class Case:
     env: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     not_run: str | None = None
+    stdin: Path | None = None  # a file the command reads on stdin (else nothing)
 
 
 class CaseFailed(RuntimeError):
@@ -100,9 +101,10 @@ def measure(case: Case, timeout: float) -> Run:
     env.update(case.env)
     with tempfile.TemporaryDirectory(prefix="lanelog-bench-") as scratch:
         result = Path(scratch) / "result"
-        with open(Path(scratch) / "stdout", "w+b") as out, open(Path(scratch) / "stderr", "w+b") as err:
+        with open(Path(scratch) / "stdout", "w+b") as out, open(Path(scratch) / "stderr", "w+b") as err, \
+                open(case.stdin or os.devnull, "rb") as given:
             launcher = subprocess.Popen([sys.executable, "-S", "-c", LAUNCHER, str(result), *case.argv],
-                                        stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=REPO_ROOT,
+                                        stdout=out, stderr=err, stdin=given, cwd=REPO_ROOT,
                                         env=env, start_new_session=True)
             try:
                 launcher.wait(timeout)

@@ -42,7 +42,8 @@ WITH parsed AS (
                     '"model_call_allowed": "JSON", "quarantine": "JSON", "merge_credit": "JSON", ' ||
                     '"units": "JSON", "budget_cap": "JSON", "properties": "JSON", "reasons": "JSON", ' ||
                     '"expired_freezes": "JSON", "results": "JSON", "usage": "JSON", "shadow": "JSON", ' ||
-                    '"kind": "JSON", "pull_request": "JSON", "agent": "JSON", "ci_run": "JSON"' ||
+                    '"kind": "JSON", "pull_request": "JSON", "agent": "JSON", "ci_run": "JSON", ' ||
+                    '"source": "JSON", "hook": "JSON"' ||
                     '}')) END AS v
     FROM query_table(lines)
     WHERE is_text
@@ -59,6 +60,7 @@ WITH parsed AS (
            strlen(CAST(v.usage AS VARCHAR)) > 262144 AS usage_too_big, v.shadow AS j_shadow,
            lane_usage_parsed(CASE WHEN strlen(CAST(v.usage AS VARCHAR)) <= 262144 THEN v.usage END) AS usage_parsed,
            v.kind AS j_kind, v.pull_request AS j_pull_request, v.agent AS j_agent, v.ci_run AS j_ci_run,
+           v.source AS j_source, v.hook AS j_hook,
            -- ts's text and number as columns: lane_ts names its text nine times, and a
            -- column there binds in half the time of the expression (each run plans this).
            json_str(v.ts) AS ts_text, json_num(v.ts) AS ts_num
@@ -120,7 +122,7 @@ SELECT
                j_attempt_id, j_ts, j_repo, j_head, j_producer, j_probe, j_lane, j_model_call_allowed,
                j_quarantine, j_merge_credit, j_units, j_budget_cap, j_properties, j_reasons,
                j_expired_freezes, j_results, j_usage, usage_too_big, usage_parsed, currencies, j_shadow, s, ts_text, ts_num,
-               j_kind, j_pull_request, j_agent, j_ci_run, pr, ci, change),
+               j_kind, j_pull_request, j_agent, j_ci_run, pr, ci, change, j_source, j_hook),
     line AS raw,
     nullif(json_str(j_attempt_id), '') AS attempt_id,
     ts,
@@ -180,7 +182,11 @@ SELECT
                       OR ord(s.policy_sha256) <> 34) END)
              THEN 'shadow' END
     ], lambda name: name IS NOT NULL), change.notes,
-       CASE WHEN usage_too_big THEN ['usage.size'] END, lane_usage_dropped_from(j_usage, usage_parsed)) AS type_anomalies,
+       CASE WHEN usage_too_big THEN ['usage.size'] END, lane_usage_dropped_from(j_usage, usage_parsed),
+       -- source and hook (schema 6), last: the order the upgrade to version 6 keeps.  A line
+       -- without either (every line route writes in CI) pays one test.
+       CASE WHEN j_source IS NOT NULL OR j_hook IS NOT NULL THEN lane_hook_wrong(j_source, j_hook) END
+    ) AS type_anomalies,
     list_sum(list_transform(usage, lambda u: u.input_tokens)) AS input_tokens,
     list_sum(list_transform(usage, lambda u: u.output_tokens)) AS output_tokens,
     CASE WHEN len(currencies) = 1 THEN list_sum(list_transform(usage, lambda u: u.cost)) END AS cost,
@@ -191,7 +197,10 @@ SELECT
     CASE WHEN s IS NOT NULL AND shadow_error IS NULL THEN py_truthy(s.model_call_allowed) END AS shadow_armed,
     json_str(s.policy_sha256) AS shadow_policy,
     change.pr_repository, change.pr_number, change.pr_url, change.agent,
-    change.ci_run_id, change.ci_run_attempt, change.ci_run_url
+    change.ci_run_id, change.ci_run_attempt, change.ci_run_url,
+    json_str(j_source) AS source,
+    CASE WHEN j_hook IS NOT NULL THEN json_str(lane_hook(j_hook).agent) END AS hook_agent,
+    CASE WHEN j_hook IS NOT NULL THEN json_str(lane_hook(j_hook).session) END AS hook_session
 FROM priced;
 
 -- name: insert_attempts

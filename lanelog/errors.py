@@ -111,6 +111,16 @@ class ForgeUnknown(RouterError):
     """A forge no adapter of router/forges/ is named; the message names those there are."""
 
 
+class HookInputInvalid(RouterError):
+    """An agent's hook input the hook cannot read (not JSON, not the agent's shape, a shell command it
+    cannot split); the hook then blocks the call, saying why."""
+
+
+class HookInstallError(RouterError):
+    """An agent's hook configuration that cannot be merged (not JSON, not the agent's shape, a file in
+    the way); the message names the file."""
+
+
 class IngestError(LanelogError):
     """A lane-log file or object that ingest cannot read, or whose lines it cannot store."""
 

@@ -26,6 +26,7 @@ _HOMES = {
     **dict.fromkeys(("Checked", "Review", "checked", "money", "report", "review", "totals"), "reporting"),
     **dict.fromkeys(("CreditBugs", "credit_bugs", "split_words"), "credit"),
     **dict.fromkeys(("SHADOW_FIGURES", "shadow_report", "shadow_flips"), "shadow"),
+    **dict.fromkeys(("HOOK_FIGURES", "hook_report"), "hooks"),
     **dict.fromkeys(("RULE_WORDS", "PullRequest",
                      "outcome_figures", "pull_requests"), "outcomes"),
     **dict.fromkeys(("ESTIMATE", "ESTIMATE_WORDS"), "costs"),
@@ -70,6 +71,7 @@ if TYPE_CHECKING:
         supported_week,
     )
     from lanelog.queries.filters import Filters
+    from lanelog.queries.hooks import HOOK_FIGURES, hook_report
     from lanelog.queries.named import ACCEPT_LABEL, QUERIES, SQL
     from lanelog.queries.outcomes import (
         RULE_WORDS,
@@ -107,14 +109,14 @@ __getattr__ = lazy_attributes(__name__, _HOMES)
 
 __all__ = [
     "ACCEPT_LABEL", "BUDGETS", "CREDIT_COUNTS", "DATABASE", "ESTIMATE", "ESTIMATE_WORDS", "FIGURES", "FIRST_DAY",
-    "FRAMES", "JOBS", "LABELS", "LAST_DAY", "PERIODS", "QUERIES", "RULE_WORDS", "SESSION", "SHADOW_FIGURES", "SPIKES",
-    "SQL", "Budget", "Checked", "Comparison", "CreditBugs", "DuckDBEngine", "Engine", "Filters", "Period",
-    "PullRequest", "Review", "Source", "SparkSettings", "Spend", "Spike", "SpikeRule", "Status", "audit", "checked",
-    "choose_source", "compare_latest", "credit_bug_rows", "credit_bugs", "day_outside", "engine_class",
-    "engines_that", "freeze_owners", "freeze_summary", "freezes", "judge", "label", "lanes_weekly", "money",
-    "outcome_figures", "parse_budgets", "period", "producers", "property_results", "pull_requests",
-    "read_budget_text", "read_budgets", "records", "reject_reasons", "rejected_lines", "report", "repos", "review",
-    "shadow_flips", "shadow_report", "sources", "spend_by_property", "spend_by_repo", "split_words", "supported_week",
-    "today_or_now", "totals", "type_anomalies", "undated", "undated_counts", "unresolved_units", "week_of", "weekly",
-    "weekly_spend",
+    "FRAMES", "HOOK_FIGURES", "JOBS", "LABELS", "LAST_DAY", "PERIODS", "QUERIES", "RULE_WORDS", "SESSION",
+    "SHADOW_FIGURES", "SPIKES", "SQL", "Budget", "Checked", "Comparison", "CreditBugs", "DuckDBEngine", "Engine",
+    "Filters", "Period", "PullRequest", "Review", "Source", "SparkSettings", "Spend", "Spike", "SpikeRule", "Status",
+    "audit", "checked", "choose_source", "compare_latest", "credit_bug_rows", "credit_bugs", "day_outside",
+    "engine_class", "engines_that", "freeze_owners", "freeze_summary", "freezes", "hook_report", "judge", "label",
+    "lanes_weekly", "money", "outcome_figures", "parse_budgets", "period", "producers", "property_results",
+    "pull_requests", "read_budget_text", "read_budgets", "records", "reject_reasons", "rejected_lines", "report",
+    "repos", "review", "shadow_flips", "shadow_report", "sources", "spend_by_property", "spend_by_repo",
+    "split_words", "supported_week", "today_or_now", "totals", "type_anomalies", "undated", "undated_counts",
+    "unresolved_units", "week_of", "weekly", "weekly_spend",
 ]

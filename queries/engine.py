@@ -101,8 +101,11 @@ class DuckDBEngine(Engine):
             con.close()
 
     def _macros(self, query: Query) -> None:
-        """The temporary macros a query reads: scope.sql's in_scope always, undated_why and is_person where used."""
+        """The temporary macros a query reads: scope.sql's in_scope always, hook_scope, undated_why and is_person
+        where used."""
         SQL.scope.run(self.con)
+        if "hook_scope(" in query.sql:
+            SQL.hook_scope.run(self.con)
         if "undated_why(" in query.sql:  # Data health's words for an undated attempt
             SQL.undated_why.run(self.con)
         if "is_person(" in query.sql:  # the judgement of a merge (outcomes.sql)

@@ -29,6 +29,7 @@ class Named:
 
     # scope.sql: the macros other blocks read
     scope: Query
+    hook_scope: Query
     undated_why: Query
     person: Query
     # weekly.sql
@@ -70,6 +71,9 @@ class Named:
     shadow_figures: Query
     shadow_errors: Query
     shadow_flips: Query
+    # hooks.sql
+    hook_figures: Query
+    hook_sessions: Query
 
     def __init__(self, queries: dict[str, Query]) -> None:
         declared = set(type(self).__annotations__)

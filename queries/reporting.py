@@ -21,6 +21,7 @@ from lanelog.queries.digest import weekly_digest
 from lanelog.queries.engine import engine_of, records, together
 from lanelog.queries.figures import FIGURES
 from lanelog.queries.filters import Filters
+from lanelog.queries.hooks import hook_report
 from lanelog.queries.named import SQL
 from lanelog.queries.outcomes import merge_verdicts, outcome_figures, pull_requests
 from lanelog.queries.shadow import shadow_report
@@ -29,7 +30,8 @@ if TYPE_CHECKING:
     from lanelog.queries.engine import Readable
 
 # The queries report() reads, and its money and outcomes sections' (queries/costs.py, queries/outcomes.py).
-REPORT_QUERIES = (SQL.figures, SQL.rejected_line_count, SQL.shadow_figures, SQL.shadow_errors, SQL.pull_request_rows)
+REPORT_QUERIES = (SQL.figures, SQL.rejected_line_count, SQL.shadow_figures, SQL.shadow_errors, SQL.pull_request_rows,
+                  SQL.hook_figures, SQL.hook_sessions)
 MONEY_QUERIES = (SQL.money_currencies, SQL.money_by_property, SQL.pull_request_weeks)
 
 
@@ -79,6 +81,9 @@ def report(engine: Readable, filters: Filters | None = None, *, with_money: bool
     shadow = shadow_report(engine, filters)
     if shadow is not None:
         out["shadow"] = shadow
+    hooks = hook_report(engine, filters)
+    if hooks is not None:
+        out["hooks"] = hooks
     if with_money:
         out["money"] = money_figures(engine, filters, rows)
         out["outcomes"] = outcome_figures(engine, filters, everyone)

@@ -1,5 +1,6 @@
 -- The scope every figure is computed over, defined once.
--- Every other query reads `in_scope($since, $until, $repo)`, never `attempts` directly.
+-- Every other query reads `in_scope($since, $until, $repo)` (the hook's figures
+-- `hook_scope($since, $until, $repo)`), never `attempts` directly.
 
 -- name: scope
 -- Installs the table macro in_scope(since_day, until_day, repo_name): the attempts a
@@ -12,6 +13,9 @@
 -- names alone (store/lake.sql), without opening them.
 -- spent_units: what an armed attempt spent, its numeric `units`, or one unit per listed
 -- property when it records none; an attempt that armed no call spent nothing.
+-- Only CI's attempts: a line `lanelog hook` wrote (source "hook", a check in the agent's own
+-- loop, before anything was pushed) is in hook_scope instead, so the seed's figures count
+-- what reached CI whether or not an agent runs the hook.
 -- params:
 CREATE OR REPLACE TEMP MACRO in_scope(since_day, until_day, repo_name) AS TABLE
 SELECT
@@ -24,6 +28,22 @@ WHERE (repo_name IS NULL OR repo = repo_name)
       OR ((since_day IS NULL OR week >= CAST(since_day AS DATE) - 6)
           AND (until_day IS NULL OR week <= until_day))
   )
+  AND source IS DISTINCT FROM 'hook'
+
+-- name: hook_scope
+-- Installs the table macro hook_scope(since_day, until_day, repo_name): the lines `lanelog
+-- hook` wrote (source "hook") that a filter selects, by in_scope's rules of weeks and repo.
+-- params:
+CREATE OR REPLACE TEMP MACRO hook_scope(since_day, until_day, repo_name) AS TABLE
+SELECT attempts.*
+FROM attempts
+WHERE (repo_name IS NULL OR repo = repo_name)
+  AND (
+      week IS NULL
+      OR ((since_day IS NULL OR week >= CAST(since_day AS DATE) - 6)
+          AND (until_day IS NULL OR week <= until_day))
+  )
+  AND source = 'hook'
 
 -- name: undated_why
 -- Installs the macro undated_why(j): why an attempt whose `ts` value (JSON, from

@@ -21,7 +21,9 @@ from lanelog.queries.named import CONSTANTS, QUERIES
 # The named queries `report` and `check` run (every format).
 SPARK_QUERIES = ("figures", "rejected_line_count", "credit_bug_rows", "audit", "reject_reasons",
                  "money_by_property", "money_currencies", "shadow_figures", "shadow_errors", "pull_request_rows",
-                 "pull_request_weeks")
+                 "pull_request_weeks", "hook_figures", "hook_sessions")
+# The scope macros of scope.sql, each inlined as its body (Spark has no table macros), by the block installing it.
+SCOPES = {"in_scope": "scope", "hook_scope": "hook_scope"}
 # scope.sql's scalar macros (DuckDB's temporary macros), by the name a query calls: inlined for Spark.
 SCALAR_MACROS = {"is_person": "person"}
 # DuckDB list functions that sqlglot passes through by name, and Spark's word for each.
@@ -45,9 +47,10 @@ def spark_sql(name: str, *, per_set: bool = False, numbered: bool = False, attem
 
     def inline_scope(node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous) \
-                and node.this.name.lower() == "in_scope":
-            alias = exp.TableAlias(this=exp.to_identifier(node.alias or "in_scope"))
-            return exp.Subquery(this=_scope_select(*node.this.expressions), alias=alias)
+                and node.this.name.lower() in SCOPES:
+            macro = node.this.name.lower()
+            alias = exp.TableAlias(this=exp.to_identifier(node.alias or macro))
+            return exp.Subquery(this=_scope_select(*node.this.expressions, macro=macro), alias=alias)
         return node
 
     def constants(node: exp.Expression) -> exp.Expression:
@@ -242,9 +245,9 @@ def _grouping_sets(node: Any) -> Any:
     return union
 
 
-def _scope_select(*arguments: Any) -> Any:
-    """scope.sql's in_scope body with the macro's parameters replaced by the call's arguments."""
-    return _macro_body("scope", arguments)
+def _scope_select(*arguments: Any, macro: str = "in_scope") -> Any:
+    """scope.sql's in_scope (or hook_scope) body with the macro's parameters replaced by the call's arguments."""
+    return _macro_body(SCOPES[macro], arguments)
 
 
 def _macro_body(block: str, arguments: Any) -> Any:
@@ -252,12 +255,12 @@ def _macro_body(block: str, arguments: Any) -> Any:
     import sqlglot
     from sqlglot import exp
 
-    macro = sqlglot.parse_one(QUERIES[block].sql, read="duckdb")
-    names = [identifier.name for identifier in macro.this.expressions]
+    made = sqlglot.parse_one(QUERIES[block].sql, read="duckdb")
+    names = [identifier.name for identifier in made.this.expressions]
     if len(names) != len(arguments):
-        raise QueryError(f"{macro.this.name} takes {names}, called with {len(arguments)} values")
+        raise QueryError(f"{made.this.name} takes {names}, called with {len(arguments)} values")
     given = dict(zip(names, arguments))
-    body = macro.expression.copy()
+    body = made.expression.copy()
 
     def substitute(node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Column) and not node.table and node.name in given:

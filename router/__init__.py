@@ -26,6 +26,12 @@ _HOMES = {
     **dict.fromkeys(("check_login", "check_repository", "check_sha", "check_text", "check_time", "check_url"),
                     "facts"),
     **dict.fromkeys(("OutcomeFlags", "OutcomeRequest", "outcome_line"), "outcome"),
+    **dict.fromkeys(("HookOptions", "HookResult", "run_hook"), "hook"),
+    "HOOK_TIMEOUT": "hook:DEFAULT_TIMEOUT",
+    "AGENTS": "hook_agents",
+    "MAX_HOOK_INPUT": "hook_agents:MAX_INPUT",
+    "HookSetup": "hook_install",
+    "install_hook": "hook_install:install",
 }
 
 if TYPE_CHECKING:
@@ -43,6 +49,12 @@ if TYPE_CHECKING:
     from lanelog.router.forges import FORGES, outside_ci
     from lanelog.router.gitfacts import check_ref
     from lanelog.router.github import append_summary, error_annotations, job_summary, on_actions, summary_file
+    from lanelog.router.hook import DEFAULT_TIMEOUT as HOOK_TIMEOUT
+    from lanelog.router.hook import HookOptions, HookResult, run_hook
+    from lanelog.router.hook_agents import AGENTS
+    from lanelog.router.hook_agents import MAX_INPUT as MAX_HOOK_INPUT
+    from lanelog.router.hook_install import HookSetup
+    from lanelog.router.hook_install import install as install_hook
     from lanelog.router.lane import DEFAULT_TIMEOUT, TOKEN_SOURCES, LaneRunner
     from lanelog.router.lane_log import OUTCOME_KIND, OUTCOME_PRODUCER, PRODUCER, SCHEMA, append_line, dumps
     from lanelog.router.outcome import OutcomeFlags, OutcomeRequest, outcome_line
@@ -61,7 +73,8 @@ if TYPE_CHECKING:
 __getattr__ = lazy_attributes(__name__, _HOMES)
 
 __all__ = [
-    "DEFAULT_TIMEOUT", "FORGES", "LANES", "OUTCOME_KIND", "OUTCOME_PRODUCER", "PRODUCER", "SCHEMA", "SEED_POLICY",
+    "AGENTS", "DEFAULT_TIMEOUT", "FORGES", "HOOK_TIMEOUT", "MAX_HOOK_INPUT", "HookOptions", "HookResult", "HookSetup",
+    "install_hook", "run_hook", "LANES", "OUTCOME_KIND", "OUTCOME_PRODUCER", "PRODUCER", "SCHEMA", "SEED_POLICY",
     "TOKEN_SOURCES", "ChangeOptions", "FreezeRow", "LaneRunner", "OutcomeFlags", "OutcomeRequest", "PatchFacts", "Plan",
     "Policy", "PolicyFiles", "Problem", "ReplayRequest", "ReplayRun", "RouteOptions", "append_line", "append_summary",
     "attempt_change", "check_login", "check_ref", "check_repo_name", "check_repository", "check_sha", "check_text",

@@ -60,7 +60,8 @@ SELECT
     type_anomalies,
     usage, input_tokens, output_tokens, cost, currency,
     shadow_probe, shadow_reasons, shadow_units, shadow_armed, shadow_policy, shadow_error,
-    pr_repository, pr_number, pr_url, agent, ci_run_id, ci_run_attempt, ci_run_url
+    pr_repository, pr_number, pr_url, agent, ci_run_id, ci_run_attempt, ci_run_url,
+    source, hook_agent, hook_session
 FROM attempts
 WHERE week IS NOT DISTINCT FROM $week
 ORDER BY source_id, line_no

@@ -112,7 +112,13 @@ CREATE TABLE IF NOT EXISTS attempts (
     agent VARCHAR,                      -- who opened the pull request (its author, or the name route was given)
     ci_run_id VARCHAR,                  -- ci_run.id (a string of digits under GitHub Actions)
     ci_run_attempt BIGINT,              -- ci_run.attempt, when a JSON integer: a re-run job has the id, another attempt
-    ci_run_url VARCHAR                  -- ci_run.url
+    ci_run_url VARCHAR,                 -- ci_run.url
+    -- Where the line was written (schema 6): the line's `source`, "hook" for `lanelog hook`
+    -- (a check in the agent's own loop, docs/agents.md), NULL for route's line in CI.  The
+    -- seed's figures count only lines that are no hook's (queries/scope.sql's in_scope).
+    source VARCHAR,
+    hook_agent VARCHAR,                 -- hook.agent: claude-code, codex, openhands, copilot, cline, git-pre-push
+    hook_session VARCHAR                -- hook.session: the agent's session (its refused patch may come back)
 );
 
 -- Schema version 5: one row per outcome line (`"kind": "outcome"`, written by `lanelog
@@ -424,6 +430,22 @@ CREATE OR REPLACE MACRO lane_pull_request_wrong(j, pr) AS ord(CAST(j AS VARCHAR)
 CREATE OR REPLACE MACRO lane_ci_run_wrong(j, ci) AS ord(CAST(j AS VARCHAR)) <> 123
     OR ord(CAST(ci.id AS VARCHAR)) <> 34 OR ord(CAST(ci.url AS VARCHAR)) <> 34
     OR (ci.attempt IS NOT NULL AND json_int(ci.attempt) IS NULL);
+
+-- A line's `hook` object's fields as JSON (`lanelog hook`, schema 6), typed as json_str(agent)
+-- and json_str(session); NULL unless the value is an object.
+CREATE OR REPLACE MACRO lane_hook(j) AS CASE WHEN ord(CAST(j AS VARCHAR)) = 123 THEN
+    json_transform(j, '{"agent": "JSON", "session": "JSON"}') END;
+
+-- The type anomalies of a line's `source` and `hook` (as lane_ci_run_wrong): a source that is
+-- there and no string, a hook that is there and no object, or whose agent or session is no
+-- string.  A list (empty when neither is wrong), named last among the line's anomalies by
+-- ingest and by the upgrade to version 6.
+CREATE OR REPLACE MACRO lane_hook_wrong(j_source, j_hook) AS list_filter([
+    CASE WHEN ord(CAST(j_source AS VARCHAR)) <> 34 THEN 'source' END,
+    CASE WHEN ord(CAST(j_hook AS VARCHAR)) <> 123
+              OR ord(CAST(lane_hook(j_hook).agent AS VARCHAR)) <> 34
+              OR ord(CAST(lane_hook(j_hook).session AS VARCHAR)) <> 34 THEN 'hook' END
+], lambda name: name IS NOT NULL);
 
 -- Whether an actor (merged_by, author, auto_merge.enabled_by, a label's set_by: {login,
 -- type}) is there and not an object, or has a login or type that is no string.

@@ -232,3 +232,26 @@ WHERE attempts.source_id = parsed.source_id AND attempts.line_no = parsed.line_n
 -- (A column with a constraint is added bare, then constrained: what every DuckDB lanelog runs on can do.)
 ALTER TABLE ingest_runs ADD COLUMN IF NOT EXISTS outcomes_added BIGINT DEFAULT 0;
 ALTER TABLE ingest_runs ALTER COLUMN outcomes_added SET NOT NULL;
+
+-- name: upgrade_to_6
+-- Version 6: where a line was written, `source` ("hook" for `lanelog hook`, in the agent's
+-- own loop), and the hook's agent and session, as the attempts columns source, hook_agent and
+-- hook_session, filled from each stored line's raw JSON as load.sql's attempt_rows types them
+-- (a line stored before has them in raw only), and a source or hook of the wrong type named
+-- last among the line's type anomalies, as ingest names it.
+-- params:
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS source VARCHAR;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS hook_agent VARCHAR;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS hook_session VARCHAR;
+UPDATE attempts SET
+    source = json_str(parsed.j_source),
+    hook_agent = json_str(parsed.h.agent),
+    hook_session = json_str(parsed.h.session),
+    type_anomalies = list_concat(attempts.type_anomalies, lane_hook_wrong(parsed.j_source, parsed.j_hook))
+FROM (
+    SELECT source_id, line_no, j_source, j_hook, lane_hook(j_hook) AS h
+    FROM (SELECT source_id, line_no, try(json_extract(raw, '$.source')) AS j_source,
+                 try(json_extract(raw, '$.hook')) AS j_hook
+          FROM attempts WHERE contains(raw, '"source"') OR contains(raw, '"hook"'))
+) AS parsed
+WHERE attempts.source_id = parsed.source_id AND attempts.line_no = parsed.line_no;

@@ -28,7 +28,7 @@ EXPECTED_ROWS = [
     "report.floor", "report.cli", "report.weekly",
     "dashboard.overview.cold", "dashboard.overview.cached",
     "router.route", "router.git", "router.startup", "router.startup.floor", "replay.commits", "replay.git",
-    "replay.first_parent", "replay.first_parent.git",
+    "replay.first_parent", "replay.first_parent.git", "router.hook", "router.hook.ungated", "router.version",
     "lake.export.full", "lake.export.incremental", "lake.report.duckdb", "lake.report.spark",
 ]
 WITH_RATIO = {"ingest.lanelog", "ingest.seed", "ingest.pandas", "small.200.lanelog", "small.200.unchanged",
@@ -37,13 +37,13 @@ WITH_RATIO = {"ingest.lanelog", "ingest.seed", "ingest.pandas", "small.200.lanel
               "incremental.append", "incremental.append_series", "incremental.resent", "report.cli",
               "dashboard.overview.cached",
               "router.route",
-              "router.startup", "replay.commits", "replay.first_parent",
+              "router.startup", "replay.commits", "replay.first_parent", "router.hook", "router.hook.ungated",
               "lake.export.incremental", "lake.report.duckdb", "lake.report.spark"}
 WITH_TARGET = {"ingest.lanelog", "ingest.seed", "short.lanelog", "short.sparse.lanelog", "incremental.unchanged",
                "incremental.append",
                "incremental.append_series", "incremental.resent", "report.cli", "report.weekly",
                "dashboard.overview.cold", "dashboard.overview.cached",
-               "router.startup", "replay.commits", "replay.first_parent"}
+               "router.startup", "replay.commits", "replay.first_parent", "router.hook", "router.hook.ungated"}
 
 
 @pytest.fixture(scope="module")
@@ -91,6 +91,8 @@ def test_every_check_against_the_generated_data_passed(quick_run: tuple[dict, st
     assert "attempts over 20 runs" in notes["incremental.append_series"]
     assert "totals:" in notes["report.cli"]
     assert "rejected on line_cap" in notes["router.route"]
+    assert "judged the one-file patch as route does" in notes["router.hook"]
+    assert "let through, nothing printed" in notes["router.hook.ungated"]
     assert "week files" in notes["lake.export.full"]
     assert "rewrote" in notes["lake.export.incremental"]
     assert "lake JSON equal to `report --db`" in notes["lake.report.duckdb"]

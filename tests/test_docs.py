@@ -19,6 +19,7 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]  # docs/forg
 # The commands each reference page documents; a bare `--flag` on the page belongs to one of them.
 PAGE_COMMANDS = {
     "router.md": ["route", "outcome"],
+    "agents.md": ["hook"],
     "ingest.md": ["ingest"],
     "report.md": ["report", "check"],
     "dashboard.md": ["dashboard", "demo"],

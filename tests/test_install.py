@@ -171,6 +171,36 @@ def test_the_bare_install_routes_a_real_patch(bare: Path, tmp_path: Path) -> Non
     assert json.loads(log.read_text(encoding="utf-8")) == line
 
 
+def test_the_bare_install_blocks_a_push_in_an_agents_hook(bare: Path, tmp_path: Path) -> None:
+    """The hook path needs no extra: Claude Code's PreToolUse input of a push that drops an assertion
+    (https://code.claude.com/docs/en/hooks#pretooluse-input) is blocked, exit 2, by the bare install."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                       env={**os.environ, **GIT_ENV}, timeout=60)
+
+    git("init", "-q", "-b", "main")
+    for name, text in BASE_FILES.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text, encoding="utf-8")
+    git("add", "-A")
+    git("commit", "-q", "-m", "base")
+    git("checkout", "-q", "-b", "patch")
+    (repo / "api.py").write_text("def handle(payload):\n    return payload\n", encoding="utf-8")
+    git("commit", "-q", "-am", "drop the check")
+    payload = json.dumps({"session_id": "abc123", "transcript_path": "/t.jsonl", "cwd": str(repo),
+                          "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                          "tool_input": {"command": "git push origin patch"}})
+    env = {key: value for key, value in os.environ.items() if key not in {"PYTHONPATH", "LANELOG_LOG"}}
+    done = subprocess.run([str(bare / "bin" / "lanelog"), "hook", "claude-code", "--base", "main"], input=payload,
+                          capture_output=True, text=True, cwd=tmp_path, env={**env, **GIT_ENV}, timeout=120)
+    assert done.returncode == 2 and "assertion_removed" in done.stderr and done.stdout == ""
+    line = json.loads((repo / "lane-log.jsonl").read_text(encoding="utf-8"))
+    assert (line["source"], line["hook"]["agent"]) == ("hook", "claude-code")
+
+
 def test_the_bare_install_records_an_outcome(bare: Path, tmp_path: Path) -> None:
     event = github_payloads.write(tmp_path / "event.json", github_payloads.merged_by_a_person())
     log = tmp_path / "lane-log.jsonl"

@@ -362,8 +362,9 @@ def test_a_layer_loads_nothing_above_it(module: str) -> None:
     assert not TOP_LEVEL_FOLDERS & tops, f"importing {module} loads a bare folder name"
 
 
-# The commands a CI job runs on the bare install: they bound a patch, or record a pull request's outcome.
-@pytest.mark.parametrize("command", ["route", "outcome"])
+# The commands a CI job (or an agent's hook) runs on the bare install: they bound a patch, or record a
+# pull request's outcome.
+@pytest.mark.parametrize("command", ["route", "outcome", "hook"])
 def test_the_ci_commands_load_no_database_or_page_code(command: str) -> None:
     module = f"lanelog.cli.commands.{command}"
     loaded = {name.split(".")[0] for name in _loaded_after_import(module)}

@@ -3,13 +3,14 @@
 import streamlit as st
 
 from lanelog import queries
-from lanelog.dashboard import charts, present, ui
+from lanelog.dashboard import charts, hook_section, present, ui
 from lanelog.reasons import words as reason_words
 
 st.title("Probe")
 reasons = ui.figures(queries.reject_reasons)["reject_reasons"]
 if reasons.empty:
     st.info("No probe rejects in range.")
+    hook_section.show()
     st.stop()
 st.caption("The bars count reasons given: a reject that lists several reasons counts once under each, "
            "so a week's stack can stand higher than its probe rejects (the table below counts rejects).")
@@ -43,3 +44,4 @@ for kind, rows in table.groupby("kind", sort=False):
         left.text(reason_words(reason))  # as the legends above say it
         middle.text(str(count))
         right.text(meaning if reason == present.NO_REASON else f"{meaning} (logged as {reason})")
+hook_section.show()

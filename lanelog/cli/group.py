@@ -23,6 +23,7 @@ from lanelog.framing import framed
 COMMANDS: dict[str, str] = {
     "route": "lanelog.cli.commands.route:route",
     "outcome": "lanelog.cli.commands.outcome:outcome",
+    "hook": "lanelog.cli.commands.hook:hook",
     "ingest": "lanelog.cli.commands.ingest:ingest",
     "report": "lanelog.cli.commands.report:report",
     "check": "lanelog.cli.commands.check:check",
@@ -43,6 +44,7 @@ EXTRA_OF_COMMAND: dict[str, str] = {
 SUMMARIES: dict[str, str] = {
     "route": "Bound an agent patch on a git checkout and append one lane-log line.",
     "outcome": "Record what became of a pull request when it closed: append one outcome line.",
+    "hook": "Judge an agent's commit, push or pull request in its own hook, before it is published.",
     "ingest": "Load lane-log JSONL files into the DuckDB database, losing nothing.",
     "report": "Print the weekly figures: attempts, probe rejects, armed calls, credit bugs, units.",
     "check": "Alert on credit bugs (exit 1) and audit the decision table's other rules.",

@@ -1092,3 +1092,28 @@ def test_a_stored_replays_paths_keep_their_file_names_within_their_column() -> N
     assert shown[0] == about["checkout"]  # it fits whole
     assert shown[1].startswith("…/") and shown[1].endswith("/candidate.yaml")  # once drawn cut, mid-name
     assert shown[2:] == ["each base commit's policy", "commits b2c43e4..main"]
+
+
+def test_the_probe_page_shows_patches_stopped_in_the_agents_loop_beside_cis_rejects(app: Any, make_db: Any) -> None:
+    hook = {"source": "hook", "model_call_allowed": False, "lane": "not_started"}
+    db = make_db([
+        line("2026-10-05", probe="reject", reasons=["line_cap"], model_call_allowed=False),
+        line("2026-10-05", probe="reject", reasons=["assertion_removed"],
+             hook={"agent": "claude-code", "session": "s1", "command": "git push"}, **hook),
+        line("2026-10-06", hook={"agent": "claude-code", "session": "s1", "command": "git push"}, **hook),
+        line("2026-10-06", probe="reject", reasons=["line_cap"],
+             hook={"agent": "copilot", "session": "c1", "command": "git commit -m x"}, **hook),
+    ])
+    probe = app(db, "views/probe.py")
+    assert not probe.exception
+    assert [s.value for s in probe.subheader][-1] == "In the agent's loop: stopped before CI"
+    shown = {m.label: m.value for m in probe.metric}
+    assert shown == {"Stopped in the loop": "2", "Rejected in CI (patch rejects)": "1"}
+    table = probe.dataframe[-1].value
+    assert table.to_dict("records") == [
+        {"agent": "claude-code", "hook checks": 2, "stopped in the loop": 1, "sessions refused": 1,
+         "came back narrower": 1},
+        {"agent": "copilot", "hook checks": 1, "stopped in the loop": 1, "sessions refused": 1,
+         "came back narrower": 0}]
+    # The reasons CI gave count CI's rejects only: the hook's assertion_removed is not among them.
+    assert "assertion removed" not in [t.value for t in probe.main.text]

@@ -308,6 +308,28 @@ def test_shadows_read_on_spark_grouped_by_policy_with_their_errors_apart(spark: 
     assert queries.shadow_report(on_spark(spark, lake)) == expected
 
 
+def test_the_hooks_figures_read_on_spark_as_on_duckdb_and_leave_the_seeds_alone(spark: Any,
+                                                                                   tmp_path: Path) -> None:
+    def line(n: int, ts: str, probe: str, **more: Any) -> str:
+        return json.dumps({"attempt_id": f"h{n}", "ts": ts, "repo": "api", "probe": probe,
+                           "reasons": [] if probe == "pass" else ["line_cap"], "model_call_allowed": False, **more})
+
+    def hook(agent: str, session: str) -> dict[str, Any]:
+        return {"source": "hook", "hook": {"agent": agent, "session": session, "command": "git push"}}
+
+    log = tmp_path / "lane-log.jsonl"
+    log.write_text("\n".join([
+        line(1, "2026-10-05T09:00:00Z", "reject"),
+        line(2, "2026-10-05T10:00:00Z", "reject", **hook("claude-code", "s1")),
+        line(3, "2026-10-05T11:00:00Z", "pass", **hook("claude-code", "s1")),
+        line(4, "2026-10-13T09:00:00Z", "reject", **hook("copilot", "c1")),
+    ]) + "\n")
+    lake, expected = lake_of(log, queries.report)
+    assert expected["totals"]["attempts"] == 1 and expected["hooks"]["totals"] == {"hook_checks": 3,
+                                                                                   "hook_rejects": 2}
+    assert queries.report(on_spark(spark, lake)) == expected
+
+
 def _never_ending(_: Any) -> None:
     import time
 

@@ -23,7 +23,7 @@ COLUMNS = (
     "quarantine", "reasons", "expired_freezes", "results", "type_anomalies",
     "usage", "input_tokens", "output_tokens", "cost", "currency",
     "shadow_probe", "shadow_reasons", "shadow_units", "shadow_armed", "shadow_policy", "shadow_error",
-    "pr_repository", "pr_number", "agent",
+    "pr_repository", "pr_number", "agent", "source", "hook_agent", "hook_session",
 )
 
 
@@ -42,6 +42,7 @@ def attempt(line_no: int, week: date | None = None, **fields: Any) -> dict[str, 
         "shadow_probe": None, "shadow_reasons": None, "shadow_units": None, "shadow_armed": None,
         "shadow_policy": None, "shadow_error": None,
         "pr_repository": None, "pr_number": None, "agent": None,
+        "source": None, "hook_agent": None, "hook_session": None,
     }
     row.update(fields)
     listed = [*row["quarantine"], *row["expired_freezes"]]

@@ -65,7 +65,24 @@ ROWS = [
     attempt(10, W4, probe="reject", is_reject=True, reasons=["over_budget"], units=5.0,
             budget_cap=3.0, lane="not_started", shadow_probe="reject", shadow_reasons=["over_budget"],
             shadow_armed=False, shadow_policy="cd"),
+    # `lanelog hook`'s lines (source "hook"): checks in the agents' own loops, none of them among the
+    # seed's figures, each a reject or a pass that would move them if it were counted.
+    attempt(11, W1, probe="reject", is_reject=True, reasons=["assertion_removed"], source="hook",
+            hook_agent="claude-code", hook_session="s1", quarantine=["q9"], quarantined=True),
+    attempt(12, W1, ts=datetime(2026, 10, 5, 13), properties=["prop_a"], source="hook", hook_agent="claude-code",
+            hook_session="s1", lane="not_started"),
+    attempt(13, W2, probe="reject", is_reject=True, reasons=["line_cap"], source="hook", hook_agent="copilot",
+            hook_session="c1"),
 ]
+HOOKS = {
+    "weeks": [{"week": "2026-10-05", "hook_checks": 2, "hook_rejects": 1},
+              {"week": "2026-10-12", "hook_checks": 1, "hook_rejects": 1}],
+    "totals": {"hook_checks": 3, "hook_rejects": 2},
+    "by_agent": [{"agent": "claude-code", "hook_checks": 2, "hook_rejects": 1, "sessions_refused": 1,
+                  "sessions_narrowed": 1},
+                 {"agent": "copilot", "hook_checks": 1, "hook_rejects": 1, "sessions_refused": 1,
+                  "sessions_narrowed": 0}],
+}
 
 KEYS = ("attempts", "probe_rejects", "calls_armed", "credit_bugs", "quarantined", "units",
         "armed_per_reject")
@@ -116,6 +133,7 @@ def test_report_per_week_undated_last_empty_week_omitted(con: duckdb.DuckDBPyCon
         "rejected_lines": 2,
         "credit_bug_merges": [],
         "shadow": SHADOW,
+        "hooks": HOOKS,
     }
 
 
@@ -309,7 +327,7 @@ def test_property_results_count_anything_but_hold_or_fail_as_unresolved(
 def test_data_health(con: duckdb.DuckDBPyConnection) -> None:
     assert queries.repos(con) == ["other", "svc"]
     (source,) = records(queries.sources(con))
-    assert (source["path"], source["attempts"], source["rejected"]) == ("lane-log.jsonl", 10, 2)
+    assert (source["path"], source["attempts"], source["rejected"]) == ("lane-log.jsonl", 13, 2)
     assert [r["line_no"] for r in records(queries.rejected_lines(con, limit=1))] == [1000]
     assert records(queries.type_anomalies(con)) == [{"field": "merge_credit", "attempts": 1}]
     assert [r["attempt_id"] for r in records(queries.undated(con, Filters(repo="svc")))] == ["a8"]
@@ -324,8 +342,10 @@ def moved(row: dict[str, Any], **changes: Any) -> dict[str, Any]:
     raw = json.loads(row["raw"])
     freezes = {test_id: {"owner": "moved-owner", "expires": "2026-12-01"} for test_id in raw.get("freezes", {})}
     raw = {**raw, "attempt_id": f"a{line_no}", **({"freezes": freezes} if freezes else {})}
+    # A hook's line moved is another session's (a session is one agent's run, in one place and time).
+    session = {"hook_session": f"{row['hook_session']}-moved"} if row.get("hook_session") else {}
     return {**row, "line_no": line_no, "attempt_id": f"a{line_no}", "byte_offset": 100 * line_no,
-            "raw": json.dumps(raw), **changes}
+            "raw": json.dumps(raw), **session, **changes}
 
 
 def at(week: date) -> dict[str, Any]:
