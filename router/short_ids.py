@@ -25,4 +25,5 @@ def full_ids(closed: Close, repo: Path | None) -> Close:
             raise FactInvalid(f"--repo {repo}: the {field} {short} names no one commit there; fetch it, "
                               f"or leave out --repo to keep it short")
         found[field] = full
-    return dataclasses.replace(closed, short=(), **found)
+    return dataclasses.replace(closed, short=(), head=found.get("head", closed.head),
+                               merge_commit=found.get("merge_commit", closed.merge_commit))

@@ -27,7 +27,9 @@ def _repo_name(ctx: click.Context, param: click.Parameter, value: str | None) ->
               help="The forge whose shapes --event, --reviews and --label-events are in, and whose CI job is read "
                    "[default: the forge whose CI runs the job, else github].")
 @click.option("--event", type=click.Path(path_type=Path), metavar="FILE",
-              help="A saved pull_request closed event payload [default: under GitHub Actions, $GITHUB_EVENT_PATH].")
+              help="A saved payload of the close, in the forge's shape: GitHub's pull_request closed event, GitLab's "
+                   "Merge Request Hook, Bitbucket's pullrequest:fulfilled or pullrequest:rejected [default: under "
+                   "GitHub Actions, $GITHUB_EVENT_PATH].")
 @click.option("--reviews", "--approvals", "reviews", type=click.Path(path_type=Path), metavar="FILE",
               help="The pull request's reviews, as `gh api repos/OWNER/NAME/pulls/N/reviews --paginate` prints "
                    "them (GitLab: its merge request's approvals JSON): the approvals on the line [default: "
@@ -67,8 +69,9 @@ def outcome(forge: str | None, event: Path | None, reviews: Path | None, label_e
     """Record what became of a pull request when it closed: append one outcome line.
 
     Run it when a pull request closes.  Under GitHub Actions it reads the
-    pull_request closed event; --event takes a saved payload, and the flags
-    describe a pull request of another forge.  Prints the line (one JSON
+    pull_request closed event; --event takes a saved payload of the --forge
+    (github, gitlab or bitbucket), and the flags describe a pull request of
+    a forge without an adapter.  Prints the line (one JSON
     object) on stdout and appends it to the lane log.  Exit 0 when the line
     is written, 2 when an input cannot be used (the error names the file and
     the key; nothing is written).
