@@ -128,3 +128,19 @@ def test_the_report_counts_the_forges_merged_and_closed_outcomes(tmp_path: Path,
                                          "merge_credit_bugs", "reviewed_exceptions")} == {
         "pull_requests": 2, "merged": 1, "closed_without_merge": 1, "open": 0,
         "merge_credit_bugs": 1, "reviewed_exceptions": 0}
+
+
+@pytest.mark.parametrize(("setter", "verdict"), [({"id": 2, "username": "alice"}, "reviewed_exception"),
+                                                 ({"id": 9, "username": "group_4_bot_77"}, "credit_bug")])
+def test_gitlabs_accept_label_set_by_a_person_makes_a_reviewed_exception(tmp_path: Path, setter: dict[str, Any],
+                                                                         verdict: str) -> None:
+    log = tmp_path / "lane-log.jsonl"
+    log.write_text(json.dumps(attempt("gitlabhq/gitlab-test", 1, "2013-12-03T12:00:00Z")) + "\n", encoding="utf-8")
+    hook = fp.gitlab_hook()
+    hook["user"] = GITLAB_PERSON
+    hook["labels"] = [{"id": 300, "title": queries.ACCEPT_LABEL}]
+    events = [{"id": 1, "user": setter, "created_at": "2013-12-03 15:00:00 UTC", "resource_type": "MergeRequest",
+               "resource_id": 99, "label": {"id": 300, "name": queries.ACCEPT_LABEL}, "action": "add"}]
+    record(log, "--forge", "gitlab", "--event", str(fp.write(tmp_path / "hook.json", hook)),
+           "--label-events", str(fp.write(tmp_path / "label-events.json", events)))
+    assert verdicts(log)[0] == [verdict]

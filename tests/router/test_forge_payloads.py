@@ -197,3 +197,38 @@ def test_bitbucket_refuses_a_reviews_file_its_approvals_are_in_the_payload(tmp_p
     reviews = fp.write(tmp_path / "reviews.json", [])
     found = outcome("--forge", "bitbucket", "--event", str(event), "--reviews", str(reviews))
     assert found.exit_code == 2 and "reviews.json: Bitbucket's approvals are read from the --event" in found.stderr
+
+
+def test_gitlab_label_events_say_who_set_each_label_last(tmp_path: Path, outcome) -> None:
+    events = [
+        {"id": 1, "user": {"id": 9, "username": "project_1_bot_x"}, "created_at": "2013-12-03T10:00:00.000Z",
+         "resource_type": "MergeRequest", "resource_id": 99, "label": {"id": 206, "name": "API"}, "action": "add"},
+        {"id": 2, "user": {"id": 2, "username": "alice"}, "created_at": "2013-12-03T11:00:00.000Z",
+         "resource_type": "MergeRequest", "resource_id": 99, "label": {"id": 206, "name": "API"}, "action": "remove"},
+        {"id": 3, "user": {"id": 2, "username": "alice"}, "created_at": "2013-12-03T12:00:00.000Z",
+         "resource_type": "MergeRequest", "resource_id": 99, "label": {"id": 206, "name": "API"}, "action": "add"},
+        {"id": 4, "user": {"id": 2, "username": "alice"}, "created_at": "2013-12-03T12:30:00.000Z",
+         "resource_type": "MergeRequest", "resource_id": 99, "label": None, "action": "add"},
+    ]
+    event = fp.write(tmp_path / "hook.json", fp.gitlab_hook())
+    line = outcome("--forge", "gitlab", "--event", str(event),
+                   "--label-events", str(fp.write(tmp_path / "label-events.json", events))).line
+    assert line["labels"] == [{"name": "API", "set_by": {"login": "alice", "type": "User"},
+                               "set_at": "2013-12-03T12:00:00Z"}]
+
+
+@pytest.mark.parametrize(("approvals", "said"), [
+    ([], "approvals.json: must be the JSON object of GET /projects/:id/merge_requests/:iid/approvals, not an array"),
+    ({"iid": 1}, "approvals.json, key approved_by: must be an array, not null"),
+    ({"approved_by": [{"user": None}]}, "approvals.json, key approved_by[0].user: must be an object, not null"),
+    ({"approved_by": [{"user": {"username": "bob"}, "approved_at": "soon"}]},
+     "approvals.json, key approved_by[0].approved_at: must be a time such as 2017-09-15 16:52:00 UTC"),
+    ({"approved_by": [{"user": {"username": "bob", "bot": "no"}}]},
+     "approvals.json, key approved_by[0].user.bot: must be true or false"),
+])
+def test_a_bad_gitlab_approvals_file_is_exit_2_naming_the_key(tmp_path: Path, outcome, approvals: Any,
+                                                             said: str) -> None:
+    event = fp.write(tmp_path / "hook.json", fp.gitlab_hook())
+    found = outcome("--forge", "gitlab", "--event", str(event),
+                    "--approvals", str(fp.write(tmp_path / "approvals.json", approvals)))
+    assert found.exit_code == 2 and found.added == [] and said in found.stderr
