@@ -28,7 +28,11 @@ MAX_URL = 2048
 MAX_TIME = 40
 # GitHub's rule for an owner and a repository name: 1-100 of letters, digits, '.', '_' and '-'.
 REPOSITORY = re.compile(r"([A-Za-z0-9._-]{1,100})/([A-Za-z0-9._-]{1,100})\Z")
+# GitLab's project path: a group, up to 20 levels of subgroups, then the project (group/sub/project).
+NESTED_REPOSITORY = re.compile(r"[A-Za-z0-9._-]{1,100}(?:/[A-Za-z0-9._-]{1,100}){1,21}\Z")
+MAX_NESTED = 2200
 SHA = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})\Z")   # SHA-1 or SHA-256 object names
+SHORT_SHA = re.compile(r"[0-9a-f]{12}\Z")                # Bitbucket Cloud's abbreviated commit hashes
 ASCII_TEXT = re.compile(r"[\x21-\x7e]+\Z")                # printable ASCII: a URL is percent-encoded, a login ASCII
 BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 REFUSED_CATEGORIES = frozenset({"Cc", "Cs", "Zl", "Zp"})
@@ -87,6 +91,15 @@ def check_repository(value: Any, where: str) -> str:
     return found.group()
 
 
+def check_nested_repository(value: Any, where: str) -> str:
+    """GitLab's ``GROUP/SUB/.../PROJECT``: two to 22 parts, each by the rule of check_repository's."""
+    sound = isinstance(value, str) and len(value) <= MAX_NESTED and NESTED_REPOSITORY.match(value) is not None
+    if not sound or any(set(part) == {"."} for part in value.split("/")):
+        raise FactInvalid(f"{where}: must be GROUP/PROJECT or GROUP/SUBGROUP/.../PROJECT, each part 1 to 100 "
+                          f"letters, digits, '.', '_' or '-'{_found(value)}")
+    return str(value)
+
+
 def check_number(value: Any, where: str) -> int:
     """A pull request's number (or a run attempt): a whole number from 1 to 2**31-1."""
     if isinstance(value, bool) or not isinstance(value, int):
@@ -116,6 +129,15 @@ def check_sha(value: Any, where: str) -> str:
     """A commit's full object name: 40 (SHA-1) or 64 (SHA-256) hex digits, kept in lower case."""
     if not isinstance(value, str) or len(value) > 64 or not SHA.match(value.lower()):
         raise FactInvalid(f"{where}: must be a commit's full id, 40 or 64 hex digits{_found(value)}")
+    return value.lower()
+
+
+def check_short_sha(value: Any, where: str) -> str:
+    """A commit's full id, or the 12 hex digits Bitbucket Cloud gives for one, kept in lower case."""
+    if isinstance(value, str) and len(value) == 12 and SHORT_SHA.match(value.lower()):
+        return value.lower()
+    if not isinstance(value, str) or len(value) > 64 or not SHA.match(value.lower()):
+        raise FactInvalid(f"{where}: must be a commit's id, 12, 40 or 64 hex digits{_found(value)}")
     return value.lower()
 
 

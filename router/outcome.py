@@ -35,6 +35,7 @@ from lanelog.router.forges import (
     chosen_forge,
 )
 from lanelog.router.lane_log import OUTCOME_KIND, OUTCOME_PRODUCER, SCHEMA
+from lanelog.router.short_ids import full_ids
 
 FLAG_OF = {"labels": "--label"}  # a flag not spelled as its field
 
@@ -75,6 +76,7 @@ class OutcomeRequest:
     repo_name: str | None = None
     ci_run_url: str | None = None
     forge: str | None = None  # whose files --event, --reviews and --label-events are [default: the CI job's]
+    repo: Path | None = None  # a checkout that resolves a payload's abbreviated commit ids (Bitbucket's)
 
 
 def outcome_line(request: OutcomeRequest, environ: Mapping[str, str] | None = None,
@@ -84,10 +86,11 @@ def outcome_line(request: OutcomeRequest, environ: Mapping[str, str] | None = No
     adapter is named."""
     env = os.environ if environ is None else environ
     forge = chosen_forge(request.forge, env)
-    closed = _closed(request, forge, env)
-    approvals = forge.read_approvals(request.reviews, closed.pull_request) if request.reviews is not None else None
+    closed = full_ids(_closed(request, forge, env), request.repo)
+    approvals = forge.read_approvals(request.reviews, closed.pull_request) if request.reviews is not None \
+        else None if closed.approvals is None else list(closed.approvals)
     setters = forge.read_label_events(request.label_events) if request.label_events is not None else None
-    repo = request.repo_name if request.repo_name is not None else closed.pull_request.repository.split("/")[1]
+    repo = request.repo_name if request.repo_name is not None else closed.pull_request.repository.rsplit("/", 1)[1]
     return build_outcome(closed, repo=repo, approvals=approvals, setters=setters,
                          ci_run=ci_run_field(request.ci_run_url, env, notify))
 
@@ -166,6 +169,10 @@ def build_outcome(closed: Close, *, repo: str, approvals: list[Approval] | None,
     line["labels"] = [{"name": name, **(setters[name].line() if setters and name in setters else {})}
                       for name in closed.labels]
     line["merge_commit"] = closed.merge_commit
+    if closed.short:
+        line["short_ids"] = list(closed.short)
+    if closed.forge is not None:
+        line["forge"] = closed.forge
     if ci_run is not None:
         line["ci_run"] = dict(ci_run)
     return line

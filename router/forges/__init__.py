@@ -37,8 +37,9 @@ DEFAULT_FORGE = "github"
 
 @dataclass(frozen=True)
 class Account:
-    """An account as a line keeps it: its login and the forge's word for its kind (``User``, ``Bot``,
-    ...; None when a flag did not say)."""
+    """An account as a line keeps it: its login and its kind (``User``, ``Bot``, ...; None when unknown).
+    GitHub's kind is its own word; another forge's adapter writes ``User`` for a person by that forge's
+    rule and ``Bot`` for an app, so that one rule (queries/scope.sql's is_person) judges every forge."""
 
     login: str
     type: str | None
@@ -108,14 +109,19 @@ class Close:
     author: Account | None
     labels: tuple[str, ...]
     merge_commit: str | None
+    # The approvals the payload itself carries (Bitbucket's participants), None where it carries none.
+    approvals: tuple[Approval, ...] | None = None
+    forge: str | None = None            # the forge that read it, where the line names it
+    short: tuple[str, ...] = ()         # the fields ("head", "merge_commit") holding an abbreviated commit id
 
 
 @dataclass(frozen=True)
 class Approval:
-    """An approving review by the forge's rule: who, when, and of which commit (None when unknown)."""
+    """An approving review by the forge's rule: who, when, and of which commit (None when unknown; an
+    approval of no known time never counts)."""
 
     account: Account
-    submitted_at: str
+    submitted_at: str | None
     commit_id: str | None
 
     def line(self) -> dict[str, Any]:

@@ -330,7 +330,7 @@ def _approvals(path: Path, named: str, pull_request: PullRequest) -> list[Approv
     for _, _, state, approval in sorted(deciding, key=lambda row: row[:2]):
         latest[approval.account.login] = (state, approval)
     approved = sorted((approval for state, approval in latest.values() if state == "APPROVED"),
-                      key=lambda approval: (approval.submitted_at, approval.account.login))
+                      key=lambda approval: (approval.submitted_at or "", approval.account.login))
     if len(approved) > MAX_APPROVALS:
         raise FactInvalid(f"{named}: {len(approved)} reviewers approve; an outcome keeps at most {MAX_APPROVALS}")
     return approved

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FORGES_FOLDER = ROOT / "router" / "forges"
 SOURCE_FOLDERS = ("router", "store", "ingest", "queries", "dashboard", "lanelog")
 # A CI variable of a forge, as a string of its own (an environment key), never a word in a sentence.
-CI_VARIABLE = re.compile(r"GITHUB_[A-Z0-9_]*\Z")
+CI_VARIABLE = re.compile(r"(?:GITHUB|GITLAB|CI|BITBUCKET)_[A-Z0-9_]*\Z")
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 
 
@@ -82,7 +82,7 @@ def test_the_github_forge_is_githubs_adapter() -> None:
     assert isinstance(forge("github"), GitHub)
 
 
-@pytest.mark.parametrize("name", ["gitlab", "GitHub", "", "github.com"])
+@pytest.mark.parametrize("name", ["gitea", "GitHub", "", "github.com"])
 def test_an_unknown_forge_is_an_error_naming_the_forges_there_are(name: str) -> None:
     with pytest.raises(ForgeUnknown) as caught:
         forge(name)
@@ -92,9 +92,9 @@ def test_an_unknown_forge_is_an_error_naming_the_forges_there_are(name: str) -> 
 
 
 def test_the_command_refuses_an_unknown_forge_naming_the_choices(tmp_path: Path) -> None:
-    result = CliRunner().invoke(cli, ["outcome", "--forge", "gitlab", "--out", str(tmp_path / "log.jsonl")])
+    result = CliRunner().invoke(cli, ["outcome", "--forge", "gitea", "--out", str(tmp_path / "log.jsonl")])
     assert result.exit_code == 2
-    assert "Invalid value for '--forge': 'gitlab' is not 'github'." in result.stderr
+    assert "Invalid value for '--forge': 'gitea' is not one of 'bitbucket', 'github', 'gitlab'." in result.stderr
     assert not (tmp_path / "log.jsonl").exists()
 
 

@@ -242,7 +242,8 @@ def test_a_forged_workflow_command_in_a_login_stays_data(patch, on_actions, tmp_
 @pytest.mark.parametrize(("args", "error"), [
     (["--pull-request", "0"], "Error: Invalid value for '--pull-request': 0 is not in the range 1<=x<=2147483647."),
     (["--pull-request", "7"],
-     "Error: --pull-request needs --repository OWNER/NAME (or $GITHUB_REPOSITORY under GitHub Actions)"),
+     "Error: --pull-request needs --repository OWNER/NAME (or $BITBUCKET_REPO_FULL_NAME under Bitbucket "
+     "Pipelines or $GITHUB_REPOSITORY under GitHub Actions or $CI_MERGE_REQUEST_PROJECT_PATH under GitLab CI)"),
     (["--repository", "acme/orders"],
      "Error: --repository and --pull-request-url describe a --pull-request N: give it too"),
     (["--pull-request", "7", "--repository", "acme"],

@@ -27,10 +27,13 @@ def _repo_name(ctx: click.Context, param: click.Parameter, value: str | None) ->
               help="The forge whose shapes --event, --reviews and --label-events are in, and whose CI job is read "
                    "[default: the forge whose CI runs the job, else github].")
 @click.option("--event", type=click.Path(path_type=Path), metavar="FILE",
-              help="A saved pull_request closed event payload [default: under GitHub Actions, $GITHUB_EVENT_PATH].")
-@click.option("--reviews", type=click.Path(path_type=Path), metavar="FILE",
+              help="A saved payload of the close, in the forge's shape: GitHub's pull_request closed event, GitLab's "
+                   "Merge Request Hook, Bitbucket's pullrequest:fulfilled or pullrequest:rejected [default: under "
+                   "GitHub Actions, $GITHUB_EVENT_PATH].")
+@click.option("--reviews", "--approvals", "reviews", type=click.Path(path_type=Path), metavar="FILE",
               help="The pull request's reviews, as `gh api repos/OWNER/NAME/pulls/N/reviews --paginate` prints "
-                   "them: the approvals on the line [default: approvals unknown, left out].")
+                   "them (GitLab: its merge request's approvals JSON): the approvals on the line [default: "
+                   "approvals unknown, left out; Bitbucket: the payload's].")
 @click.option("--label-events", type=click.Path(path_type=Path), metavar="FILE",
               help="The pull request's events, as `gh api repos/OWNER/NAME/issues/N/events --paginate` prints them: "
                    "who set each label, and when [default: unknown, left out].")
@@ -52,18 +55,23 @@ def _repo_name(ctx: click.Context, param: click.Parameter, value: str | None) ->
 @click.option("--author-type", type=click.Choice(ACCOUNT_TYPES), help="Without an event: a person or a bot.")
 @click.option("--label", "labels", multiple=True, metavar="NAME", callback=checked("text"),
               help="Without an event: a label it carried when it closed (repeatable).")
+@click.option("--repo", "repo", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="A checkout that makes the payload's abbreviated commit ids (Bitbucket's) full "
+                   "[default: kept as given, named in short_ids].")
 @click.option("--repo-name", default=None, metavar="NAME", callback=_repo_name,
               help="The repo field of the line, as route writes it [default: NAME of the repository].")
 @click.option("--out", "log_path", type=click.Path(path_type=Path, dir_okay=False),
               envvar="LANELOG_LOG", default=Path("lane-log.jsonl"), show_default=True, metavar="FILE",
               help="The lane log to append the line to (env LANELOG_LOG).")
 def outcome(forge: str | None, event: Path | None, reviews: Path | None, label_events: Path | None,
-            ci_run_url: str | None, repo_name: str | None, log_path: Path, **flags: Any) -> None:
+            ci_run_url: str | None, repo: Path | None, repo_name: str | None, log_path: Path,
+            **flags: Any) -> None:
     """Record what became of a pull request when it closed: append one outcome line.
 
     Run it when a pull request closes.  Under GitHub Actions it reads the
-    pull_request closed event; --event takes a saved payload, and the flags
-    describe a pull request of another forge.  Prints the line (one JSON
+    pull_request closed event; --event takes a saved payload of the --forge
+    (github, gitlab or bitbucket), and the flags describe a pull request of
+    a forge without an adapter.  Prints the line (one JSON
     object) on stdout and appends it to the lane log.  Exit 0 when the line
     is written, 2 when an input cannot be used (the error names the file and
     the key; nothing is written).
@@ -75,7 +83,7 @@ def outcome(forge: str | None, event: Path | None, reviews: Path | None, label_e
         lanelog outcome --repository acme/orders --pull-request 7 --state closed --closed-at 2026-10-08T14:03:00Z
     """
     request = OutcomeRequest(event=event, flags=OutcomeFlags(**flags), reviews=reviews, label_events=label_events,
-                             repo_name=repo_name, ci_run_url=ci_run_url, forge=forge)
+                             repo_name=repo_name, ci_run_url=ci_run_url, forge=forge, repo=repo)
     line = outcome_line(request, notify=lambda note: echo(f"lanelog outcome: {note}", err=True))
     text = dumps(line)
     try:
