@@ -85,7 +85,7 @@ def test_a_digest_of_many_budgets_keeps_every_section_within_slacks_limits(tmp_p
 def test_a_digest_of_a_week_without_attempts_names_the_week(tmp_path: Path) -> None:
     db = ingest_lines(tmp_path, [spent(n, MONDAY, 1.0) for n in range(3)])
     (body,) = digest_posts(db, "--week", "2026-11-16")
-    assert body["text"] == "lanelog weekly review: week of 2026-11-16: no attempts in that week, nothing to review"
+    assert body["text"] == "lanelog weekly review: week of 2026-11-16: no attempts were routed in that week"
     assert slack_problems(body) == []
     (event,) = digest_posts(tmp_path / "lanelog.duckdb", "--week", "2026-11-23", "--notify-format", "json")
     assert event == {"event": "weekly_review", "week": "2026-11-23", "digest": None, "dashboard_url": None}
@@ -98,8 +98,11 @@ def test_the_dashboard_url_may_come_from_the_environment_and_a_bad_one_is_refuse
     refused = lanelog("report", "--db", str(db), "--format", "markdown", "--notify", "http://127.0.0.1:9/x",
                       "--dashboard-url", "javascript:alert(1)")
     assert refused.returncode == 2 and "--dashboard-url must be an http:// or https:// address" in refused.stderr
-    unposted = lanelog("check", "--db", str(db), env={"LANELOG_DASHBOARD_URL": DASHBOARD})
-    assert unposted.returncode == 0, unposted.stderr  # set for every job, it is no mistake without --notify
+    for command in ("check", "report"):  # set for every job, it is no mistake without --notify; given, it is
+        unposted = lanelog(command, "--db", str(db), env={"LANELOG_DASHBOARD_URL": DASHBOARD})
+        assert unposted.returncode == 0, unposted.stderr
+        alone = lanelog(command, "--db", str(db), "--dashboard-url", DASHBOARD)
+        assert alone.returncode == 2 and "--dashboard-url go" in alone.stderr
 
 
 LONG_TESTS = [f"tests/integration/test_orders_export.py::TestExport::test_case_{n:03d}_with_a_long_name"

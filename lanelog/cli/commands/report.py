@@ -64,8 +64,9 @@ class Asked:
               "before the one holding it) and, without --week, the day budgets are judged on.")
 @notify_options
 @dashboard_url_option("With --notify: the dashboard's address, so the digest links to its week there.")
-def report(source: ReadOptions, week_text: str | None, fmt: str, budgets: Path | None, today: date | None,
-           notify: NotifyOptions, dashboard_url: str | None) -> None:
+@click.pass_context
+def report(ctx: click.Context, source: ReadOptions, week_text: str | None, fmt: str, budgets: Path | None,
+           today: date | None, notify: NotifyOptions, dashboard_url: str | None) -> None:
     """Print the weekly figures: attempts, probe rejects, armed calls, credit bugs, units.
 
     Reads the DuckDB file, or, given LOG files, ingests them into a throwaway
@@ -91,6 +92,8 @@ def report(source: ReadOptions, week_text: str | None, fmt: str, budgets: Path |
     """
     from lanelog.queries import review
 
+    if ctx.get_parameter_source("dashboard_url") == click.core.ParameterSource.COMMANDLINE and not notify.urls:
+        raise click.UsageError("--dashboard-url goes with --notify URL: it links the digest posted")
     source, asked = _read(source, week_text, fmt, budgets, today, notify)
     link_base = alerts.check_dashboard_url(dashboard_url) if notify.urls else None
     with source.opened(write=asked.once and bool(notify.urls)) as engine:

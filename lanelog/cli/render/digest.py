@@ -110,8 +110,8 @@ def week_link(dashboard_url: str | None, week: str) -> str | None:
 
 def _nothing(week: date | None, fmt: str) -> dict[str, Any]:
     """The digest of a range without a dated attempt: it names the week asked (--week), else says the range."""
-    text = (f"lanelog weekly review: week of {week.isoformat()}: no attempts in that week, nothing to review"
-            if week is not None else "lanelog weekly review: no dated attempts in the range asked, nothing to review")
+    text = (f"lanelog weekly review: week of {week.isoformat()}: no attempts were routed in that week"
+            if week is not None else "lanelog weekly review: no dated attempts in the range asked")
     if fmt == "json":
         return {"event": "weekly_review", "week": week.isoformat() if week else None, "digest": None,
                 "dashboard_url": None}
