@@ -7,7 +7,11 @@ apart by the sha256 of the URL.
 
 Everything a lane log says (repository, producer, attempt and quarantine ids) is
 untrusted: in Slack's markup each value sits in a code span with & < > escaped and
-backticks replaced, so no text can ping a channel, form a link or end the span.
+backticks replaced, so no text can ping a channel, form a link or end the span.  A link
+is made only of an address that passes the outcome's URL check (`linkable`), its text
+escaped the same way.  Slack refuses a whole message over its Block Kit limits, so every
+message keeps within them whatever the data: a long list is cut as "and N more"
+(`listed`), a section held to SECTION_LIMIT, the blocks to MAX_SECTIONS.
 """
 
 from __future__ import annotations
