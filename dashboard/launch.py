@@ -186,6 +186,9 @@ def serve(db: Path, host: str = "127.0.0.1", port: int = 8501, lake: str | None 
     settings = signin.load_auth(auth)
     if settings.address_proof == "none":
         print(unproven_addresses_warning(auth), file=sys.stderr, flush=True)
+    open_to_others = signin.readable_by_others(auth)
+    if open_to_others is not None:
+        print(open_to_others, file=sys.stderr, flush=True)
     check_port_free(host, port)
     folder = Path(tempfile.mkdtemp(prefix="lanelog-signin-"))
     try:

@@ -36,6 +36,7 @@ from urllib.parse import urlsplit
 from lanelog.dashboard.admission import DEFAULT_PROOF, PROOFS, ascii_lower
 from lanelog.errors import DashboardError
 from lanelog.files import NotRegular, kind, read_regular
+from lanelog.framing import framed
 
 REQUIRED = ("server_metadata_url", "client_id", "client_secret", "redirect_uri", "cookie_secret", "allow")
 OPTIONAL = ("writers", "session_hours", "address_proof", "tenants")
@@ -179,6 +180,19 @@ def _tenants(path: Path, key: str, value: Any) -> tuple[str, ...]:
 
 # A sign-in settings file is a few hundred bytes; past this it is not one.
 MAX_AUTH_BYTES = 1024 * 1024
+
+
+def readable_by_others(path: Path) -> str | None:
+    """The warning for an --auth file that others than its owner may read (it holds the client secret and the
+    cookie secret: docs/deploy.md asks `chmod 600`), else None."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None  # load_auth names what is wrong with a file that cannot be read
+    if not mode & 0o077:
+        return None
+    return (f"warning: --auth file {framed(str(path))} is open to others than its owner (mode {mode & 0o777:03o}); "
+            f"it holds the client secret and the cookie secret: chmod 600 {framed(str(path))}")
 
 
 def _settings_text(path: Path) -> str:

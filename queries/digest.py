@@ -49,6 +49,20 @@ def _top(rows: list[dict[str, Any]], key: str, week: str) -> list[dict[str, Any]
     return [{key: row[key], "cost": row["cost"], "currency": row["currency"]} for row in ranked[:TOP]]
 
 
+# The week's outcome figures the digest shows (queries/outcomes.py's rules), from the report's outcomes weeks.
+OUTCOME_KEYS = ("merged", "closed_without_merge", "merge_rate", "merge_rate_denominator", "cost_per_merged_pr",
+                "merged_cost_unknown", "currency")
+
+
+def _outcomes(report: dict[str, Any] | None, week: str | None) -> dict[str, Any]:
+    """The pull requests merged and closed in the week, its merge rate and cost per merged pull request
+    (a week with no outcome: none merged, no rate, no cost)."""
+    weeks: list[dict[str, Any]] = (report or {}).get("outcomes", {}).get("weeks", [])
+    row = next((row for row in weeks if row["week"] == week), {})
+    return {key: row.get(key, 0 if key in ("merged", "closed_without_merge", "merge_rate_denominator",
+                                           "merged_cost_unknown") else None) for key in OUTCOME_KEYS}
+
+
 def weekly_digest(figures: dict[str, Any], before: dict[str, Any] | None = None,
                   budgets: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
     """The digest of the report's latest dated week; None when the report holds no dated week."""
@@ -66,6 +80,8 @@ def weekly_digest(figures: dict[str, Any], before: dict[str, Any] | None = None,
                     for key in (*FIGURES, *CREDIT_COUNTS) if key in latest},
         "credit_bug_merges": [merge for merge in figures.get("credit_bug_merges", [])
                               if merge["week"] == latest["week"]],
+        "outcomes": {**_outcomes(figures, latest["week"]),
+                     "merged_before": _outcomes(before or figures, then.get("week"))["merged"] if previous else None},
         "money": _money_section(_money_row(figures, latest["week"]), _money_row(before or figures, then.get("week"))),
         "top_repositories": _top(money.get("by_repo", []), "repo", latest["week"]),
         "top_properties": _top(money.get("by_property", []), "property", latest["week"]),

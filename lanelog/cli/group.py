@@ -49,7 +49,7 @@ SUMMARIES: dict[str, str] = {
     "report": "Print the weekly figures: attempts, probe rejects, armed calls, credit bugs, units.",
     "check": "Alert on credit bugs (exit 1) and audit the decision table's other rules.",
     "dashboard": "Serve the dashboard on the lane-log database, locally and headless.",
-    "demo": "Make demo data honestly: the real `lanelog route` on a throwaway repository.",
+    "demo": "Make demo data honestly: the real `lanelog route` on three throwaway repositories.",
     "export": "Write the database as a Hive-partitioned Parquet lake, week by week.",
     "replay": "Route history again under a candidate policy, writing no lane log.",
 }

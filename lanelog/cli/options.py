@@ -146,6 +146,12 @@ def budgets_option(help: str = "Budgets file (YAML: amounts of money per week or
     return click.option("--budgets", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE", help=help)
 
 
+def dashboard_url_option(help: str) -> Decorator:
+    """``--dashboard-url URL`` (or $LANELOG_DASHBOARD_URL): the dashboard's address, for links in what is posted."""
+    return click.option("--dashboard-url", metavar="URL", envvar="LANELOG_DASHBOARD_URL",
+                        help=help + "  Or $LANELOG_DASHBOARD_URL.")
+
+
 class Day(click.DateTime):
     """A day given as YYYY-MM-DD, as a date: one lanelog takes (lanelog.queries' FIRST_DAY to LAST_DAY), else a
     usage error naming the option, before anything is read."""

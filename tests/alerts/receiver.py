@@ -27,6 +27,7 @@ class Answer:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     during: Callable[[], None] | None = None  # run after the post is read, before it is answered
+    body: bytes = b"ok"
 
 
 @dataclass
@@ -63,9 +64,9 @@ def receiver(path: str = "/services/T0001/B0002/XyZsecretToken42") -> Iterator[R
                 self.send_response(answer.status)
                 for name, value in answer.headers.items():
                     self.send_header(name, value)
-                self.send_header("Content-Length", "2")
+                self.send_header("Content-Length", str(len(answer.body)))
                 self.end_headers()
-                self.wfile.write(b"ok")
+                self.wfile.write(answer.body)
             except (BrokenPipeError, ConnectionResetError):
                 pass
 

@@ -60,3 +60,27 @@ def test_an_answer_that_quotes_the_url_is_named_by_its_kind_not_its_text() -> No
     assert str(raised.value) == (f"receiver {alerts.Receiver(url)}: the answer is not HTTP (BadStatusLine) "
                                  "(timeout 5 s); not sent")
     assert "echoSecret66" not in str(raised.value)
+
+
+def test_a_refusal_is_named_with_its_status_and_the_first_line_of_its_answer() -> None:
+    with receiver() as hook, pytest.raises(AlertError) as raised:
+        hook.answers = [Answer(400, body=b"invalid_blocks\nmore detail the error leaves out")]
+        _post(hook.url, [])
+    assert str(raised.value) == (f"receiver {alerts.Receiver(hook.url)} answered HTTP 400; not sent "
+                                 '(the receiver refused the message), its answer: "invalid_blocks"')
+    assert len(hook.posts) == 1  # a refusal of the message is not tried again
+
+
+def test_a_refusal_that_quotes_the_webhook_or_holds_control_characters_shows_neither() -> None:
+    with receiver() as hook, pytest.raises(AlertError) as raised:
+        hook.answers = [Answer(400, body=b"no_such_hook /services/T0001/B0002/XyZsecretToken42 \x1b[31mred")]
+        _post(hook.url, [])
+    assert "XyZsecretToken42" not in str(raised.value) and "\x1b" not in str(raised.value)
+    assert 'its answer: "no_such_hook /… \\\\x1b[31mred"' in str(raised.value)
+
+
+def test_a_gone_webhook_is_told_to_check_its_url() -> None:
+    with receiver() as hook, pytest.raises(AlertError) as raised:
+        hook.answers = [Answer(404, body=b"no_service")]
+        _post(hook.url, [])
+    assert str(raised.value).endswith('answered HTTP 404; not sent (check the webhook URL), its answer: "no_service"')

@@ -288,3 +288,16 @@ def test_the_server_filters_authlibs_httpx_notice_and_no_other_warning() -> None
     assert HTTPX_NOTICE not in quiet
     # Another of Authlib's notices, of the same class, is still shown.
     assert "AuthlibDeprecationWarning: authlib.jose module is deprecated" in quiet
+
+
+def test_an_auth_file_others_can_read_is_warned_of_at_start_and_one_kept_private_is_not(tmp_path: Path) -> None:
+    # 192.0.2.10 is no address of this machine: the warning is printed, then binding fails.
+    auth = _auth_file(tmp_path)
+    auth.chmod(0o644)
+    done = _dashboard("--host", "192.0.2.10", "--port", "9", "--auth", str(auth))
+    assert done.returncode == 2 and "is not free" in done.stderr
+    assert (f"warning: --auth file {auth} is open to others than its owner (mode 644); it holds the client secret "
+            f"and the cookie secret: chmod 600 {auth}\n") in done.stderr
+    auth.chmod(0o600)
+    private = _dashboard("--host", "192.0.2.10", "--port", "9", "--auth", str(auth))
+    assert private.returncode == 2 and "open to others" not in private.stderr

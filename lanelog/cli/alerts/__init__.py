@@ -10,20 +10,27 @@ keeps the record of what was claimed and sent.
 
 from lanelog.cli.alerts.delivery import CLAIMED, HELD, SENT, Ledger, Outcome, deliver, longest_post
 from lanelog.cli.alerts.messages import (
+    FIELD_LIMIT,
     FORMATS,
+    SECTION_LIMIT,
     Receiver,
+    blocks_within,
     bug_key,
     check_dashboard_url,
     credit_bug_alerts,
     credit_bug_message,
+    listed,
+    section,
     slack_code,
     slack_escape,
+    slack_link,
     triage_link,
 )
 from lanelog.cli.alerts.posting import ATTEMPTS, MAX_RETRY_AFTER_S, TIMEOUT_S, post
 
 __all__ = [
-    "ATTEMPTS", "CLAIMED", "FORMATS", "HELD", "MAX_RETRY_AFTER_S", "SENT", "TIMEOUT_S", "Ledger", "Outcome",
-    "Receiver", "bug_key", "check_dashboard_url", "credit_bug_alerts", "credit_bug_message", "deliver",
-    "longest_post", "post", "slack_code", "slack_escape", "triage_link",
+    "ATTEMPTS", "CLAIMED", "FIELD_LIMIT", "FORMATS", "HELD", "MAX_RETRY_AFTER_S", "SECTION_LIMIT", "SENT",
+    "TIMEOUT_S", "Ledger", "Outcome", "Receiver", "blocks_within", "bug_key", "check_dashboard_url",
+    "credit_bug_alerts", "credit_bug_message", "deliver", "listed", "longest_post", "post", "section",
+    "slack_code", "slack_escape", "slack_link", "triage_link",
 ]

@@ -7,7 +7,11 @@ apart by the sha256 of the URL.
 
 Everything a lane log says (repository, producer, attempt and quarantine ids) is
 untrusted: in Slack's markup each value sits in a code span with & < > escaped and
-backticks replaced, so no text can ping a channel, form a link or end the span.
+backticks replaced, so no text can ping a channel, form a link or end the span.  A link
+is made only of an address that passes the outcome's URL check (`linkable`), its text
+escaped the same way.  Slack refuses a whole message over its Block Kit limits, so every
+message keeps within them whatever the data: a long list is cut as "and N more"
+(`listed`), a section held to SECTION_LIMIT, the blocks to MAX_SECTIONS.
 """
 
 from __future__ import annotations
@@ -23,9 +27,11 @@ from lanelog.events import jsonable
 from lanelog.urls import shown_url
 
 FORMATS = ("slack", "json")
+URL_LIMIT = 2048            # characters of an address a link may hold (the outcome's check)
 VALUE_LIMIT = 200           # characters of one untrusted value shown in a message
 SECTION_LIMIT = 2900        # Slack takes up to 3000 characters in one section's text
 MAX_SECTIONS = 45           # and up to 50 blocks in one message
+FIELD_LIMIT = 1900          # and up to 2000 in one field, ten fields at most
 
 
 @dataclass(frozen=True)
@@ -87,7 +93,7 @@ def slack_escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _plain(value: Any) -> str:
+def plain_text(value: Any) -> str:
     """One untrusted value as a single line of bounded length, control characters made visible."""
     if value is None or value == "":
         return "(none)"
@@ -99,7 +105,62 @@ def _plain(value: Any) -> str:
 def slack_code(value: Any) -> str:
     """An untrusted value as a Slack code span: never a link, a mention or formatting."""
     # U+02CB looks like a backtick but cannot close the span.
-    return "`" + slack_escape(_plain(value).replace("`", "\u02cb")) + "`"
+    return "`" + slack_escape(plain_text(value).replace("`", "\u02cb")) + "`"
+
+
+def linkable(url: Any) -> bool:
+    """Whether an address may stand in a Slack link: the outcome's URL check (an http or https URL of at
+    most 2,048 printable ASCII characters, with a host and no credentials) and none of Slack's < > |."""
+    if not isinstance(url, str) or not 1 <= len(url) <= URL_LIMIT or not all("!" <= char <= "~" for char in url) \
+            or any(char in url for char in "<>|"):
+        return False
+    try:
+        parts = urlsplit(url)
+        return parts.scheme in ("http", "https") and bool(parts.hostname) and "@" not in parts.netloc \
+            and (parts.port is None or parts.port > 0)
+    except ValueError:  # a bad port or IPv6 literal
+        return False
+
+
+def slack_link(url: Any, text: Any) -> str | None:
+    """A Slack link <url|text> for an address that is `linkable`, its text escaped and bounded (log text
+    never forms a link or a mention of its own); None for any other address."""
+    if not linkable(url):
+        return None
+    return f"<{slack_escape(url)}|{slack_escape(plain_text(text))}>"
+
+
+def listed(items: list[str], room: int, sep: str = ", ", noun: str = "") -> str:
+    """As many items as fit in `room` characters, joined by `sep`; the rest cut as "and N more", never refused.
+
+    Slack refuses a whole message whose section is over its limit: a long quarantine or a
+    budgets file at its maximum must shorten the list, not lose the message."""
+    shown: list[str] = []
+    used = 0
+    for n, item in enumerate(items):
+        rest = len(items) - n - 1
+        tail = len(f"{sep}and {rest} more{noun}") if rest else 0
+        cost = len(item) + (len(sep) if shown else 0)
+        if used + cost + tail > room:
+            return sep.join(shown) + f"{sep if shown else ''}and {len(items) - n} more{noun}"
+        shown.append(item)
+        used += cost
+    return sep.join(shown)
+
+
+def section(text: str) -> dict[str, Any]:
+    """A mrkdwn section, its text held within SECTION_LIMIT (a cut text says so)."""
+    if len(text) > SECTION_LIMIT:
+        text = text[:SECTION_LIMIT - 20] + "… (cut to fit)"
+    return {"type": "section", "text": {"type": "mrkdwn", "text": text}}
+
+
+def blocks_within(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """At most MAX_SECTIONS blocks (Slack takes 50), the last saying how many were left out."""
+    if len(blocks) <= MAX_SECTIONS:
+        return blocks
+    kept = blocks[:MAX_SECTIONS - 1]
+    return [*kept, section(f"and {len(blocks) - len(kept)} more sections, left out to fit")]
 
 
 def _week(bug: dict[str, Any]) -> str:
@@ -132,12 +193,7 @@ def check_dashboard_url(url: str | None) -> str | None:
     """The --dashboard-url, refused unless it is an http(s) address (it becomes a link)."""
     if url is None:
         return None
-    try:
-        parts = urlsplit(url)
-        usable = parts.scheme in ("http", "https") and bool(parts.hostname)
-    except ValueError:
-        usable = False
-    if not usable or any(c in url for c in "<>|\n\r \t"):
+    if not linkable(url):
         raise AlertError(f"--dashboard-url must be an http:// or https:// address, not {shown_url(url)!r}")
     return url
 
@@ -154,7 +210,6 @@ def credit_bug_message(bug: dict[str, Any], fmt: str, dashboard_url: str | None 
             "merge_credit": jsonable(bug.get("merge_credit"), "merge_credit"),
             "triage_url": link,
         }
-    quarantine = ", ".join(slack_code(q) for q in _ids(bug.get("quarantine"))) or "(none)"
     headline = (f"lanelog credit bug: merge credit on quarantined attempt {slack_code(bug.get('attempt_id'))} "
                 f"in {slack_code(bug.get('repo'))}, week {_week(bug)}")
     detail = "\n".join([
@@ -163,12 +218,12 @@ def credit_bug_message(bug: dict[str, Any], fmt: str, dashboard_url: str | None 
         f"*Week:* {_week(bug)}",
         f"*Attempt:* {slack_code(bug.get('attempt_id'))}",
         f"*Producer:* {slack_code(bug.get('producer'))}",
-        f"*Quarantine:* {quarantine}",
+        "*Quarantine:* ",
     ])
-    blocks: list[dict[str, Any]] = [{"type": "section", "text": {"type": "mrkdwn", "text": detail}}]
+    tests = [slack_code(q) for q in _ids(bug.get("quarantine"))]
+    blocks = [section(detail + (listed(tests, SECTION_LIMIT - len(detail), noun=" tests") or "(none)"))]
     if link:
-        blocks.append({"type": "section", "text": {"type": "mrkdwn",
-                                                   "text": f"<{slack_escape(link)}|Open in credit-bug triage>"}})
+        blocks.append(section(f"<{slack_escape(link)}|Open in credit-bug triage>"))
     return {"text": headline, "blocks": blocks, "unfurl_links": False, "unfurl_media": False}
 
 

@@ -17,6 +17,7 @@ import ssl
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -24,7 +25,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from lanelog import __version__
-from lanelog.cli.alerts.messages import Receiver
+from lanelog.cli.alerts.messages import Receiver, plain_text
 from lanelog.errors import AlertError
 
 TIMEOUT_S = 10.0
@@ -32,6 +33,9 @@ ATTEMPTS = 3                # one post and two retries, on 429 and 5xx only
 FIRST_BACKOFF_S = 1.0
 MAX_RETRY_AFTER_S = 30.0    # a receiver's Retry-After is honoured up to this
 RESPONSE_LIMIT = 64 * 1024  # bytes of a response body read, at most
+ANSWER_LIMIT = 1024         # bytes of a refusal's body read, for its first line
+# Statuses that say the URL is wrong (no such hook, revoked, forbidden), not the message.
+WRONG_URL = (401, 403, 404, 410)
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -141,6 +145,12 @@ def _attempt(request: urllib.request.Request, timeout: float) -> int:
             with opener.open(request, timeout=timeout) as response:
                 response.read(RESPONSE_LIMIT)
                 outcome.append(response.status)
+        except urllib.error.HTTPError as error:
+            try:  # the answer's words, read here within the deadline (Slack says why: "invalid_blocks")
+                error.answer = error.read(ANSWER_LIMIT)  # type: ignore[attr-defined]
+            except (OSError, http.client.HTTPException):
+                error.answer = b""  # type: ignore[attr-defined]
+            outcome.append(error)
         except BaseException as error:  # noqa: BLE001 - handed to the caller's thread as it is
             outcome.append(error)
 
@@ -190,17 +200,29 @@ def post(receiver: Receiver, message: dict[str, Any], *, timeout: float = TIMEOU
             raise AlertError(f"receiver {receiver} answered HTTP {status}; not sent")
         except urllib.error.HTTPError as error:
             status, wait = error.code, _retry_after(error.headers.get("Retry-After") if error.headers else None)
+            said = _answer(getattr(error, "answer", b""), receiver)
             error.close()
             if status != 429 and status < 500:
-                raise AlertError(f"receiver {receiver} answered HTTP {status}; not sent "
-                                 "(check the webhook URL)") from None
+                why = "check the webhook URL" if status in WRONG_URL else "the receiver refused the message"
+                raise AlertError(f"receiver {receiver} answered HTTP {status}; not sent ({why})"
+                                 + (f", its answer: {said}" if said else "")) from None
             if attempt == ATTEMPTS:
-                raise AlertError(f"receiver {receiver} answered HTTP {status} {ATTEMPTS} times; "
-                                 "gave up, not sent") from None
+                raise AlertError(f"receiver {receiver} answered HTTP {status} {ATTEMPTS} times; gave up, not sent"
+                                 + (f", its last answer: {said}" if said else "")) from None
             sleep(wait if wait is not None else backoff)
             backoff *= 2
         except (urllib.error.URLError, http.client.HTTPException, OSError, ValueError) as error:
             raise AlertError(f"receiver {receiver}: {_why(error)} (timeout {timeout:g} s); not sent") from None
+
+
+def _answer(body: bytes, receiver: Receiver) -> str:
+    """A refusal's first line as an error may show it ('"invalid_blocks"'): one line, control characters made
+    visible, bounded, the webhook's path never quoted back; '' for an empty answer."""
+    line = body.decode("utf-8", "replace").strip().splitlines()[0] if body.strip() else ""
+    path = urllib.parse.urlsplit(receiver.url).path
+    if len(path) > 1:
+        line = line.replace(path, "/…")
+    return json.dumps(plain_text(line), ensure_ascii=False) if line else ""
 
 
 def _why(error: BaseException) -> str:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from lanelog.cli.notify import NotifyOptions, deliver, notify_options, outcome_line
-from lanelog.cli.options import budgets_option, db_path, format_option, today_option
+from lanelog.cli.options import budgets_option, dashboard_url_option, db_path, format_option, today_option
 from lanelog.cli.output import echo
 from lanelog.cli.reading import ReadOptions, read_options
 from lanelog.cli.render import alerts as alert_forms
@@ -31,9 +31,8 @@ else:  # the webhook poster: only runs that post need it
 @format_option(["text", "json"], help="Print rows as text, or as JSON lines (summary on stderr).")
 @notify_options
 @click.option("--renotify", is_flag=True, help="With --notify: send every credit bug in range again.")
-@click.option("--dashboard-url", metavar="URL",
-              help="With --notify: the dashboard's address, so each alert links to its page (a credit bug's "
-                   "triage, a budget's or spike's Spend review).")
+@dashboard_url_option("With --notify: the dashboard's address, so each alert links to its page (a credit bug's "
+                      "triage, a budget's or spike's Spend review).")
 @click.option("--notify-claim-expiry", type=click.FloatRange(min=1, max=86400), default=600.0, show_default=True,
               metavar="SECONDS", help="With --notify: a credit bug claimed by a run that has not marked it sent "
                                       "after this long (the run died) is sent by the next run; longer than a "
@@ -78,7 +77,10 @@ def check(ctx: click.Context, source: ReadOptions, strict: bool, fmt: str, notif
     """
     from lanelog.queries import BUDGETS, SpikeRule, checked, engine_class, read_budgets, today_or_now
 
-    link_base = _check_notify(source, notify, renotify, dashboard_url, notify_claim_expiry)
+    # $LANELOG_DASHBOARD_URL set for every job is no mistake on a run without --notify; the option given is.
+    given = ctx.get_parameter_source("dashboard_url") == click.core.ParameterSource.COMMANDLINE
+    link_base = _check_notify(source, notify, renotify, dashboard_url if given or notify.urls else None,
+                              notify_claim_expiry)
     if budgets is not None:
         engine_class(source.engine).require(BUDGETS, "--budgets")
     budget_list = read_budgets(budgets) if budgets is not None else []

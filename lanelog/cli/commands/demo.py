@@ -40,14 +40,17 @@ def demo(
     db: Path | None, weeks: int, replace: bool, log_dir: Path | None,
     serve: bool, host: str, port: int, fmt: str,
 ) -> None:
-    """Make demo data honestly: the real `lanelog route` on a throwaway repository.
+    """Make demo data honestly: the real `lanelog route` on three throwaway repositories.
 
-    A scripted agent makes patches of every kind the decision table knows across
-    the simulated weeks; the router judges each one, and a small local runner
-    answers the property lane (hold, fail, or prose that counts as unresolved).
-    A clearly labelled faulty producer ("legacy-promoter") then grants merge
-    credit on a few quarantined attempts, so the credit-bug alert has something
-    to show. Both logs are ingested into the database.
+    A scripted agent opens pull requests across the simulated weeks, with patches of
+    every kind the decision table knows; the router judges each attempt, and a small
+    local runner answers the property lane (hold, fail, or prose that counts as
+    unresolved).  Reviewers then merge or close the pull requests, each outcome
+    recorded by the real `lanelog outcome`, so merges, merge rate and cost per merged
+    pull request have something to show.  A clearly labelled faulty producer
+    ("legacy-promoter") grants merge credit on a few quarantined attempts, so the
+    credit-bug alert does too.  The three logs (routed attempts, the promoter's lines,
+    the outcomes) are ingested into the database.
 
     \b
     Example:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from lanelog.cli.notify import NotifyOptions, deliver, notify_options, outcome_line, post_each
-from lanelog.cli.options import budgets_option, db_path, format_option, today_option
+from lanelog.cli.options import budgets_option, dashboard_url_option, db_path, format_option, today_option
 from lanelog.cli.output import echo
 from lanelog.cli.reading import ReadOptions, read_options
 from lanelog.cli.render import alerts as alert_forms
@@ -60,10 +60,13 @@ class Asked:
               help="Only one week: LAST (the one before the week holding today) or the week holding DATE.")
 @format_option(["text", "json", "markdown", "csv"])
 @budgets_option()
-@today_option()
+@today_option("The day taken as today (YYYY-MM-DD, UTC) [default: today]: it moves --week LAST (the week "
+              "before the one holding it) and, without --week, the day budgets are judged on.")
 @notify_options
-def report(source: ReadOptions, week_text: str | None, fmt: str, budgets: Path | None, today: date | None,
-           notify: NotifyOptions) -> None:
+@dashboard_url_option("With --notify: the dashboard's address, so the digest links to its week there.")
+@click.pass_context
+def report(ctx: click.Context, source: ReadOptions, week_text: str | None, fmt: str, budgets: Path | None,
+           today: date | None, notify: NotifyOptions, dashboard_url: str | None) -> None:
     """Print the weekly figures: attempts, probe rejects, armed calls, credit bugs, units.
 
     Reads the DuckDB file, or, given LOG files, ingests them into a throwaway
@@ -79,7 +82,9 @@ def report(source: ReadOptions, week_text: str | None, fmt: str, budgets: Path |
         lanelog report --week LAST --budgets budgets.yaml --format markdown
 
     With --notify (or $LANELOG_NOTIFY), the markdown review is also posted to each
-    webhook as a digest; a webhook that does not take it exits 2 after printing.
+    webhook as a digest (the week against the week before, pull requests merged, merge
+    rate, cost per merged pull request, credit bugs; --dashboard-url links it to the
+    dashboard's week); a webhook that does not take it exits 2 after printing.
     With --week too, it is posted once per week and webhook (the database keeps
     what was sent, as check --notify does), so a nightly job can run it every night.
     --budgets FILE adds each budget, judged on the report's last day (the Sunday of
@@ -87,7 +92,10 @@ def report(source: ReadOptions, week_text: str | None, fmt: str, budgets: Path |
     """
     from lanelog.queries import review
 
+    if ctx.get_parameter_source("dashboard_url") == click.core.ParameterSource.COMMANDLINE and not notify.urls:
+        raise click.UsageError("--dashboard-url goes with --notify URL: it links the digest posted")
     source, asked = _read(source, week_text, fmt, budgets, today, notify)
+    link_base = alerts.check_dashboard_url(dashboard_url) if notify.urls else None
     with source.opened(write=asked.once and bool(notify.urls)) as engine:
         found = review(engine, source.filters, asked.budgets or [], asked.day, with_rows=fmt == "markdown",
                        before=asked.week_before(source.filters))
@@ -95,7 +103,7 @@ def report(source: ReadOptions, week_text: str | None, fmt: str, budgets: Path |
         echo(f"Spark ran {found.jobs} job(s) for this report", err=True)
     _printed(found, asked, source)
     if notify.urls:
-        _post_digest(found, asked, source, notify)
+        _post_digest(found, asked, source, notify, link_base)
 
 
 def _week(text: str | None, today: date) -> tuple[date, date] | None:
@@ -160,9 +168,14 @@ def _printed(found: Review, asked: Asked, source: ReadOptions) -> None:
             echo("\n" + budget_forms.table(statuses), newline="\n")
 
 
-def _post_digest(found: Review, asked: Asked, source: ReadOptions, notify: NotifyOptions) -> None:
-    """Post the digest: once per week and webhook with --week (the database keeps what was sent), else each run."""
-    message = digest_forms.message(found.digest(), notify.format)
+def _post_digest(found: Review, asked: Asked, source: ReadOptions, notify: NotifyOptions,
+                 dashboard_url: str | None) -> None:
+    """Post the digest: once per week and webhook with --week (the database keeps what was sent), else each run.
+
+    A week without attempts is posted too, naming the week and saying there was nothing: the channel
+    hears of every week once, and the record says which week's message went."""
+    message = digest_forms.message(found.digest(), notify.format, dashboard_url,
+                                   asked.week[0] if asked.week is not None else None)
     if asked.week is not None:
         outcome = deliver([(alert_forms.digest_key(asked.week[0]), message)], notify, db_path(source.db),
                           source.wait)

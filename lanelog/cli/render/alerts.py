@@ -45,12 +45,17 @@ def spend_link(dashboard_url: str | None, start: date, end: date) -> str | None:
     return f"{dashboard_url.rstrip('/')}/spend?{query}"
 
 
+def overview_link(dashboard_url: str, start: date, end: date) -> str:
+    """The Overview over the days from ``start`` to ``end`` (the sidebar's address filters)."""
+    query = urlencode([("weeks", start.isoformat()), ("weeks", end.isoformat())])
+    return f"{dashboard_url.rstrip('/')}/?{query}"
+
+
 def _slack(headline: str, detail: list[str], link: str | None, label: str) -> dict[str, Any]:
-    blocks: list[dict[str, Any]] = [{"type": "section", "text": {"type": "mrkdwn", "text": "\n".join(detail)}}]
+    blocks = [alerts.section("\n".join(detail))]
     if link:
-        blocks.append({"type": "section", "text": {"type": "mrkdwn",
-                                                   "text": f"<{alerts.slack_escape(link)}|{label}>"}})
-    return {"text": headline, "blocks": blocks, "unfurl_links": False, "unfurl_media": False}
+        blocks.append(alerts.section(f"<{alerts.slack_escape(link)}|{label}>"))
+    return {"text": headline, "blocks": alerts.blocks_within(blocks), "unfurl_links": False, "unfurl_media": False}
 
 
 def budget_message(status: Status, threshold: float, fmt: str, dashboard_url: str | None) -> dict[str, Any]:
@@ -110,21 +115,28 @@ def merge_message(merge: dict[str, Any], fmt: str, dashboard_url: str | None) ->
     link = alerts.triage_link(dashboard_url, {"repo": merge["repo"], "week": merge["week"]})
     if fmt == "json":
         return {"event": "merge_credit_bug", **row_json(merge), "triage_url": link}
-    number = f"{alerts.slack_code(merge['pr_repository'])}#{int(merge['pr_number'])}"
-    quarantine = ", ".join(alerts.slack_code(test) for test in merge["quarantine"])
     headline = (f"lanelog credit bug: pull request {merge['pr_repository']}#{int(merge['pr_number'])} merged over "
                 "a live quarantine")
     detail = [
         "*Credit bug*: a pull request merged while its last attempt had a live quarantine",
-        f"*Pull request:* {number}" + (f" {alerts.slack_code(merge['pr_url'])}" if merge["pr_url"] else ""),
+        f"*Pull request:* {pull_request(merge)}",
         f"*Merged by:* {alerts.slack_code(merge['merged_by'])} ({alerts.slack_code(merge['merged_by_type'])})"
         + (f", auto-merge enabled by {alerts.slack_code(merge['auto_merge_by'])}" if merge["auto_merge"] else ""),
-        f"*Quarantine:* {quarantine}",
         f"*Agent:* {alerts.slack_code(merge['agent'])}",
         "*What to do:* check the quarantined tests on the merged commit; a person's approval after the "
         "attempt (or the label lanelog:accept-quarantine) makes such a merge a reviewed exception",
+        "*Quarantine:* ",
     ]
+    room = alerts.SECTION_LIMIT - len("\n".join(detail))
+    detail[-1] += alerts.listed([alerts.slack_code(test) for test in merge["quarantine"]], room, noun=" tests")
     return _slack(alerts.slack_escape(headline), detail, link, "Open in credit-bug triage")
+
+
+def pull_request(merge: dict[str, Any]) -> str:
+    """A merged pull request in Slack's words: repository#number, a link to its address when the address passed
+    the outcome's URL check (ingest keeps only an http(s) address), else as code."""
+    number = f"{merge['pr_repository']}#{int(merge['pr_number'])}"
+    return alerts.slack_link(merge.get("pr_url"), number) or alerts.slack_code(number)
 
 
 def merge_alerts(merges: list[dict[str, Any]], fmt: str, dashboard_url: str | None) -> list[tuple[str, dict[str, Any]]]:
