@@ -45,14 +45,6 @@ def spark_sql(name: str, *, per_set: bool = False, numbered: bool = False, attem
 
     tree = _tree(name)
 
-    def inline_scope(node: exp.Expression) -> exp.Expression:
-        if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous) \
-                and node.this.name.lower() in SCOPES:
-            macro = node.this.name.lower()
-            alias = exp.TableAlias(this=exp.to_identifier(node.alias or macro))
-            return exp.Subquery(this=_scope_select(*node.this.expressions, macro=macro), alias=alias)
-        return node
-
     def constants(node: exp.Expression) -> exp.Expression:
         # Spark binds no list; a constant of the project's own (never a caller's value) is
         # written into the query as a literal instead.
@@ -61,13 +53,6 @@ def spark_sql(name: str, *, per_set: bool = False, numbered: bool = False, attem
             if isinstance(value, str):
                 return exp.Literal.string(value)
             return exp.Array(expressions=[exp.Literal.string(item) for item in value])
-        return node
-
-    def scalar_macros(node: exp.Expression) -> exp.Expression:
-        # Spark has no macros: a call of one of scope.sql's scalar macros becomes its body.
-        if isinstance(node, exp.Anonymous) and node.name.lower() in SCALAR_MACROS:
-            body: exp.Expression = _macro_body(SCALAR_MACROS[node.name.lower()], node.expressions)
-            return body
         return node
 
     def spark_words(node: exp.Expression) -> exp.Expression:
@@ -85,8 +70,7 @@ def spark_sql(name: str, *, per_set: bool = False, numbered: bool = False, attem
                 node.alias or "attempts")))
         return node
 
-    tree = _scalars_joined(tree.transform(inline_scope).transform(scalar_macros).transform(constants)
-                           .transform(spark_words)
+    tree = _scalars_joined(tree.transform(_macros_inlined).transform(constants).transform(spark_words)
                            .transform(reading))
     if per_set:
         tree = tree.transform(_grouping_sets)
@@ -94,6 +78,20 @@ def spark_sql(name: str, *, per_set: bool = False, numbered: bool = False, attem
         tree = _numbered(tree)
     text: str = tree.sql(dialect="spark")
     return text
+
+
+def _macros_inlined(node: Any) -> Any:
+    """Spark has no macros: a call of one of scope.sql's table macros (in_scope) becomes its body as a
+    subquery, and a call of one of its scalar macros (is_person) its body as an expression."""
+    from sqlglot import exp
+
+    if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous) and node.this.name.lower() in SCOPES:
+        macro = node.this.name.lower()
+        alias = exp.TableAlias(this=exp.to_identifier(node.alias or macro))
+        return exp.Subquery(this=_scope_select(*node.this.expressions, macro=macro), alias=alias)
+    if isinstance(node, exp.Anonymous) and node.name.lower() in SCALAR_MACROS:
+        return _macro_body(SCALAR_MACROS[node.name.lower()], node.expressions)
+    return node
 
 
 def _tree(name: str) -> Any:
