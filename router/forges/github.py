@@ -293,12 +293,14 @@ def _labels(value: Any, where: str) -> tuple[str, ...]:
 def _items(path: Path, named: str, what: str) -> list[tuple[str, Any]]:
     """Every item of every page, with the key a message names it by (``[3]``, counted across pages)."""
     pages = read_pages(path, named)
-    if len(pages) == 1 and pages[0] and all(isinstance(page, list) for page in pages[0]):
+    if len(pages) == 1 and isinstance(pages[0], list) and pages[0] and all(isinstance(page, list)
+                                                                            for page in pages[0]):
         pages = pages[0]  # gh api --paginate --slurp: one array of the pages
-    wrong = next((page for page in pages if not isinstance(page, list)), None)
-    if not pages or wrong is not None:
+    # The pages that are no array, as a list: a page may be null, false or 0, so no value can mark "none".
+    wrong = [page for page in pages if not isinstance(page, list)]
+    if not pages or wrong:
         raise FactInvalid(f"{named}: must be the JSON array of {what} that `gh api ... --paginate` prints, "
-                          f"not {kind(wrong) if pages else 'an empty file'}")
+                          f"not {kind(wrong[0]) if pages else 'an empty file'}")
     return [(f"[{index}]", item) for index, item in enumerate(itertools.chain.from_iterable(pages))]
 
 
