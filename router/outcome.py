@@ -5,7 +5,10 @@ It is read from the closed event of a forge's CI job (under GitHub Actions, the 
 for a forge without an adapter; the approvals and who set each label come from the forge's
 files (``--reviews``, ``--label-events``).  The forge (router/forges/) reads and checks every
 value (router/facts.py): a payload that is not a closed pull request's event, or a value that
-is not well formed, is an error naming the file and the key, and nothing is written.  The pull
+is not well formed, is an error naming the file and the key, and nothing is written; but a
+login or a label name the line refuses (a bidi override, a control character) is no reason to
+lose the close: it is left out, named on stderr and in the line's ``omitted``, and the merge is
+recorded (judged without it: a merge by an account left out is by no person).  The pull
 request's title and body are never read.
 
 Recording the same close again gives the same line: ``outcome_id`` is derived from the close
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -31,6 +34,7 @@ from lanelog.router.forges import (
     Close,
     Forge,
     LabelEvent,
+    Omission,
     PullRequest,
     chosen_forge,
 )
@@ -84,24 +88,31 @@ def outcome_line(request: OutcomeRequest, environ: Mapping[str, str] | None = No
     adapter is named."""
     env = os.environ if environ is None else environ
     forge = chosen_forge(request.forge, env)
-    closed = _closed(request, forge, env)
-    approvals = forge.read_approvals(request.reviews, closed.pull_request) if request.reviews is not None else None
-    setters = forge.read_label_events(request.label_events) if request.label_events is not None else None
+    omitted: list[Omission] = []
+
+    def omit(omission: Omission) -> None:
+        omitted.append(omission)
+        notify(f"{omission.message}; left out, and named in the line's omitted: the close is recorded")
+
+    closed = _closed(request, forge, env, omit)
+    approvals = forge.read_approvals(request.reviews, closed.pull_request, omit) \
+        if request.reviews is not None else None
+    setters = forge.read_label_events(request.label_events, omit) if request.label_events is not None else None
     repo = request.repo_name if request.repo_name is not None else closed.pull_request.repository.split("/")[1]
     return build_outcome(closed, repo=repo, approvals=approvals, setters=setters,
-                         ci_run=ci_run_field(request.ci_run_url, env, notify))
+                         ci_run=ci_run_field(request.ci_run_url, env, notify), omitted=omitted)
 
 
-def _closed(request: OutcomeRequest, forge: Forge, env: Mapping[str, str]) -> Close:
+def _closed(request: OutcomeRequest, forge: Forge, env: Mapping[str, str], omit: Callable[[Omission], None]) -> Close:
     """The close from ``--event``, else the flags, else the CI job's closed event."""
     given = request.flags.given()
     if request.event is not None:
         if given:
             raise FactInvalid(f"--event FILE describes the pull request; leave out {', '.join(given)}")
-        return forge.read_close(request.event, env)
+        return forge.read_close(request.event, env, omit)
     if given:
         return closed_from_flags(request.flags, forge, env)
-    found = forge.job_close(env)
+    found = forge.job_close(env, omit)
     if found is None:
         raise FactInvalid(f"no closed pull request to record: give --event FILE ({forge.event_words}), "
                           f"or --pull-request N --state merged|closed --closed-at TIME, or {forge.job_words}")
@@ -150,9 +161,11 @@ def _account(account: Account | None) -> dict[str, Any] | None:
 
 
 def build_outcome(closed: Close, *, repo: str, approvals: list[Approval] | None,
-                  setters: Mapping[str, LabelEvent] | None, ci_run: Mapping[str, Any] | None) -> dict[str, Any]:
+                  setters: Mapping[str, LabelEvent] | None, ci_run: Mapping[str, Any] | None,
+                  omitted: Sequence[Omission] = ()) -> dict[str, Any]:
     """The outcome line, fields in their documented order; ``approvals`` absent when unknown (no reviews
-    file), never ``[]``; a label's ``set_by`` and ``set_at`` only when its events say them."""
+    file), never ``[]``; a label's ``set_by`` and ``set_at`` only when its events say them; ``omitted``
+    only when a value was left out."""
     line: dict[str, Any] = {
         "schema": SCHEMA, "kind": OUTCOME_KIND, "producer": OUTCOME_PRODUCER, "outcome_id": outcome_id(closed),
         "ts": closed.closed_at, "repo": repo, "pull_request": closed.pull_request.line(),
@@ -168,4 +181,6 @@ def build_outcome(closed: Close, *, repo: str, approvals: list[Approval] | None,
     line["merge_commit"] = closed.merge_commit
     if ci_run is not None:
         line["ci_run"] = dict(ci_run)
+    if omitted:
+        line["omitted"] = [omission.line() for omission in omitted]
     return line

@@ -65,8 +65,9 @@ def outcome(forge: str | None, event: Path | None, reviews: Path | None, label_e
     pull_request closed event; --event takes a saved payload, and the flags
     describe a pull request of another forge.  Prints the line (one JSON
     object) on stdout and appends it to the lane log.  Exit 0 when the line
-    is written, 2 when an input cannot be used (the error names the file and
-    the key; nothing is written).
+    is written (a login or label it refuses is left out, named on stderr and
+    in the line's omitted), 2 when an input cannot be used (the error names
+    the file and the key; nothing is written).
 
     \b
     Example:
