@@ -27,6 +27,7 @@ from typing import Any
 
 from lanelog.errors import FactInvalid
 from lanelog.router.change import ci_run_field
+from lanelog.router.facts import check_login, check_text
 from lanelog.router.forges import (
     Account,
     Approval,
@@ -37,6 +38,8 @@ from lanelog.router.forges import (
     Omission,
     PullRequest,
     chosen_forge,
+    kept,
+    refuse,
 )
 from lanelog.router.lane_log import OUTCOME_KIND, OUTCOME_PRODUCER, SCHEMA
 
@@ -45,7 +48,8 @@ FLAG_OF = {"labels": "--label"}  # a flag not spelled as its field
 
 @dataclass(frozen=True)
 class OutcomeFlags:
-    """The closed pull request given as flags (another forge, or no event), each value already checked."""
+    """The closed pull request given as flags (another forge, or no event), each value already checked but
+    the logins and labels, which ``closed_from_flags`` checks (one the line refuses is left out, not fatal)."""
 
     repository: str | None = None
     pull_request: int | None = None
@@ -111,7 +115,7 @@ def _closed(request: OutcomeRequest, forge: Forge, env: Mapping[str, str], omit:
             raise FactInvalid(f"--event FILE describes the pull request; leave out {', '.join(given)}")
         return forge.read_close(request.event, env, omit)
     if given:
-        return closed_from_flags(request.flags, forge, env)
+        return closed_from_flags(request.flags, forge, env, omit)
     found = forge.job_close(env, omit)
     if found is None:
         raise FactInvalid(f"no closed pull request to record: give --event FILE ({forge.event_words}), "
@@ -119,8 +123,10 @@ def _closed(request: OutcomeRequest, forge: Forge, env: Mapping[str, str], omit:
     return found
 
 
-def closed_from_flags(flags: OutcomeFlags, forge: Forge, environ: Mapping[str, str]) -> Close:
-    """The close the flags give; what they leave out stays unknown (null), never guessed."""
+def closed_from_flags(flags: OutcomeFlags, forge: Forge, environ: Mapping[str, str],
+                      omit: Callable[[Omission], None] = refuse) -> Close:
+    """The close the flags give; what they leave out stays unknown (null), never guessed; a login or a
+    label the line refuses is left out (``omit``)."""
     needed = (("--pull-request N", flags.pull_request), ("--state merged|closed", flags.state),
               ("--closed-at TIME", flags.closed_at))
     missing = [name for name, value in needed if value is None]
@@ -138,15 +144,19 @@ def closed_from_flags(flags: OutcomeFlags, forge: Forge, environ: Mapping[str, s
     if repository is None:
         raise FactInvalid(f"an outcome from flags needs --repository OWNER/NAME (or {forge.repository_words})")
     assert flags.pull_request is not None and flags.state is not None and flags.closed_at is not None
+    merged_by = kept(check_login, flags.merged_by, "--merged-by", "merged_by", "", omit) if flags.merged_by else None
+    author = kept(check_login, flags.author, "--author", "author", "", omit) if flags.author else None
+    labels = (kept(check_text, label, f"--label [{index}]", "labels", "", omit)
+              for index, label in enumerate(flags.labels))
     return Close(
         pull_request=PullRequest(repository, flags.pull_request, flags.pull_request_url), head=flags.head,
         state=flags.state,
         # A merge closes the pull request: the merge's time is the close's unless told otherwise.
         merged_at=(flags.merged_at or flags.closed_at) if merged else None, closed_at=flags.closed_at,
-        merged_by=Account(flags.merged_by, flags.merged_by_type) if flags.merged_by else None,
+        merged_by=Account(merged_by, flags.merged_by_type) if merged_by else None,
         auto_merge=AutoMerge(None, None) if flags.auto_merge else None,
-        author=Account(flags.author, flags.author_type) if flags.author else None,
-        labels=flags.labels, merge_commit=flags.merge_commit,
+        author=Account(author, flags.author_type) if author else None,
+        labels=tuple(label for label in labels if label is not None), merge_commit=flags.merge_commit,
     )
 
 

@@ -119,3 +119,19 @@ def test_an_omission_forges_no_workflow_command_and_the_line_stays_one_safe_line
     assert [item["key"] for item in line["omitted"]] == [
         "pull_request.user.login", "pull_request.labels[0].name", "pull_request.labels[1].name"]
     assert "::" not in json.dumps(line["omitted"]) and line["labels"] == [] and line["author"] is None
+
+
+def test_a_login_or_label_flag_the_line_refuses_is_left_out_and_named_and_the_merge_is_recorded(outcome):
+    done = outcome("--repository", "acme/orders", "--pull-request", "7", "--state", "merged",
+                   "--closed-at", "2026-10-08T14:03:00Z", "--merged-by", "alice smith", "--merged-by-type", "User",
+                   "--author", "codex-\u00e4gent", "--label", "ok", "--label", "a\u202eb")
+    line = done.line
+    assert (line["state"], line["merged_by"], line["author"], line["labels"]) == ("merged", None, None,
+                                                                                 [{"name": "ok"}])
+    assert line["omitted"] == [
+        {"field": "merged_by", "key": "--merged-by", "why": "must hold no white space"},
+        {"field": "author", "key": "--author", "why": "must be printable ASCII, as a login is"},
+        {"field": "labels", "key": "--label [1]", "why": BIDI.format("202E")}]
+    assert done.stderr.splitlines()[-1] == ("lanelog outcome: --label [1]: holds the control, separator or bidi "
+                                            "character U+202E; left out, and named in the line's omitted: the close "
+                                            "is recorded")
