@@ -469,3 +469,15 @@ DROP TABLE IF EXISTS lane_outcomes_staged;
 -- The outcome an earlier run stored from a provisional last line: that line is being read again.
 -- params: source_id
 DELETE FROM outcomes WHERE source_id = $source_id AND provisional;
+
+-- name: undated_outcomes
+-- The outcome lines stored without a usable ts (lane_ts: no time, or one outside the
+-- supported range), at most $limit in file order, with how many there are in all.  Such a
+-- close falls in no week, so its pull request would read as open: ingest names each one.
+-- params: limit
+SELECT s.path AS source, o.line_no, o.pr_repository, o.pr_number, o.state, count(*) OVER () AS total
+FROM outcomes AS o
+LEFT JOIN sources AS s USING (source_id)
+WHERE o.ts IS NULL
+ORDER BY s.path, o.line_no
+LIMIT $limit;

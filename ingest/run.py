@@ -21,7 +21,7 @@ from lanelog.ingest.object_logs import Listing, ingest_objects, list_objects
 from lanelog.ingest.objects import StoreTimeouts
 from lanelog.ingest.one_log import ingest_log
 from lanelog.ingest.small_logs import Batcher
-from lanelog.ingest.summary import IngestSummary, Progress, now, record_run
+from lanelog.ingest.summary import IngestSummary, Progress, note_undated_outcomes, now, record_run
 from lanelog.store import capped_memory, read_only_name
 
 # DuckDB's share of a run's memory: with the pieces and Python around it, a run
@@ -75,6 +75,7 @@ def ingest_paths(
                 if progress:
                     progress(0, summary)
         batcher.flush()
+    note_undated_outcomes(con, summary)
     record_run(con, summary, started)
     return summary
 
@@ -89,6 +90,7 @@ def ingest_bytes(con: duckdb.DuckDBPyConnection, name: str, data: bytes) -> Inge
             ingest_log(con, log, summary, None)
     except IngestError as exc:
         summary.errors.append(exc.message)
+    note_undated_outcomes(con, summary)
     record_run(con, summary, started)
     return summary
 

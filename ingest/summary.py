@@ -5,11 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 import duckdb
 
 from lanelog.ingest.load import Tally
 from lanelog.ingest.statements import statement
+
+# At most this many undated outcome lines are named one by one; the others are counted.
+UNDATED_LISTED = 20
 
 # Called with the bytes a committed transaction covered (0 when a log is done) and the
 # run's summary so far (its files and lines read), so a caller can show rates.
@@ -37,6 +41,9 @@ class IngestSummary:
     # Logs none of whose lines read in this run was a JSON object (a README, a CSV), with
     # their rejected lines: stored as any other's, and the command says what they are.
     not_lane_logs: list[tuple[str, int]] = field(default_factory=list)
+    # The database's outcome lines it cannot date (undated_outcomes), one sentence each, the
+    # last saying how many more: a close in no week would let its pull request read as open.
+    undated_outcomes: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, int]:
         """The JSON summary of `lanelog ingest --json`."""
@@ -67,6 +74,24 @@ class IngestSummary:
         self.duplicates += tally.duplicates
         self.rejected += tally.rejected
         self.pending += tally.pending
+
+
+def note_undated_outcomes(con: duckdb.DuckDBPyConnection, summary: IngestSummary) -> None:
+    """Name in ``summary`` every outcome line the database holds undated (the first UNDATED_LISTED, then a count)."""
+    rows = statement("undated_outcomes").records(con, limit=UNDATED_LISTED)
+    summary.undated_outcomes = [
+        f"{row['source']} line {row['line_no']}: an outcome line ingest cannot date (its ts is no time from "
+        f"1970-01-01 to 2199-12-31 UTC), so the close of {_pull_request(row)} ({row['state'] or 'state unknown'}) "
+        "is in no week and is not judged" for row in rows]
+    total = rows[0]["total"] if rows else 0
+    if total > len(rows):
+        summary.undated_outcomes.append(f"{total - len(rows)} more outcome lines cannot be dated")
+
+
+def _pull_request(row: dict[str, Any]) -> str:
+    if row["pr_repository"] is None or row["pr_number"] is None:
+        return "a pull request the line does not name"
+    return f"{row['pr_repository']}#{row['pr_number']}"
 
 
 def record_run(con: duckdb.DuckDBPyConnection, summary: IngestSummary, started: datetime) -> None:

@@ -11,28 +11,21 @@ from datetime import date
 from typing import Any
 
 from lanelog.errors import QueryError
+from lanelog.times import FIRST_DAY as FIRST_DAY  # re-exported: lanelog.queries names them
+from lanelog.times import LAST_DAY as LAST_DAY
+from lanelog.times import day_outside as day_outside
 
 # The weeks a dated attempt can fall in: the Mondays of the supported ts range, 1970-01-01
 # up to 2200-01-01 UTC (lane_ts_in_range in store/schema.sql; ingest leaves any other ts
 # undated).  Whatever steps through weeks keeps to them, so no date can overflow a step.
 FIRST_WEEK, LAST_WEEK = date(1969, 12, 29), date(2199, 12, 30)
-# The days a command takes (--today, --since, --until, --week, the day budgets are judged on): those
-# of the same range.  One outside it is refused where it is given, naming it: stepping a week or a
-# period from 0001-01-01 or 9999-12-31 overflowed Python's dates (a traceback, and exit 1, which
-# `check` means for a credit bug).
-FIRST_DAY, LAST_DAY = date(1970, 1, 1), date(2199, 12, 31)
+# The days a command takes (--today, --since, --until, --week, the day budgets are judged on) are
+# lanelog.times' FIRST_DAY to LAST_DAY, the same range: one outside it is refused where it is given.
 
 
 def supported_week(week: date) -> bool:
     """True for a Monday a dated attempt can have (a database stored before the rule may hold others)."""
     return FIRST_WEEK <= week <= LAST_WEEK
-
-
-def day_outside(day: date) -> str | None:
-    """Why lanelog takes no such day (outside FIRST_DAY to LAST_DAY), in words; None for a day it takes."""
-    if FIRST_DAY <= day <= LAST_DAY:
-        return None
-    return f"{day.isoformat()} is outside the dates lanelog supports ({FIRST_DAY} to {LAST_DAY})"
 
 
 def supported_day(day: date, what: str) -> date:

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
 from lanelog.errors import FactInvalid
-from lanelog.times import rfc3339
+from lanelog.times import day_outside, rfc3339
 
 MAX_NUMBER = 2**31 - 1       # GitHub numbers pull requests and run attempts with 32-bit integers
 MAX_NAME = 100               # a login, an agent, a label name
@@ -142,12 +142,22 @@ def check_short_sha(value: Any, where: str) -> str:
 
 
 def check_time(value: Any, where: str) -> str:
-    """An RFC 3339 time with its offset, as the line keeps times: UTC, whole seconds, ``Z``."""
+    """An RFC 3339 time with its offset, as the line keeps times: UTC, whole seconds, ``Z``; on a day
+    ingest can date (lanelog.times' FIRST_DAY to LAST_DAY, UTC): a line timed outside them would be
+    stored undated, its close never seen."""
+    parsed = None
     if isinstance(value, str) and len(value) <= MAX_TIME:
         try:
-            moment = datetime.fromisoformat(value)
-            if moment.tzinfo is not None:
-                return rfc3339(moment)
-        except (ValueError, OverflowError):
-            pass
-    raise FactInvalid(f"{where}: must be a time with its offset, such as 2026-10-08T14:03:00Z{_found(value)}")
+            parsed = datetime.fromisoformat(value)
+        except ValueError:
+            parsed = None
+    if parsed is None or parsed.tzinfo is None:
+        raise FactInvalid(f"{where}: must be a time with its offset, such as 2026-10-08T14:03:00Z{_found(value)}")
+    try:
+        moment = parsed.astimezone(UTC)
+    except OverflowError:  # past 9999-12-31 or before 0001-01-01 in UTC: its own day is outside the range too
+        moment = parsed
+    why = day_outside(moment.date())
+    if why is not None:
+        raise FactInvalid(f"{where}: {why}")
+    return rfc3339(moment)

@@ -112,11 +112,12 @@ def lane_lines(folder: Path) -> list[dict[str, Any]]:
 
 
 def _outcome(folder: Path, log: Path) -> None:
-    """The pull request merged by auto-merge, approved, and labelled by a person: every outcome field."""
+    """The pull request merged by auto-merge, approved, and labelled by a person: every outcome field (and
+    a label whose name holds a bidi override, left out and named in ``omitted``)."""
     label = "lanelog:accept-quarantine"
     auto = {"enabled_by": github.ALICE, "merge_method": "squash", "commit_title": "t", "commit_message": ""}
     event = github.write(folder / "event.json", github.event(merged=True, merged_by=github.ALICE, auto_merge=auto,
-                                                             labels=(label,)))
+                                                             labels=(label, "odd\u202e")))
     reviews = github.write(folder / "reviews.json", [github.review(github.BOB, "APPROVED", "2026-10-08T13:50:00Z", 1)])
     labels = github.write(folder / "labels.json", [github.labeled(label, github.CAROL, "2026-10-08T13:40:00Z", 1)])
     _invoke(["outcome", "--out", str(log), "--event", str(event), "--reviews", str(reviews), "--label-events",

@@ -9,7 +9,9 @@ its name the module's, its adapter the module's ``FORGE``.  Adding a forge is th
 page (docs/forges/NAME.md) and its example CI file (docs/architecture.md says how).
 
 An adapter checks every value it reads (router/facts.py) and raises FactInvalid or
-InputFileInvalid naming the file or variable and the key, never the value.
+InputFileInvalid naming the file or variable and the key, never the value.  A login or a label
+name the line refuses is no reason to lose the close it belongs to: an adapter leaves it out
+through ``kept``, and ``omit`` hears of it (an ``Omission``); by default it still refuses.
 """
 
 from __future__ import annotations
@@ -21,15 +23,17 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from lanelog.errors import FactInvalid, ForgeUnknown
 
 __all__ = [
     "DEFAULT_FORGE", "FORGES", "Account", "Approval", "AutoMerge", "Change", "Close", "Forge",
-    "LabelEvent", "PullRequest", "Run", "chosen_forge", "every_forge", "forge", "job_forge", "names_repository",
-    "noted", "outside_ci",
+    "LabelEvent", "Omission", "Omit", "PullRequest", "Run", "chosen_forge", "every_forge", "forge", "job_forge",
+    "kept", "names_repository", "noted", "outside_ci", "refuse",
 ]
+
+T = TypeVar("T")
 
 # What a saved file is read as when no forge is named and no forge's CI runs the job.
 DEFAULT_FORGE = "github"
@@ -140,6 +144,39 @@ class LabelEvent:
         return {**({"set_by": self.set_by.line()} if self.set_by is not None else {}), "set_at": self.set_at}
 
 
+@dataclass(frozen=True)
+class Omission:
+    """A value the line refuses (a login, a label name), left out so that the close is still recorded."""
+
+    field: str      # the line's field it belongs to: author, merged_by, auto_merge.enabled_by, approvals, labels
+    key: str        # where it was in its input: pull_request.user.login, [3].user.login
+    why: str        # what is wrong with it, never the value: holds the ... bidi character U+202E
+    message: str    # the whole error, naming the file too (for stderr)
+
+    def line(self) -> dict[str, str]:
+        return {"field": self.field, "key": self.key, "why": self.why}
+
+
+Omit = Callable[[Omission], None]
+
+
+def refuse(omission: Omission) -> None:
+    """The strict ``omit``: the value's error, as if it were not left out."""
+    raise FactInvalid(omission.message)
+
+
+def kept(check: Callable[[Any, str], T], value: Any, where: str, field: str, named: str, omit: Omit) -> T | None:
+    """``check(value, where)``, or None when the value is refused (``NAMED, key KEY: WHY``), which ``omit``
+    hears of as belonging to the line's ``field``."""
+    try:
+        return check(value, where)
+    except FactInvalid as exc:
+        message = str(exc)
+        key, _, why = message.removeprefix(f"{named}, key ").partition(": ")
+        omit(Omission(field, key, why, message))
+        return None
+
+
 class Forge(ABC):
     """One forge's adapter: its CI job's environment and its files, read into the records above."""
 
@@ -169,8 +206,9 @@ class Forge(ABC):
         route goes on)."""
 
     @abstractmethod
-    def job_close(self, environ: Mapping[str, str]) -> Close | None:
-        """The close the job runs on (its closed event); None off the forge's CI or without an event."""
+    def job_close(self, environ: Mapping[str, str], omit: Omit = refuse) -> Close | None:
+        """The close the job runs on (its closed event); None off the forge's CI or without an event.  A login
+        or label the line refuses goes to ``omit`` (here and below), and is left out."""
 
     def summary_path(self, environ: Mapping[str, str]) -> str | None:
         """The file the job's summary in Markdown is appended to; None where the CI keeps none."""
@@ -178,15 +216,15 @@ class Forge(ABC):
         return None
 
     @abstractmethod
-    def read_close(self, path: Path, environ: Mapping[str, str]) -> Close:
+    def read_close(self, path: Path, environ: Mapping[str, str], omit: Omit = refuse) -> Close:
         """The close a saved event payload (``--event FILE``) holds."""
 
     @abstractmethod
-    def read_approvals(self, path: Path, pull_request: PullRequest) -> list[Approval]:
+    def read_approvals(self, path: Path, pull_request: PullRequest, omit: Omit = refuse) -> list[Approval]:
         """The approving reviews a reviews file (``--reviews FILE``) holds, in the order submitted."""
 
     @abstractmethod
-    def read_label_events(self, path: Path) -> dict[str, LabelEvent]:
+    def read_label_events(self, path: Path, omit: Omit = refuse) -> dict[str, LabelEvent]:
         """Who set each label last, and when, by label name (``--label-events FILE``)."""
 
     @abstractmethod

@@ -44,9 +44,11 @@ from lanelog.router.forges import (
     Close,
     Forge,
     LabelEvent,
+    Omit,
     PullRequest,
     Run,
     noted,
+    refuse,
 )
 from lanelog.router.forges._payload import a_flag, a_word, an_array, an_object
 from lanelog.router.jsonfile import read_json
@@ -87,19 +89,19 @@ class Bitbucket(Forge):
         run = noted(lambda: _job_run(environ), "ci_run", notify) if "ci_run" in wanted else None
         return Change(pull_request=pull_request, agent=None, ci_run=run)
 
-    def job_close(self, environ: Mapping[str, str]) -> Close | None:
+    def job_close(self, environ: Mapping[str, str], omit: Omit = refuse) -> Close | None:
         del environ
         return None  # a pipeline carries no payload of the pull request's close
 
-    def read_close(self, path: Path, environ: Mapping[str, str]) -> Close:
+    def read_close(self, path: Path, environ: Mapping[str, str], omit: Omit = refuse) -> Close:
         named = printable(str(path))
         return _close(read_json(path, named), named)
 
-    def read_approvals(self, path: Path, pull_request: PullRequest) -> list[Approval]:
+    def read_approvals(self, path: Path, pull_request: PullRequest, omit: Omit = refuse) -> list[Approval]:
         raise FactInvalid(f"{printable(str(path))}: Bitbucket's approvals are read from the --event payload "
                           f"(its participants); leave out --reviews")
 
-    def read_label_events(self, path: Path) -> dict[str, LabelEvent]:
+    def read_label_events(self, path: Path, omit: Omit = refuse) -> dict[str, LabelEvent]:
         raise FactInvalid(f"{printable(str(path))}: a Bitbucket pull request has no labels; leave out --label-events")
 
     def is_person(self, account: Account) -> bool:

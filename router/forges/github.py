@@ -49,9 +49,12 @@ from lanelog.router.forges import (
     Close,
     Forge,
     LabelEvent,
+    Omit,
     PullRequest,
     Run,
+    kept,
     noted,
+    refuse,
 )
 from lanelog.router.jsonfile import read_json, read_pages
 from lanelog.router.paths import printable
@@ -100,25 +103,25 @@ class GitHub(Forge):
         run = noted(lambda: _run(environ), "ci_run", notify) if "ci_run" in wanted else None
         return Change(pull_request=pull_request, agent=agent, ci_run=run)
 
-    def job_close(self, environ: Mapping[str, str]) -> Close | None:
+    def job_close(self, environ: Mapping[str, str], omit: Omit = refuse) -> Close | None:
         if not self.runs_here(environ) or not environ.get("GITHUB_EVENT_PATH"):
             return None
         named = event_path_name(environ)
-        return _close(read_json(Path(environ["GITHUB_EVENT_PATH"]), named), named, environ)
+        return _close(read_json(Path(environ["GITHUB_EVENT_PATH"]), named), named, environ, omit)
 
     def summary_path(self, environ: Mapping[str, str]) -> str | None:
         """``$GITHUB_STEP_SUMMARY``, read on or off Actions: ``--annotations always`` writes it wherever it is set."""
         return environ.get("GITHUB_STEP_SUMMARY") or None
 
-    def read_close(self, path: Path, environ: Mapping[str, str]) -> Close:
+    def read_close(self, path: Path, environ: Mapping[str, str], omit: Omit = refuse) -> Close:
         named = printable(str(path))
-        return _close(read_json(path, named), named, environ)
+        return _close(read_json(path, named), named, environ, omit)
 
-    def read_approvals(self, path: Path, pull_request: PullRequest) -> list[Approval]:
-        return _approvals(path, printable(str(path)), pull_request)
+    def read_approvals(self, path: Path, pull_request: PullRequest, omit: Omit = refuse) -> list[Approval]:
+        return _approvals(path, printable(str(path)), pull_request, omit)
 
-    def read_label_events(self, path: Path) -> dict[str, LabelEvent]:
-        return _label_events(path, printable(str(path)))
+    def read_label_events(self, path: Path, omit: Omit = refuse) -> dict[str, LabelEvent]:
+        return _label_events(path, printable(str(path)), omit)
 
     def is_person(self, account: Account) -> bool:
         return account.type == "User" and bool(account.login) and not account.login.endswith("[bot]")
@@ -207,8 +210,9 @@ def _run(environ: Mapping[str, str]) -> Run | None:
 
 # A closed event.
 
-def _close(event: Any, named: str, environ: Mapping[str, str]) -> Close:
-    """The close a ``pull_request`` ``closed`` event payload says, as GitHub sends it."""
+def _close(event: Any, named: str, environ: Mapping[str, str], omit: Omit) -> Close:
+    """The close a ``pull_request`` ``closed`` event payload says, as GitHub sends it; an account or a
+    label the line refuses is left out (``omit``)."""
     pull = event.get("pull_request") if isinstance(event, dict) else None
     if not isinstance(pull, dict) or event.get("action") != "closed":
         raise FactInvalid(f"{named}: is not a pull_request closed event ({_what(event)})")
@@ -224,10 +228,11 @@ def _close(event: Any, named: str, environ: Mapping[str, str]) -> Close:
         state="merged" if merged else "closed",
         merged_at=check_time(pull.get("merged_at"), f"{where}.merged_at") if merged else None,
         closed_at=check_time(pull.get("closed_at"), f"{where}.closed_at"),
-        merged_by=_account_or_none(pull.get("merged_by"), f"{where}.merged_by") if merged else None,
-        auto_merge=_auto_merge(pull.get("auto_merge"), f"{where}.auto_merge"),
-        author=_account(pull.get("user"), f"{where}.user"),
-        labels=_labels(pull.get("labels"), f"{where}.labels"),
+        merged_by=kept(_account_or_none, pull.get("merged_by"), f"{where}.merged_by", "merged_by", named,
+                       omit) if merged else None,
+        auto_merge=_auto_merge(pull.get("auto_merge"), f"{where}.auto_merge", named, omit),
+        author=kept(_account, pull.get("user"), f"{where}.user", "author", named, omit),
+        labels=_labels(pull.get("labels"), f"{where}.labels", named, omit),
         # GitHub fills merge_commit_sha on an unmerged pull request too (its test merge): only a merge has one.
         merge_commit=check_sha(pull["merge_commit_sha"], f"{where}.merge_commit_sha")
         if merged and pull.get("merge_commit_sha") is not None else None,
@@ -267,7 +272,7 @@ def _account_or_none(value: Any, where: str) -> Account | None:
     return None if value is None else _account(value, where)
 
 
-def _auto_merge(value: Any, where: str) -> AutoMerge | None:
+def _auto_merge(value: Any, where: str, named: str, omit: Omit) -> AutoMerge | None:
     """Who enabled the pull request's auto-merge, and its method; None when it had none."""
     if value is None:
         return None
@@ -275,17 +280,22 @@ def _auto_merge(value: Any, where: str) -> AutoMerge | None:
     method = auto.get("merge_method")
     if method is not None and method not in MERGE_METHODS:
         raise FactInvalid(f"{where}.merge_method: must be one of {', '.join(MERGE_METHODS)}")
-    return AutoMerge(_account_or_none(auto.get("enabled_by"), f"{where}.enabled_by"), method)
+    return AutoMerge(kept(_account_or_none, auto.get("enabled_by"), f"{where}.enabled_by", "auto_merge.enabled_by",
+                          named, omit), method)
 
 
-def _labels(value: Any, where: str) -> tuple[str, ...]:
-    """The names of the pull request's labels, at most MAX_LABELS."""
+def _labels(value: Any, where: str, named: str, omit: Omit) -> tuple[str, ...]:
+    """The names of the pull request's labels, at most MAX_LABELS; a label the line refuses left out."""
     if not isinstance(value, list):
         raise FactInvalid(f"{where}: must be an array, not {kind(value)}")
     if len(value) > MAX_LABELS:
         raise FactInvalid(f"{where}: holds {len(value)} labels; a pull request has at most {MAX_LABELS}")
-    return tuple(check_text(_object(label, f"{where}[{index}]").get("name"), f"{where}[{index}].name")
-                 for index, label in enumerate(value))
+    names = (kept(_label_name, label, f"{where}[{index}]", "labels", named, omit) for index, label in enumerate(value))
+    return tuple(name for name in names if name is not None)
+
+
+def _label_name(label: Any, where: str) -> str:
+    return check_text(_object(label, where).get("name"), f"{where}.name")
 
 
 # What `gh api --paginate` prints: the reviews and the issue events.
@@ -293,12 +303,14 @@ def _labels(value: Any, where: str) -> tuple[str, ...]:
 def _items(path: Path, named: str, what: str) -> list[tuple[str, Any]]:
     """Every item of every page, with the key a message names it by (``[3]``, counted across pages)."""
     pages = read_pages(path, named)
-    if len(pages) == 1 and pages[0] and all(isinstance(page, list) for page in pages[0]):
+    if len(pages) == 1 and isinstance(pages[0], list) and pages[0] and all(isinstance(page, list)
+                                                                            for page in pages[0]):
         pages = pages[0]  # gh api --paginate --slurp: one array of the pages
-    wrong = next((page for page in pages if not isinstance(page, list)), None)
-    if not pages or wrong is not None:
+    # The pages that are no array, as a list: a page may be null, false or 0, so no value can mark "none".
+    wrong = [page for page in pages if not isinstance(page, list)]
+    if not pages or wrong:
         raise FactInvalid(f"{named}: must be the JSON array of {what} that `gh api ... --paginate` prints, "
-                          f"not {kind(wrong) if pages else 'an empty file'}")
+                          f"not {kind(wrong[0]) if pages else 'an empty file'}")
     return [(f"[{index}]", item) for index, item in enumerate(itertools.chain.from_iterable(pages))]
 
 
@@ -308,9 +320,9 @@ def _item(item: Any, where: str, what: str) -> dict[str, Any]:
     return item
 
 
-def _approvals(path: Path, named: str, pull_request: PullRequest) -> list[Approval]:
+def _approvals(path: Path, named: str, pull_request: PullRequest, omit: Omit) -> list[Approval]:
     """The approving reviews by GitHub's rule: one per reviewer whose latest deciding review approves, in
-    the order they were submitted."""
+    the order they were submitted; a review by an account the line refuses is left out (``omit``)."""
     deciding: list[tuple[str, int, str, Approval]] = []
     for key, item in _items(path, named, "reviews"):
         where = f"{named}, key {key}"
@@ -321,7 +333,9 @@ def _approvals(path: Path, named: str, pull_request: PullRequest) -> list[Approv
             raise FactInvalid(f"{where}.state: must be one of {', '.join(STATES)}")
         if state not in DECIDING or review.get("user") is None:
             continue
-        account = _account(review["user"], f"{where}.user")
+        account = kept(_account, review["user"], f"{where}.user", "approvals", named, omit)
+        if account is None:
+            continue
         submitted = check_time(review.get("submitted_at"), f"{where}.submitted_at")
         commit = review.get("commit_id")
         commit_id = None if commit is None else check_sha(commit, f"{where}.commit_id")
@@ -343,9 +357,9 @@ def _of_this_pull_request(value: Any, where: str, pull_request: PullRequest) -> 
         raise FactInvalid(f"{where}: the review is of another pull request than {repository}#{number}")
 
 
-def _label_events(path: Path, named: str) -> dict[str, LabelEvent]:
+def _label_events(path: Path, named: str, omit: Omit) -> dict[str, LabelEvent]:
     """Who set each label last, and when: the last ``labeled`` event of each label name (no ``set_by`` when
-    the account was deleted)."""
+    the account was deleted, or is one the line refuses: ``omit``; a label name it refuses is skipped)."""
     last: dict[str, tuple[str, int, LabelEvent]] = {}
     for index, (key, item) in enumerate(_items(path, named, "issue events")):
         where = f"{named}, key {key}"
@@ -353,9 +367,12 @@ def _label_events(path: Path, named: str) -> dict[str, LabelEvent]:
         if event.get("event") != "labeled":
             continue  # nothing else is read of the other events
         label = _item(event.get("label"), f"{where}.label", "a label")
-        name = check_text(label.get("name"), f"{where}.label.name")
+        name = kept(check_text, label.get("name"), f"{where}.label.name", "labels", named, omit)
         set_at = check_time(event.get("created_at"), f"{where}.created_at")
-        set_by = None if event.get("actor") is None else _account(event["actor"], f"{where}.actor")
+        if name is None:
+            continue
+        set_by = None if event.get("actor") is None else kept(_account, event["actor"], f"{where}.actor", "labels",
+                                                               named, omit)
         if name not in last or (set_at, index) >= last[name][:2]:
             last[name] = (set_at, index, LabelEvent(name, set_at, set_by))
     return {name: found for name, (_, _, found) in last.items()}

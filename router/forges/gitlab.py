@@ -49,9 +49,11 @@ from lanelog.router.forges import (
     Close,
     Forge,
     LabelEvent,
+    Omit,
     PullRequest,
     Run,
     noted,
+    refuse,
 )
 from lanelog.router.forges._payload import MAX_ITEMS, a_flag, a_word, an_array, an_object
 from lanelog.router.jsonfile import read_json, read_pages
@@ -93,19 +95,19 @@ class GitLab(Forge):
         run = noted(lambda: _job_run(environ), "ci_run", notify) if "ci_run" in wanted else None
         return Change(pull_request=pull_request, agent=agent, ci_run=run)
 
-    def job_close(self, environ: Mapping[str, str]) -> Close | None:
+    def job_close(self, environ: Mapping[str, str], omit: Omit = refuse) -> Close | None:
         del environ
         return None  # a pipeline carries no payload of the merge request's close
 
-    def read_close(self, path: Path, environ: Mapping[str, str]) -> Close:
+    def read_close(self, path: Path, environ: Mapping[str, str], omit: Omit = refuse) -> Close:
         named = printable(str(path))
         return _close(read_json(path, named), named)
 
-    def read_approvals(self, path: Path, pull_request: PullRequest) -> list[Approval]:
+    def read_approvals(self, path: Path, pull_request: PullRequest, omit: Omit = refuse) -> list[Approval]:
         named = printable(str(path))
         return _approvals(read_json(path, named), named, pull_request)
 
-    def read_label_events(self, path: Path) -> dict[str, LabelEvent]:
+    def read_label_events(self, path: Path, omit: Omit = refuse) -> dict[str, LabelEvent]:
         named = printable(str(path))
         return _label_events(read_pages(path, named), named)
 

@@ -14,7 +14,7 @@ from lanelog import ingest, store
 from lanelog.cli import cli
 from tests.ingest.support import HOLDER
 
-OUTCOME = '{"kind": "outcome", "outcome_id": "outcome-1", "state": "merged"}\n'
+OUTCOME = '{"kind": "outcome", "outcome_id": "outcome-1", "state": "merged", "ts": "2026-10-08T14:03:00Z"}\n'
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 """`lanelog outcome` on inputs nobody vouches for: a hostile field or file forges nothing and writes nothing.
 
-A value that is not well formed is an error naming the file and the key (exit 2, no line); the
+A value that is not well formed is an error naming the file and the key (exit 2, no line), but
+for a login or a label name, which is left out and named (tests/router/test_outcome_omitted.py); the
 title and the body are never read; a login that looks like a workflow command is data; a file
 that is a FIFO, a folder, huge, not UTF-8 or not JSON is refused without hanging.
 """
@@ -40,24 +41,6 @@ def merged_with(**change: object) -> dict:
 
 
 @pytest.mark.parametrize(("change", "error"), [
-    ({"user": {"login": "agent\x1b]0;pwned\x07", "type": "Bot"}},
-     "key pull_request.user.login: holds the control, separator or bidi character U+001B"),
-    ({"user": {"login": "nimda\u202e", "type": "User"}},
-     "key pull_request.user.login: holds the control, separator or bidi character U+202E"),
-    ({"user": {"login": "\udbff", "type": "User"}},
-     "key pull_request.user.login: holds the control, separator or bidi character U+DBFF"),
-    ({"user": {"login": TEN_MB, "type": "User"}}, "key pull_request.user.login: must be 1 to 100 characters, not "
-                                                  "10485760"),
-    ({"user": {"login": "", "type": "User"}}, "key pull_request.user.login: must be 1 to 100 characters, not 0"),
-    ({"user": {"login": ["alice"], "type": "User"}}, "key pull_request.user.login: must be a string, not an array"),
-    ({"merged_by": {"login": "\u0430lice", "type": "User"}},  # a Cyrillic a: would pass for alice
-     "key pull_request.merged_by.login: must be printable ASCII, as a login is"),
-    ({"user": {"login": "alice", "type": "User\n"}},
-     "key pull_request.user.type: must be an account type such as User or Bot"),
-    ({"merged_by": {"login": "alice", "type": 1}},
-     "key pull_request.merged_by.type: must be an account type such as User or Bot, not a number"),
-    ({"merged_by": "alice"}, "key pull_request.merged_by: must be an object with a login and a type, not a string "
-                             "of 5 characters"),
     ({"merged": "true"}, "key pull_request.merged: must be true or false, not a string of 4 characters"),
     ({"number": -1}, "key pull_request.number: must be a whole number from 1 to 2147483647"),
     ({"number": 4.2}, "key pull_request.number: must be a whole number from 1 to 2147483647, not a number"),
@@ -75,8 +58,6 @@ def merged_with(**change: object) -> dict:
      "key pull_request.auto_merge.merge_method: must be one of merge, squash, rebase"),
     ({"auto_merge": []}, "key pull_request.auto_merge: must be an object, not an array"),
     ({"labels": {"name": "x"}}, "key pull_request.labels: must be an array, not an object"),
-    ({"labels": [gh.label("ok"), gh.label("a\u2066b")]},
-     "key pull_request.labels[1].name: holds the control, separator or bidi character U+2066"),
     ({"labels": [gh.label(f"l{n}") for n in range(101)]},
      "key pull_request.labels: holds 101 labels; a pull request has at most 100"),
 ])
@@ -186,8 +167,6 @@ def test_under_actions_the_runners_event_is_named_by_its_variable(outcome, tmp_p
                                                                      "of 1 characters"),
     ([gh.review(gh.BOB, "LGTM", "2026-10-08T13:50:00Z", 1)],
      "key [0].state: must be one of APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED, PENDING"),
-    ([gh.review(gh.account("bob\u200f"), "APPROVED", "2026-10-08T13:50:00Z", 1)],
-     "key [0].user.login: holds the control, separator or bidi character U+200F"),
     ([gh.review(gh.BOB, "APPROVED", None, 1)],
      "key [0].submitted_at: must be a time with its offset, such as 2026-10-08T14:03:00Z, not null"),
     ([{**gh.review(gh.BOB, "APPROVED", "2026-10-08T13:50:00Z", 1),
@@ -212,10 +191,6 @@ def test_more_than_a_hundred_approving_reviewers_is_an_error(outcome, tmp_path):
 
 
 @pytest.mark.parametrize(("events", "error"), [
-    ([gh.labeled("a\u2028b", gh.BOB, "2026-10-08T13:00:00Z", 1)],
-     "key [0].label.name: holds the control, separator or bidi character U+2028"),
-    ([gh.labeled("agent-pr", gh.BOB, "2026-10-08T13:00:00Z", 1) | {"actor": "bob"}],
-     "key [0].actor: must be an object with a login and a type, not a string of 3 characters"),
     ([gh.labeled("agent-pr", gh.BOB, "2026-10-08T13:00:00Z", 1) | {"label": None}],
      "key [0].label: must be a label object, not null"),
 ])
@@ -238,7 +213,7 @@ def test_a_path_that_tries_to_start_a_command_is_shown_framed(tmp_path):
 
 @settings(max_examples=200, deadline=None)
 @given(author=st.text(max_size=120), label=st.text(max_size=120), url=st.text(max_size=60))
-def test_any_text_in_a_field_is_refused_by_name_or_kept_as_it_is_on_one_line(author, label, url):
+def test_any_text_in_a_field_is_refused_or_left_out_by_name_or_kept_as_it_is_on_one_line(author, label, url):
     payload = merged_with(user={"login": author, "type": "Bot"}, labels=[gh.label(label)],
                           html_url=f"https://github.com/{url}")
     with tempfile.TemporaryDirectory() as folder:
@@ -251,5 +226,8 @@ def test_any_text_in_a_field_is_refused_by_name_or_kept_as_it_is_on_one_line(aut
         text = log.read_text(encoding="utf-8")
     assert text.endswith("\n") and not UNSAFE.search(text[:-1]) and len(text.splitlines()) == 1
     line = json.loads(text)
-    assert (line["author"]["login"], line["labels"][0]["name"]) == (author, label)
+    left_out = {item["key"] for item in line.get("omitted", [])}
+    assert line["author"] is None if "pull_request.user.login" in left_out else line["author"]["login"] == author
+    assert line["labels"] == [] if "pull_request.labels[0].name" in left_out else line["labels"][0]["name"] == label
+    assert left_out <= {"pull_request.user.login", "pull_request.labels[0].name"}
     assert line["pull_request"]["url"] == f"https://github.com/{url}"

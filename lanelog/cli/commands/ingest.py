@@ -167,7 +167,7 @@ def ingest(paths: tuple[str, ...], db: Path | None, fmt: str, endpoint_url: str 
         if len(notes) == 1:
             raise IngestError(notes[0])
         raise IngestError.listing(f"{len(notes)} files are not lane logs:", notes)
-    for note in notes:
+    for note in [*notes, *summary.undated_outcomes]:
         echo(f"Warning: {note}", err=True)
     if len(summary.errors) == 1:
         raise IngestError(summary.errors[0])

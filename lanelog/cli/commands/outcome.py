@@ -44,16 +44,15 @@ def _repo_name(ctx: click.Context, param: click.Parameter, value: str | None) ->
               help="Without an event: when it closed, RFC 3339 with its offset (2026-10-08T14:03:00Z).")
 @click.option("--merged-at", metavar="TIME", callback=checked("time"),
               help="Without an event: when it merged [default: --closed-at; a merge closes it].")
-@click.option("--merged-by", metavar="LOGIN", callback=checked("login"), help="Without an event: who merged it.")
+@click.option("--merged-by", metavar="LOGIN", help="Without an event: who merged it.")
 @click.option("--merged-by-type", type=click.Choice(ACCOUNT_TYPES), help="Without an event: a person or a bot.")
 @click.option("--auto-merge", is_flag=True, help="Without an event: auto-merge merged it.")
 @click.option("--head", metavar="SHA", callback=checked("sha"), help="Without an event: the head commit's full id.")
 @click.option("--merge-commit", metavar="SHA", callback=checked("sha"),
               help="Without an event: the merge commit's full id.")
-@click.option("--author", metavar="LOGIN", callback=checked("login"),
-              help="Without an event: who opened it (the agent's account).")
+@click.option("--author", metavar="LOGIN", help="Without an event: who opened it (the agent's account).")
 @click.option("--author-type", type=click.Choice(ACCOUNT_TYPES), help="Without an event: a person or a bot.")
-@click.option("--label", "labels", multiple=True, metavar="NAME", callback=checked("text"),
+@click.option("--label", "labels", multiple=True, metavar="NAME",
               help="Without an event: a label it carried when it closed (repeatable).")
 @click.option("--repo", "repo", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="A checkout that makes the payload's abbreviated commit ids (Bitbucket's) full "
@@ -73,8 +72,9 @@ def outcome(forge: str | None, event: Path | None, reviews: Path | None, label_e
     (github, gitlab or bitbucket), and the flags describe a pull request of
     a forge without an adapter.  Prints the line (one JSON
     object) on stdout and appends it to the lane log.  Exit 0 when the line
-    is written, 2 when an input cannot be used (the error names the file and
-    the key; nothing is written).
+    is written (a login or label it refuses is left out, named on stderr and
+    in the line's omitted), 2 when an input cannot be used (the error names
+    the file and the key; nothing is written).
 
     \b
     Example:
