@@ -34,7 +34,7 @@ RANGES = [
     (Filters(since=date(2030, 1, 1)), [UNDATED]),
 ]
 # Every figure the dashboard's pages and `report`/`check` read with the sidebar's filters.
-FIGURES = ["report", "producers", "weekly", "totals", "reject_reasons", "credit_bug_rows", "audit", "check",
+FIGURES = ["report", "producers", "weekly", "totals", "reject_reasons", "credit_bug_rows", "audit", "credit_bugs",
            "spend_by_property", "spend_by_repo", "freezes", "freeze_summary", "freeze_owners", "lanes_weekly",
            "unresolved_units", "property_results", "sources", "rejected_lines", "type_anomalies", "undated",
            "undated_counts", "money", "shadow_report", "shadow_flips"]
