@@ -29,6 +29,8 @@ class Named:
 
     # scope.sql: the macros other blocks read
     scope: Query
+    week_scope: Query
+    week_of: Query
     undated_why: Query
     person: Query
     # weekly.sql
@@ -64,7 +66,9 @@ class Named:
     undated: Query
     undated_counts: Query
     # outcomes.sql
+    agent_pull_requests: Query
     pull_request_rows: Query
+    outcome_money: Query
     pull_request_weeks: Query
     # shadow.sql
     shadow_figures: Query

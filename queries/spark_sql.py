@@ -21,9 +21,12 @@ from lanelog.queries.named import CONSTANTS, QUERIES
 # The named queries `report` and `check` run (every format).
 SPARK_QUERIES = ("figures", "rejected_line_count", "credit_bug_rows", "audit", "reject_reasons",
                  "money_by_property", "money_currencies", "shadow_figures", "shadow_errors", "pull_request_rows",
-                 "pull_request_weeks")
+                 "pull_request_weeks", "outcome_money")
 # scope.sql's scalar macros (DuckDB's temporary macros), by the name a query calls: inlined for Spark.
-SCALAR_MACROS = {"is_person": "person"}
+SCALAR_MACROS = {"is_person": "person", "week_in_scope": "week_scope", "week_of": "week_of"}
+# The table macros of queries/*.sql (DuckDB's temporary macros), by the name a query reads, in the order they
+# are inlined for Spark (a macro's body may read the ones after it).
+TABLE_MACROS = {"agent_pull_requests": "agent_pull_requests", "in_scope": "scope"}
 # DuckDB list functions that sqlglot passes through by name, and Spark's word for each.
 _RENAMED = {"LIST_INTERSECT": "ARRAY_INTERSECT"}
 # The column of the numbered form that holds each row's place in the query's ORDER BY.
@@ -43,12 +46,14 @@ def spark_sql(name: str, *, per_set: bool = False, numbered: bool = False, attem
 
     tree = _tree(name)
 
-    def inline_scope(node: exp.Expression) -> exp.Expression:
-        if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous) \
-                and node.this.name.lower() == "in_scope":
-            alias = exp.TableAlias(this=exp.to_identifier(node.alias or "in_scope"))
-            return exp.Subquery(this=_scope_select(*node.this.expressions), alias=alias)
-        return node
+    def inline_table(name: str) -> Any:
+        def inline(node: exp.Expression) -> exp.Expression:
+            if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous) \
+                    and node.this.name.lower() == name:
+                alias = exp.TableAlias(this=exp.to_identifier(node.alias or name))
+                return exp.Subquery(this=_macro_body(TABLE_MACROS[name], node.this.expressions), alias=alias)
+            return node
+        return inline
 
     def constants(node: exp.Expression) -> exp.Expression:
         # Spark binds no list; a constant of the project's own (never a caller's value) is
@@ -82,7 +87,10 @@ def spark_sql(name: str, *, per_set: bool = False, numbered: bool = False, attem
                 node.alias or "attempts")))
         return node
 
-    tree = _scalars_joined(tree.transform(inline_scope).transform(scalar_macros).transform(constants)
+    for table in TABLE_MACROS:
+        tree = tree.transform(inline_table(table))
+    # Twice: a macro's argument may call one (week_in_scope(week_of(t), ...)), and a transform leaves what it made.
+    tree = _scalars_joined(tree.transform(scalar_macros).transform(scalar_macros).transform(constants)
                            .transform(spark_words)
                            .transform(reading))
     if per_set:
@@ -240,11 +248,6 @@ def _grouping_sets(node: Any) -> Any:
     for select in selects[1:]:
         union = exp.union(union, select, distinct=False)
     return union
-
-
-def _scope_select(*arguments: Any) -> Any:
-    """scope.sql's in_scope body with the macro's parameters replaced by the call's arguments."""
-    return _macro_body("scope", arguments)
 
 
 def _macro_body(block: str, arguments: Any) -> Any:
