@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 from lanelog.lazy import lazy_attributes
 
 _HOMES = {
-    **dict.fromkeys(("CREDIT_COUNTS", "FIGURES", "FIRST_DAY", "LABELS", "LAST_DAY", "Comparison", "compare_latest",
-                     "day_outside", "label", "supported_week"), "figures"),
+    **dict.fromkeys(("CREDIT_COUNTS", "FIGURES", "FIRST_DAY", "LABELS", "LAST_DAY", "TABLE", "WEEKLY", "Comparison",
+                     "Figure", "compare_latest", "day_outside", "label", "supported_week"), "figures"),
     "Filters": "filters",
     **dict.fromkeys(("ACCEPT_LABEL", "SQL", "QUERIES"), "named"),
     **dict.fromkeys(("BUDGETS", "DATABASE", "FRAMES", "JOBS", "SESSION", "SPIKES", "Engine", "DuckDBEngine",
@@ -63,7 +63,10 @@ if TYPE_CHECKING:
         FIRST_DAY,
         LABELS,
         LAST_DAY,
+        TABLE,
+        WEEKLY,
         Comparison,
+        Figure,
         compare_latest,
         day_outside,
         label,
@@ -108,7 +111,8 @@ __getattr__ = lazy_attributes(__name__, _HOMES)
 __all__ = [
     "ACCEPT_LABEL", "BUDGETS", "CREDIT_COUNTS", "DATABASE", "ESTIMATE", "ESTIMATE_WORDS", "FIGURES", "FIRST_DAY",
     "FRAMES", "JOBS", "LABELS", "LAST_DAY", "PERIODS", "QUERIES", "RULE_WORDS", "SESSION", "SHADOW_FIGURES", "SPIKES",
-    "SQL", "Budget", "Checked", "Comparison", "CreditBugs", "DuckDBEngine", "Engine", "Filters", "Period",
+    "SQL", "TABLE", "WEEKLY", "Budget", "Checked", "Comparison", "CreditBugs", "DuckDBEngine", "Engine", "Figure",
+    "Filters", "Period",
     "PullRequest", "Review", "Source", "SparkSettings", "Spend", "Spike", "SpikeRule", "Status", "audit", "checked",
     "choose_source", "compare_latest", "credit_bug_rows", "credit_bugs", "day_outside", "engine_class",
     "engines_that", "freeze_owners", "freeze_summary", "freezes", "judge", "label", "lanes_weekly", "money",

@@ -106,7 +106,7 @@ def _in_scope(week: date | None, filters: Filters) -> bool:
 
 
 # The money figures of a group no pull request closed in (outcome_money has no row for it).
-_NO_MONEY = {"cost_per_merged_pr": None, "merged_cost_unknown": 0, "currency": None,
+_NO_MONEY: dict[str, Any] = {"cost_per_merged_pr": None, "merged_cost_unknown": 0, "currency": None,
              "costs_in_several_currencies": False, "spend_closed_without_merge": None, "closed_cost_unknown": 0}
 
 

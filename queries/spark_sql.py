@@ -46,15 +46,6 @@ def spark_sql(name: str, *, per_set: bool = False, numbered: bool = False, attem
 
     tree = _tree(name)
 
-    def inline_table(name: str) -> Any:
-        def inline(node: exp.Expression) -> exp.Expression:
-            if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous) \
-                    and node.this.name.lower() == name:
-                alias = exp.TableAlias(this=exp.to_identifier(node.alias or name))
-                return exp.Subquery(this=_macro_body(TABLE_MACROS[name], node.this.expressions), alias=alias)
-            return node
-        return inline
-
     def constants(node: exp.Expression) -> exp.Expression:
         # Spark binds no list; a constant of the project's own (never a caller's value) is
         # written into the query as a literal instead.
@@ -88,7 +79,7 @@ def spark_sql(name: str, *, per_set: bool = False, numbered: bool = False, attem
         return node
 
     for table in TABLE_MACROS:
-        tree = tree.transform(inline_table(table))
+        tree = tree.transform(_inline_table(table))
     # Twice: a macro's argument may call one (week_in_scope(week_of(t), ...)), and a transform leaves what it made.
     tree = _scalars_joined(tree.transform(scalar_macros).transform(scalar_macros).transform(constants)
                            .transform(spark_words)
@@ -250,8 +241,22 @@ def _grouping_sets(node: Any) -> Any:
     return union
 
 
+def _inline_table(name: str) -> Any:
+    """A transform that puts the body of the table macro `name` where a query reads it, as a subquery."""
+    from sqlglot import exp
+
+    def inline(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous) and node.this.name.lower() == name:
+            alias = exp.TableAlias(this=exp.to_identifier(node.alias or name))
+            return exp.Subquery(this=_macro_body(TABLE_MACROS[name], node.this.expressions), alias=alias)
+        return node
+
+    return inline
+
+
 def _macro_body(block: str, arguments: Any) -> Any:
-    """The body of the macro a block of scope.sql installs, its parameters replaced by the call's arguments."""
+    """The body of the macro a block installs (scope.sql's, outcomes.sql's), its parameters replaced by the
+    call's arguments."""
     import sqlglot
     from sqlglot import exp
 
