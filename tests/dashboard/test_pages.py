@@ -1092,3 +1092,21 @@ def test_a_stored_replays_paths_keep_their_file_names_within_their_column() -> N
     assert shown[0] == about["checkout"]  # it fits whole
     assert shown[1].startswith("…/") and shown[1].endswith("/candidate.yaml")  # once drawn cut, mid-name
     assert shown[2:] == ["each base commit's policy", "commits b2c43e4..main"]
+
+
+def test_the_outcomes_page_names_a_merge_recorded_before_its_first_attempt(app: Any, tmp_path: Path) -> None:
+    from lanelog import ingest, store
+    from tests.queries.test_outcomes import merged_before_tried
+
+    db = tmp_path / "contradicting.duckdb"
+    con = store.open_db(db)
+    try:
+        ingest.ingest_paths(con, [merged_before_tried(tmp_path)])
+    finally:
+        con.close()
+    at = app(db, "views/outcomes.py")
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(warning.value.startswith("1 pull request(s) closed before their first attempt")
+               for warning in at.warning)
+    assert "Median time to merge" in [metric.label for metric in at.metric]
+    assert [metric.value for metric in at.metric if metric.label == "Median time to merge"] == ["10.0 h"]
