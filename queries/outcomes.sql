@@ -121,10 +121,12 @@ ORDER BY first_ts, pr_repository, pr_number
 -- spend_closed_without_merge the others' sum; merged_cost_unknown and closed_cost_unknown
 -- count those whose armed calls did not all record a cost in one currency, never as costing
 -- nothing.  Costs in two currencies are not summed: both money figures NULL, and
--- costs_in_several_currencies says so; currency is the one currency, else NULL.
+-- costs_in_several_currencies says so; currency is the one currency, else NULL.  With no
+-- pull request closed in scope there is no row at all, the total's neither: the total is grouped by
+-- a constant (in_range), not the empty set, whose row over no rows Spark would ask again for.
 -- params: since, until, repo, accept_label
 WITH decided AS (
-    SELECT week_of(closed_ts) AS closed_week, agent, repo, state = 'merged' AS merged, cost_known,
+    SELECT week_of(closed_ts) AS closed_week, agent, repo, true AS in_range, state = 'merged' AS merged, cost_known,
            CASE WHEN cost_known THEN currency END AS currency,
            CASE WHEN cost_known THEN CAST(cost AS DECIMAL(38, 10)) END AS cost
     FROM agent_pull_requests($repo, $accept_label)
@@ -143,7 +145,7 @@ WITH decided AS (
            min(currency) AS first_currency,
            max(currency) AS last_currency
     FROM decided
-    GROUP BY GROUPING SETS ((closed_week), (), (agent), (repo))
+    GROUP BY GROUPING SETS ((closed_week), (in_range), (agent), (repo))
 )
 SELECT closed_week, agent, repo, by_week, by_agent, by_repo, merged_cost_unknown, closed_cost_unknown,
        coalesce(first_currency <> last_currency, false) AS costs_in_several_currencies,
