@@ -9,7 +9,10 @@ JSON-ready dicts on any engine.  The rules, stated once here and in docs/report.
   a pull request still open is in neither.
 - ``cost_per_merged_pr`` is what all the attempts of the pull requests merged in the week cost,
   over those merged whose cost is known; one whose armed calls did not all record a cost (or
-  recorded two currencies) is counted in ``merged_cost_unknown``, never as costing nothing.
+  recorded two currencies) is counted in ``merged_cost_unknown``, never as costing nothing.  The money
+  is summed in SQL (outcomes.sql's ``outcome_money``, per week, agent, repository and in total).
+- A merge whose times contradict each other (closed or merged before its first attempt) is left out
+  of ``median_hours_to_merge`` and named in ``contradicting_times``.
 - A merge gives the pull request's last routed attempt merge credit.  It is a **credit bug**
   when that attempt had a live quarantine, unless a person said otherwise: an approving review
   by a person submitted after the attempt, or the label ``lanelog:accept-quarantine`` set by a
@@ -107,7 +110,8 @@ def _in_scope(week: date | None, filters: Filters) -> bool:
 
 # The money figures of a group no pull request closed in (outcome_money has no row for it).
 _NO_MONEY: dict[str, Any] = {"cost_per_merged_pr": None, "merged_cost_unknown": 0, "currency": None,
-             "costs_in_several_currencies": False, "spend_closed_without_merge": None, "closed_cost_unknown": 0}
+                             "costs_in_several_currencies": False, "spend_closed_without_merge": None,
+                             "closed_cost_unknown": 0}
 
 
 def contradicts(pr: PullRequest) -> bool:
