@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 from datetime import date
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -14,15 +14,22 @@ from PIL import Image
 
 from lanelog.dashboard.charts import labelled
 from lanelog.money import amount_text, exact
-from lanelog.queries import CREDIT_COUNTS, FIGURES, Comparison, label
+from lanelog.queries import CREDIT_COUNTS, TABLE, WEEKLY, Comparison, label
 from lanelog.reasons import REASONS, kind
 from lanelog.spreadsheet import defused
 
 # The overview's metrics, in the order of the report's JSON keys, in the report's words.
 # Patch rejects, not all probe rejects, beside armed calls: a setup reject says CI is
 # broken, and the overview flags those apart.
-METRICS = [(key, label(key, title=True))
-           for key in ("attempts", "patch_rejects", "calls_armed", "credit_bugs_total", "units")]
+METRICS = [(figure.key, figure.title) for figure in WEEKLY if figure.metric]
+# How a metric's change is coloured, by which way its figure is worse (red when it grows worse).
+DELTA_COLOURS: dict[str | None, Literal["inverse", "normal", "off"]] = {"up": "inverse", "down": "normal", None: "off"}
+
+
+def delta_colour(key: str) -> Literal["inverse", "normal", "off"]:
+    """The colour of a metric's change: red the way its figure is worse, grey when neither way is."""
+    figure = TABLE.get(key)
+    return DELTA_COLOURS[figure.worse if figure is not None else None]
 
 
 def favicon() -> Image.Image:
@@ -205,26 +212,25 @@ def range_caption(report: dict[str, Any]) -> str:
 
 def weeks_frame(report: dict[str, Any]) -> pd.DataFrame:
     """The report's weekly rows as a frame (week: YYYY-MM-DD, or None for the undated bucket): every
-    weekly figure (queries.FIGURES) and the ratio, so a figure added there is never dropped here."""
-    return pd.DataFrame(report["weeks"], columns=["week", *FIGURES, "armed_per_reject", *CREDIT_COUNTS])
+    weekly figure (queries.WEEKLY), so a figure added there is never dropped here."""
+    computed = [figure.key for figure in WEEKLY if figure.source != "credit"]
+    return pd.DataFrame(report["weeks"], columns=["week", *computed, *CREDIT_COUNTS])
 
 
-# The overview's weekly figures, as two tables: the rejects, then the calls, spend and credit.
-WEEKLY_TABLES = (
-    ("attempts", "probe_rejects", "setup_rejects", "patch_rejects", "quarantined"),
-    ("calls_armed", "armed_per_reject", "units", "credit_bugs_total"),
-)
+# The overview's weekly figures, as two tables (each record's `overview`): the rejects, then the calls, spend
+# and credit.
+WEEKLY_TABLES = tuple(tuple(figure.key for figure in WEEKLY if figure.overview == table) for table in (0, 1))
 
 
 def weekly_table(weekly: pd.DataFrame, keys: tuple[str, ...]) -> pd.DataFrame:
     """Some of the weekly figures as the overview's table shows them: a row a week, words as
     headers, the ratio to two places ("-" where it is undefined)."""
     out = worded(weekly[["week", *keys]])
-    if "armed_per_reject" in keys:
-        out[label("armed_per_reject")] = ["-" if value is None or pd.isna(value) else f"{value:.2f}"
-                                          for value in weekly["armed_per_reject"]]
-    if "units" in keys:
-        out[label("units")] = [str(number(value)) for value in weekly["units"]]
+    for key in keys:
+        if TABLE[key].format == "ratio":
+            out[label(key)] = ["-" if value is None or pd.isna(value) else f"{value:.2f}" for value in weekly[key]]
+        elif TABLE[key].format == "number":
+            out[label(key)] = [str(number(value)) for value in weekly[key]]
     return out.set_index(label("week"))
 
 

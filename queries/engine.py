@@ -101,15 +101,19 @@ class DuckDBEngine(Engine):
             con.close()
 
     def _macros(self, query: Query) -> None:
-        """The temporary macros a query reads: scope.sql's in_scope always, hook_scope, undated_why and is_person
-        where used."""
+        """The temporary macros a query reads: scope.sql's in_scope always, hook_scope, undated_why, is_person and
+        agent_pull_requests where used."""
+        SQL.week_scope.run(self.con)
+        SQL.week_of.run(self.con)
         SQL.scope.run(self.con)
         if "hook_scope(" in query.sql:
             SQL.hook_scope.run(self.con)
         if "undated_why(" in query.sql:  # Data health's words for an undated attempt
             SQL.undated_why.run(self.con)
-        if "is_person(" in query.sql:  # the judgement of a merge (outcomes.sql)
+        if "is_person(" in query.sql or "agent_pull_requests(" in query.sql:  # the judgement of a merge
             SQL.person.run(self.con)
+        if "agent_pull_requests(" in query.sql:  # outcomes.sql's pull requests, every figure of them reads
+            SQL.agent_pull_requests.run(self.con)
 
     def rows(self, query: Query, values: dict[str, Any]) -> list[dict[str, Any]]:
         self._macros(query)

@@ -36,39 +36,89 @@ def supported_day(day: date, what: str) -> date:
     return day
 
 
-FIGURES = ("attempts", "probe_rejects", "setup_rejects", "patch_rejects", "calls_armed", "credit_bugs", "quarantined",
-           "units")
-# The counts of a week row beside FIGURES: the merges over a live quarantine nobody said may go, and the
-# one count a person reads (queries/credit.py).
-CREDIT_COUNTS = ("merge_credit_bugs", "credit_bugs_total")
+@dataclass(frozen=True)
+class Figure:
+    """One figure of the report, its one home: the key of the report's JSON, its words in a table or legend and
+    as the title of a metric standing alone, how a value is shown (count, number: a count that may be a
+    fraction, ratio: two places, money, hours, rate: a share), which way is worse ("up", "down", None: neither),
+    and where it comes from: the named SQL block whose column it is (queries/*.sql), or "credit" (queries/credit.py).
 
-# The words a reader sees for each key of the report's JSON: in a table or legend,
-# and as the title of a metric standing alone.
+    A weekly figure (WEEKLY) is a column of the report's weeks and totals, its text, markdown and CSV tables,
+    and of the Overview's weekly table ``overview`` (0: the rejects, 1: the calls, spend and credit; None: in
+    the CSV only); ``metric``: the Overview also shows it as a metric of the latest week."""
+
+    key: str
+    words: str
+    title: str
+    format: str = "count"
+    worse: str | None = None
+    source: str = "figures"
+    overview: int | None = None
+    metric: bool = False
+
+
+# The weekly figures, in the order of the CSV and of the report's JSON (which adds the credit counts last).
+# Adding one is its column in weekly.sql's `figures` block, its record here and its line in docs/report.md
+# (docs/architecture.md, "How to add a weekly figure").
+WEEKLY = (
+    Figure("attempts", "attempts", "Attempts", overview=0, metric=True),
+    Figure("probe_rejects", "probe rejects", "Probe rejects", overview=0),
+    Figure("setup_rejects", "setup rejects", "Setup rejects", worse="up", overview=0),
+    Figure("patch_rejects", "patch rejects", "Patch rejects", overview=0, metric=True),
+    Figure("calls_armed", "armed calls", "Armed calls", overview=1, metric=True),
+    # The seed's credit bugs (lines), and the merges over a live quarantine: the CSV names both, a person
+    # reads the one count (queries/credit.py), its split named.
+    Figure("credit_bugs", "credit bugs on lines", "Credit bugs on lines", worse="up"),
+    Figure("merge_credit_bugs", "credit bugs by merge", "Credit bugs by merge", worse="up", source="credit"),
+    Figure("credit_bugs_total", "credit bugs", "Credit bugs", worse="up", source="credit", overview=1, metric=True),
+    Figure("quarantined", "quarantined", "Quarantined", overview=0),
+    Figure("units", "units", "Units spent", format="number", overview=1, metric=True),
+    Figure("armed_per_reject", "armed calls per patch reject", "Armed calls per patch reject", format="ratio",
+           overview=1),
+)
+# The money of a week (queries/money.sql, queries/costs.py) and the outcome figures (queries/outcomes.sql).
+MONEY = (
+    Figure("cost", "cost", "Cost", format="money", worse="up", source="figures"),
+    Figure("cost_per_armed_call", "cost per armed call", "Cost per armed call", format="money", worse="up",
+           source="figures"),
+    Figure("spend_avoided_estimate", "spend avoided estimate", "Spend avoided estimate", format="money",
+           worse="down", source="figures"),
+)
+OUTCOMES = (
+    Figure("merged", "merged", "Merged", source="pull_request_rows"),
+    Figure("closed_without_merge", "closed without merge", "Closed without merge", source="pull_request_rows"),
+    Figure("merge_rate", "merge rate", "Merge rate", format="rate", worse="down", source="pull_request_rows"),
+    Figure("cost_per_merged_pr", "cost per merged pr", "Cost per merged pr", format="money", worse="up",
+           source="outcome_money"),
+    Figure("spend_closed_without_merge", "spend closed without merge", "Spend closed without merge",
+           format="money", worse="up", source="outcome_money"),
+    Figure("median_hours_to_merge", "median hours to merge", "Median hours to merge", format="hours", worse="up",
+           source="pull_request_rows"),
+)
+TABLE: dict[str, Figure] = {figure.key: figure for figure in (*WEEKLY, *MONEY, *OUTCOMES)}
+
+# The weekly counts the figures block gives (its ratios aside); the counts a week row has beside them (the
+# merges over a live quarantine, and the one count a person reads: queries/credit.py).
+FIGURES = tuple(figure.key for figure in WEEKLY if figure.source == "figures" and figure.format in ("count", "number"))
+CREDIT_COUNTS = tuple(figure.key for figure in WEEKLY if figure.source == "credit")
+# The weekly figures a table shows (the CSV shows every one).
+SHOWN = tuple(figure.key for figure in WEEKLY if figure.overview is not None)
+
+# The words of other columns the pages show, where the key with spaces for underscores is not the word.
 _WORDS: dict[str, tuple[str, str]] = {
     "week": ("week", "Week"),
-    "attempts": ("attempts", "Attempts"),
-    "probe_rejects": ("probe rejects", "Probe rejects"),
-    "setup_rejects": ("setup rejects", "Setup rejects"),
-    "patch_rejects": ("patch rejects", "Patch rejects"),
-    "calls_armed": ("armed calls", "Armed calls"),
-    # A person reads one credit-bug count: the total of both kinds (queries/credit.py), its split named.
-    "credit_bugs_total": ("credit bugs", "Credit bugs"),
-    "quarantined": ("quarantined", "Quarantined"),
-    "units": ("units", "Units spent"),
-    "armed_per_reject": ("armed calls per patch reject", "Armed calls per patch reject"),
-}
-LABELS: dict[str, str] = {key: words[0] for key, words in _WORDS.items()}
-# Other columns the pages show, where the key with spaces for underscores is not the word.
-_WORDS.update({
-    "credit_bugs": ("credit bugs on lines", "Credit bugs on lines"),
-    "merge_credit_bugs": ("credit bugs by merge", "Credit bugs by merge"),
     "repo": ("repository", "Repository"),
     "quarantine_id": ("freeze", "Freeze"),
-})
+}
+# The words of the table's columns, the week first: every table of the weekly figures.
+LABELS: dict[str, str] = {"week": "week", **{key: TABLE[key].words for key in SHOWN}}
 
 
 def label(key: str, title: bool = False) -> str:
     """The words for a figure's key ("calls_armed" -> "armed calls"; title: "Armed calls")."""
+    figure = TABLE.get(key)
+    if figure is not None:
+        return figure.title if title else figure.words
     short, long = _WORDS.get(key, (key.replace("_", " "), key.replace("_", " ").capitalize()))
     return long if title else short
 

@@ -30,6 +30,8 @@ class Named:
     # scope.sql: the macros other blocks read
     scope: Query
     hook_scope: Query
+    week_scope: Query
+    week_of: Query
     undated_why: Query
     person: Query
     # weekly.sql
@@ -65,7 +67,9 @@ class Named:
     undated: Query
     undated_counts: Query
     # outcomes.sql
+    agent_pull_requests: Query
     pull_request_rows: Query
+    outcome_money: Query
     pull_request_weeks: Query
     # shadow.sql
     shadow_figures: Query

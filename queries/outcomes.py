@@ -9,7 +9,10 @@ JSON-ready dicts on any engine.  The rules, stated once here and in docs/report.
   a pull request still open is in neither.
 - ``cost_per_merged_pr`` is what all the attempts of the pull requests merged in the week cost,
   over those merged whose cost is known; one whose armed calls did not all record a cost (or
-  recorded two currencies) is counted in ``merged_cost_unknown``, never as costing nothing.
+  recorded two currencies) is counted in ``merged_cost_unknown``, never as costing nothing.  The money
+  is summed in SQL (outcomes.sql's ``outcome_money``, per week, agent, repository and in total).
+- A merge whose times contradict each other (closed or merged before its first attempt) is left out
+  of ``median_hours_to_merge`` and named in ``contradicting_times``.
 - A merge gives the pull request's last routed attempt merge credit.  It is a **credit bug**
   when that attempt had a live quarantine, unless a person said otherwise: an approving review
   by a person submitted after the attempt, or the label ``lanelog:accept-quarantine`` set by a
@@ -24,10 +27,9 @@ import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from lanelog.money import exact, money_value
+from lanelog.money import money_value
 from lanelog.queries.engine import records
 from lanelog.queries.filters import Filters
 from lanelog.queries.named import SQL
@@ -106,34 +108,36 @@ def _in_scope(week: date | None, filters: Filters) -> bool:
         (filters.until is None or week <= filters.until)
 
 
-def _cost_of(prs: list[PullRequest]) -> dict[str, Any]:
-    """The known cost of some pull requests, how many are known and unknown, and their currencies."""
-    known = [pr for pr in prs if pr.cost_known]
-    return {"known": len(known), "unknown": len(prs) - len(known),
-            "total": sum((exact(pr.cost) for pr in known), Decimal(0)),
-            "currencies": {pr.currency for pr in known if pr.currency is not None}}
+# The money figures of a group no pull request closed in (outcome_money has no row for it).
+_NO_MONEY: dict[str, Any] = {"cost_per_merged_pr": None, "merged_cost_unknown": 0, "currency": None,
+                             "costs_in_several_currencies": False, "spend_closed_without_merge": None,
+                             "closed_cost_unknown": 0}
 
 
-def _figures(merged: list[PullRequest], closed: list[PullRequest]) -> dict[str, Any]:
-    """The figures of the pull requests merged and closed without merge in a week, an agent's or a repository's.
+def contradicts(pr: PullRequest) -> bool:
+    """Whether a pull request's times contradict each other: it closed (or merged) before its first attempt."""
+    first, closed = pr.row["first_ts"], pr.row["closed_ts"]
+    merged = pr.row["merged_at"]
+    return closed is not None and (closed < first or (merged is not None and merged < first))
 
-    Their money is in one currency, or not summed: costs in two currencies leave both money figures null
-    and say so in costs_in_several_currencies."""
-    spent, lost = _cost_of(merged), _cost_of(closed)
-    currencies = spent["currencies"] | lost["currencies"]
-    one = len(currencies) <= 1
+
+def _figures(merged: list[PullRequest], closed: list[PullRequest], money: dict[str, Any] | None) -> dict[str, Any]:
+    """The figures of the pull requests merged and closed without merge in a week, an agent's or a repository's;
+    their money is outcome_money's row of the same group (outcomes.sql).  A merge whose times contradict each
+    other is left out of the median (contradicting_times names it)."""
+    money = money or _NO_MONEY
     decided = len(merged) + len(closed)
-    hours = [(pr.merged_at or pr.closed_ts) - pr.first_ts for pr in merged]
+    hours = [(pr.merged_at or pr.closed_ts) - pr.first_ts for pr in merged if not contradicts(pr)]
     verdicts = [pr.verdict() for pr in merged]
     return {
         "merged": len(merged), "closed_without_merge": len(closed),
         "merge_rate": round(len(merged) / decided, 4) if decided else None, "merge_rate_denominator": decided,
-        "cost_per_merged_pr": money_value(spent["total"] / spent["known"]) if one and spent["known"] else None,
-        "merged_cost_unknown": spent["unknown"],
-        "currency": next(iter(currencies)) if len(currencies) == 1 else None,
-        "costs_in_several_currencies": not one,
-        "spend_closed_without_merge": money_value(lost["total"]) if one and lost["known"] else None,
-        "closed_cost_unknown": lost["unknown"],
+        "cost_per_merged_pr": money_value(money["cost_per_merged_pr"]),
+        "merged_cost_unknown": int(money["merged_cost_unknown"]),
+        "currency": money["currency"],
+        "costs_in_several_currencies": bool(money["costs_in_several_currencies"]),
+        "spend_closed_without_merge": money_value(money["spend_closed_without_merge"]),
+        "closed_cost_unknown": int(money["closed_cost_unknown"]),
         "median_hours_to_merge": round(statistics.median(hour.total_seconds() / 3600 for hour in hours), 2)
         if hours else None,
         "rejected_then_merged": sum(pr.first_rejected for pr in merged),
@@ -142,7 +146,18 @@ def _figures(merged: list[PullRequest], closed: list[PullRequest]) -> dict[str, 
     }
 
 
-def _week(week: date, prs: list[PullRequest], attempts: dict[date, dict[str, Any]]) -> dict[str, Any]:
+def _money_rows(source: Readable, filters: Filters) -> dict[tuple[str, Any], dict[str, Any]]:
+    """outcome_money's rows by group: ("week", Monday), ("total", None), ("agent", name), ("repo", name)."""
+    out = {}
+    for row in records(source, SQL.outcome_money, filters):
+        group = ("week", row["closed_week"]) if row["by_week"] else ("agent", row["agent"]) if row["by_agent"] \
+            else ("repo", row["repo"]) if row["by_repo"] else ("total", None)
+        out[group] = row
+    return out
+
+
+def _week(week: date, prs: list[PullRequest], attempts: dict[date, dict[str, Any]],
+          money: dict[str, Any] | None) -> dict[str, Any]:
     end = datetime.combine(week + timedelta(days=7), datetime.min.time())
     tried = attempts.get(week, {})
     return {
@@ -150,25 +165,25 @@ def _week(week: date, prs: list[PullRequest], attempts: dict[date, dict[str, Any
         "pull_requests_opened": sum(pr.opened == week for pr in prs),
         **{key: tried.get(key, 0) for key in ("attempts", "probe_rejects", "calls_armed", "lanes_held")},
         **_figures([pr for pr in prs if pr.merged and pr.closed_week == week],
-                   [pr for pr in prs if pr.closed_unmerged and pr.closed_week == week]),
+                   [pr for pr in prs if pr.closed_unmerged and pr.closed_week == week], money),
         "open": sum(pr.opened <= week and not pr.closed_by(end) for pr in prs),
     }
 
 
 def _grouped(prs: list[PullRequest], key: Callable[[PullRequest], Any], name: str,
-             filters: Filters) -> list[dict[str, Any]]:
+             filters: Filters, money: dict[tuple[str, Any], dict[str, Any]]) -> list[dict[str, Any]]:
     """The range's figures per agent or repository: its pull requests merged, closed and open."""
     out = []
     for value in sorted({key(pr) for pr in prs}, key=lambda item: (item is None, item or "")):
         mine = [pr for pr in prs if key(pr) == value]
-        out.append({name: value, "pull_requests": len(mine), **_range(mine, filters)})
+        out.append({name: value, "pull_requests": len(mine), **_range(mine, filters, money.get((name, value)))})
     return out
 
 
-def _range(prs: list[PullRequest], filters: Filters) -> dict[str, Any]:
+def _range(prs: list[PullRequest], filters: Filters, money: dict[str, Any] | None) -> dict[str, Any]:
     """Figures over the range: merged and closed in it; open now (the latest outcome is none)."""
     return {**_figures([pr for pr in prs if pr.merged and _in_scope(pr.closed_week, filters)],
-                       [pr for pr in prs if pr.closed_unmerged and _in_scope(pr.closed_week, filters)]),
+                       [pr for pr in prs if pr.closed_unmerged and _in_scope(pr.closed_week, filters)], money),
             "open": sum(pr.row["state"] is None for pr in prs)}
 
 
@@ -181,14 +196,23 @@ def outcome_figures(source: Readable, filters: Filters | None = None,
     prs = [pr for pr in everyone if _in_scope(pr.opened, filters) or _in_scope(pr.closed_week, filters)]
     attempts = {row["week"]: row for row in records(source, SQL.pull_request_weeks, filters)}
     weeks = sorted({week for week in _weeks(prs, attempts) if _in_scope(week, filters)})
+    money = _money_rows(source, filters)
     return {
-        "weeks": [_week(week, everyone, attempts) for week in weeks],
-        "totals": {"pull_requests": len(prs), **_range(prs, filters)},
-        "by_agent": _grouped(prs, lambda pr: pr.agent, "agent", filters),
-        "by_repo": _grouped(prs, lambda pr: pr.repo, "repo", filters),
+        "weeks": [_week(week, everyone, attempts, money.get(("week", week))) for week in weeks],
+        "totals": {"pull_requests": len(prs), **_range(prs, filters, money.get(("total", None)))},
+        "by_agent": _grouped(prs, lambda pr: pr.agent, "agent", filters, money),
+        "by_repo": _grouped(prs, lambda pr: pr.repo, "repo", filters, money),
         "merge_rate_rule": MERGE_RATE_RULE,
         "cost_rule": COST_RULE,
+        "contradicting_times": [_named(pr) for pr in prs if contradicts(pr) and _in_scope(pr.closed_week, filters)],
     }
+
+
+def _named(pr: PullRequest) -> dict[str, Any]:
+    """A pull request whose times contradict each other, as the report names it."""
+    return {"pr_repository": pr.pr_repository, "pr_number": pr.pr_number,
+            "first_attempt_at": pr.first_ts.isoformat(), "closed_at": pr.closed_ts.isoformat(),
+            "merged_at": pr.merged_at.isoformat() if pr.merged_at is not None else None}
 
 
 def _weeks(prs: list[PullRequest], attempts: dict[date, dict[str, Any]]) -> Iterable[date]:

@@ -1,10 +1,12 @@
 -- What became of each agent pull request: its attempts (the router's lines that name it) and its
 -- outcome (the line `lanelog outcome` wrote when it closed).  A pull request is
 -- (pr_repository, pr_number); an agent pull request is one some routed attempt names.  The
--- figures per week, agent and repository are made from these rows in queries/outcomes.py.
+-- figures per week, agent and repository are grouped from these rows by outcome_money and in
+-- queries/outcomes.py.
 
--- name: pull_request_rows
--- One row per agent pull request, every week of its attempts counted (a pull request merged in
+-- name: agent_pull_requests
+-- Installs the table macro agent_pull_requests(repo_name, accept_label): one row per agent
+-- pull request of repo_name (NULL: every repository), every week of its attempts counted (a pull request merged in
 -- a week spent what all its attempts cost, whenever they ran): its repository (the last
 -- attempt's repo) and agent (the last attempt that names one), when its first and last routed
 -- attempts ran, how many attempts, probe rejects (and whether the first attempt was one), armed
@@ -20,16 +22,17 @@
 -- attempt's quarantine not empty) it is 'credit_bug' unless a person said the quarantine may
 -- go, 'reviewed_exception' then; NULL for a pull request not merged over one.  A person
 -- (is_person) says so by an approving review submitted after the last attempt, or by the
--- label $accept_label; an auto-merge, or a merge by an account that is no person, is always a
+-- label accept_label; an auto-merge, or a merge by an account that is no person, is always a
 -- credit bug.  said_by: who said so, in words ("approved by ...", "labelled ... by ...").
--- params: repo, accept_label
+-- params:
+CREATE OR REPLACE TEMP MACRO agent_pull_requests(repo_name, accept_label) AS TABLE
 WITH tried AS (
     SELECT pr_repository, pr_number, ts, repo, agent, is_reject, armed, lane, attempt_id, quarantine,
            CASE WHEN armed THEN cost END AS cost,
            CASE WHEN armed AND cost IS NOT NULL THEN currency END AS currency,
            row_number() OVER (PARTITION BY pr_repository, pr_number ORDER BY ts DESC, attempt_id DESC) AS newest,
            row_number() OVER (PARTITION BY pr_repository, pr_number ORDER BY ts, attempt_id) AS oldest
-    FROM in_scope(NULL, NULL, $repo)
+    FROM in_scope(NULL, NULL, repo_name)
     WHERE pr_repository IS NOT NULL AND pr_number IS NOT NULL AND ts IS NOT NULL AND producer = 'lanelog-route'
 ), per_pr AS (
     SELECT pr_repository, pr_number,
@@ -77,7 +80,7 @@ WITH tried AS (
                                                      AND review.submitted_at > last_ts),
                lambda review: 'approved by ' || review.login), CAST([] AS VARCHAR[])) AS approved_by,
            coalesce(list_transform(
-               list_filter(labels, lambda label: label.name = $accept_label
+               list_filter(labels, lambda label: label.name = accept_label
                                                  AND is_person(label.set_by, label.set_by_type)),
                lambda label: 'labelled ' || label.name || ' by ' || label.set_by), CAST([] AS VARCHAR[])) AS labelled_by
     FROM per_pr
@@ -98,7 +101,61 @@ SELECT pr_repository, pr_number, repo, agent, attempts, first_ts, last_ts, probe
             ELSE 'credit_bug' END AS verdict,
        list_concat(approved_by, labelled_by) AS said_by
 FROM judged
+
+-- name: pull_request_rows
+-- One row per agent pull request (agent_pull_requests), in the order of their first attempts.
+-- params: repo, accept_label
+SELECT pr_repository, pr_number, repo, agent, attempts, first_ts, last_ts, probe_rejects, first_rejected,
+       calls_armed, lanes_held, last_attempt, last_quarantine, cost_known, currency, cost, state, closed_ts,
+       merged_at, merged_by, merged_by_type, auto_merge, auto_merge_by, auto_merge_by_type, approvals, labels,
+       outcome_url, outcome_id, verdict, said_by
+FROM agent_pull_requests($repo, $accept_label)
 ORDER BY first_ts, pr_repository, pr_number
+
+-- name: outcome_money
+-- What the agent pull requests closed in scope cost: one row per week they closed in
+-- (closed_week, by_week), the total row (every flag false), one per agent (by_agent) and one
+-- per repository (by_repo).  A pull request is counted where it closed, the week in scope by
+-- week_in_scope (scope.sql).  Only pull requests whose cost is known are summed (exactly, as
+-- DECIMAL): cost_per_merged_pr is the merged ones' cost over how many they are,
+-- spend_closed_without_merge the others' sum; merged_cost_unknown and closed_cost_unknown
+-- count those whose armed calls did not all record a cost in one currency, never as costing
+-- nothing.  Costs in two currencies are not summed: both money figures NULL, and
+-- costs_in_several_currencies says so; currency is the one currency, else NULL.  With no
+-- pull request closed in scope there is no row at all, the total's neither: the total is grouped by
+-- a constant (in_range), not the empty set, whose row over no rows Spark would ask again for.
+-- params: since, until, repo, accept_label
+WITH decided AS (
+    SELECT week_of(closed_ts) AS closed_week, agent, repo, true AS in_range, state = 'merged' AS merged, cost_known,
+           CASE WHEN cost_known THEN currency END AS currency,
+           CASE WHEN cost_known THEN CAST(cost AS DECIMAL(38, 10)) END AS cost
+    FROM agent_pull_requests($repo, $accept_label)
+    WHERE state IN ('merged', 'closed') AND week_in_scope(week_of(closed_ts), $since, $until)
+), groups AS (
+    SELECT closed_week, agent, repo,
+           grouping(closed_week) = 0 AS by_week,
+           grouping(agent) = 0 AS by_agent,
+           grouping(repo) = 0 AS by_repo,
+           coalesce(sum(CASE WHEN merged AND cost_known THEN 1 ELSE 0 END), 0) AS merged_known,
+           coalesce(sum(CASE WHEN merged AND NOT cost_known THEN 1 ELSE 0 END), 0) AS merged_cost_unknown,
+           coalesce(sum(CASE WHEN NOT merged AND cost_known THEN 1 ELSE 0 END), 0) AS closed_known,
+           coalesce(sum(CASE WHEN NOT merged AND NOT cost_known THEN 1 ELSE 0 END), 0) AS closed_cost_unknown,
+           sum(CASE WHEN merged THEN cost END) AS merged_cost,
+           sum(CASE WHEN NOT merged THEN cost END) AS closed_cost,
+           min(currency) AS first_currency,
+           max(currency) AS last_currency
+    FROM decided
+    GROUP BY GROUPING SETS ((closed_week), (in_range), (agent), (repo))
+)
+SELECT closed_week, agent, repo, by_week, by_agent, by_repo, merged_cost_unknown, closed_cost_unknown,
+       coalesce(first_currency <> last_currency, false) AS costs_in_several_currencies,
+       CASE WHEN first_currency = last_currency THEN first_currency END AS currency,
+       CASE WHEN coalesce(first_currency = last_currency, true) AND merged_known > 0
+            THEN merged_cost / merged_known END AS cost_per_merged_pr,
+       CASE WHEN coalesce(first_currency = last_currency, true) AND closed_known > 0
+            THEN closed_cost END AS spend_closed_without_merge
+FROM groups
+ORDER BY by_week, by_agent, by_repo, closed_week, agent, repo
 
 -- name: pull_request_weeks
 -- The routed attempts on agent pull requests, per week in scope: attempts, probe rejects, armed

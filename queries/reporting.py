@@ -19,7 +19,7 @@ from lanelog.queries.costs import money_figures
 from lanelog.queries.credit import CreditBugs, credit_bugs, merge_bugs, with_merge_counts
 from lanelog.queries.digest import weekly_digest
 from lanelog.queries.engine import engine_of, records, together
-from lanelog.queries.figures import FIGURES
+from lanelog.queries.figures import WEEKLY
 from lanelog.queries.filters import Filters
 from lanelog.queries.hooks import hook_report
 from lanelog.queries.named import SQL
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 # The queries report() reads, and its money and outcomes sections' (queries/costs.py, queries/outcomes.py).
 REPORT_QUERIES = (SQL.figures, SQL.rejected_line_count, SQL.shadow_figures, SQL.shadow_errors, SQL.pull_request_rows,
                   SQL.hook_figures, SQL.hook_sessions)
-MONEY_QUERIES = (SQL.money_currencies, SQL.money_by_property, SQL.pull_request_weeks)
+MONEY_QUERIES = (SQL.money_currencies, SQL.money_by_property, SQL.pull_request_weeks, SQL.outcome_money)
 
 
 def _number(value: float | None) -> int | float | None:
@@ -43,10 +43,9 @@ def _number(value: float | None) -> int | float | None:
 
 
 def _figures(row: dict[str, Any]) -> dict[str, Any]:
-    out = {key: row[key] for key in FIGURES}
-    out["units"] = _number(row["units"])
-    out["armed_per_reject"] = row["armed_per_reject"]
-    return out
+    """A week's weekly figures (queries.WEEKLY, those of the figures block), a number as JSON holds it."""
+    return {figure.key: _number(row[figure.key]) if figure.format == "number" else row[figure.key]
+            for figure in WEEKLY if figure.source == "figures"}
 
 
 def _total_row(rows: list[dict[str, Any]]) -> dict[str, Any]:

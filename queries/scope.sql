@@ -10,7 +10,8 @@
 -- placed outside a range, so it is always in scope.  repo_name, when set, filters every
 -- attempt, undated ones too.  The week is compared as itself (week >= since_day - 6, not
 -- week + 6 >= since_day): so DuckDB skips a lake's week files out of range by their folder
--- names alone (store/lake.sql), without opening them.
+-- names alone (store/lake.sql), without opening them.  The rule on a dated week is
+-- week_in_scope's, which the outcome figures read too (outcomes.sql).
 -- spent_units: what an armed attempt spent, its numeric `units`, or one unit per listed
 -- property when it records none; an attempt that armed no call spent nothing.
 -- Only CI's attempts: a line `lanelog hook` wrote (source "hook", a check in the agent's own
@@ -23,11 +24,7 @@ SELECT
     CASE WHEN armed THEN coalesce(units, len(properties), 0) ELSE 0 END AS spent_units
 FROM attempts
 WHERE (repo_name IS NULL OR repo = repo_name)
-  AND (
-      week IS NULL
-      OR ((since_day IS NULL OR week >= CAST(since_day AS DATE) - 6)
-          AND (until_day IS NULL OR week <= until_day))
-  )
+  AND (week IS NULL OR week_in_scope(week, since_day, until_day))
   AND source IS DISTINCT FROM 'hook'
 
 -- name: hook_scope
@@ -38,12 +35,23 @@ CREATE OR REPLACE TEMP MACRO hook_scope(since_day, until_day, repo_name) AS TABL
 SELECT attempts.*
 FROM attempts
 WHERE (repo_name IS NULL OR repo = repo_name)
-  AND (
-      week IS NULL
-      OR ((since_day IS NULL OR week >= CAST(since_day AS DATE) - 6)
-          AND (until_day IS NULL OR week <= until_day))
-  )
+  AND (week IS NULL OR week_in_scope(week, since_day, until_day))
   AND source = 'hook'
+
+-- name: week_scope
+-- Installs the macro week_in_scope(week_day, since_day, until_day): whether a week (its
+-- Monday) touches [since_day, until_day], a NULL bound open; the one rule on weeks every
+-- figure reads (in_scope's attempts, the weeks pull requests closed in).  Spark inlines it.
+-- params:
+CREATE OR REPLACE TEMP MACRO week_in_scope(week_day, since_day, until_day) AS
+    (since_day IS NULL OR week_day >= CAST(since_day AS DATE) - 6) AND (until_day IS NULL OR week_day <= until_day)
+
+-- name: week_of
+-- Installs the macro week_of(t): the week of a UTC time, its Monday (the ISO week), as
+-- the store dates an attempt's (lane_week in store/schema.sql); NULL stays NULL (undated).
+-- Spark inlines it.
+-- params:
+CREATE OR REPLACE TEMP MACRO week_of(t) AS CAST(date_trunc('week', t) AS DATE)
 
 -- name: undated_why
 -- Installs the macro undated_why(j): why an attempt whose `ts` value (JSON, from

@@ -21,11 +21,12 @@ from lanelog.queries.named import CONSTANTS, QUERIES
 # The named queries `report` and `check` run (every format).
 SPARK_QUERIES = ("figures", "rejected_line_count", "credit_bug_rows", "audit", "reject_reasons",
                  "money_by_property", "money_currencies", "shadow_figures", "shadow_errors", "pull_request_rows",
-                 "pull_request_weeks", "hook_figures", "hook_sessions")
-# The scope macros of scope.sql, each inlined as its body (Spark has no table macros), by the block installing it.
-SCOPES = {"in_scope": "scope", "hook_scope": "hook_scope"}
+                 "pull_request_weeks", "outcome_money", "hook_figures", "hook_sessions")
 # scope.sql's scalar macros (DuckDB's temporary macros), by the name a query calls: inlined for Spark.
-SCALAR_MACROS = {"is_person": "person"}
+SCALAR_MACROS = {"is_person": "person", "week_in_scope": "week_scope", "week_of": "week_of"}
+# The table macros of queries/*.sql (DuckDB's temporary macros), by the name a query reads, in the order they
+# are inlined for Spark (a macro's body may read the ones after it).
+TABLE_MACROS = {"agent_pull_requests": "agent_pull_requests", "in_scope": "scope", "hook_scope": "hook_scope"}
 # DuckDB list functions that sqlglot passes through by name, and Spark's word for each.
 _RENAMED = {"LIST_INTERSECT": "ARRAY_INTERSECT"}
 # The column of the numbered form that holds each row's place in the query's ORDER BY.
@@ -70,7 +71,11 @@ def spark_sql(name: str, *, per_set: bool = False, numbered: bool = False, attem
                 node.alias or "attempts")))
         return node
 
-    tree = _scalars_joined(tree.transform(_macros_inlined).transform(constants).transform(spark_words)
+    for table in TABLE_MACROS:
+        tree = tree.transform(_inline_table(table))
+    # Twice: a macro's argument may call one (week_in_scope(week_of(t), ...)), and a transform leaves what it made.
+    tree = _scalars_joined(tree.transform(_scalar_inlined).transform(_scalar_inlined).transform(constants)
+                           .transform(spark_words)
                            .transform(reading))
     if per_set:
         tree = tree.transform(_grouping_sets)
@@ -80,15 +85,10 @@ def spark_sql(name: str, *, per_set: bool = False, numbered: bool = False, attem
     return text
 
 
-def _macros_inlined(node: Any) -> Any:
-    """Spark has no macros: a call of one of scope.sql's table macros (in_scope) becomes its body as a
-    subquery, and a call of one of its scalar macros (is_person) its body as an expression."""
+def _scalar_inlined(node: Any) -> Any:
+    """Spark has no macros: a call of one of scope.sql's scalar macros (is_person) becomes its body."""
     from sqlglot import exp
 
-    if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous) and node.this.name.lower() in SCOPES:
-        macro = node.this.name.lower()
-        alias = exp.TableAlias(this=exp.to_identifier(node.alias or macro))
-        return exp.Subquery(this=_scope_select(*node.this.expressions, macro=macro), alias=alias)
     if isinstance(node, exp.Anonymous) and node.name.lower() in SCALAR_MACROS:
         return _macro_body(SCALAR_MACROS[node.name.lower()], node.expressions)
     return node
@@ -243,13 +243,22 @@ def _grouping_sets(node: Any) -> Any:
     return union
 
 
-def _scope_select(*arguments: Any, macro: str = "in_scope") -> Any:
-    """scope.sql's in_scope (or hook_scope) body with the macro's parameters replaced by the call's arguments."""
-    return _macro_body(SCOPES[macro], arguments)
+def _inline_table(name: str) -> Any:
+    """A transform that puts the body of the table macro `name` where a query reads it, as a subquery."""
+    from sqlglot import exp
+
+    def inline(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous) and node.this.name.lower() == name:
+            alias = exp.TableAlias(this=exp.to_identifier(node.alias or name))
+            return exp.Subquery(this=_macro_body(TABLE_MACROS[name], node.this.expressions), alias=alias)
+        return node
+
+    return inline
 
 
 def _macro_body(block: str, arguments: Any) -> Any:
-    """The body of the macro a block of scope.sql installs, its parameters replaced by the call's arguments."""
+    """The body of the macro a block installs (scope.sql's, outcomes.sql's), its parameters replaced by the
+    call's arguments."""
     import sqlglot
     from sqlglot import exp
 

@@ -136,7 +136,7 @@ def _status_keys() -> list[str]:
 
 def _registries() -> dict[str, tuple[str, list[str]]]:
     from lanelog.dashboard.signin import AUTH_KEYS, OPTIONAL, REQUIRED
-    from lanelog.queries import FIGURES, PERIODS
+    from lanelog.queries import PERIODS, TABLE
     from lanelog.queries.budget_file import KEYS
     from lanelog.queries.costs import REPO_KEYS, WEEK_KEYS
     from lanelog.reasons import REASONS
@@ -145,7 +145,7 @@ def _registries() -> dict[str, tuple[str, list[str]]]:
 
     return {
         "reason code": ("router.md", sorted(REASONS)),
-        "weekly figure": ("report.md", [*FIGURES, "armed_per_reject"]),
+        "figure": ("report.md", list(TABLE)),
         "money key": ("report.md", sorted(set(WEEK_KEYS) | set(REPO_KEYS))),
         "budgets file key": ("report.md", list(KEYS)),
         "budget period": ("report.md", list(PERIODS)),

@@ -1,5 +1,6 @@
 """Outcomes: what became of the agent pull requests, and what a merged one cost, by agent."""
 
+import pandas as pd
 import streamlit as st
 
 from lanelog import queries
@@ -45,6 +46,11 @@ if totals["spend_closed_without_merge"] is not None:
 notes.append(f"Merged over a live quarantine: {totals['merge_credit_bugs']} credit bug(s), nobody said they may go "
              f"(Credit-bug triage lists them), and {totals['reviewed_exceptions']} reviewed exception(s).")
 st.caption(" ".join(notes))  # numbers, and a currency ingest keeps only as three capital letters
+if outcomes["contradicting_times"]:
+    st.warning(f"{len(outcomes['contradicting_times'])} pull request(s) closed before their first attempt: their "
+               "times contradict each other (a wrong clock, a line stamped by hand), so the median time to merge "
+               "leaves them out. They are listed below.", icon=":material/schedule:")
+    ui.table(pd.DataFrame(outcomes["contradicting_times"]), key="contradicting_times")
 
 st.subheader("From attempt to merge, week by week")
 st.altair_chart(outcome_charts.funnel(outcomes, weeks=ui.axis_weeks()), key="outcome_funnel")

@@ -31,7 +31,7 @@ st.subheader(comparison.heading())
 columns = [*st.columns(4), *st.columns(3)]
 for column, (key, label) in zip(columns, present.METRICS):
     column.metric(label, present.number(latest[key]), delta=present.delta(comparison, key),
-                  delta_color="inverse" if key == "credit_bugs_total" else "off")
+                  delta_color=present.delta_colour(key))
 columns[len(present.METRICS)].metric(
     "Quarantined", present.number(latest["quarantined"]), delta=present.delta(comparison, "quarantined"),
     delta_color="off",

@@ -1117,3 +1117,21 @@ def test_the_probe_page_shows_patches_stopped_in_the_agents_loop_beside_cis_reje
          "came back narrower": 0}]
     # The reasons CI gave count CI's rejects only: the hook's assertion_removed is not among them.
     assert "assertion removed" not in [t.value for t in probe.main.text]
+
+
+def test_the_outcomes_page_names_a_merge_recorded_before_its_first_attempt(app: Any, tmp_path: Path) -> None:
+    from lanelog import ingest, store
+    from tests.queries.test_outcomes import merged_before_tried
+
+    db = tmp_path / "contradicting.duckdb"
+    con = store.open_db(db)
+    try:
+        ingest.ingest_paths(con, [merged_before_tried(tmp_path)])
+    finally:
+        con.close()
+    at = app(db, "views/outcomes.py")
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(warning.value.startswith("1 pull request(s) closed before their first attempt")
+               for warning in at.warning)
+    assert "Median time to merge" in [metric.label for metric in at.metric]
+    assert [metric.value for metric in at.metric if metric.label == "Median time to merge"] == ["10.0 h"]

@@ -105,6 +105,7 @@ REVIEW_REPORT = {
         "cost_rule": ("cost_per_merged_pr is what every attempt of the pull requests merged in the week cost, over "
                       "those whose cost is known; merged_cost_unknown counts those whose armed calls did not all "
                       "record a cost in one currency, never as costing nothing"),
+        "contradicting_times": [],
     },
 }
 

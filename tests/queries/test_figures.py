@@ -333,7 +333,10 @@ def test_data_health(con: duckdb.DuckDBPyConnection) -> None:
     assert [r["attempt_id"] for r in records(queries.undated(con, Filters(repo="svc")))] == ["a8"]
 
 
-SCOPED = sorted(name for name, query in queries.QUERIES.items() if "repo" in query.params)
+# outcome_money is scoped by the week a pull request closed in, over every attempt of it whenever it ran: no
+# database of fewer attempts answers as its filter does.  tests/queries/test_outcomes.py holds its scopes (by
+# repository and by dates) against an independent reader of generated histories.
+SCOPED = sorted(name for name, query in queries.QUERIES.items() if "repo" in query.params and name != "outcome_money")
 
 
 def moved(row: dict[str, Any], **changes: Any) -> dict[str, Any]:

@@ -320,3 +320,43 @@ def test_the_generated_histories_hold_every_case_the_rules_name() -> None:
     assert any(change.cost() is None and change.state == "merged" for change in everything)
     assert any(change.cost() is not None and change.cost()[1] == "EUR" for change in everything)
     assert any(change.attempts[0]["probe"] == "reject" and change.state == "merged" for change in everything)
+
+
+FIRST = START + timedelta(days=2)
+
+
+def merged_before_tried(tmp_path: Path) -> Path:
+    """A log of two merged pull requests: #1's merge stamped 130 hours before its first attempt, #2's 10 after."""
+    rng = random.Random(7)
+    lines: list[dict[str, Any]] = []
+    for number, closed in ((1, FIRST - timedelta(hours=130)), (2, FIRST + timedelta(hours=10))):
+        attempt = {"schema": 1, "attempt_id": f"c-{number}", "ts": stamp(FIRST), "repo": "orders",
+                   "producer": "lanelog-route", "probe": "pass", "model_call_allowed": False, "lane": "not_started",
+                   "quarantine": [], "merge_credit": 0, "pull_request": {"repository": "acme/orders", "number": number}}
+        lines += [attempt, outcome(rng, "acme/orders", "orders", number, closed, "merged", FIRST)]
+    log = tmp_path / "lane-log.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return log
+
+
+def test_a_merge_recorded_before_its_first_attempt_is_named_and_kept_out_of_the_median(tmp_path: Path) -> None:
+    """A close stamped 130 hours before the pull request's first attempt gave a median of -130 hours to merge."""
+    con = store.open_memory()
+    ingest.ingest_paths(con, [merged_before_tried(tmp_path)])
+    found = queries.outcome_figures(con, Filters())
+    assert found["totals"]["merged"] == 2
+    assert found["totals"]["median_hours_to_merge"] == 10.0
+    assert [(pr["pr_number"], pr["closed_at"]) for pr in found["contradicting_times"]] == [
+        (1, (FIRST - timedelta(hours=130)).replace(tzinfo=None).isoformat())]
+
+
+def test_the_review_names_a_merge_recorded_before_its_first_attempt(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from lanelog.cli import cli
+
+    for form in ("text", "markdown"):
+        done = CliRunner().invoke(cli, ["report", str(merged_before_tried(tmp_path)), "--format", form])
+        assert done.exit_code == 0, done.output
+        assert "1 pull request(s) closed before their first attempt" in done.stdout
+        assert "orders#1 (closed 2026-09-03" in done.stdout.replace("\\", "")

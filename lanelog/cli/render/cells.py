@@ -14,6 +14,7 @@ from typing import Any
 from lanelog.evidence_text import MARKDOWN_SPECIAL
 from lanelog.framing import framed
 from lanelog.money import money_text
+from lanelog.queries import TABLE
 from lanelog.times import rfc3339
 
 
@@ -52,10 +53,12 @@ def md_link(url: Any) -> str:
 
 
 def cell(key: str, value: Any) -> str:
-    """A figure as a table shows it: an undated week in words, a ratio with two decimals."""
+    """A figure as a table shows it, by its record's format (queries.TABLE): an undated week in words, a ratio
+    with two decimals."""
     if key == "week":
         return value or "undated"
-    if key == "armed_per_reject":
+    figure = TABLE.get(key)
+    if figure is not None and figure.format == "ratio":
         return "-" if value is None else f"{value:.2f}"
     return plain(value)
 

@@ -24,7 +24,7 @@ from lanelog.cli.render.cells import (
     money_change,
     plain,
 )
-from lanelog.queries import LABELS, Comparison, CreditBugs, Filters, split_words
+from lanelog.queries import LABELS, WEEKLY, Comparison, CreditBugs, Filters, split_words
 from lanelog.reasons import kind
 from lanelog.spreadsheet import defused
 
@@ -51,10 +51,9 @@ def table(report: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-# The figures' columns of the CSV, by the JSON's keys: the seed's credit_bugs (lines) and the merges apart,
-# then the one count.
-CSV_FIGURES = tuple(part for key in HEADINGS
-                    for part in (("credit_bugs", "merge_credit_bugs", key) if key == "credit_bugs_total" else (key,)))
+# The figures' columns of the CSV, by the JSON's keys: every weekly figure (queries.WEEKLY), the seed's
+# credit_bugs (lines) and the merges apart before the one count.
+CSV_FIGURES = ("week", *(figure.key for figure in WEEKLY))
 # The money columns of the CSV (queries/money.sql), after the figures', per week; `costs` is
 # each currency's total (GBP 0.25; USD 0.625) of a week priced in several, else empty.
 CSV_MONEY = ("calls_with_usage", "calls_priced", "input_tokens", "output_tokens", "cost", "currency",

@@ -76,7 +76,8 @@ def _group_rows(rows: list[dict[str, Any]], key: str, escape: Any) -> list[list[
             + [_cell(name, row, escape) for name, _ in GROUP_COLUMNS] for row in rows]
 
 
-def _sentences(totals: dict[str, Any], escape: Any) -> list[str]:
+def _sentences(outcomes: dict[str, Any], escape: Any) -> list[str]:
+    totals = outcomes["totals"]
     bugs, exceptions = totals["merge_credit_bugs"], totals["reviewed_exceptions"]
     out = [f"{totals['rejected_then_merged']} pull request(s) rejected by the probe at first were merged after a "
            "later attempt."]
@@ -86,6 +87,12 @@ def _sentences(totals: dict[str, Any], escape: Any) -> list[str]:
                    + (f" ({totals['closed_cost_unknown']} of unknown cost)." if totals["closed_cost_unknown"] else "."))
     out.append(f"{bugs} merge(s) over a live quarantine nobody said may go (credit bugs), {exceptions} reviewed "
                "exception(s).")
+    contradicting = outcomes.get("contradicting_times") or []
+    if contradicting:
+        named = ", ".join(f"{escape(pr['pr_repository'])}#{pr['pr_number']} (closed {escape(pr['closed_at'])}, "
+                          f"first attempt {escape(pr['first_attempt_at'])})" for pr in contradicting)
+        out.append(f"{len(contradicting)} pull request(s) closed before their first attempt, times that contradict "
+                   f"each other, are left out of the median hours to merge: {named}.")
     return out
 
 
@@ -97,7 +104,7 @@ def table(outcomes: dict[str, Any]) -> str:
         if outcomes[section]:
             out += ["", f"By {words}", *aligned([words, *(name for _, name in GROUP_COLUMNS)],
                                                  _group_rows(outcomes[section], key, plain))]
-    return "\n".join([*out, "", *_sentences(outcomes["totals"], plain), f"({RULE_WORDS})"])
+    return "\n".join([*out, "", *_sentences(outcomes, plain), f"({RULE_WORDS})"])
 
 
 def markdown(outcomes: dict[str, Any]) -> str:
@@ -108,7 +115,7 @@ def markdown(outcomes: dict[str, Any]) -> str:
             out += ["", f"### By {words}", "",
                     *markdown_table([words, *(name for _, name in GROUP_COLUMNS)],
                                     _group_rows(outcomes[section], key, md), bold_total=False)]
-    return "\n".join([*out, "", *_sentences(outcomes["totals"], md), "", f"_{RULE_WORDS}._"])
+    return "\n".join([*out, "", *_sentences(outcomes, md), "", f"_{RULE_WORDS}._"])
 
 
 def csv_cells(outcomes: dict[str, Any] | None, week: str | None) -> list[Any]:
