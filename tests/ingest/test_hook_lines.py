@@ -58,7 +58,7 @@ def test_hook_lines_change_none_of_the_seeds_figures(con: duckdb.DuckDBPyConnect
         ingest_bytes(plain, "ci.jsonl", ci_only)
         found, seed = queries.report(con), queries.report(plain)
         assert found["weeks"] == seed["weeks"] and found["totals"] == seed["totals"]
-        assert queries.check(con)["credit_bugs"] == []  # a hook line's credit and quarantine are no credit bug
+        assert queries.credit_bugs(con).lines == []  # a hook line's credit and quarantine are no credit bug
         assert found["hooks"]["totals"] == {"hook_checks": 2, "hook_rejects": 1}
         assert found["hooks"]["by_agent"] == [{"agent": "claude-code", "hook_checks": 2, "hook_rejects": 1,
                                                "sessions_refused": 1, "sessions_narrowed": 1}]

@@ -46,8 +46,8 @@ def scanned(con: Any, block: str, filters: Filters) -> list[dict[str, Any]]:
     values = {**(filters.bound() if "since" in query.params else {}),
               **{key: value for key, value in CONSTANTS.items() if key in query.params},
               **({"limit": ROW_LIMIT} if "limit" in query.params else {})}
-    queries.QUERIES["scope"].run(con)
-    queries.QUERIES["undated_why"].run(con)
+    for macros in ("week_scope", "week_of", "scope", "undated_why"):  # what the engine installs first
+        queries.QUERIES[macros].run(con)
     # The block's own SQL (a file of this repository), its values bound.
     explained = con.execute("EXPLAIN (ANALYZE, FORMAT json) " + query.sql, query.bind(values)).fetchall()
     profile = json.loads(explained[0][1])
