@@ -89,6 +89,7 @@ class DuckDBEngine(Engine):
 
     def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         self.con = con
+        self._installed: set[str] = set()  # the macros this engine has put on its connection
 
     @classmethod
     @contextmanager
@@ -102,18 +103,20 @@ class DuckDBEngine(Engine):
 
     def _macros(self, query: Query) -> None:
         """The temporary macros a query reads: scope.sql's in_scope always, hook_scope, undated_why, is_person and
-        agent_pull_requests where used."""
-        SQL.week_scope.run(self.con)
-        SQL.week_of.run(self.con)
-        SQL.scope.run(self.con)
+        agent_pull_requests where used; each put on the connection once (a report asks ten queries)."""
+        wanted = [SQL.week_scope, SQL.week_of, SQL.scope]
         if "hook_scope(" in query.sql:
-            SQL.hook_scope.run(self.con)
+            wanted.append(SQL.hook_scope)
         if "undated_why(" in query.sql:  # Data health's words for an undated attempt
-            SQL.undated_why.run(self.con)
+            wanted.append(SQL.undated_why)
         if "is_person(" in query.sql or "agent_pull_requests(" in query.sql:  # the judgement of a merge
-            SQL.person.run(self.con)
+            wanted.append(SQL.person)
         if "agent_pull_requests(" in query.sql:  # outcomes.sql's pull requests, every figure of them reads
-            SQL.agent_pull_requests.run(self.con)
+            wanted.append(SQL.agent_pull_requests)
+        for macro in wanted:
+            if macro.name not in self._installed:
+                macro.run(self.con)
+                self._installed.add(macro.name)
 
     def rows(self, query: Query, values: dict[str, Any]) -> list[dict[str, Any]]:
         self._macros(query)
