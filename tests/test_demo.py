@@ -252,6 +252,20 @@ def test_the_demo_summary_accounts_for_every_attempt(demo_dir: Path) -> None:
     totals = json.loads(report.stdout)["totals"]
     assert (totals["attempts"], totals["probe_rejects"], totals["calls_armed"]) == (
         attempts, summary["outcomes"]["probe_reject"], summary["outcomes"]["armed"])
+    # The one credit-bug count: the summary's is the report's, both kinds, read from what was stored.
+    assert (summary["credit_bugs"], summary["merge_credit_bugs"], summary["credit_bugs_total"]) == (
+        totals["credit_bugs"], totals["merge_credit_bugs"], totals["credit_bugs_total"])
+    assert summary["merge_credit_bugs"] > 0
+
+
+def test_the_demo_text_summary_states_the_one_credit_bug_count(demo_dir: Path) -> None:
+    from lanelog.cli.commands.demo import summary_text
+
+    summary = json.loads((demo_dir / "summary.json").read_text())
+    first = summary_text(summary)[0]
+    total = summary["credit_bugs"] + summary["merge_credit_bugs"]
+    assert f"({total} credit bugs ({summary['credit_bugs']} attempts given merge credit while quarantined, " in first
+    assert f"{summary['merge_credit_bugs']} pull request" in first and "merged over a live quarantine" in first
 
 
 def test_demo_runs_report_usage_and_the_policy_prices_it(demo_dir: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -71,20 +72,27 @@ def demo(
     if fmt == "json":
         echo(json.dumps(summary.as_dict(), sort_keys=True), json=True)
     else:
-        echo(
-            f"demo: {summary.attempts} attempts over {summary.weeks} weeks "
-            f"({summary.credit_bugs} credit bugs from the legacy-promoter) "
-            f"in {summary.seconds:.1f} s -> {summary.db}"
-        )
-        faulty = " (legacy-promoter: the labelled faulty producer)" if summary.producers["legacy-promoter"] else ""
-        echo("by producer: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.producers.items())) + faulty)
-        neither = " (neither: passed the probe without an armed call)" if summary.outcomes["neither"] else ""
-        echo("by outcome: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(summary.outcomes.items()))
-                   + neither)
-        echo("lanes: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.lanes.items())))
-        echo("reject reasons: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.reasons.items())))
+        for line in summary_text(summary.as_dict()):
+            echo(line)
     if serve:
         from lanelog.dashboard import serve as serve_dashboard
 
         echo(f"serving the dashboard on http://{host}:{port}", err=True)
         serve_dashboard(target, host=host, port=port)
+
+
+def summary_text(summary: dict[str, Any]) -> list[str]:
+    """The demo's summary (DemoSummary.as_dict) in lines of words: the one credit-bug count with its split."""
+    from lanelog.queries import split_words
+
+    faulty = " (legacy-promoter: the labelled faulty producer)" if summary["producers"].get("legacy-promoter") else ""
+    neither = " (neither: passed the probe without an armed call)" if summary["outcomes"].get("neither") else ""
+    return [
+        f"demo: {summary['attempts']} attempts over {summary['weeks']} weeks ({split_words(summary)}) "
+        f"in {summary['seconds']:.1f} s -> {summary['db']}",
+        "by producer: " + ", ".join(f"{k} {v}" for k, v in sorted(summary["producers"].items())) + faulty,
+        "by outcome: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(summary["outcomes"].items()))
+        + neither,
+        "lanes: " + ", ".join(f"{k} {v}" for k, v in sorted(summary["lanes"].items())),
+        "reject reasons: " + ", ".join(f"{k} {v}" for k, v in sorted(summary["reasons"].items())),
+    ]

@@ -51,7 +51,8 @@ class DemoSummary:
     db: Path
     weeks: int
     attempts: int = 0
-    credit_bugs: int = 0
+    credit_bugs: int = 0  # the seed's line credit bugs (the legacy-promoter's), as the report's JSON counts them
+    merge_credit_bugs: int = 0  # pull requests merged over a live quarantine nobody said may go
     kinds: Counter[str] = field(default_factory=Counter)
     reasons: Counter[str] = field(default_factory=Counter)
     lanes: Counter[str] = field(default_factory=Counter)
@@ -76,6 +77,8 @@ class DemoSummary:
             "weeks": self.weeks,
             "attempts": self.attempts,
             "credit_bugs": self.credit_bugs,
+            "merge_credit_bugs": self.merge_credit_bugs,
+            "credit_bugs_total": self.credit_bugs + self.merge_credit_bugs,
             "kinds": dict(sorted(self.kinds.items())),
             "reasons": dict(sorted(self.reasons.items())),
             "lanes": dict(sorted(self.lanes.items())),
@@ -153,7 +156,6 @@ def make_logs(workdir: Path, log_dir: Path, weeks: int) -> tuple[list[Path], Dem
         summary.count(plans)
     promoter_log.write_text("".join(line + "\n" for line in promotions), encoding="utf-8")
     summary.count([json.loads(line) for line in promotions])
-    summary.credit_bugs = len(promotions)
     outcome_log = close_pull_requests(list(pull_requests.values()), workdir, log_dir, weeks, summary)
     return [log, promoter_log, outcome_log], summary
 
@@ -193,7 +195,7 @@ def run_demo(db: Path, weeks: int = 8, replace: bool = False, log_dir: Path | No
     An existing database is left alone unless `replace` is set, so the demo never mixes
     its weeks into real data. The logs live in a throwaway folder unless `log_dir` is given.
     """
-    from lanelog import ingest, store
+    from lanelog import ingest, queries, store
     if weeks < 1:
         raise DemoError("--weeks must be at least 1")
     if db.exists() and not replace:
@@ -209,6 +211,9 @@ def run_demo(db: Path, weeks: int = 8, replace: bool = False, log_dir: Path | No
             store.put_meta(con, "made_by", MADE_BY)
             fingerprints = sorted(fingerprint for fingerprint, _ in store.stored_logs(con))
             store.put_meta(con, "demo_logs", json.dumps(fingerprints))
+            # The one count, as report and check give it: read from what was stored, not from what was made.
+            found = queries.credit_bugs(con)
+            summary.credit_bugs, summary.merge_credit_bugs = len(found.lines), len(found.merges)
         finally:
             con.close()
     summary.db = db
