@@ -613,10 +613,10 @@ def test_logs_read_from_a_bucket_are_named_by_key_and_judged_by_the_last_listing
         health = app(db, "views/health.py")
         assert not health.exception
         files = health.dataframe[0].value
-        # Each by its whole key, which fits the column (a longer one is cut from its run folder on: below).
+        # Each by its run folder and name, which tell the objects apart (the whole key is in the expander).
         assert files[["file", "still there"]].to_dict("records") == [
-            {"file": "lanelog/orders/1001-1/lane-log.jsonl", "still there": "in the bucket"},
-            {"file": "lanelog/orders/1002-1/lane-log.jsonl", "still there": "in the bucket"}]
+            {"file": "…/1001-1/lane-log.jsonl", "still there": "in the bucket"},
+            {"file": "…/1002-1/lane-log.jsonl", "still there": "in the bucket"}]
         assert health.selectbox(key="source_pick").options == [
             "…/orders/1001-1/lane-log.jsonl (id 1)", "…/orders/1002-1/lane-log.jsonl (id 2)"]
         place = dict(health.dataframe[1].value.itertuples(index=False))
@@ -635,8 +635,8 @@ def test_logs_read_from_a_bucket_are_named_by_key_and_judged_by_the_last_listing
         ingest_bucket()  # its listing no longer holds the object
     health = app(db, "views/health.py")
     assert health.dataframe[0].value[["file", "still there"]].to_dict("records") == [
-        {"file": "lanelog/orders/1001-1/lane-log.jsonl", "still there": "not in the bucket"},
-        {"file": "lanelog/orders/1002-1/lane-log.jsonl", "still there": "in the bucket"}]
+        {"file": "…/1001-1/lane-log.jsonl", "still there": "not in the bucket"},
+        {"file": "…/1002-1/lane-log.jsonl", "still there": "in the bucket"}]
     assert any(text.startswith("1 log was not in the bucket when ingest last listed it") and "Its lines stay" in text
                for text in texts(health))
     assert not any("no longer at their recorded path" in text for text in texts(health))
