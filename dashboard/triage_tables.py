@@ -23,7 +23,7 @@ TRIAGE_SHOWN = {"ts": "day (UTC)", "attempt_id": "attempt", "repo": "repository"
                 "producer": "producer", "quarantine": "quarantine"}
 
 
-TRIAGE_WIDTHS = {"day (UTC)": 78, "attempt": 90, "repository": 95, "producer": 107, "quarantine": 160}
+TRIAGE_WIDTHS = {"day (UTC)": 75, "attempt": 95, "repository": 93, "producer": 107, "quarantine": 160}
 
 
 HIGHLIGHT = "background-color: rgba(214, 39, 40, 0.16)"
