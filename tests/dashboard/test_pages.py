@@ -962,7 +962,7 @@ def test_a_week_without_usage_says_so_on_the_spend_review(app: Any, make_db: Any
     assert not any(label.startswith("Cost") for label in metrics(at))  # no amount to show: in words instead
     assert "This week: no usage recorded, so there is no cost to show (never a zero cost)." in texts(at)
     table = next(frame.value for frame in at.dataframe if "avoided (estimate)" in frame.value.columns)
-    assert list(table["cost"]) == ["0.0061 USD", "no usage recorded", "0.0061 USD"]
+    assert list(table["cost"]) == ["0.006100 USD", "no usage recorded", "0.006100 USD"]
     assert "0.00 USD" not in list(table["cost"])
 
 
