@@ -215,4 +215,4 @@ def test_the_cost_chart_has_no_legend_without_a_budget_and_money_is_written_one_
                      stacked["encoding"]["tooltip"]):
         assert all("format" not in tip for tip in tooltips)  # the amount is text lanelog.money wrote
     shown = json.dumps([alone["datasets"], stacked["datasets"]])
-    assert '"0.0109"' in shown and '"0.065049"' in shown
+    assert '"0.010900"' in shown and '"0.065049"' in shown  # six decimals, both
