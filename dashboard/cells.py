@@ -109,6 +109,24 @@ def fit_cell(value: Any, width: int, sep: str = "; ") -> Any:
     return (words if " " in cut and len(words) >= len(cut) // 2 else cut) + "…"
 
 
+def fit_ids(ids: Any, width: int) -> str:
+    """A list of ids (test ids, as a list or "a; b" text) in a column `width` px wide, never cut inside
+    an id: the whole ids that fit, then "+N more" for the rest ("test_export_race +1 more"); when not even
+    one whole id fits beside that, the count ("2 tests"); a lone id too long for the column, cut with "…"."""
+    listed = ids.split("; ") if isinstance(ids, str) else list(ids) if hasattr(ids, "__iter__") else []
+    items = [str(item) for item in listed if str(item)]
+    room = width - CELL_PADDING_PX
+    if text_px("; ".join(items)) <= room:
+        return "; ".join(items)
+    for kept in range(len(items) - 1, 0, -1):
+        text = f"{'; '.join(items[:kept])} +{len(items) - kept} more"
+        if text_px(text) <= room:
+            return text
+    if len(items) == 1:
+        return str(fit_cell(items[0], width))
+    return f"{len(items)} tests"
+
+
 def pull_request_cell(repository: Any, number: Any, width: int) -> str:
     """A pull request in a column `width` px wide, its number always whole: owner/name#7, else name#7
     when the owner does not fit, else the name cut with "…" before #7."""
@@ -180,3 +198,14 @@ def whole_height(rows: int) -> int:
 def table_height(rows: int) -> int:
     """Pixels for a table that shows up to TABLE_ROWS_SHOWN rows with no inner scroll."""
     return 35 * (min(rows, TABLE_ROWS_SHOWN) + 1) + 3
+
+
+def more_rows_text(rows: int, total: int | None = None, noun: str = "rows") -> str | None:
+    """What a table says under it when it holds more rows than it shows at once (TABLE_ROWS_SHOWN), or
+    when it lists only the first `rows` of `total`: how many, and how to see the others; else None."""
+    if total is not None and total > rows:
+        return (f"The first {rows:,} of {total:,} {noun}, in file order; `lanelog report` and the database "
+                "hold them all.")
+    if rows > TABLE_ROWS_SHOWN:
+        return f"{TABLE_ROWS_SHOWN} of {rows:,} {noun} in view: scroll inside the table for the others."
+    return None

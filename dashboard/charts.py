@@ -18,6 +18,7 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
+from lanelog.money import amount_text
 from lanelog.queries import label
 from lanelog.reasons import REASONS
 from lanelog.reasons import words as reason_words
@@ -141,8 +142,9 @@ def week_axis(frame: pd.DataFrame, weeks: list[str] | None) -> alt.X:
 def rejects_vs_armed(weekly: pd.DataFrame, weeks: list[str] | None = None) -> alt.LayerChart | alt.FacetChart:
     """Patch rejects (the gate at work) and armed calls side by side per week, with armed calls per patch reject.
 
-    The ratio is drawn only for weeks with at least RATIO_MIN_REJECTS patch rejects:
-    a week of one reject and three calls would draw a spike that means nothing.
+    The ratio's line joins only weeks with at least RATIO_MIN_REJECTS patch rejects (a week of
+    one reject and three calls would draw a spike that means nothing); a week of fewer is a
+    hollow point of its own (ratio_layers).
     Setup rejects (CI could not judge the patch) are left out of the bars and of the ratio:
     the overview flags them apart, as a CI problem.
     """
@@ -180,20 +182,37 @@ def rejects_vs_armed(weekly: pd.DataFrame, weeks: list[str] | None = None) -> al
     )
     if ratios.empty:
         return alt.layer(bars).properties(height=chart_height(legend_rows=2))
-    ratio = (
-        alt.Chart(ratios)
-        .transform_calculate(line=f"'{ratio_name}'")
-        .mark_line(point=True)
-        .encode(
+    ratio = ratio_layers(frame, ratios, weeks, colours)
+    return alt.layer(bars, ratio).resolve_scale(y="independent", color="shared").properties(
+        height=chart_height(legend_rows=3))
+
+
+def ratio_layers(frame: pd.DataFrame, ratios: pd.DataFrame, weeks: list[str] | None,
+                 colours: alt.Scale) -> alt.Chart | alt.LayerChart | alt.FacetChart:
+    """Armed calls per patch reject: a line through the weeks of `ratios` (at least RATIO_MIN_REJECTS patch
+    rejects) that joins only weeks next to each other on the axis, so a week left out (too few patch
+    rejects, or none) breaks it; a week of fewer patch rejects is a hollow point of its own, never joined."""
+    ratio_name, rejects = label("armed_per_reject"), label("patch_rejects")
+    order = all_weeks(set(frame["week"]), weeks)
+    runs = ratios.assign(run=[order.index(week) - rank for rank, week in enumerate(ratios["week"])])
+    rough = frame[(frame["patch_rejects"] > 0) & (frame["patch_rejects"] < RATIO_MIN_REJECTS)
+                  & frame["armed_per_reject"].notna()]
+
+    def drawn(mark: alt.Chart) -> alt.Chart:
+        return mark.transform_calculate(line=f"'{ratio_name}'").encode(
             x=week_axis(frame, weeks),
             y=alt.Y("armed_per_reject:Q", title=ratio_name),
             color=alt.Color("line:N", scale=colours, legend=None),
             tooltip=[alt.Tooltip("week:O", title="week"),
-                     alt.Tooltip("armed_per_reject:Q", format=".2f", title=ratio_name)],
+                     alt.Tooltip("armed_per_reject:Q", format=".2f", title=ratio_name),
+                     alt.Tooltip("patch_rejects:Q", title=rejects)],
         )
-    )
-    return alt.layer(bars, ratio).resolve_scale(y="independent", color="shared").properties(
-        height=chart_height(legend_rows=3))
+
+    line = drawn(alt.Chart(runs).mark_line(point=alt.OverlayMarkDef(filled=True, size=40))).encode(detail="run:N")
+    if rough.empty:
+        return line
+    # The line and the hollow points share one axis (the bars have theirs).
+    return alt.layer(line, drawn(alt.Chart(rough).mark_point(filled=False, size=40)))
 
 
 def credit_bug_weeks(weekly: pd.DataFrame, weeks: list[str] | None = None) -> alt.LayerChart | alt.FacetChart:
@@ -231,7 +250,7 @@ def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
     """A stacked bar per week: `value` split by `part` (reason, lane, property, repo).
 
     `legend_columns`: 1 for a chart in half a page, more for a full-width one.  `money`: the
-    value is an amount (decimal ticks, four places in the tooltip), not a count.
+    value is an amount (decimal ticks, the tooltip's amount as lanelog.money writes it), not a count.
     `colours` fixes the colour of known parts; any other part present (say, lines
     written before lanes existed, shown as "(none)") gets one from CATEGORIES.
     """
@@ -251,8 +270,10 @@ def stacked_weeks(frame: pd.DataFrame, value: str, part: str, title: str,
         legend=alt.Legend(title=PART_WORDS.get(part, part), orient="bottom", columns=legend_columns,
                           labelLimit=240),
     )
+    if money:  # an amount as every page writes it (lanelog.money), never a format of the chart's own
+        data["amount"] = [amount_text(amount) if pd.notna(amount) else "-" for amount in data[value]]
     tooltip = [alt.Tooltip("week:O", title="week"), alt.Tooltip(f"{part}:N", title=PART_WORDS.get(part, part)),
-               alt.Tooltip(f"{value}:Q", title=title, format=",.4f" if money else "")]
+               alt.Tooltip("amount:N", title=title) if money else alt.Tooltip(f"{value}:Q", title=title)]
     if part == "reason":
         tooltip.append(alt.Tooltip("meaning:N", title="meaning"))
     return (

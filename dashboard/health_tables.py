@@ -7,15 +7,17 @@ from typing import Any
 
 import pandas as pd
 
-from lanelog.dashboard.cells import SHORT_HASH, fit_path, short
+from lanelog.dashboard.cells import SHORT_HASH, fit_path, pull_request_cell, short
 from lanelog.dashboard.present import plural
 from lanelog.ingest import is_object_url
 
 # Data health's files table fits the main column of a 1000 px window: each file by its
 # name (an object by its key: its run folder and name, at least, which tell it apart),
-# whether it is still there, and what its lines became. Where it was read from (the whole
-# path, fingerprint, how far it was read, and when) is a second table under an expander.
-SOURCE_COUNTS = {"file": 235, "still there": 110, "attempts": 60, "rejected": 60, "duplicates": 65}
+# whether it is still there, and what its lines became: attempts, outcome lines (`lanelog outcome`'s, stored
+# apart: they are no attempts), rejected, duplicates. Where it was read from (the whole path, fingerprint,
+# how far it was read, and when) is a second table under an expander.
+SOURCE_COUNTS = {"file": 163, "still there": 110, "attempts": 62, "outcomes": 68, "rejected": 57,
+                 "duplicates": 70}
 
 
 # A two-column table of one row's fields and values, whole, inside the main column of a 1000 px window
@@ -71,7 +73,8 @@ def sources_table(sources: pd.DataFrame, listing_known: bool = True) -> pd.DataF
     return pd.DataFrame({
         "file": [fit_path(log_name(path), SOURCE_COUNTS["file"]) for path in sources["path"]],
         "still there": source_states(sources, listing_known),
-        "attempts": sources["attempts"], "rejected": sources["rejected"], "duplicates": sources["duplicates"],
+        "attempts": sources["attempts"], "outcomes": sources["outcomes"], "rejected": sources["rejected"],
+        "duplicates": sources["duplicates"],
     })
 
 
@@ -126,6 +129,22 @@ def rejected_table(rejected: pd.DataFrame) -> pd.DataFrame:
                          "line": rejected["line_no"],
                          "reason": [REJECTED_WORDS.get(reason, reason) for reason in rejected["reason"]],
                          "text": rejected["text"]})
+
+
+# Undated outcome lines: each file by its name, the pull request (its number always whole), the state.
+UNDATED_OUTCOME_WIDTHS = {"file": 150, "line": 45, "pull request": 135, "state": 70, "why": 90}
+
+
+def undated_outcomes_table(undated: pd.DataFrame) -> pd.DataFrame:
+    """Undated outcome lines: the log's name, line number, the pull request, its state and why."""
+    return pd.DataFrame({
+        "file": [fit_path(log_name(path), UNDATED_OUTCOME_WIDTHS["file"]) for path in undated["source"]],
+        "line": undated["line_no"],
+        "pull request": [pull_request_cell(repo, number, UNDATED_OUTCOME_WIDTHS["pull request"])
+                         if isinstance(repo, str) and pd.notna(number) else "(not named)"
+                         for repo, number in zip(undated["pr_repository"], undated["pr_number"])],
+        "state": [state if isinstance(state, str) else "(none)" for state in undated["state"]],
+        "why": undated["why"]}, columns=list(UNDATED_OUTCOME_WIDTHS))
 
 
 def undated_table(undated: pd.DataFrame) -> pd.DataFrame:

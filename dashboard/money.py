@@ -126,15 +126,18 @@ def money_tables(money: dict[str, Any]) -> None:
     st.caption("Armed calls, units and tokens per week")
     st.dataframe(weeks[list(COUNT_WIDTHS)], hide_index=True, key="money_weeks_table",
                  height=cells.table_height(len(weeks)), column_config=present.fixed_columns(COUNT_WIDTHS))
+    ui.more_rows(len(weeks), noun="rows (weeks and the total)")
     st.caption("Cost per week, in the currency the runs reported: in all, per armed call, per unit, "
                "and the spend the probe avoided (an estimate)")
     st.dataframe(weeks[list(MONEY_WIDTHS)], hide_index=True, key="money_costs_table",
                  height=cells.table_height(len(weeks)), column_config=present.fixed_columns(MONEY_WIDTHS))
+    ui.more_rows(len(weeks), noun="rows (weeks and the total)")
     for key, words in (("property", "property"), ("repo", "repository")):
         rows = by_table(money[f"by_{key}"], key).rename(columns={key: words})
         st.caption(f"Cost per week and {words}")
         st.dataframe(rows, hide_index=True, key=f"money_{key}_table", height=cells.table_height(len(rows)),
                      column_config=present.fixed_columns({name: BY_WIDTHS[name] for name in rows.columns}))
+        ui.more_rows(len(rows))
 
 
 def cost_frame(rows: list[dict[str, Any]], part: str) -> pd.DataFrame:

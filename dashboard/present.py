@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from datetime import date
 from typing import Any, Literal
 
@@ -195,6 +196,16 @@ def week_cost_note(money: dict[str, Any], comparison: Comparison) -> str:
     why = f" This week: {now.get('note') or 'no usage recorded'}." if now.get("cost") is None else ""
     return ("What the week's armed calls cost, from the usage their runs recorded, against the week compared "
             "with (in the same currency). The Spend review splits it by property and repository." + why)
+
+
+# A day as YYYY-MM-DD, whose hyphens a narrow column would break a heading at.
+_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+NON_BREAKING_HYPHEN = "\u2011"
+
+
+def unbroken(heading: str) -> str:
+    """A heading whose dates never break across lines: each YYYY-MM-DD written with non-breaking hyphens."""
+    return _DAY.sub(lambda day: NON_BREAKING_HYPHEN.join(day.groups()), heading)
 
 
 def range_caption(report: dict[str, Any]) -> str:

@@ -16,7 +16,7 @@ import altair as alt
 import pandas as pd
 
 from lanelog.dashboard.charts import ALERT, ARMED, NEUTRAL, chart_height, week_axis
-from lanelog.money import money_text
+from lanelog.money import amount_text, money_text
 from lanelog.queries import period
 
 COST = "cost per week"
@@ -57,7 +57,7 @@ def budget_line_label(budget: dict[str, Any], today: date) -> str:
     noun = period(budget["period"]).noun
     allows = f"{money_text(budget['amount'], budget['currency'])} a {noun}"
     if noun != "week":
-        allows += f" (≈ {weekly_amount(budget, today):.3g} a week)"
+        allows += f" (≈ {amount_text(weekly_amount(budget, today))} a week)"
     return f"budget {budget['name']}: {allows}"
 
 
@@ -71,17 +71,20 @@ def weekly_cost(costs: pd.DataFrame, budgets: list[dict[str, Any]], currency: st
                 weeks: list[str] | None = None, bars: str = COST) -> alt.LayerChart | alt.FacetChart:
     """Bars of one currency's cost per week (named `bars` in the legend), each budget in that currency a
     dashed line at what it allows a week."""
-    data = costs[costs["currency"] == currency]
-    lines: list[dict[str, Any]] = [{"line": budget_line_label(budget, today), "allowed": weekly_amount(budget, today)}
+    data = costs[costs["currency"] == currency].assign(
+        amount=lambda rows: [amount_text(cost) for cost in rows["cost"]])
+    lines: list[dict[str, Any]] = [{"line": budget_line_label(budget, today), "allowed": weekly_amount(budget, today),
+                                    "amount": amount_text(weekly_amount(budget, today))}
                                    for budget in budgets if budget["currency"] == currency]
     series: list[str] = [f"{bars} ({currency})", *[str(line["line"]) for line in lines]]
     colours = alt.Scale(domain=series, range=[ARMED, *itertools.islice(itertools.cycle(BUDGET_COLOURS), len(lines))])
-    legend = alt.Legend(title=None, orient="bottom", columns=1, labelLimit=440, symbolType="stroke")
+    # A legend only beside a budget's line: alone, the bars' entry would stand under the axis like a stray title.
+    legend = alt.Legend(title=None, orient="bottom", columns=1, labelLimit=440, symbolType="stroke") if lines else None
     columns = alt.Chart(data).transform_calculate(series=_literal(f"{bars} ({currency})")).mark_bar().encode(
         x=week_axis(data, weeks),
         y=alt.Y("cost:Q", title=f"cost ({currency})"),
         color=alt.Color("series:N", scale=colours, legend=legend),
-        tooltip=[alt.Tooltip("week:O", title="week"), alt.Tooltip("cost:Q", format=",.4f", title=f"cost ({currency})")],
+        tooltip=[alt.Tooltip("week:O", title="week"), alt.Tooltip("amount:N", title=f"cost ({currency})")],
     )
     layers: list[Any] = [columns]
     if lines:
@@ -89,10 +92,10 @@ def weekly_cost(costs: pd.DataFrame, budgets: list[dict[str, Any]], currency: st
             y=alt.Y("allowed:Q"),
             color=alt.Color("line:N", scale=colours, legend=legend),
             tooltip=[alt.Tooltip("line:N", title="budget"),
-                     alt.Tooltip("allowed:Q", format=",.4f", title=f"allowed a week ({currency})")],
+                     alt.Tooltip("amount:N", title=f"allowed a week ({currency})")],
         )
         layers.append(rules)
-    return alt.layer(*layers).properties(height=chart_height(legend_rows=len(series)))
+    return alt.layer(*layers).properties(height=chart_height(legend_rows=len(series) if lines else -1))
 
 
 def share_frame(statuses: list[dict[str, Any]]) -> pd.DataFrame:

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from lanelog.dashboard.cells import SHORT_ID, fit_cell, fit_path, pull_request_cell, short
+from lanelog.dashboard.cells import SHORT_ID, fit_cell, fit_ids, fit_path, pull_request_cell, short
 from lanelog.dashboard.health_tables import DETAIL_WIDTHS, PICKED_NAME_PX, log_name
 from lanelog.dashboard.present import flat
 
@@ -17,13 +17,13 @@ TRIAGE_COLUMNS = ["ts", "attempt_id", "repo", "head", "producer", "quarantine", 
 
 # The table on the page fits the main column of a 1000 px window (about 500 px): words as
 # headers, the day, the attempt id cut, and fixed widths that cut a long cell with an
-# ellipsis. The selected attempt's detail and the CSV carry every value whole (time, full
-# ids, head, merge credit, source file and line).
+# ellipsis; a quarantine keeps whole test ids, the rest counted ("+1 more"). The selected attempt's
+# detail and the CSV carry every value whole (time, full ids, head, merge credit, source file and line).
 TRIAGE_SHOWN = {"ts": "day (UTC)", "attempt_id": "attempt", "repo": "repository",
                 "producer": "producer", "quarantine": "quarantine"}
 
 
-TRIAGE_WIDTHS = {"day (UTC)": 85, "attempt": 95, "repository": 105, "producer": 110, "quarantine": 135}
+TRIAGE_WIDTHS = {"day (UTC)": 75, "attempt": 95, "repository": 93, "producer": 107, "quarantine": 160}
 
 
 HIGHLIGHT = "background-color: rgba(214, 39, 40, 0.16)"
@@ -42,8 +42,9 @@ def triage_shown(rows: pd.DataFrame) -> pd.DataFrame:
     out["attempt_id"] = [short(value, SHORT_ID) for value in out["attempt_id"]]
     out["ts"] = [pd.Timestamp(value).strftime("%Y-%m-%d") if pd.notna(value) else "undated" for value in rows["ts"]]
     shown = out[list(TRIAGE_SHOWN)].rename(columns=TRIAGE_SHOWN)
-    for column in ("repository", "producer", "quarantine"):
+    for column in ("repository", "producer"):
         shown[column] = [fit_cell(value, TRIAGE_WIDTHS[column]) for value in shown[column]]
+    shown["quarantine"] = [fit_ids(value, TRIAGE_WIDTHS["quarantine"]) for value in rows["quarantine"]]
     return shown
 
 
@@ -62,9 +63,14 @@ def triage_detail(row: pd.Series) -> pd.DataFrame:
     return pd.DataFrame({"field": list(fields), "value": values})
 
 
+# The cell a credit bug's row is tinted in: the live quarantine its merge credit passed over (a reviewed
+# exception's row, which a person let go, is not tinted).
+ALERT_COLUMN = "quarantine"
+
+
 def highlighted(table: pd.DataFrame) -> Any:
-    """Every row tinted with the alert colour (cell values stay plain text)."""
-    return table.style.map(lambda _: HIGHLIGHT)
+    """The credit-bug rows' quarantine cells tinted with the alert colour (cell values stay plain text)."""
+    return table.style.map(lambda _: HIGHLIGHT, subset=[ALERT_COLUMN])
 
 
 def row_label(row: pd.Series) -> str:
@@ -74,7 +80,7 @@ def row_label(row: pd.Series) -> str:
 
 
 # Fits the main column of a 1000 px window (as TRIAGE_WIDTHS does); the chosen merge below shows it all.
-MERGE_WIDTHS = {"day (UTC)": 85, "pull request": 160, "merged by": 105, "auto-merge": 80, "quarantine": 100}
+MERGE_WIDTHS = {"day (UTC)": 78, "pull request": 118, "merged by": 90, "auto-merge": 80, "quarantine": 164}
 
 
 def merges_shown(merges: list[dict[str, Any]]) -> pd.DataFrame:
@@ -85,7 +91,7 @@ def merges_shown(merges: list[dict[str, Any]]) -> pd.DataFrame:
         "pull request": pull_request_cell(merge["pr_repository"], merge["pr_number"], MERGE_WIDTHS["pull request"]),
         "merged by": fit_cell(merge["merged_by"] or "(unknown)", MERGE_WIDTHS["merged by"]),
         "auto-merge": "yes" if merge["auto_merge"] else "no",
-        "quarantine": fit_cell("; ".join(merge["quarantine"]), MERGE_WIDTHS["quarantine"]),
+        "quarantine": fit_ids(merge["quarantine"], MERGE_WIDTHS["quarantine"]),
     } for merge in merges], columns=list(MERGE_WIDTHS))
 
 

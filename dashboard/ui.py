@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from lanelog.dashboard import charts, data, present
+from lanelog.dashboard import cells, charts, data, present
 from lanelog.errors import DatabaseLocked, LanelogError
 from lanelog.queries import Filters
 from lanelog.times import monday
@@ -134,13 +134,22 @@ def axis_weeks() -> list[str] | None:
     return charts.week_range(first, last, held)
 
 
-def table(frame: pd.DataFrame, key: str, widths: dict[str, int] | None = None) -> None:
-    """A table of query rows as plain text cells, or "none" when there are no rows.
+def more_rows(rows: int, total: int | None = None, noun: str = "rows") -> None:
+    """Under a table that holds more rows than it shows: how many, and how to see the others."""
+    text = cells.more_rows_text(rows, total, noun)
+    if text is not None:
+        st.caption(text)
+
+
+def table(frame: pd.DataFrame, key: str, widths: dict[str, int] | None = None, total: int | None = None) -> None:
+    """A table of query rows as plain text cells, or "none" when there are no rows; under it, when it holds
+    more rows than it shows (or lists the first of `total`), how many and how to see them.
 
     `widths` fixes column widths in pixels, for tables of long text that must fit the page.
     """
     if frame.empty:
         st.text("none")
     else:
-        st.dataframe(present.flat(frame), hide_index=True, key=key,
+        st.dataframe(present.flat(frame), hide_index=True, key=key, height=cells.table_height(len(frame)),
                      column_config=present.fixed_columns(widths) if widths else None)
+        more_rows(len(frame), total)

@@ -2,9 +2,11 @@
 
 A currency is three capital letters (the shape of an ISO 4217 code): CURRENCY_PATTERN, which
 store/schema.sql's lane_currency holds too (a test keeps the two equal).  An amount goes into
-JSON rounded once, to DIGITS places (money_value).  From 1 up a reader sees cents
-(1,234.50 USD); below 1 up to six decimals, at least two (0.0021 USD), since one model call
-can cost a fraction of a cent.  This leaf imports nothing of lanelog.
+JSON rounded once, to DIGITS places (money_value).  A reader sees one form: cents from 1 up
+(1,234.50 USD), and below 1 six decimals (0.002100 USD), since one model call can cost a
+fraction of a cent, so a column of amounts lines up and 0.0109 never stands beside 0.065049;
+an amount of whole cents below 1 (a budget of 0.50 USD, a zero) keeps its cents.  This leaf
+imports nothing of lanelog.
 """
 
 from __future__ import annotations
@@ -38,16 +40,16 @@ def money_value(amount: Any) -> float | None:
 
 
 def money_text(amount: float | Decimal, currency: str) -> str:
-    """12.50 USD, 0.0021 USD; the currency is written as given (escape it first when it is logged text)."""
+    """12.50 USD, 0.002100 USD; the currency is written as given (escape it first when it is logged text)."""
     return f"{amount_text(amount)} {currency}"
 
 
 def amount_text(amount: float | Decimal) -> str:
-    """12.50, 0.0021: the amount as money_text writes it, for a label that names the currency."""
+    """12.50, 0.50, 0.002100: the amount as money_text writes it, for a label that names the currency:
+    cents from 1 up and for whole cents, else six decimals."""
     value = float(amount)
-    text = f"{value:,.2f}" if abs(value) >= 1 else f"{value:,.6f}".rstrip("0")
-    whole, _, decimals = text.partition(".")
-    return f"{whole}.{decimals.ljust(2, '0')}"
+    cents = exact(amount if isinstance(amount, Decimal) else value) * 100 if math.isfinite(value) else Decimal(1)
+    return f"{value:,.2f}" if abs(value) >= 1 or cents == cents.to_integral_value() else f"{value:,.6f}"
 
 
 def exact(amount: float | int | Decimal) -> Decimal:

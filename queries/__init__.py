@@ -33,7 +33,7 @@ _HOMES = {
     **dict.fromkeys(("weekly", "reject_reasons", "credit_bug_rows", "audit", "spend_by_property", "spend_by_repo",
                      "freezes", "freeze_summary", "producers", "freeze_owners", "lanes_weekly", "unresolved_units",
                      "property_results", "repos", "sources", "rejected_lines", "type_anomalies", "undated",
-                     "undated_counts"), "views"),
+                     "undated_counts", "undated_outcomes"), "views"),
     **dict.fromkeys(("PERIODS", "Period", "period", "today_or_now", "week_of"), "periods"),
     **dict.fromkeys(("Budget", "parse_budgets", "read_budget_text", "read_budgets"), "budget_file"),
     **dict.fromkeys(("Spend", "Spike", "SpikeRule", "Status", "judge", "weekly_spend"), "budgets"),
@@ -104,6 +104,7 @@ if TYPE_CHECKING:
         type_anomalies,
         undated,
         undated_counts,
+        undated_outcomes,
         unresolved_units,
         weekly,
     )
@@ -121,5 +122,5 @@ __all__ = [
     "producers", "property_results", "pull_requests", "read_budget_text", "read_budgets", "records", "reject_reasons",
     "rejected_lines", "report", "repos", "review", "shadow_flips", "shadow_report", "sources", "spend_by_property",
     "spend_by_repo", "split_words", "supported_week", "today_or_now", "totals", "type_anomalies", "undated",
-    "undated_counts", "unresolved_units", "week_of", "weekly", "weekly_spend",
+    "undated_counts", "undated_outcomes", "unresolved_units", "week_of", "weekly", "weekly_spend",
 ]

@@ -161,8 +161,9 @@ class Comparison:
         return int(delta) if float(delta).is_integer() else float(delta)
 
 
-def compare_latest(weeks: list[dict[str, Any]]) -> Comparison:
-    """The latest dated week against the dated week listed before it.
+def compare_latest(weeks: list[dict[str, Any]], earlier: list[dict[str, Any]] | None = None) -> Comparison:
+    """The latest dated week against the dated week listed before it, else the last dated week of
+    `earlier` (the report's rows of the week before a range that holds one week with attempts).
 
     Weeks are the report's rows (dated weeks in order, the undated bucket last).
     With no dated week, the undated bucket stands alone.
@@ -171,4 +172,6 @@ def compare_latest(weeks: list[dict[str, Any]]) -> Comparison:
     if not dated:
         undated = [week for week in weeks if week["week"] is None]
         return Comparison(undated[-1] if undated else None, None)
-    return Comparison(dated[-1], dated[-2] if len(dated) > 1 else None)
+    before = [week for week in earlier or [] if week["week"] is not None and week["week"] < dated[-1]["week"]]
+    return Comparison(dated[-1], dated[-2] if len(dated) > 1 else before[-1] if before else None)
+

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from lanelog.errors import QueryError
@@ -34,6 +34,12 @@ class Filters:
         """Filters from text (CLI options, URL query strings); a bad date, or one outside the days lanelog
         takes (figures.FIRST_DAY to LAST_DAY), names itself."""
         return cls(_parse_day("since", since), _parse_day("until", until), repo or None)
+
+    def week_before(self, week: str) -> Filters:
+        """The calendar week before `week` (a Monday, YYYY-MM-DD) in this scope's repository: what the
+        Overview compares the latest week with when the range holds no earlier week with attempts."""
+        monday = date.fromisoformat(week) - timedelta(days=7)
+        return Filters(monday, monday + timedelta(days=6), self.repo)
 
     def bound(self) -> dict[str, Any]:
         """The values every scoped query binds as $since, $until and $repo."""

@@ -70,3 +70,17 @@ SELECT count(*) AS undated,
        count(*) FILTER (WHERE undated_why(json_extract(raw, '$.ts')) = 'out of range') AS out_of_range
 FROM in_scope($since, $until, $repo)
 WHERE week IS NULL
+
+-- name: undated_outcomes
+-- Outcome lines stored without a usable ts (no time, or one outside the supported range), at
+-- most $limit in file order, each with why (as undated's) and how many there are in all: such
+-- a close falls in no week, so its pull request reads as open (ingest warns of each one).
+-- Filters do not apply: a line with no week is in no range, and Data health lists them all.
+-- params: limit
+SELECT s.path AS source, o.line_no, o.pr_repository, o.pr_number, o.state,
+       undated_why(json_extract(o.raw, '$.ts')) AS why, o.raw, count(*) OVER () AS total
+FROM outcomes AS o
+LEFT JOIN sources AS s USING (source_id)
+WHERE o.ts IS NULL
+ORDER BY s.path, o.line_no
+LIMIT $limit

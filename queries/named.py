@@ -66,6 +66,7 @@ class Named:
     type_anomalies: Query
     undated: Query
     undated_counts: Query
+    undated_outcomes: Query
     # outcomes.sql
     agent_pull_requests: Query
     pull_request_rows: Query

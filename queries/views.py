@@ -124,6 +124,12 @@ def undated(source: Readable, filters: Filters | None = None, limit: int = ROW_L
     return frame(source, SQL.undated, filters, limit=limit)
 
 
+def undated_outcomes(source: Readable, filters: Filters | None = None, limit: int = ROW_LIMIT) -> pd.DataFrame:
+    """source, line_no, pr_repository, pr_number, state, why, raw, total of outcome lines without a usable ts
+    (filters do not apply: such a line is in no week)."""
+    return frame(source, SQL.undated_outcomes, filters, limit=limit)
+
+
 def undated_counts(source: Readable, filters: Filters | None = None) -> dict[str, Any]:
     """undated, out_of_range: attempts in scope without a usable ts, and those dated outside the range."""
     return records(source, SQL.undated_counts, filters)[0]

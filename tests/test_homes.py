@@ -144,9 +144,12 @@ def test_money_for_json_is_rounded_once_and_never_made_up() -> None:
 
 def test_an_amount_is_written_one_way_with_its_currency_or_without() -> None:
     assert [money_text(value, "USD") for value in (1234.5, 0.0021, 0.5, Decimal("12"))] == [
-        "1,234.50 USD", "0.0021 USD", "0.50 USD", "12.00 USD"]
+        "1,234.50 USD", "0.002100 USD", "0.50 USD", "12.00 USD"]
     assert [amount_text(value) for value in (1234.5, 0.0021, 0.5, Decimal("12"))] == [
-        "1,234.50", "0.0021", "0.50", "12.00"]
+        "1,234.50", "0.002100", "0.50", "12.00"]
+    # Below 1, six decimals whatever the amount, so a column lines up (whole cents keep their cents).
+    assert [amount_text(value) for value in (0.065049, 0.00834, 0.0109, 0, Decimal("0.30"), -0.011508)] == [
+        "0.065049", "0.008340", "0.010900", "0.00", "0.30", "-0.011508"]
 
 
 def test_a_moment_is_written_in_utc_with_a_z() -> None:

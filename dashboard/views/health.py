@@ -7,7 +7,7 @@ from lanelog.dashboard import data, health_tables, present, ui
 
 st.title("Data health")
 f = ui.figures(queries.sources, queries.rejected_lines, queries.type_anomalies, queries.undated,
-               queries.undated_counts)
+               queries.undated_counts, queries.undated_outcomes)
 
 st.subheader("Files ingested")
 listing_known = data.lake_dir() is None  # a lake does not carry the bucket listings ingest made
@@ -28,6 +28,9 @@ if demo:
 if health_tables.NOT_CHECKED in states:
     st.caption("A log read from a bucket is not checked here: the lake does not carry the listing ingest "
                "made; the database it was exported from does.")
+st.caption("What each log's lines became: attempts, outcome lines (what became of a pull request, as "
+           "`lanelog outcome` writes them; never counted as attempts), lines that were not JSON objects, and "
+           "duplicates skipped.")
 if f["sources"].empty:
     st.text("none")
 else:
@@ -46,7 +49,8 @@ else:
 
 st.subheader("Rejected lines")
 st.caption("Lines that were not JSON objects, kept byte for byte; shown as text.")
-ui.table(health_tables.rejected_table(f["rejected_lines"]), "rejected_table", health_tables.REJECTED_WIDTHS)
+ui.table(health_tables.rejected_table(f["rejected_lines"]), "rejected_table", health_tables.REJECTED_WIDTHS,
+         total=int(f["sources"]["rejected"].sum()))
 
 st.subheader("Type anomalies")
 st.caption("Fields whose JSON type was unexpected (a number where text belongs, say). The rows are kept; "
@@ -61,4 +65,13 @@ st.caption("Attempts without a usable ts: always in scope, counted in their own 
 counts = f["undated_counts"]
 if counts["out_of_range"]:
     st.warning(health_tables.out_of_range_text(counts["out_of_range"]), icon=":material/event_busy:")
-ui.table(health_tables.undated_table(f["undated"]), "undated_table", health_tables.UNDATED_WIDTHS)
+ui.table(health_tables.undated_table(f["undated"]), "undated_table", health_tables.UNDATED_WIDTHS,
+         total=int(counts["undated"]))
+
+st.subheader("Undated outcome lines")
+st.caption("Outcome lines without a usable ts (none, a date outside 1970-01-01 to 2199-12-31 UTC, or not a "
+           "date): the close falls in no week, so its pull request reads as open and its merge is not judged. "
+           "`lanelog ingest` names each one when it runs.")
+outcomes = f["undated_outcomes"]
+ui.table(health_tables.undated_outcomes_table(outcomes), "undated_outcomes_table",
+         health_tables.UNDATED_OUTCOME_WIDTHS, total=int(outcomes["total"].iloc[0]) if len(outcomes) else None)

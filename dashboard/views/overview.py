@@ -25,7 +25,12 @@ latest = comparison.latest
 if latest is None:
     st.info("No attempts in this range.")
     st.stop()
-st.subheader(comparison.heading())
+if comparison.before is None and latest["week"] is not None:  # the week before, though outside the range
+    earlier = ui.figures(queries.report, queries.money, filters=ui.current_filters().week_before(latest["week"]),
+                         note=False)
+    comparison = queries.compare_latest(report["weeks"], earlier["report"]["weeks"])
+    money = {**money, "weeks": [*earlier["money"]["weeks"], *money["weeks"]]}
+st.subheader(present.unbroken(comparison.heading()))
 # Four counts, then units, quarantined and the cost three to a row: more in a row cut a label or the
 # cost short in a 1000 px window.
 columns = [*st.columns(4), *st.columns(3)]
@@ -48,9 +53,10 @@ left, right = ui.chart_columns()
 with left:
     st.subheader("Patch rejects and armed calls")
     st.altair_chart(charts.rejects_vs_armed(weekly, weeks=ui.axis_weeks()), key="rejects_vs_armed")
-    st.caption(f"The line (armed calls per patch reject) is drawn only for weeks with at least "
-               f"{charts.RATIO_MIN_REJECTS} patch rejects; an empty week is an empty band. Setup rejects "
-               "are not in the bars or the line: CI could not judge those patches.")
+    st.caption(f"The line (armed calls per patch reject) joins weeks next to each other with at least "
+               f"{charts.RATIO_MIN_REJECTS} patch rejects; a hollow point is a week with fewer (a rough figure, "
+               "never joined), and an empty week is an empty band. Setup rejects are not in the bars or the "
+               "line: CI could not judge those patches.")
 with right:
     st.subheader("Credit bugs per week")
     if totals["credit_bugs_total"]:

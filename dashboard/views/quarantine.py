@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 import streamlit as st
 
 from lanelog import queries
-from lanelog.dashboard import charts, present, ui
+from lanelog.dashboard import cells, charts, present, ui
 
 st.title("Quarantine")
 f = ui.figures(queries.freezes, queries.freeze_summary, queries.freeze_owners)
@@ -28,4 +28,6 @@ st.subheader("Freezes")
 st.caption("Held: attempts the freeze was live on. Reported expired: attempts that listed the freeze "
            "as expired (a dead row that no longer suppresses the test). Times are UTC.")
 st.dataframe(present.freeze_table(f["freeze_summary"]), hide_index=True, key="freeze_summary_table",
+             height=cells.table_height(len(f["freeze_summary"])),
              column_config=present.fixed_columns(present.FREEZE_WIDTHS))
+ui.more_rows(len(f["freeze_summary"]), noun="freezes")

@@ -45,8 +45,8 @@ left, right = ui.chart_columns()
 with left:
     st.subheader("Armed calls and calls the probe saved")
     st.caption(f"Patch rejects are calls the probe saved: not armed because the probe rejected the patch. "
-               f"The line (armed calls per patch reject) is drawn only for weeks with at least "
-               f"{charts.RATIO_MIN_REJECTS} patch rejects.")
+               f"The line (armed calls per patch reject) joins weeks next to each other with at least "
+               f"{charts.RATIO_MIN_REJECTS} patch rejects; a hollow point is a week with fewer.")
     st.altair_chart(charts.rejects_vs_armed(f["weekly"], weeks=weeks), key="spend_rejects_vs_armed")
 with right:
     st.subheader("Lane outcomes per week")

@@ -15,11 +15,13 @@ listed = set(sources["path"][sources["in_last_listing"]])
 bugs, exceptions = credit.merges, credit.exceptions
 
 
-def show_merges(chosen: list[dict[str, Any]], key: str) -> None:
-    """Merges over a live quarantine: a table, and the one chosen whole."""
-    st.dataframe(triage_tables.merges_shown(chosen), hide_index=True, key=f"{key}_table",
+def show_merges(chosen: list[dict[str, Any]], key: str, alert: bool) -> None:
+    """Merges over a live quarantine: a table (a credit bug's quarantine tinted), and the one chosen whole."""
+    shown = triage_tables.merges_shown(chosen)
+    st.dataframe(triage_tables.highlighted(shown) if alert else shown, hide_index=True, key=f"{key}_table",
                  height=cells.table_height(len(chosen)),
                  column_config=present.fixed_columns(triage_tables.MERGE_WIDTHS))
+    ui.more_rows(len(chosen), noun="pull requests")
     pick = st.selectbox("Pull request", range(len(chosen)), key=f"{key}_pick",
                         format_func=lambda i: f"{chosen[i]['pr_repository']}#{chosen[i]['pr_number']}")
     detail = triage_tables.merge_detail(chosen[pick])
@@ -35,7 +37,7 @@ def show_exceptions() -> None:
     st.subheader(f"Reviewed exceptions ({len(exceptions)})")
     st.caption("Merged over a live quarantine after a person said so: an approval by a person after the last "
                "attempt, or the label lanelog:accept-quarantine set by a person. Listed, never alerted.")
-    show_merges(exceptions, "exceptions")
+    show_merges(exceptions, "exceptions", alert=False)
 
 
 if not credit.total:
@@ -47,17 +49,20 @@ st.error(present.alert_text(len(rows), on_triage=True, merges=len(bugs)), icon="
 if bugs:
     st.subheader(f"Merged over a live quarantine ({len(bugs)})")
     st.caption("A pull request merged while its last attempt had a live quarantine, and no person said it may "
-               "go: by auto-merge or a bot, or by a person with no approval after that attempt.")
-    show_merges(bugs, "merge_bugs")
+               "go: by auto-merge or a bot, or by a person with no approval after that attempt. Tinted: the "
+               "live quarantine the merge passed over.")
+    show_merges(bugs, "merge_bugs", alert=True)
 if rows.empty:
     show_exceptions()
     st.stop()
 
 st.subheader(f"Lines with merge credit on a quarantined attempt ({len(rows)})")
-st.caption("The table cuts long values; the selected attempt below shows every value whole (time, ids, "
-           "head, merge credit, file and line), and the CSV holds them whole.")
+st.caption("Tinted: the live quarantine the merge credit ignored. The table cuts long values (a quarantine "
+           "after its last whole test id, \"+1 more\"); the selected attempt below shows every value whole "
+           "(time, ids, head, merge credit, file and line), and the CSV holds them whole.")
 st.dataframe(triage_tables.highlighted(triage_tables.triage_shown(rows)), hide_index=True, key="credit_bug_table",
-             column_config=present.fixed_columns(triage_tables.TRIAGE_WIDTHS))
+             height=cells.table_height(len(rows)), column_config=present.fixed_columns(triage_tables.TRIAGE_WIDTHS))
+ui.more_rows(len(rows), noun="lines")
 st.download_button(
     "Download CSV", present.csv_bytes(triage_tables.triage_table(rows)), file_name="credit-bugs.csv", mime="text/csv",
     key="credit_bug_csv",

@@ -78,6 +78,7 @@ def replay_flips(replay: dict[str, Any]) -> None:
         shown = whatif_tables.flips_shown(flips)
         st.dataframe(shown, hide_index=True, key="replay_flips", height=cells.table_height(len(shown)),
                      column_config=present.fixed_columns(whatif_tables.FLIP_WIDTHS))
+        ui.more_rows(len(shown), noun="flips")
         st.download_button("Download CSV", present.csv_bytes(whatif_tables.flips_table(flips, whole=True)),
                            file_name="replay-flips.csv", mime="text/csv", key="replay_flips_csv")
         whole = whatif_tables.flips_table(flips, whole=True)
@@ -180,7 +181,8 @@ def shadow_flips(flips: list[dict[str, Any]], totals: dict[str, Any]) -> None:
                "The flip chosen below, and the CSV, hold full ids, both sides' reasons and the shadow "
                "policy's digest.")
     st.dataframe(live_shadow.flips_table(flips), hide_index=True, key="shadow_flips",
-                 column_config=present.fixed_columns(live_shadow.FLIP_WIDTHS))
+                 height=cells.table_height(len(flips)), column_config=present.fixed_columns(live_shadow.FLIP_WIDTHS))
+    ui.more_rows(len(flips), noun="flips")
     choice = st.selectbox("Flip", range(len(flips)), key="shadow_flip_pick",
                           format_func=lambda i: live_shadow.flip_label(flips, i))
     st.dataframe(live_shadow.flip_detail(flips, choice), hide_index=True, key="shadow_flip_detail",

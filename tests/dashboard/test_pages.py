@@ -169,6 +169,12 @@ def _chart_rows(at: Any, title: str, colour: str | None = None) -> tuple[dict[st
     raise AssertionError(f"no chart titled {title!r}")
 
 
+def flat_layers(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """A chart's drawn layers, those of a layer inside a layer too (the ratio's line and its points)."""
+    return [leaf for layer in spec.get("layer", [spec])
+            for leaf in (flat_layers(layer) if "layer" in layer else [layer])]
+
+
 def test_credit_bug_chart_colours_exactly_the_weeks_with_credit_bugs(app: Any, demo_db: Path) -> None:
     at = app(demo_db)
     spec, rows = _chart_rows(at, "credit bugs")
@@ -518,7 +524,7 @@ def test_the_default_range_is_the_last_12_weeks_and_the_whole_history_is_one_cli
 def test_the_ratio_is_not_drawn_from_a_week_of_few_rejects(app: Any, make_db: Any) -> None:
     at = app(make_db(_long_history()))
     spec, _ = _chart_rows(at, "attempts")
-    line_layer = next(layer for layer in spec["layer"] if layer["mark"]["type"] == "line")
+    line_layer = next(layer for layer in flat_layers(spec) if layer["mark"]["type"] == "line")
     datasets = {d.name: pa.ipc.open_stream(d.data.data).read_all().to_pylist()
                 for d in at.get("vega_lite_chart")[0].proto.datasets}
     drawn = {row["week"]: row["armed_per_reject"] for row in datasets[line_layer["data"]["name"]]}
@@ -568,7 +574,7 @@ def test_triage_table_cuts_ids_and_the_selected_attempt_shows_them_whole(
     assert any(text.startswith("1 of these files are no longer at their recorded path") for text in texts(health))
     files = health.dataframe[0].value  # files ingested comes first, then where they were read from
     assert files.to_dict("records") == [{"file": "lane-log-0.jsonl", "still there": "no", "attempts": 1,
-                                         "rejected": 0, "duplicates": 0}]
+                                         "outcomes": 0, "rejected": 0, "duplicates": 0}]
     place = dict(health.dataframe[1].value.itertuples(index=False))  # the picked file, field by field
     assert place["path"] == cells.fit_path(source, health_tables.DETAIL_WIDTHS["value"])
     assert (source in [block.value for block in health.code]) == (place["path"] != source)
@@ -607,10 +613,10 @@ def test_logs_read_from_a_bucket_are_named_by_key_and_judged_by_the_last_listing
         health = app(db, "views/health.py")
         assert not health.exception
         files = health.dataframe[0].value
-        # Each by its whole key, which fits the column (a longer one is cut from its run folder on: below).
+        # Each by its run folder and name, which tell the objects apart (the whole key is in the expander).
         assert files[["file", "still there"]].to_dict("records") == [
-            {"file": "lanelog/orders/1001-1/lane-log.jsonl", "still there": "in the bucket"},
-            {"file": "lanelog/orders/1002-1/lane-log.jsonl", "still there": "in the bucket"}]
+            {"file": "…/1001-1/lane-log.jsonl", "still there": "in the bucket"},
+            {"file": "…/1002-1/lane-log.jsonl", "still there": "in the bucket"}]
         assert health.selectbox(key="source_pick").options == [
             "…/orders/1001-1/lane-log.jsonl (id 1)", "…/orders/1002-1/lane-log.jsonl (id 2)"]
         place = dict(health.dataframe[1].value.itertuples(index=False))
@@ -629,8 +635,8 @@ def test_logs_read_from_a_bucket_are_named_by_key_and_judged_by_the_last_listing
         ingest_bucket()  # its listing no longer holds the object
     health = app(db, "views/health.py")
     assert health.dataframe[0].value[["file", "still there"]].to_dict("records") == [
-        {"file": "lanelog/orders/1001-1/lane-log.jsonl", "still there": "not in the bucket"},
-        {"file": "lanelog/orders/1002-1/lane-log.jsonl", "still there": "in the bucket"}]
+        {"file": "…/1001-1/lane-log.jsonl", "still there": "not in the bucket"},
+        {"file": "…/1002-1/lane-log.jsonl", "still there": "in the bucket"}]
     assert any(text.startswith("1 log was not in the bucket when ingest last listed it") and "Its lines stay" in text
                for text in texts(health))
     assert not any("no longer at their recorded path" in text for text in texts(health))
@@ -670,12 +676,12 @@ def test_the_triage_table_cuts_a_long_cell_at_an_id_and_says_so(app: Any, make_d
                        repo="payments-reconciliation-service")])
     at = app(db, "views/triage.py")
     (row,) = at.dataframe[0].value.to_dict("records")
-    assert row["quarantine"] == "test_export_race; …"  # whole ids, and an ellipsis for the rest
+    assert row["quarantine"] == "test_export_race +1 more"  # whole ids, and how many more
     # The repository's start that draws in its column, and an ellipsis (Chromium's widths: dashboard/cells.py).
     from lanelog.dashboard import cells
     from lanelog.dashboard.triage_tables import TRIAGE_WIDTHS
 
-    assert row["repository"] == "payments-rec…"
+    assert row["repository"] == "payments-r…"
     assert cells.text_px(row["repository"]) <= TRIAGE_WIDTHS["repository"] - cells.CELL_PADDING_PX
     assert row["producer"] == "lanelog-route"
     detail = dict(at.dataframe[1].value.itertuples(index=False))
@@ -687,7 +693,8 @@ def test_a_long_key_keeps_its_run_folder_in_a_narrow_column() -> None:
     from lanelog.dashboard import cells, health_tables
 
     key = "lanelog/orders-service/12345678901-1/lane-log.jsonl"
-    assert cells.fit_path(key, health_tables.SOURCE_COUNTS["file"]) == "…/12345678901-1/lane-log.jsonl"
+    assert cells.fit_path(key, health_tables.SOURCE_COUNTS["file"]) == "…/12345678901-1/…"
+    assert cells.fit_path(key, health_tables.DETAIL_WIDTHS["value"]) == key
     assert cells.fit_path(key, health_tables.UNDATED_WIDTHS["file"]) == "…/12345678901-1/…"
     assert cells.fit_path("lane-log-0.jsonl", health_tables.UNDATED_WIDTHS["file"]) == "lane-log-0.jsonl"
     # One long part: as many of its last characters as draw in the column, and not one more.
@@ -730,7 +737,7 @@ def test_a_long_path_breaks_only_after_a_slash() -> None:
 def test_one_legend_names_every_series_of_the_rejects_chart(app: Any, demo_db: Path) -> None:
     spec, _ = _chart_rows(app(demo_db), "attempts")
     bars = next(layer for layer in spec["layer"] if layer["mark"]["type"] == "bar")
-    line_layer = next(layer for layer in spec["layer"] if layer["mark"]["type"] == "line")
+    line_layer = next(layer for layer in flat_layers(spec) if layer["mark"]["type"] == "line")
     assert spec["resolve"]["scale"]["color"] == "shared"
     legend_scale = bars["encoding"]["color"]["scale"]
     assert legend_scale["domain"] == ["patch rejects", "armed calls", "armed calls per patch reject"]
@@ -955,7 +962,7 @@ def test_a_week_without_usage_says_so_on_the_spend_review(app: Any, make_db: Any
     assert not any(label.startswith("Cost") for label in metrics(at))  # no amount to show: in words instead
     assert "This week: no usage recorded, so there is no cost to show (never a zero cost)." in texts(at)
     table = next(frame.value for frame in at.dataframe if "avoided (estimate)" in frame.value.columns)
-    assert list(table["cost"]) == ["0.0061 USD", "no usage recorded", "0.0061 USD"]
+    assert list(table["cost"]) == ["0.006100 USD", "no usage recorded", "0.006100 USD"]
     assert "0.00 USD" not in list(table["cost"])
 
 

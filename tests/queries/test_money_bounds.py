@@ -110,7 +110,7 @@ def test_a_week_in_two_currencies_shows_each_currencys_total(tmp_path: Path, one
     for form in ("markdown", "text"):
         text = report(tmp_path, *lines, form=form)
         assert "no cost recorded" not in text
-        assert "0.25 GBP + 0.625 USD" in text
+        assert "0.25 GBP + 0.625000 USD" in text
     (row,) = list(csv.DictReader(io.StringIO(report(tmp_path, *lines, form="csv"))))
     assert row["costs"] == "GBP 0.25; USD 0.625" and row["cost"] == "" and row["currency"] == ""
 
