@@ -86,6 +86,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(marker)
         group = next((tiers.SHARED_WORKER[marker] for marker in markers if marker in tiers.SHARED_WORKER), path)
         item.add_marker(pytest.mark.xdist_group(group))
+    items[:] = demo_readers_later(items)
+
+
+def demo_readers_later(items: list[pytest.Item]) -> list[pytest.Item]:
+    """The files whose tests read the demo moved behind the first third of the others, each file kept whole.
+
+    The demo builds beside the first tests (demo_started_early); a worker whose first file reads it
+    sat waiting for the build (tests/alerts and the top-level files come first), while files that
+    never read it could have run.  The big files that read it still start well before the end, so
+    no worker is left alone with one of them."""
+    readers = {item.path for item in items if "demo_dir" in getattr(item, "fixturenames", ())}
+    others = [item for item in items if item.path not in readers]
+    cut = len(others) // 3
+    while 0 < cut < len(others) and others[cut].path == others[cut - 1].path:
+        cut += 1  # never between two tests of one file: its module fixtures are made once
+    return others[:cut] + [item for item in items if item.path in readers] + others[cut:]
 
 
 @pytest.fixture(scope="session", autouse=True)
