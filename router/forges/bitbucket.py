@@ -89,7 +89,7 @@ class Bitbucket(Forge):
         return Change(pull_request=pull_request, agent=None, ci_run=run)
 
     def close_of(self, event: Any, named: str, environ: Mapping[str, str], omit: Omit = refuse) -> Close:
-        return _close(event, named)  # a pipeline carries no payload of the close: job_close has none
+        return _close(event, named)  # (its pipelines carry no close: the base's job_close, None, stands)
 
     def read_approvals(self, path: Path, pull_request: PullRequest, omit: Omit = refuse) -> list[Approval]:
         raise FactInvalid(f"{printable(str(path))}: Bitbucket's approvals are read from the --event payload "

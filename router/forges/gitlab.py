@@ -96,7 +96,7 @@ class GitLab(Forge):
         return Change(pull_request=pull_request, agent=agent, ci_run=run)
 
     def close_of(self, event: Any, named: str, environ: Mapping[str, str], omit: Omit = refuse) -> Close:
-        return _close(event, named)  # a pipeline carries no payload of the close: job_close has none
+        return _close(event, named)  # (its pipelines carry no close: the base's job_close, None, stands)
 
     def read_approvals(self, path: Path, pull_request: PullRequest, omit: Omit = refuse) -> list[Approval]:
         named = printable(str(path))
