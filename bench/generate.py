@@ -21,9 +21,9 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from lanelog.reasons import REASONS
+from lanelog.reasons import REASONS, RECORDS
 
-GENERATOR_VERSION = 5
+GENERATOR_VERSION = 6
 
 START = datetime(2026, 4, 6, tzinfo=UTC)  # a Monday
 SPAN = timedelta(weeks=26)
@@ -42,15 +42,11 @@ OTHER_FILES = [
     "fixtures/customers/basic.json", "generated/schema_pb2.py", "poetry.lock",
 ]
 FLAKY_IDS = ["test_export_race", "test_clock_skew", "test_retry_backoff"]
-# The mix of reasons a team running the router sees, each drawn this many times in a hundred
-# rejects; a line's message is the reason's sentence (lanelog.reasons), as the router writes
-# one per reason.
-REJECT_MIX = {
-    "line_cap": 40, "no_properties": 25, "fixture_and_test": 12, "assertion_removed": 8, "over_budget": 8,
-    "base_missing": 3, "size_unknown": 2, "policy_changed": 2,
-}
-REASON_NAMES = list(REJECT_MIX)
-REASON_WEIGHTS = list(REJECT_MIX.values())
+# The mix of reasons a team running the router sees: each reason drawn as often in a hundred
+# rejects as its record says (lanelog.reasons' ``seen``); a line's message is the reason's
+# sentence, as the router writes one per reason.
+REASON_NAMES = [code for code, reason in RECORDS.items() if reason.seen]
+REASON_WEIGHTS = [RECORDS[code].seen for code in REASON_NAMES]
 
 REJECT_RATE = 0.45
 QUARANTINE_RATE = 1 / 20  # of all lines: passes with a live freeze

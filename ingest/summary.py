@@ -42,8 +42,9 @@ class IngestSummary:
     # their rejected lines: stored as any other's, and the command says what they are.
     not_lane_logs: list[tuple[str, int]] = field(default_factory=list)
     # The database's outcome lines it cannot date (undated_outcomes), one sentence each, the
-    # last saying how many more: a close in no week would let its pull request read as open.
+    # last saying how many more, and how many there are: a close in no week, judged in every range.
     undated_outcomes: list[str] = field(default_factory=list)
+    undated_outcome_count: int = 0
 
     def as_dict(self) -> dict[str, int]:
         """The JSON summary of `lanelog ingest --json`."""
@@ -55,6 +56,7 @@ class IngestSummary:
             "duplicates": self.duplicates,
             "rejected": self.rejected,
             "pending": self.pending,
+            "undated_outcomes": self.undated_outcome_count,
         }
 
     def line(self) -> str:
@@ -64,6 +66,8 @@ class IngestSummary:
             f"{_counted(self.attempts_added, 'attempt')} added, {_counted(self.outcomes_added, 'outcome')} added, "
             f"{_counted(self.duplicates, 'duplicate')}, "
             f"{self.rejected} rejected, {self.pending} pending"
+            + (f", {_counted(self.undated_outcome_count, 'undated outcome')} in the database"
+               if self.undated_outcome_count else "")
         )
 
     def add(self, tally: Tally) -> None:
@@ -82,8 +86,9 @@ def note_undated_outcomes(con: duckdb.DuckDBPyConnection, summary: IngestSummary
     summary.undated_outcomes = [
         f"{row['source']} line {row['line_no']}: an outcome line ingest cannot date (its ts is no time from "
         f"1970-01-01 to 2199-12-31 UTC), so the close of {_pull_request(row)} ({row['state'] or 'state unknown'}) "
-        "is in no week and is not judged" for row in rows]
+        "is in no week: it counts as closed at an unknown time, judged in every range" for row in rows]
     total = rows[0]["total"] if rows else 0
+    summary.undated_outcome_count = total
     if total > len(rows):
         summary.undated_outcomes.append(f"{total - len(rows)} more outcome lines cannot be dated")
 

@@ -3,7 +3,7 @@
 A leaf module: the router decides with these codes, and the queries, reports and pages
 explain and group them, so the one table lives below all of them.  Everything that lists
 reasons reads ``RECORDS`` (the job summary's next steps, how the evidence is checked and
-shown, the demo, the shadow errors); a test fails on a list of reason codes written anywhere
+shown, the demo, the bench's mix, the shadow errors); a test fails on a list of reason codes written anywhere
 else.
 
 *Setup* rejects mean CI is broken (no checkout, a missing ref, an unusable policy or flaky
@@ -30,8 +30,9 @@ FIX_SETUP = "Fix the CI set-up (the checkout, the refs, the policy files): nothi
 class Reason:
     """A reject reason: the code a line records, the sentence a person reads, whether it says CI is
     broken (setup) or the gate worked (patch), what to do next (the job summary's words; None: the
-    sentence says it), how its evidence is shown, and, for a reason that makes a shadow decision no
-    decision, why in words."""
+    sentence says it), how its evidence is shown, for a reason that makes a shadow decision no
+    decision, why in words, and how many in a hundred rejects a team running the router sees are
+    this reason (the bench draws its lines' reasons by these; 0: none)."""
 
     code: str
     sentence: str
@@ -39,16 +40,18 @@ class Reason:
     next_step: str | None = None
     evidence: Evidence = "none"
     shadow_error: str | None = None
+    seen: int = 0
 
 
-def _setup(code: str, sentence: str, shadow_error: str | None = None) -> Reason:
-    return Reason(code, sentence, "setup", FIX_SETUP, shadow_error=shadow_error)
+def _setup(code: str, sentence: str, shadow_error: str | None = None, seen: int = 0) -> Reason:
+    return Reason(code, sentence, "setup", FIX_SETUP, shadow_error=shadow_error, seen=seen)
 
 
 # In the order the reason table of docs/router.md lists them.
 RECORDS: dict[str, Reason] = {reason.code: reason for reason in (
     _setup("not_a_repo", "the folder is not a git checkout"),
-    _setup("base_missing", "the base ref does not resolve to a commit (often a shallow clone: fetch the base)"),
+    _setup("base_missing", "the base ref does not resolve to a commit (often a shallow clone: fetch the base)",
+           seen=3),
     _setup("head_missing", "the head ref does not resolve to a commit"),
     _setup("policy_missing", "no policy file: the router fails closed",
            shadow_error="the shadow policy file could not be read"),
@@ -58,22 +61,23 @@ RECORDS: dict[str, Reason] = {reason.code: reason for reason in (
     Reason("policy_changed", "the patch edits the policy or the flaky list: "
            "change the policy in a reviewed human pull request", "patch",
            "Merge the policy first, in its own reviewed pull request; then route this patch "
-           "against a base that holds it."),
+           "against a base that holds it.", seen=2),
     Reason("line_cap", "too many lines changed", "patch",
            "Split the patch into smaller pull requests; a generated path belongs in the policy's "
-           "exclude, changed in its own reviewed pull request.", evidence="line_counts"),
+           "exclude, changed in its own reviewed pull request.", evidence="line_counts", seen=40),
     Reason("size_unknown", "a binary file has unknown size", "patch",
-           "Exclude the generated binary paths in the policy, in its own reviewed pull request."),
+           "Exclude the generated binary paths in the policy, in its own reviewed pull request.", seen=2),
     Reason("fixture_and_test", "the patch edits a fixture path and a test path in one diff", "patch",
-           "Split the patch: change the fixture in one pull request and the test in another.", evidence="paths"),
+           "Split the patch: change the fixture in one pull request and the test in another.", evidence="paths",
+           seen=12),
     Reason("assertion_removed", "the patch removes an assertion, or a property line (one naming a prop_ test)",
            "patch", "If the assertion moved or was reworded (a formatter, a type comment), say so "
            "in the pull request and ask for a reviewed exception (below); otherwise keep it.",
-           evidence="assertion_lines"),
+           evidence="assertion_lines", seen=8),
     Reason("no_properties", "no touched path maps to a property: nothing means stop", "patch",
-           "Map the touched paths to properties in the policy (its own reviewed pull request)."),
+           "Map the touched paths to properties in the policy (its own reviewed pull request).", seen=25),
     Reason("over_budget", "the selected properties cost more units than the budget cap: "
-           "split the patch; do not raise the cap", "patch", "Split the patch; do not raise the cap."),
+           "split the patch; do not raise the cap", "patch", "Split the patch; do not raise the cap.", seen=8),
     Reason("over_cost_cap", "the selected properties' calls are estimated to cost more money than the cost cap: "
            "split the patch; do not raise the cap", "patch"),
     Reason("internal_error", "the router failed unexpectedly", "setup", FIX_SETUP,

@@ -4,7 +4,9 @@ From queries/outcomes.sql's rows (one per pull request some routed attempt names
 JSON-ready dicts on any engine.  The rules, stated once here and in docs/report.md:
 
 - A pull request is merged, closed without merge, or open (no outcome line yet), by its latest
-  outcome line; it falls in the week it closed, and was opened in the week of its first attempt.
+  outcome line (a merge line before any other); it falls in the week it closed, and was opened in the
+  week of its first attempt.  A close ingest could not date is in no week and never open; its merge
+  is judged in every range.
 - ``merge_rate`` is merged / (merged + closed_without_merge), its denominator given beside it:
   a pull request still open is in neither.
 - ``cost_per_merged_pr`` is what all the attempts of the pull requests merged in the week cost,
@@ -75,7 +77,10 @@ class PullRequest:
         return monday(self.row["closed_ts"].date()) if self.row["closed_ts"] is not None else None
 
     def closed_by(self, end: datetime) -> bool:
-        return self.row["closed_ts"] is not None and self.row["closed_ts"] < end
+        """Whether it closed before ``end``: a close ingest could not date (closed_ts NULL) has, its time unknown."""
+        if self.row["closed_ts"] is None:
+            return self.row["state"] is not None
+        return bool(self.row["closed_ts"] < end)
 
     @property
     def merged(self) -> bool:
@@ -232,7 +237,9 @@ def merge_verdicts(source: Readable, filters: Filters | None = None,
     out = []
     for pr in pull_requests(source, filters) if everyone is None else everyone:
         verdict = pr.verdict()
-        if verdict is None or not _in_scope(pr.closed_week, filters):
+        # A merge whose close ingest could not date is in no week, so in every range (an undated attempt is too).
+        undated_merge = pr.merged and pr.closed_week is None
+        if verdict is None or not (undated_merge or _in_scope(pr.closed_week, filters)):
             continue
         out.append({
             "verdict": verdict, "repo": pr.repo, "pr_repository": pr.pr_repository, "pr_number": pr.pr_number,

@@ -56,14 +56,18 @@ WITH tried AS (
     FROM tried
     WHERE agent IS NOT NULL
 ), closed AS (
-    -- The latest outcome line of each pull request (one closed, reopened and merged says merged).
+    -- The outcome line that decides each pull request: a merge line if it has one (a forge never
+    -- reopens a merged pull request), else its latest (one closed, reopened and merged says merged).
+    -- A line ingest could not date (ts NULL) still closes it, its time unknown (closed_ts NULL):
+    -- it never reads as open, and its merge is judged; a dated line of the same state goes first.
     SELECT pr_repository, pr_number, state, ts AS closed_ts, merged_at, merged_by, merged_by_type, auto_merge,
            auto_merge_by, auto_merge_by_type,
            approvals, labels, pr_url AS outcome_url, outcome_id,
-           row_number() OVER (PARTITION BY pr_repository, pr_number ORDER BY ts DESC, source_id DESC, line_no DESC)
-               AS n
+           row_number() OVER (PARTITION BY pr_repository, pr_number
+                              ORDER BY state = 'merged' DESC NULLS LAST, ts DESC NULLS LAST, source_id DESC,
+                                       line_no DESC) AS n
     FROM outcomes
-    WHERE NOT provisional AND pr_repository IS NOT NULL AND pr_number IS NOT NULL AND ts IS NOT NULL
+    WHERE NOT provisional AND pr_repository IS NOT NULL AND pr_number IS NOT NULL
 ), judged AS (
     SELECT per_pr.pr_repository, per_pr.pr_number, last.repo, agents.agent, attempts, first_ts, last_ts,
            probe_rejects, first_rejected, calls_armed, lanes_held, last.attempt_id AS last_attempt,

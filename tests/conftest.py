@@ -11,6 +11,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -70,22 +71,53 @@ def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which reads the groups into the test ids
+@pytest.hookimpl(tryfirst=True)  # before the mark plugin deselects by tier
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark each test with its tier (tests/tiers.py), and keep each file on one worker.
+    """Mark each test with its tier (tests/tiers.py), and run the demo's readers after a third of the others.
 
-    Under pytest-xdist with `--dist loadgroup`, a test's group is its file, so a module's
-    costly fixture (a browser, an S3 server, a built wheel) starts once; the files the table
-    says share a worker (every Spark test, one JVM) form one group.
+    Under pytest-xdist with `--dist loadgroup`, each file is one unit of work (tiers.work_unit, through
+    pytest_xdist_make_scheduler below), so a module's costly fixture (a browser, an S3 server, a built
+    wheel) starts once; the files the table says share a worker (every Spark test, one JVM) form one unit.
     """
     root = Path(str(config.rootpath))
     for item in items:
         path = Path(str(item.path)).relative_to(root).as_posix()
-        markers = tiers.markers_for(path)
-        for marker in markers:
+        for marker in tiers.markers_for(path):
             item.add_marker(marker)
-        group = next((tiers.SHARED_WORKER[marker] for marker in markers if marker in tiers.SHARED_WORKER), path)
-        item.add_marker(pytest.mark.xdist_group(group))
+    items[:] = demo_readers_later(items)
+
+
+def demo_readers_later(items: list[pytest.Item]) -> list[pytest.Item]:
+    """The files whose tests read the demo moved behind the first third of the others, each file kept whole.
+
+    The demo builds beside the first tests (demo_started_early); a worker whose first file reads it
+    sat waiting for the build (tests/alerts and the top-level files come first), while files that
+    never read it could have run.  The big files that read it still start well before the end, so
+    no worker is left alone with one of them."""
+    readers = {item.path for item in items if "demo_dir" in getattr(item, "fixturenames", ())}
+    others = [item for item in items if item.path not in readers]
+    cut = len(others) // 3
+    while 0 < cut < len(others) and others[cut].path == others[cut - 1].path:
+        cut += 1  # never between two tests of one file: its module fixtures are made once
+    return others[:cut] + [item for item in items if item.path in readers] + others[cut:]
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under `--dist loadgroup`, each file (or shared group) one unit of work, read from the test id's path.
+
+    pytest-xdist's own loadgroup reads the group from a suffix it writes into each test's id, and
+    pytest 9.2 keeps the id elsewhere, so the suffix was lost and every test was a unit of its own:
+    a file's tests ran on both workers, each making its module fixtures, and the Spark files did not
+    share a JVM.  tests.tiers.work_unit gives the unit from the path alone, on any pytest."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByWorkUnit(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return tiers.work_unit(nodeid)
+
+    return ByWorkUnit(config, log)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -4,7 +4,7 @@ A reject reason is a record of lanelog/reasons.py: a list of reason codes anywhe
 copy that drifts.  A file opened the guarded way (without blocking, checked to be a regular
 file on its descriptor) and a line appended whole are lanelog/files.py's: the flags and the
 check written anywhere else are a guard that drifts.  Both scans read the installed
-package's source files.
+package's source files and the bench's (its mix of reasons is drawn from the records too).
 """
 
 from __future__ import annotations
@@ -17,13 +17,15 @@ import pytest
 
 from lanelog.reasons import REASONS
 
-PACKAGES = ("lanelog", "lanelog.router", "lanelog.store", "lanelog.ingest", "lanelog.queries", "lanelog.dashboard")
+PACKAGES = ("lanelog", "lanelog.router", "lanelog.store", "lanelog.ingest", "lanelog.queries", "lanelog.dashboard",
+            "bench")
 # The words of the guarded open and the append, each at home in lanelog/files.py alone.
 GUARD_WORDS = ("O_NOFOLLOW", "O_NONBLOCK", "S_ISREG", "O_APPEND")
 
 
 def _sources() -> list[Path]:
-    """Every Python source file of the installed package (each layer is installed from its own folder)."""
+    """Every Python source file of the installed package (each layer is installed from its own folder), and the
+    bench's, beside it in the checkout."""
     found: set[Path] = set()
     for package in PACKAGES:
         spec = importlib.util.find_spec(package)
@@ -65,7 +67,7 @@ def guard_words(source: str) -> list[str]:
 
 def test_the_scans_read_every_layer() -> None:
     folders = {path.parent.name for path in _sources()}
-    assert {"router", "store", "ingest", "queries", "dashboard", "lanelog", "demo", "views"} <= folders
+    assert {"router", "store", "ingest", "queries", "dashboard", "lanelog", "demo", "views", "bench"} <= folders
 
 
 def _shown(path: Path) -> str:

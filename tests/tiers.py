@@ -40,3 +40,11 @@ def markers_for(path: str) -> tuple[str, ...]:
         if path == prefix or (prefix.endswith("/") and path.startswith(prefix)):
             found += [marker for marker in markers if marker not in found]
     return tuple(found)
+
+
+def work_unit(nodeid: str) -> str:
+    """The unit of work a test id belongs to under `--dist loadgroup`: its file, or the shared group its
+    markers name (SHARED_WORKER).  A group pytest-xdist appended to the id (``...@group``) is read the same."""
+    path = nodeid.split("::", 1)[0]
+    markers = markers_for(path)
+    return next((SHARED_WORKER[marker] for marker in markers if marker in SHARED_WORKER), path)

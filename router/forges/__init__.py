@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from lanelog.errors import FactInvalid, ForgeUnknown
+from lanelog.router.jsonfile import read_json
+from lanelog.router.paths import printable
 
 __all__ = [
     "DEFAULT_FORGE", "FORGES", "Account", "Approval", "AutoMerge", "Change", "Close", "Forge",
@@ -205,19 +207,26 @@ class Forge(ABC):
         names), each read only when wanted; one that cannot be read is None, with one note naming it (the
         route goes on)."""
 
-    @abstractmethod
     def job_close(self, environ: Mapping[str, str], omit: Omit = refuse) -> Close | None:
-        """The close the job runs on (its closed event); None off the forge's CI or without an event.  A login
+        """The close the job runs on (its closed event); None off the forge's CI or without an event, and
+        always for a forge whose CI job carries no payload of the close (``--event FILE`` gives it).  A login
         or label the line refuses goes to ``omit`` (here and below), and is left out."""
+        del environ, omit
+        return None
 
     def summary_path(self, environ: Mapping[str, str]) -> str | None:
         """The file the job's summary in Markdown is appended to; None where the CI keeps none."""
         del environ
         return None
 
-    @abstractmethod
     def read_close(self, path: Path, environ: Mapping[str, str], omit: Omit = refuse) -> Close:
         """The close a saved event payload (``--event FILE``) holds."""
+        named = printable(str(path))
+        return self.close_of(read_json(path, named), named, environ, omit)
+
+    @abstractmethod
+    def close_of(self, event: Any, named: str, environ: Mapping[str, str], omit: Omit = refuse) -> Close:
+        """The close an event payload holds, as the forge sends it (read from the file ``named``)."""
 
     @abstractmethod
     def read_approvals(self, path: Path, pull_request: PullRequest, omit: Omit = refuse) -> list[Approval]:

@@ -51,7 +51,6 @@ from lanelog.router.forges import (
     refuse,
 )
 from lanelog.router.forges._payload import a_flag, a_word, an_array, an_object
-from lanelog.router.jsonfile import read_json
 from lanelog.router.paths import printable
 
 NAME = "bitbucket"
@@ -89,13 +88,8 @@ class Bitbucket(Forge):
         run = noted(lambda: _job_run(environ), "ci_run", notify) if "ci_run" in wanted else None
         return Change(pull_request=pull_request, agent=None, ci_run=run)
 
-    def job_close(self, environ: Mapping[str, str], omit: Omit = refuse) -> Close | None:
-        del environ
-        return None  # a pipeline carries no payload of the pull request's close
-
-    def read_close(self, path: Path, environ: Mapping[str, str], omit: Omit = refuse) -> Close:
-        named = printable(str(path))
-        return _close(read_json(path, named), named)
+    def close_of(self, event: Any, named: str, environ: Mapping[str, str], omit: Omit = refuse) -> Close:
+        return _close(event, named)  # (its pipelines carry no close: the base's job_close, None, stands)
 
     def read_approvals(self, path: Path, pull_request: PullRequest, omit: Omit = refuse) -> list[Approval]:
         raise FactInvalid(f"{printable(str(path))}: Bitbucket's approvals are read from the --event payload "

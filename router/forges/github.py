@@ -113,9 +113,8 @@ class GitHub(Forge):
         """``$GITHUB_STEP_SUMMARY``, read on or off Actions: ``--annotations always`` writes it wherever it is set."""
         return environ.get("GITHUB_STEP_SUMMARY") or None
 
-    def read_close(self, path: Path, environ: Mapping[str, str], omit: Omit = refuse) -> Close:
-        named = printable(str(path))
-        return _close(read_json(path, named), named, environ, omit)
+    def close_of(self, event: Any, named: str, environ: Mapping[str, str], omit: Omit = refuse) -> Close:
+        return _close(event, named, environ, omit)
 
     def read_approvals(self, path: Path, pull_request: PullRequest, omit: Omit = refuse) -> list[Approval]:
         return _approvals(path, printable(str(path)), pull_request, omit)

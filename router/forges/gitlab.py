@@ -95,13 +95,8 @@ class GitLab(Forge):
         run = noted(lambda: _job_run(environ), "ci_run", notify) if "ci_run" in wanted else None
         return Change(pull_request=pull_request, agent=agent, ci_run=run)
 
-    def job_close(self, environ: Mapping[str, str], omit: Omit = refuse) -> Close | None:
-        del environ
-        return None  # a pipeline carries no payload of the merge request's close
-
-    def read_close(self, path: Path, environ: Mapping[str, str], omit: Omit = refuse) -> Close:
-        named = printable(str(path))
-        return _close(read_json(path, named), named)
+    def close_of(self, event: Any, named: str, environ: Mapping[str, str], omit: Omit = refuse) -> Close:
+        return _close(event, named)  # (its pipelines carry no close: the base's job_close, None, stands)
 
     def read_approvals(self, path: Path, pull_request: PullRequest, omit: Omit = refuse) -> list[Approval]:
         named = printable(str(path))

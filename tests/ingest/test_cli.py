@@ -43,12 +43,12 @@ def test_json_summary_and_the_env_database(logs: Path, tmp_path: Path) -> None:
     assert result.exit_code == 0
     assert json.loads(result.stdout) == {
         "files": 2, "lines_read": 7, "attempts_added": 2, "outcomes_added": 1, "duplicates": 2, "rejected": 1,
-        "pending": 1
+        "pending": 1, "undated_outcomes": 0
     }
     again = run("--format", "json", str(logs), env={"LANELOG_DB": str(db)})
     assert json.loads(again.stdout) == {
         "files": 2, "lines_read": 0, "attempts_added": 0, "outcomes_added": 0, "duplicates": 0, "rejected": 0,
-        "pending": 0
+        "pending": 0, "undated_outcomes": 0
     }
 
 

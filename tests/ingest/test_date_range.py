@@ -43,10 +43,11 @@ def test_ingest_names_every_outcome_line_it_cannot_date_and_stores_it(tmp_path):
     log.write_bytes(outcome(**dated) + outcome(**undated))
     done = ingest_cli(tmp_path / "lanelog.duckdb", log)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["outcomes_added"] == 2
+    assert (json.loads(done.stdout)["outcomes_added"], json.loads(done.stdout)["undated_outcomes"]) == (2, 1)
     assert done.stderr == (
         f"Warning: {log} line 2: an outcome line ingest cannot date (its ts is no time from 1970-01-01 to "
-        "2199-12-31 UTC), so the close of octo-org/orders-service#7 (merged) is in no week and is not judged\n")
+        "2199-12-31 UTC), so the close of octo-org/orders-service#7 (merged) is in no week: it counts as closed at "
+        "an unknown time, judged in every range\n")
     again = ingest_cli(tmp_path / "lanelog.duckdb", log)
     assert (again.returncode, again.stderr) == (0, done.stderr)
 
@@ -58,4 +59,5 @@ def test_ingest_counts_the_undated_outcome_lines_past_the_first_twenty(tmp_path)
     done = ingest_cli(tmp_path / "lanelog.duckdb", log)
     warnings = done.stderr.splitlines()
     assert len(warnings) == 21 and warnings[-1] == "Warning: 3 more outcome lines cannot be dated"
+    assert json.loads(done.stdout)["undated_outcomes"] == 23
     assert warnings[0].startswith(f"Warning: {log} line 1: an outcome line ingest cannot date")

@@ -53,7 +53,7 @@ def test_an_unfinished_last_line_across_the_read_boundary_is_one_attempt(tmp_pat
     assert first.returncode == 0, first.stderr
     assert summary(first) | {"files": 1} == {
         "files": 1, "lines_read": count + 1, "attempts_added": count, "outcomes_added": 0, "duplicates": 0,
-        "rejected": 0, "pending": 1,
+        "rejected": 0, "pending": 1, "undated_outcomes": 0,
     }
 
     with log.open("ab") as handle:
@@ -226,7 +226,8 @@ def test_a_line_longer_than_the_reader_holds_is_rejected_as_too_long_and_the_log
     done = ingest_cli(db, log)
     assert done.returncode == 0, done.stderr
     assert summary(done) == {"files": 1, "lines_read": 5, "attempts_added": 3, "duplicates": 0,
-                             "outcomes_added": 0, "rejected": 2, "pending": 0}
+                             "outcomes_added": 0, "rejected": 2, "pending": 0,
+                             "undated_outcomes": 0}
     again = ingest_cli(db, log)
     assert summary(again)["lines_read"] == 0
     con = duckdb.connect(str(db), read_only=True)

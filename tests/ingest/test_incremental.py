@@ -37,7 +37,7 @@ def test_unchanged_file_adds_nothing(file_db, tmp_path: Path) -> None:
     again = ingest_paths(file_db, [log])
     assert again.as_dict() == {
         "files": 1, "lines_read": 0, "attempts_added": 0, "outcomes_added": 0, "duplicates": 0, "rejected": 0,
-        "pending": 0
+        "pending": 0, "undated_outcomes": 0
     }
     assert stored(file_db) == before
 

@@ -220,4 +220,5 @@ def test_the_summary_json_counts_files_of_a_folder_of_small_logs(tmp_path: Path)
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"files": 120, "lines_read": 120, "attempts_added": 120, "duplicates": 0,
-                                       "outcomes_added": 0, "rejected": 0, "pending": 0}
+                                       "outcomes_added": 0, "rejected": 0, "pending": 0,
+                                       "undated_outcomes": 0}

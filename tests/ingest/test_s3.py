@@ -145,7 +145,7 @@ def test_a_rerun_with_nothing_new_is_one_listing_and_no_fetch(s3: S3, tmp_path: 
     proxy.close()
     assert again.exit_code == 0
     assert summary(again) == {"files": 32, "lines_read": 0, "attempts_added": 0, "duplicates": 0,
-                              "outcomes_added": 0, "rejected": 0, "pending": 0}
+                              "outcomes_added": 0, "rejected": 0, "pending": 0, "undated_outcomes": 0}
     assert proxy.object_reads() == []
     assert [method for method, _ in proxy.requests] == ["GET"]  # the one listing page
 
@@ -161,7 +161,7 @@ def test_2001_small_objects_are_listed_page_by_page_and_stored_once(s3: S3, tmp_
     first = ingest(s3, db, f"s3://{bucket}/ci/", endpoint=proxy.endpoint)
     assert first.exit_code == 0, first.output
     assert summary(first) == {"files": 2001, "lines_read": 2001, "attempts_added": 2001, "duplicates": 0,
-                              "outcomes_added": 0, "rejected": 0, "pending": 0}
+                              "outcomes_added": 0, "rejected": 0, "pending": 0, "undated_outcomes": 0}
     assert len(proxy.listings()) == 3  # 1,000 keys a page
     assert "continuation-token" in proxy.listings()[-1]
     assert len(proxy.object_reads()) == 2001
@@ -184,7 +184,7 @@ def test_an_object_replaced_between_two_runs_is_a_new_log_and_a_copy_adds_nothin
                        CopySource={"Bucket": bucket, "Key": "a/lane-log.jsonl"})
     second = ingest(s3, db, f"s3://{bucket}/")
     assert summary(second) == {"files": 2, "lines_read": 1, "attempts_added": 1, "duplicates": 0,
-                               "outcomes_added": 0, "rejected": 0, "pending": 0}
+                               "outcomes_added": 0, "rejected": 0, "pending": 0, "undated_outcomes": 0}
     assert attempt_ids(db) == ["a1", "a2", "b1"]
     con = store.open_db(db, read_only=True)
     assert con.execute("SELECT count(*) FROM sources").fetchall() == [(2,)]

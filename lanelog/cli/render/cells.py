@@ -8,6 +8,7 @@ escaped so a log can never inject a link, HTML or a table cell into a pasted rev
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any
 
@@ -39,6 +40,14 @@ def plain(value: Any) -> str:
 def md(value: Any) -> str:
     """A value as markdown text that renders literally."""
     return MARKDOWN_SPECIAL.sub(r"\\\1", plain(value))
+
+
+def merged_when(merge: dict[str, Any], cell: Callable[[Any], str] = plain) -> str:
+    """When a merge over a live quarantine was made, "at 2026-10-08T14:03:00Z" (its time through ``cell``), or
+    that it is unknown: a close ingest could not date still counts, in every range."""
+    if merge["merged_at"] is None:
+        return "at an unknown time (its outcome line cannot be dated)"
+    return f"at {cell(merge['merged_at'])}"
 
 
 # An address that can stand in a markdown autolink as it is: http(s), no space, angle bracket or backslash.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from lanelog.cli.render.cells import plain
+from lanelog.cli.render.cells import merged_when, plain
 from lanelog.events import row_json
 
 
@@ -48,7 +48,7 @@ def merge_lines(merges: list[dict[str, Any]], head: str) -> list[str]:
         who = f"merged by {plain(merge['merged_by'])} ({plain(merge['merged_by_type'])})"
         who += f", auto-merge enabled by {plain(merge['auto_merge_by'])}" if merge["auto_merge"] else ""
         said = f"; said by: {plain(', '.join(merge['said_by']))}" if merge["said_by"] else ""
-        lines.append(f"{head} {_pull_request(merge)} {plain(merge['pr_url'])} {who} at {plain(merge['merged_at'])} "
+        lines.append(f"{head} {_pull_request(merge)} {plain(merge['pr_url'])} {who} {merged_when(merge)} "
                      f"over quarantine {plain(merge['quarantine'])}: last attempt {plain(merge['last_attempt'])} "
                      f"at {plain(merge['last_attempt_ts'])}{said}")
     return lines

@@ -21,6 +21,7 @@ from lanelog.cli.render.cells import (
     markdown_table,
     md,
     md_link,
+    merged_when,
     money_change,
     plain,
 )
@@ -177,7 +178,7 @@ def _credit_lines(credit: CreditBugs | None) -> list[str]:
     for merge in credit.merges:
         how = "auto-merge" if merge["auto_merge"] else f"merged by {md(merge['merged_by'])}"
         out.append(f"- **{md(merge['pr_repository'])}#{merge['pr_number']}** ({md_link(merge['pr_url'])}), "
-                   f"{how} at {md(merge['merged_at'])} over quarantine {md(merge['quarantine'])}: "
+                   f"{how} {merged_when(merge, md)} over quarantine {md(merge['quarantine'])}: "
                    f"nobody said the quarantine may go")
     for bug in credit.lines:
         out.append(
