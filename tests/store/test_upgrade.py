@@ -61,7 +61,7 @@ def test_a_read_only_open_refuses_and_says_how_to_upgrade(v2: Path) -> None:
     with pytest.raises(SchemaMismatch) as caught:
         store.open_db(v2, read_only=True)
     assert caught.value.message == (
-        f"{v2} was made with lanelog schema version 2, and this lanelog uses version 6: run "
+        f"{v2} was made with lanelog schema version 2, and this lanelog uses version 7: run "
         f"`lanelog ingest LANE_LOG --db {v2}` once (with any of your logs; a log read before adds "
         "nothing) to upgrade it in place, keeping every row"
     )
@@ -221,7 +221,7 @@ def test_a_version_3_database_keeps_its_replays_and_gets_empty_evidence(tmp_path
         before = con.execute("SELECT * FROM replay_patches").fetchall()
     finally:
         con.close()
-    with pytest.raises(SchemaMismatch, match="schema version 3, and this lanelog uses version 6"):
+    with pytest.raises(SchemaMismatch, match="schema version 3, and this lanelog uses version 7"):
         store.open_db(path, read_only=True)
     con = store.open_db(path)
     try:
