@@ -10,7 +10,8 @@
 -- a week spent what all its attempts cost, whenever they ran): its repository (the last
 -- attempt's repo) and agent (the last attempt that names one), when its first and last routed
 -- attempts ran, how many attempts, probe rejects (and whether the first attempt was one), armed
--- calls and held lanes; the last attempt's id and quarantine; what its armed calls cost (the
+-- calls and held lanes; the last attempt's id, time and quarantine (the last up to the merge:
+-- see verdict); what its armed calls cost (the
 -- sum, summed exactly, when every armed call recorded a cost in one currency: cost_known; an
 -- armed call without a cost, or costs in two currencies, leave it unknown, never 0); and its
 -- latest outcome (NULL columns while it is open): state, when it closed and merged, who merged
