@@ -16,8 +16,9 @@ JSON-ready dicts on any engine.  The rules, stated once here and in docs/report.
 - A merge gives the pull request's last routed attempt merge credit, the verdict taken at the merge:
   the last attempt up to it (an attempt routed after the merge changes nothing).  It is a **credit
   bug** when that attempt had a live quarantine, unless a person other than the pull request's author
-  said otherwise: an approving review submitted by the merge, of the commit that merged (a review
-  with no commit: submitted after the attempt), or the label ``lanelog:accept-quarantine`` set by a
+  said otherwise: an approving review submitted by the merge, of the commit that merged (the
+  outcome's head; a review with no commit, or an outcome with no head: submitted after the
+  attempt), or the label ``lanelog:accept-quarantine`` set by a
   person by the merge, not through an app, and still on the pull request at the merge; those are
   **reviewed exceptions**.  A review dismissed or superseded, submitted after the merge, or of an
   older commit never counts.  A merge by auto-merge, by a bot or by the author over a live

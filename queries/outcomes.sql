@@ -20,21 +20,23 @@
 -- from one (the demo's legacy-promoter) is no attempt of the pull request.
 -- verdict: the one judgement of a merge, every surface's (report, check, alerts, pages), taken at
 -- the merge: the attempts up to it (ts <= merged_at, else the close's time) decide which one is
--- last (last_attempt, its quarantine and head); an attempt routed after it changes nothing.  A
+-- last (last_attempt, its time and quarantine); an attempt routed after it changes nothing.  A
 -- merge gives that attempt merge credit; over a live quarantine (its quarantine not empty) it
 -- is 'credit_bug' unless a person said the quarantine may go, 'reviewed_exception' then; NULL
 -- for a pull request not merged over one.  A person (is_person) who is not the pull request's
 -- author says so by an approving review submitted by the merge, of the commit that merged
--- (its commit_id the outcome's head, else the last attempt's; a review with no commit, or no
--- known head, only when submitted after the last attempt), or by the label accept_label set by
--- the merge, by no app acting for them (via_app), and not removed by the merge.  An
+-- (its commit_id the outcome's head, the pull request's head when it merged; a review with no
+-- commit, or an outcome of no known head, only when submitted after the last attempt; the
+-- attempts' own heads are not read: the cached read of a lake leaves that wide column out), or by
+-- the label accept_label set by the merge, by no app acting for them (via_app), and not removed
+-- by the merge.  An
 -- auto-merge, a merge by an account that is no person, or by the author, is always a credit bug:
 -- person_merged is false then, and no approval or label would have changed the verdict.
 -- said_by: who said so, in words ("approved by ...", "labelled ... by ...").
 -- params:
 CREATE OR REPLACE TEMP MACRO agent_pull_requests(repo_name, accept_label) AS TABLE
 WITH tried AS (
-    SELECT pr_repository, pr_number, ts, repo, agent, is_reject, armed, lane, attempt_id, quarantine, head,
+    SELECT pr_repository, pr_number, ts, repo, agent, is_reject, armed, lane, attempt_id, quarantine,
            CASE WHEN armed THEN cost END AS cost,
            CASE WHEN armed AND cost IS NOT NULL THEN currency END AS currency,
            row_number() OVER (PARTITION BY pr_repository, pr_number ORDER BY ts DESC, attempt_id DESC) AS newest,
@@ -65,7 +67,7 @@ WITH tried AS (
 ), closed AS (
     -- The latest outcome line of each pull request (one closed, reopened and merged says merged).
     SELECT pr_repository, pr_number, state, ts AS closed_ts, merged_at, merged_by, merged_by_type, auto_merge,
-           auto_merge_by, auto_merge_by_type, author, head,
+           auto_merge_by, auto_merge_by_type, author, outcomes.head AS merged_head,
            approvals, labels, pr_url AS outcome_url, outcome_id,
            row_number() OVER (PARTITION BY pr_repository, pr_number ORDER BY ts DESC, source_id DESC, line_no DESC)
                AS n
@@ -74,7 +76,7 @@ WITH tried AS (
 ), at_merge AS (
     -- The attempt the verdict is taken on: the newest up to the merge (or the close), else, with none
     -- by then, the newest (an open pull request's, or one closed before its first attempt).
-    SELECT tried.pr_repository, tried.pr_number, tried.ts, tried.attempt_id, tried.quarantine, tried.head,
+    SELECT tried.pr_repository, tried.pr_number, tried.ts, tried.attempt_id, tried.quarantine,
            row_number() OVER (PARTITION BY tried.pr_repository, tried.pr_number
                               ORDER BY tried.ts <= coalesce(closed.merged_at, closed.closed_ts) DESC NULLS LAST,
                                        tried.ts DESC, tried.attempt_id DESC) AS n
@@ -98,8 +100,8 @@ WITH tried AS (
                list_filter(approvals, lambda review: is_person(review.login, review.type)
                    AND lower(review.login) IS DISTINCT FROM lower(author)
                    AND review.submitted_at <= coalesce(merged_at, closed_ts)
-                   AND CASE WHEN review.commit_id IS NOT NULL AND coalesce(closed.head, judged.head) IS NOT NULL
-                            THEN lower(review.commit_id) = lower(coalesce(closed.head, judged.head))
+                   AND CASE WHEN review.commit_id IS NOT NULL AND merged_head IS NOT NULL
+                            THEN lower(review.commit_id) = lower(merged_head)
                             ELSE review.submitted_at > judged.ts END),
                lambda review: 'approved by ' || review.login), CAST([] AS VARCHAR[])) AS approved_by,
            coalesce(list_transform(
