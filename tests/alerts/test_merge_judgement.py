@@ -137,6 +137,19 @@ def assert_credit_bug(pr: PullRequest, advice: str) -> str:
     return text
 
 
+def triage_says(pr: PullRequest) -> str:
+    """What the Credit-bug triage page's chosen merge says of whether it could be an exception."""
+    from lanelog import queries, store
+    from lanelog.dashboard import triage_tables
+
+    con = store.open_db(pr.db, read_only=True)
+    try:
+        (merge,) = queries.credit_bugs(con).merges
+    finally:
+        con.close()
+    return str(dict(triage_tables.merge_detail(merge).itertuples(index=False))["an exception?"])
+
+
 def assert_reviewed_exception(pr: PullRequest, said: str) -> None:
     code, out, posted = pr.check()
     assert code == 0, out
@@ -164,6 +177,7 @@ def test_an_approval_of_an_older_head_submitted_after_the_last_attempt_is_a_cred
     pr.close(merged(last + timedelta(minutes=5)), reviews)
     text = assert_credit_bug(pr, PERSONS_ADVICE)
     assert NO_ADVICE not in text
+    assert triage_says(pr) == "possible: a person merged it"
 
 
 @pytest.mark.parametrize("word", ["approval", "label"])
@@ -274,3 +288,4 @@ def test_an_auto_merge_over_a_live_quarantine_says_no_approval_would_have_change
                                                                               pr.head)])
     text = assert_credit_bug(pr, f"an auto-merge over a live quarantine {NO_ADVICE}")
     assert "reviewed exception" not in text
+    assert triage_says(pr) == "never: auto-merge, a bot or the author"
