@@ -133,7 +133,7 @@ def test_a_version_4_database_of_any_shape_is_upgraded_to_what_a_new_one_holds(t
         for found in (upgraded, fresh_catalog):
             found["macros"].pop(INGEST_MACRO, None)  # ingest's, made again by the next ingest
         assert upgraded == fresh_catalog
-        assert dict(con.execute("SELECT key, value FROM lanelog_meta").fetchall())["schema_version"] == "6"
+        assert dict(con.execute("SELECT key, value FROM lanelog_meta").fetchall())["schema_version"] == "7"
     finally:
         con.close()
         new.close()
