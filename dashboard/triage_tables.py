@@ -105,6 +105,8 @@ def merge_detail(merge: dict[str, Any]) -> pd.DataFrame:
         ("auto-merge", f"yes, enabled by {merge['auto_merge_by'] or '(unknown)'}" if merge["auto_merge"] else "no"),
         ("approvals", ", ".join(merge["approvals"]) or "none recorded"),
         ("a person said", "; ".join(merge["said_by"]) or "nobody"),
+        ("an exception?", "possible: a person merged it" if merge["person_merged"] else
+         "never: auto-merge, a bot or the author"),
         ("agent", merge["agent"] or "(unknown)"),
         ("last attempt", f"{merge['last_attempt'] or '(no id)'} at {merge['last_attempt_ts']}"),
         ("its quarantine", "; ".join(merge["quarantine"])),

@@ -15,12 +15,17 @@ JSON-ready dicts on any engine.  The rules, stated once here and in docs/report.
   is summed in SQL (outcomes.sql's ``outcome_money``, per week, agent, repository and in total).
 - A merge whose times contradict each other (closed or merged before its first attempt) is left out
   of ``median_hours_to_merge`` and named in ``contradicting_times``.
-- A merge gives the pull request's last routed attempt merge credit.  It is a **credit bug**
-  when that attempt had a live quarantine, unless a person said otherwise: an approving review
-  by a person submitted after the attempt, or the label ``lanelog:accept-quarantine`` set by a
-  person; those are **reviewed exceptions**.  A merge by auto-merge or by a bot over a live
-  quarantine is always a credit bug.  A person is an account of type User whose login does not
-  end in ``[bot]``.
+- A merge gives the pull request's last routed attempt merge credit, the verdict taken at the merge:
+  the last attempt up to it (an attempt routed after the merge changes nothing).  It is a **credit
+  bug** when that attempt had a live quarantine, unless a person other than the pull request's author
+  said otherwise: an approving review submitted by the merge, of the commit that merged (the
+  outcome's head; a review with no commit, or an outcome with no head: submitted after the
+  attempt), or the label ``lanelog:accept-quarantine`` set by a
+  person by the merge, not through an app, and still on the pull request at the merge; those are
+  **reviewed exceptions**.  A review dismissed or superseded, submitted after the merge, or of an
+  older commit never counts.  A merge by auto-merge, by a bot or by the author over a live
+  quarantine is always a credit bug (``person_merged`` false: no approval would have changed it).
+  A person is an account of type User whose login does not end in ``[bot]``.
 """
 
 from __future__ import annotations
@@ -95,8 +100,8 @@ class PullRequest:
         return self.row["verdict"]  # type: ignore[no-any-return]
 
     def people_said(self) -> list[str]:
-        """Who said the quarantine may go (outcomes.sql's said_by): approvals by people after the last attempt,
-        the accept label set by one."""
+        """Who said the quarantine may go (outcomes.sql's said_by): people's approvals of the merged commit, the
+        accept label set by one, each by the merge."""
         return list(self.row["said_by"] or [])
 
 
@@ -247,7 +252,8 @@ def merge_verdicts(source: Readable, filters: Filters | None = None,
             "merged_at": pr.merged_at or pr.closed_ts, "merged_by": pr.merged_by,
             "merged_by_type": pr.merged_by_type, "auto_merge": bool(pr.auto_merge), "auto_merge_by": pr.auto_merge_by,
             "agent": pr.agent,
-            "last_attempt": pr.last_attempt, "last_attempt_ts": pr.last_ts,
+            "last_attempt": pr.last_attempt, "last_attempt_ts": pr.last_attempt_ts,
+            "person_merged": bool(pr.person_merged),
             "quarantine": list(pr.last_quarantine), "said_by": pr.people_said(),
             "approvals": [review["login"] for review in pr.approvals or []],
         })

@@ -126,7 +126,8 @@ def columns_read(names: list[str], columns: list[str]) -> list[str]:
         tree = sqlglot.parse_one(spark_sql(name), read="spark")
         if any(isinstance(star.parent, exp.Select) for star in tree.find_all(exp.Star)):
             return list(columns)
-        read.update(column.name for column in tree.find_all(exp.Column))
+        # A column named by the outcomes table (outcomes.head) is none of the attempts'.
+        read.update(column.name for column in tree.find_all(exp.Column) if column.table != "outcomes")
     return [column for column in columns if column in read]
 
 

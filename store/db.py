@@ -33,7 +33,7 @@ from lanelog.errors import DatabaseLocked, NotADatabase, SchemaMismatch, StoreEr
 from lanelog.store import sniff
 from lanelog.store.sqlfile import Query, load_resources
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 # The oldest version store/upgrade.sql brings up to SCHEMA_VERSION.
 OLDEST_UPGRADABLE = 2
 DEFAULT_DB_NAME = "lanelog.duckdb"

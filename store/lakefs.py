@@ -31,7 +31,7 @@ from lanelog.store.bucket import Bucket
 from lanelog.store.folder import LocalFolder
 
 # Bump with any change to the lake's tables, columns, types or their meaning (docs/lake.md).
-LAKE_SCHEMA_VERSION = 6
+LAKE_SCHEMA_VERSION = 7
 # Hive's own name for a NULL partition value: Hive, Spark and Trino read it as NULL.
 UNDATED = "__HIVE_DEFAULT_PARTITION__"
 TABLES = ("attempts", "outcomes", "rejected_lines", "sources", "replays", "replay_patches")

@@ -155,8 +155,10 @@ CREATE TABLE IF NOT EXISTS outcomes (
     -- The approving reviews (login, type, when, of which commit); NULL when the line has
     -- none: unknown, never no approval.  A timestamp by lane_ts.
     approvals STRUCT(login VARCHAR, type VARCHAR, submitted_at TIMESTAMP, commit_id VARCHAR)[],
-    -- The labels at close, and who set each when (set_by, set_at NULL when unknown).
-    labels STRUCT(name VARCHAR, set_by VARCHAR, set_by_type VARCHAR, set_at TIMESTAMP)[],
+    -- The labels at close, and who set each when (set_by, set_at NULL when unknown); via_app, the
+    -- app that set it for them (version 7); removed_at, when it was removed after that (version 7).
+    labels STRUCT(name VARCHAR, set_by VARCHAR, set_by_type VARCHAR, set_at TIMESTAMP, via_app VARCHAR,
+                  removed_at TIMESTAMP)[],
     merge_commit VARCHAR,
     ci_run_id VARCHAR,                  -- ci_run, typed as on attempts: the job that wrote the line
     ci_run_attempt BIGINT,
@@ -489,7 +491,8 @@ WITH parsed AS (
                                     '[{"login": "JSON", "type": "JSON", "submitted_at": "JSON", "commit_id": "JSON"}]')
            END AS given,
            CASE WHEN ord(CAST(v.labels AS VARCHAR)) = 91 AND json_array_length(v.labels) <= 1000
-                THEN json_transform(v.labels, '[{"name": "JSON", "set_by": "JSON", "set_at": "JSON"}]')
+                THEN json_transform(v.labels, '[{"name": "JSON", "set_by": "JSON", "set_at": "JSON", "via_app": "JSON", ' ||
+                                              '"removed_at": "JSON"}]')
            END AS labelled
     FROM parsed
     WHERE lane_is_outcome(v.kind)
@@ -526,7 +529,9 @@ SELECT
         'name': json_str(l.name),
         'set_by': json_str(json_extract(l.set_by, '$.login')),
         'set_by_type': json_str(json_extract(l.set_by, '$.type')),
-        'set_at': lane_ts(json_str(l.set_at), json_num(l.set_at))} END) AS labels,
+        'set_at': lane_ts(json_str(l.set_at), json_num(l.set_at)),
+        'via_app': json_str(l.via_app),
+        'removed_at': lane_ts(json_str(l.removed_at), json_num(l.removed_at))} END) AS labels,
     json_str(j_merge_commit) AS merge_commit,
     json_str(ci.id) AS ci_run_id,
     json_int(ci.attempt) AS ci_run_attempt,
@@ -555,7 +560,8 @@ SELECT
                   OR coalesce(CASE WHEN labelled IS NOT NULL THEN list_bool_or(list_transform(
                       CAST(j_labels AS JSON[]), lambda e: lane_not_a(e, 123))) END, false)
                   OR coalesce(list_bool_or(list_transform(labelled, lambda l: lane_not_a(l.name, 34)
-                      OR lane_not_actor(l.set_by) OR lane_not_time(l.set_at))), false)
+                      OR lane_not_actor(l.set_by) OR lane_not_time(l.set_at) OR lane_not_a(l.via_app, 34)
+                      OR lane_not_time(l.removed_at))), false)
              THEN 'labels' END,
         CASE WHEN lane_not_a(j_merge_commit, 34) THEN 'merge_commit' END,
         CASE WHEN lane_ci_run_wrong(j_ci_run, ci) THEN 'ci_run' END

@@ -255,3 +255,23 @@ FROM (
           FROM attempts WHERE contains(raw, '"source"') OR contains(raw, '"hook"'))
 ) AS parsed
 WHERE attempts.source_id = parsed.source_id AND attempts.line_no = parsed.line_no;
+
+-- name: upgrade_to_7
+-- Version 7: a label's via_app (the app that set it for a person) and removed_at (when it
+-- was removed after it was set), two new fields of outcomes.labels.  The column takes its new
+-- type with both NULL, every other field kept; then each outcome line whose raw JSON may
+-- hold either (or a key written with \u escapes) is typed again by lane_outcome_rows, as
+-- ingest types it now, its labels and type anomalies with it.
+-- params:
+ALTER TABLE outcomes ALTER labels SET DATA TYPE STRUCT(name VARCHAR, set_by VARCHAR, set_by_type VARCHAR,
+    set_at TIMESTAMP, via_app VARCHAR, removed_at TIMESTAMP)[]
+    USING list_transform(labels, lambda l: CASE WHEN l IS NOT NULL THEN {
+        'name': l.name, 'set_by': l.set_by, 'set_by_type': l.set_by_type, 'set_at': l.set_at,
+        'via_app': CAST(NULL AS VARCHAR), 'removed_at': CAST(NULL AS TIMESTAMP)} END);
+CREATE OR REPLACE TEMP VIEW lane_upgrade_labels AS
+SELECT source_id, line_no, byte_offset, raw AS line, provisional FROM outcomes
+WHERE contains(raw, '"via_app"') OR contains(raw, '"removed_at"') OR contains(raw, '\u');
+UPDATE outcomes SET labels = parsed.labels, type_anomalies = parsed.type_anomalies
+FROM (SELECT source_id, line_no, labels, type_anomalies FROM lane_outcome_rows('lane_upgrade_labels')) AS parsed
+WHERE outcomes.source_id = parsed.source_id AND outcomes.line_no = parsed.line_no;
+DROP VIEW lane_upgrade_labels;

@@ -19,6 +19,7 @@ BY_PATH: dict[str, tuple[str, ...]] = {
     "tests/dashboard/test_signin.py": ("browser", "slow"),
     "tests/lake/test_spark.py": ("spark", "slow"),
     "tests/lake/test_spark_master.py": ("spark", "slow"),
+    "tests/lake/test_spark_judgement.py": ("spark", "slow"),
     "tests/ingest/test_s3.py": ("s3", "slow"),
     "tests/lake/test_s3_lake.py": ("s3", "slow"),
     "tests/lake/test_lake_bucket_reads.py": ("s3", "slow"),

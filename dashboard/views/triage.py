@@ -35,8 +35,9 @@ def show_exceptions() -> None:
     if not exceptions:
         return
     st.subheader(f"Reviewed exceptions ({len(exceptions)})")
-    st.caption("Merged over a live quarantine after a person said so: an approval by a person after the last "
-               "attempt, or the label lanelog:accept-quarantine set by a person. Listed, never alerted.")
+    st.caption("Merged by a person over a live quarantine a person said may go: an approval of the merged commit "
+               "before the merge, or the label lanelog:accept-quarantine set by a person and still on at the merge "
+               "(never the pull request's author's). Listed, never alerted.")
     show_merges(exceptions, "exceptions", alert=False)
 
 
@@ -48,9 +49,11 @@ st.header(f"Credit bugs ({credit.total})")
 st.error(present.alert_text(len(rows), on_triage=True, merges=len(bugs)), icon=":material/crisis_alert:")
 if bugs:
     st.subheader(f"Merged over a live quarantine ({len(bugs)})")
-    st.caption("A pull request merged while its last attempt had a live quarantine, and no person said it may "
-               "go: by auto-merge or a bot, or by a person with no approval after that attempt. Tinted: the "
-               "live quarantine the merge passed over.")
+    st.caption("A pull request merged while its last attempt up to the merge had a live quarantine, and no person "
+               "said it may go. An auto-merge, a bot's merge or the author's own is always a credit bug: no "
+               "approval or label would have changed it. A person's merge is one unless a person approved the "
+               "merged commit, or set the accept label, before the merge. Tinted: the live quarantine the merge "
+               "passed over.")
     show_merges(bugs, "merge_bugs", alert=True)
 if rows.empty:
     show_exceptions()

@@ -136,14 +136,20 @@ class Approval:
 
 @dataclass(frozen=True)
 class LabelEvent:
-    """The last time a label was set on a pull request, and by whom (None: an account since deleted)."""
+    """The last time a label was set on a pull request, and by whom (None: an account since deleted); the app
+    that set it for them, where one did (GitHub's ``performed_via_github_app``: no person's own act); and
+    when it was removed after that, where it was (a label removed before the merge says nothing of it)."""
 
     name: str
     set_at: str
     set_by: Account | None
+    via_app: str | None = None
+    removed_at: str | None = None
 
     def line(self) -> dict[str, Any]:
-        return {**({"set_by": self.set_by.line()} if self.set_by is not None else {}), "set_at": self.set_at}
+        return {**({"set_by": self.set_by.line()} if self.set_by is not None else {}), "set_at": self.set_at,
+                **({"via_app": self.via_app} if self.via_app is not None else {}),
+                **({"removed_at": self.removed_at} if self.removed_at is not None else {})}
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Collection, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -231,7 +232,8 @@ def _close(event: Any, named: str, environ: Mapping[str, str], omit: Omit) -> Cl
                        omit) if merged else None,
         auto_merge=_auto_merge(pull.get("auto_merge"), f"{where}.auto_merge", named, omit),
         author=kept(_account, pull.get("user"), f"{where}.user", "author", named, omit),
-        labels=_labels(pull.get("labels"), f"{where}.labels", named, omit),
+        # A pull request object without a labels key (some APIs' shapes) has none.
+        labels=_labels(pull.get("labels", []), f"{where}.labels", named, omit),
         # GitHub fills merge_commit_sha on an unmerged pull request too (its test merge): only a merge has one.
         merge_commit=check_sha(pull["merge_commit_sha"], f"{where}.merge_commit_sha")
         if merged and pull.get("merge_commit_sha") is not None else None,
@@ -358,20 +360,36 @@ def _of_this_pull_request(value: Any, where: str, pull_request: PullRequest) -> 
 
 def _label_events(path: Path, named: str, omit: Omit) -> dict[str, LabelEvent]:
     """Who set each label last, and when: the last ``labeled`` event of each label name (no ``set_by`` when
-    the account was deleted, or is one the line refuses: ``omit``; a label name it refuses is skipped)."""
-    last: dict[str, tuple[str, int, LabelEvent]] = {}
+    the account was deleted, or is one the line refuses: ``omit``; a label name it refuses is skipped), the
+    app that acted for them (``performed_via_github_app``), and the ``unlabeled`` event after it, if any."""
+    found: list[tuple[str, int, str, str, Account | None, str | None]] = []
     for index, (key, item) in enumerate(_items(path, named, "issue events")):
         where = f"{named}, key {key}"
         event = _item(item, where, "an issue event")
-        if event.get("event") != "labeled":
+        if event.get("event") not in ("labeled", "unlabeled"):
             continue  # nothing else is read of the other events
         label = _item(event.get("label"), f"{where}.label", "a label")
         name = kept(check_text, label.get("name"), f"{where}.label.name", "labels", named, omit)
-        set_at = check_time(event.get("created_at"), f"{where}.created_at")
+        at = check_time(event.get("created_at"), f"{where}.created_at")
         if name is None:
             continue
         set_by = None if event.get("actor") is None else kept(_account, event["actor"], f"{where}.actor", "labels",
                                                                named, omit)
-        if name not in last or (set_at, index) >= last[name][:2]:
-            last[name] = (set_at, index, LabelEvent(name, set_at, set_by))
-    return {name: found for name, (_, _, found) in last.items()}
+        app = event.get("performed_via_github_app")
+        via_app = None if app is None else kept(_app_slug, app, f"{where}.performed_via_github_app", "labels",
+                                                 named, omit)
+        # An app whose name the line refuses still acted: the label is then set by nobody the line can name.
+        found.append((at, index, event["event"], name, None if app is not None and via_app is None else set_by,
+                      via_app))
+    last: dict[str, LabelEvent] = {}
+    for at, _, action, name, set_by, via_app in sorted(found, key=lambda row: row[:2]):
+        if action == "labeled":
+            last[name] = LabelEvent(name, at, set_by, via_app)
+        elif name in last:
+            last[name] = replace(last[name], removed_at=at)
+    return last
+
+
+def _app_slug(app: Any, where: str) -> str:
+    """The slug of the GitHub App that performed an event (``performed_via_github_app.slug``)."""
+    return check_login(_object(app, where).get("slug"), f"{where}.slug")

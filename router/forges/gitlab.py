@@ -27,6 +27,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Collection, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -244,20 +245,25 @@ def _approvals(found: Any, named: str, pull_request: PullRequest) -> list[Approv
 
 
 def _label_events(pages: list[Any], named: str) -> dict[str, LabelEvent]:
-    """Who added each label last, and when: the last ``add`` of each label name."""
+    """Who added each label last, and when: the last ``add`` of each label name, and the ``remove`` after it."""
     items = list(itertools.chain.from_iterable(an_array(page, named, limit=10_000) for page in pages))
-    last: dict[str, tuple[str, int, LabelEvent]] = {}
+    found: list[tuple[str, int, str, str, Account | None]] = []
     for index, item in enumerate(items):
         where = f"{named}, key [{index}]"
         event = an_object(item, where)
-        if a_word(event.get("action"), f"{where}.action", ("add", "remove")) != "add" \
-                or event.get("label") is None:
-            continue  # a removal, or a label deleted since
+        action = a_word(event.get("action"), f"{where}.action", ("add", "remove"))
+        if event.get("label") is None:
+            continue  # a label deleted since
         name = check_text(an_object(event["label"], f"{where}.label").get("name"), f"{where}.label.name")
-        set_at = gitlab_time(event.get("created_at"), f"{where}.created_at")
-        set_by = None if event.get("user") is None else _account(event["user"], f"{where}.user")
-        if name not in last or (set_at, index) >= last[name][:2]:
-            last[name] = (set_at, index, LabelEvent(name, set_at, set_by))
+        at = gitlab_time(event.get("created_at"), f"{where}.created_at")
+        found.append((at, index, action, name,
+                      None if event.get("user") is None else _account(event["user"], f"{where}.user")))
+    last: dict[str, LabelEvent] = {}
+    for at, _, action, name, set_by in sorted(found, key=lambda row: row[:2]):
+        if action == "add":
+            last[name] = LabelEvent(name, at, set_by)
+        elif name in last:
+            last[name] = replace(last[name], removed_at=at)
     if len(last) > MAX_ITEMS:
         raise FactInvalid(f"{named}: sets {len(last)} labels; an outcome keeps at most {MAX_ITEMS}")
-    return {name: found for name, (_, _, found) in last.items()}
+    return last

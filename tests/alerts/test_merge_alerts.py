@@ -44,8 +44,9 @@ QUARANTINED = [attempt("a1", "2026-10-07T09:00:00Z", []), attempt("a2", "2026-10
 
 
 def test_an_auto_merge_over_a_live_quarantine_is_a_credit_bug_check_exits_1_and_posts_once(tmp_path: Path) -> None:
-    approved_before = [gh.review(gh.BOB, "APPROVED", "2026-10-08T10:00:00Z", 1)]  # before the last attempt
-    db = closed_log(tmp_path, gh.auto_merged(), approved_before, QUARANTINED)
+    # bob approved the merged head: a person's merge would be a reviewed exception, an auto-merge is not.
+    approved = [gh.review(gh.BOB, "APPROVED", "2026-10-08T10:00:00Z", 1)]
+    db = closed_log(tmp_path, gh.auto_merged(), approved, QUARANTINED)
     done = lanelog("check", "--db", str(db))
     assert done.returncode == 1, done.stderr
     (bug,) = [text for text in done.stdout.splitlines() if text.startswith("CREDIT BUG (merge)")]
@@ -56,7 +57,7 @@ def test_an_auto_merge_over_a_live_quarantine_is_a_credit_bug_check_exits_1_and_
 
     as_json = [json.loads(text) for text in lanelog("check", "--db", str(db), "--format", "json").stdout.splitlines()]
     assert [(row["kind"], row["pr_number"], row["auto_merge"], row["said_by"]) for row in as_json] == [
-        ("merge_credit_bug", NUMBER, True, [])]
+        ("merge_credit_bug", NUMBER, True, ["approved by bob"])]
 
     with receiver() as hook:
         for _ in range(2):  # the nightly job, run twice
@@ -68,6 +69,8 @@ def test_an_auto_merge_over_a_live_quarantine_is_a_credit_bug_check_exits_1_and_
         assert post["body"]["text"] == (f"lanelog credit bug: pull request {REPOSITORY}#{NUMBER} merged over a live "
                                         "quarantine")
         assert "auto-merge enabled by `alice`" in text and "`test_export_race`" in text
+        assert "an auto-merge over a live quarantine is always a credit bug: no approval or label would have " \
+               "changed it" in text and "makes such a merge a reviewed exception" not in text
         assert "Open in credit-bug triage" in text
 
     with receiver() as hook:

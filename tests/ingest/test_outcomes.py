@@ -68,7 +68,7 @@ def test_an_outcome_line_is_typed_into_outcomes_and_never_into_attempts(con: duc
         "approvals": [{"login": "bob", "type": "User", "submitted_at": datetime(2026, 10, 8, 13, 50),
                        "commit_id": "b" * 40}],
         "labels": [{"name": "lanelog:accept-quarantine", "set_by": "carol", "set_by_type": "User",
-                    "set_at": datetime(2026, 10, 8, 13, 40)}],
+                    "set_at": datetime(2026, 10, 8, 13, 40), "via_app": None, "removed_at": None}],
         "merge_commit": "c" * 40,
         "ci_run_id": "9876543210", "ci_run_attempt": 2,
         "ci_run_url": "https://github.com/octo-org/orders-service/actions/runs/9876543210/attempts/2",

@@ -136,7 +136,7 @@ def test_the_state_file_records_the_lake_schema_version(generated: tuple[Path, P
     state = json.loads((lake / "_lanelog" / "lake.json").read_text())
     # 2: usage; 3: shadow columns, replay tables; 4: each side's evidence on replay_patches;
     # 5: outcomes, and the change each attempt belongs to; 6: where a line was written (source, hook)
-    assert state["lake_schema_version"] == LAKE_SCHEMA_VERSION == 6
+    assert state["lake_schema_version"] == LAKE_SCHEMA_VERSION == 7
     assert state["database_schema_version"] == store.SCHEMA_VERSION
 
 
@@ -213,7 +213,7 @@ def test_a_lake_of_another_version_is_refused_by_name(tmp_path: Path) -> None:
     state = json.loads((lake / "_lanelog" / "lake.json").read_text())
     (lake / "_lanelog" / "lake.json").write_text(json.dumps({**state, "lake_schema_version": 99}))
     expected = (f"Error: the lake at {lake} has lake schema version 99, and this lanelog reads and "
-                "writes version 6: export into a new folder (the lake is made from the database, "
+                "writes version 7: export into a new folder (the lake is made from the database, "
                 "so nothing is lost)\n")
     for args in (("export", "--db", db, "--lake", lake), ("report", "--lake", lake)):
         result = CliRunner().invoke(cli, [str(a) for a in args])

@@ -1,9 +1,11 @@
 """The outcome figures (queries/outcomes.py over outcomes.sql) against an independent reader.
 
 Generated histories of agent pull requests (attempts in several weeks, some re-tried after a
-reject, costs known and unknown, merges by people, bots and auto-merge, approvals before and
-after the last attempt, the accept label set by a person or a bot, outcome lines re-sent and
-pull requests closed then reopened and merged) are written as lane-log lines, ingested by the
+reject, costs known and unknown, merges by people, bots, auto-merge and the author, approvals
+of the merged head or an older one, before and after the last attempt and the merge, the accept
+label set by a person, a bot or through an app, before or after the merge, removed or not, a
+route re-run after the merge, outcome lines re-sent and pull requests closed then reopened and
+merged) are written as lane-log lines, ingested by the
 real ingest, and read two ways: by lanelog, and by the reader below, which reads the JSON lines
 straight, in Python, by the rules docs/report.md states.
 """
@@ -70,7 +72,7 @@ def history(seed: int) -> list[dict[str, Any]]:
                 "producer": "lanelog-route", "probe": probe, "model_call_allowed": armed,
                 "lane": rng.choice(("hold", "fail", "unresolved")) if armed else "not_started",
                 "quarantine": ["test_flaky"] if rng.random() < 0.4 else [], "merge_credit": 0,
-                "pull_request": {"repository": repository, "number": number},
+                "pull_request": {"repository": repository, "number": number}, "head": str(tried) * 40,
                 **({"agent": agent} if agent is not None else {}),
             }
             if armed and (spent := usage(rng)) is not None:
@@ -81,42 +83,57 @@ def history(seed: int) -> list[dict[str, Any]]:
             lines.append({**attempts[-1], "attempt_id": f"copy-{seed}-{number}", "producer": "legacy-promoter"})
         if rng.random() < 0.2:
             continue  # still open
-        lines += outcomes(rng, repository, repo, number, moment)
+        closes = outcomes(rng, repository, repo, number, moment, attempts[-1]["head"])
+        lines += closes
+        if rng.random() < 0.15:  # the route job re-run after the close: no attempt the verdict reads
+            after = max(parse(line["ts"]) for line in closes) + timedelta(hours=1)
+            lines.append({**attempts[-1], "attempt_id": f"late-{seed}-{number}", "ts": stamp(after),
+                          "quarantine": [] if attempts[-1]["quarantine"] else ["test_flaky"]})
     rng.shuffle(lines)  # the jobs' logs arrive in any order; each outcome line keeps its own ts
     return lines
 
 
-def outcomes(rng: random.Random, repository: str, repo: str, number: int, last: datetime) -> list[dict[str, Any]]:
+def outcomes(rng: random.Random, repository: str, repo: str, number: int, last: datetime,
+             head: str) -> list[dict[str, Any]]:
     """The outcome line (or lines: re-sent, or closed then reopened and merged) of one pull request."""
     closed = last + timedelta(hours=rng.randint(1, 200))
     out = []
     if rng.random() < 0.15:  # closed, reopened, then merged later
-        out.append(outcome(rng, repository, repo, number, closed - timedelta(hours=1), "closed", last))
+        out.append(outcome(rng, repository, repo, number, closed - timedelta(hours=1), "closed", (last, head)))
     state = rng.choice(("merged", "merged", "closed"))
-    out.append(outcome(rng, repository, repo, number, closed, state, last))
+    out.append(outcome(rng, repository, repo, number, closed, state, (last, head)))
     if rng.random() < 0.2:
         out.append(dict(out[-1]))  # a re-run job: the same outcome again
     return out
 
 
 def outcome(rng: random.Random, repository: str, repo: str, number: int, closed: datetime, state: str,
-            last: datetime) -> dict[str, Any]:
+            tried: tuple[datetime, str]) -> dict[str, Any]:
+    """An outcome line; ``tried`` is the last attempt's time and head."""
+    last, head = tried
     merged = state == "merged"
     auto = merged and rng.random() < 0.25
-    merger = rng.choice(PEOPLE + BOTS) if merged else None
-    approvals = [{**account(rng.choice(PEOPLE + BOTS)),
-                  "submitted_at": stamp(last + timedelta(minutes=rng.choice((-90, -1, 1, 30)))),
-                  "commit_id": "c" * 40} for _ in range(rng.randint(0, 2))]
-    labels = [{"name": "lanelog:accept-quarantine", "set_by": account(rng.choice(PEOPLE + BOTS)),
-               "set_at": stamp(closed)}] if rng.random() < 0.2 else []
+    author = rng.choice(("tidy-bot[bot]", "dana"))  # dana: a machine user typed User
+    merger = rng.choice(PEOPLE + BOTS + (author,)) if merged else None
+    approvals = [{**account(rng.choice(PEOPLE + BOTS + (author,))),
+                  "submitted_at": stamp(rng.choice((last, closed)) + timedelta(minutes=rng.choice((-90, -1, 1, 30)))),
+                  "commit_id": rng.choice((head, "c" * 40, None))} for _ in range(rng.randint(0, 2))]
+    labels = []
+    if rng.random() < 0.3:
+        set_at = closed + timedelta(minutes=rng.choice((-30, 10)))
+        labels = [{"name": "lanelog:accept-quarantine", "set_by": account(rng.choice(PEOPLE + BOTS + (author,))),
+                   "set_at": stamp(set_at),
+                   **({"via_app": "mergify"} if rng.random() < 0.2 else {}),
+                   **({"removed_at": stamp(set_at + timedelta(minutes=rng.choice((20, 180))))}
+                      if rng.random() < 0.3 else {})}]
     ident = hashlib.sha256(f"{repository}\n{number}\n{state}\n{stamp(closed)}".encode()).hexdigest()[:32]
     line: dict[str, Any] = {
         "schema": 1, "kind": "outcome", "producer": "lanelog-outcome", "outcome_id": f"outcome-{ident}",
         "ts": stamp(closed), "repo": repo, "pull_request": {"repository": repository, "number": number},
-        "head": "d" * 40, "state": state, "merged_at": stamp(closed) if merged else None,
+        "head": head, "state": state, "merged_at": stamp(closed) if merged else None,
         "closed_at": stamp(closed), "merged_by": account(merger) if merger else None,
         "auto_merge": {"enabled_by": account(merger), "merge_method": "squash"} if auto and merger else None,
-        "author": account("tidy-bot[bot]"), "labels": labels, "merge_commit": "e" * 40 if merged else None,
+        "author": account(author), "labels": labels, "merge_commit": "e" * 40 if merged else None,
     }
     if rng.random() < 0.85:  # the reviews file was fetched
         line["approvals"] = approvals
@@ -178,15 +195,29 @@ class Change:
         return sum((call[0] for call in calls if call), Decimal(0)), next((call[1] for call in calls if call), None)
 
     def verdict(self) -> str | None:
-        last = self.attempts[-1]
-        if self.state != "merged" or not last["quarantine"]:
+        """Taken at the merge: the last attempt up to it, a person other than the author, an approval of the
+        merged head (one of no commit: after the attempt) or the label set by a person, neither after it."""
+        if self.state != "merged":
             return None
-        if self.closed["auto_merge"] or not person(self.closed["merged_by"]):
+        merge = parse(self.closed["merged_at"] or self.closed["ts"])
+        last = [line for line in self.attempts if parse(line["ts"]) <= merge][-1:] or self.attempts[-1:]
+        if not last[0]["quarantine"]:
+            return None
+        author = self.closed["author"]["login"]
+
+        def someone(value: dict[str, Any] | None) -> bool:
+            return person(value) and value is not None and value["login"] != author
+
+        if self.closed["auto_merge"] or not someone(self.closed["merged_by"]):
             return "credit_bug"
-        after = parse(last["ts"])
-        approved = any(person(review) and parse(review["submitted_at"]) > after
+        after, head = parse(last[0]["ts"]), self.closed["head"]
+        approved = any(someone(review) and parse(review["submitted_at"]) <= merge
+                       and (review["commit_id"] == head if review["commit_id"]
+                            else parse(review["submitted_at"]) > after)
                        for review in self.closed.get("approvals") or [])
-        labelled = any(label["name"] == "lanelog:accept-quarantine" and person(label.get("set_by"))
+        labelled = any(label["name"] == "lanelog:accept-quarantine" and someone(label.get("set_by"))
+                       and "via_app" not in label and parse(label["set_at"]) <= merge
+                       and ("removed_at" not in label or parse(label["removed_at"]) > merge)
                        for label in self.closed["labels"])
         return "reviewed_exception" if approved or labelled else "credit_bug"
 
@@ -333,7 +364,7 @@ def merged_before_tried(tmp_path: Path) -> Path:
         attempt = {"schema": 1, "attempt_id": f"c-{number}", "ts": stamp(FIRST), "repo": "orders",
                    "producer": "lanelog-route", "probe": "pass", "model_call_allowed": False, "lane": "not_started",
                    "quarantine": [], "merge_credit": 0, "pull_request": {"repository": "acme/orders", "number": number}}
-        lines += [attempt, outcome(rng, "acme/orders", "orders", number, closed, "merged", FIRST)]
+        lines += [attempt, outcome(rng, "acme/orders", "orders", number, closed, "merged", (FIRST, "d" * 40))]
     log = tmp_path / "lane-log.jsonl"
     log.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return log

@@ -232,3 +232,17 @@ def test_a_bad_gitlab_approvals_file_is_exit_2_naming_the_key(tmp_path: Path, ou
     found = outcome("--forge", "gitlab", "--event", str(event),
                     "--approvals", str(fp.write(tmp_path / "approvals.json", approvals)))
     assert found.exit_code == 2 and found.added == [] and said in found.stderr
+
+
+def test_a_gitlab_label_removed_after_it_was_last_added_says_when(tmp_path: Path, outcome) -> None:
+    events = [
+        {"id": 1, "user": {"id": 2, "username": "alice"}, "created_at": "2013-12-03T10:00:00.000Z",
+         "resource_type": "MergeRequest", "resource_id": 99, "label": {"id": 206, "name": "API"}, "action": "add"},
+        {"id": 2, "user": {"id": 2, "username": "alice"}, "created_at": "2013-12-03T11:00:00.000Z",
+         "resource_type": "MergeRequest", "resource_id": 99, "label": {"id": 206, "name": "API"}, "action": "remove"},
+    ]
+    event = fp.write(tmp_path / "hook.json", fp.gitlab_hook())
+    line = outcome("--forge", "gitlab", "--event", str(event),
+                   "--label-events", str(fp.write(tmp_path / "label-events.json", events))).line
+    assert line["labels"] == [{"name": "API", "set_by": {"login": "alice", "type": "User"},
+                               "set_at": "2013-12-03T10:00:00Z", "removed_at": "2013-12-03T11:00:00Z"}]

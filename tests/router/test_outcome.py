@@ -157,6 +157,41 @@ def test_each_label_names_who_set_it_last_a_person_or_a_bot(outcome, tmp_path):
         {"name": "lanelog:accept-quarantine"}, {"name": "agent-pr"}, {"name": "needs-docs"}]
 
 
+def test_a_label_removed_after_it_was_set_says_when_and_one_set_through_an_app_names_the_app(outcome, tmp_path):
+    payload = gh.event(merged=True, merged_by=gh.ALICE, labels=("lanelog:accept-quarantine", "agent-pr"))
+    through_app = gh.labeled("agent-pr", gh.BOB, "2026-10-08T12:10:00Z", 3)
+    through_app["performed_via_github_app"] = {"id": 10562, "slug": "mergify", "name": "Mergify",
+                                               "owner": gh.account("Mergifyio", "Organization", 35523355)}
+    events = gh.write(tmp_path / "events.json", [
+        gh.labeled("lanelog:accept-quarantine", gh.BOB, "2026-10-08T13:00:00Z", 1),
+        gh.labeled("lanelog:accept-quarantine", gh.CAROL, "2026-10-08T13:10:00Z", 2, kind="unlabeled"),
+        through_app,
+    ])
+    line = outcome("--event", str(gh.write(tmp_path / "event.json", payload)), "--label-events", str(events)).line
+    assert line["labels"] == [
+        {"name": "lanelog:accept-quarantine", "set_by": BOB, "set_at": "2026-10-08T13:00:00Z",
+         "removed_at": "2026-10-08T13:10:00Z"},
+        {"name": "agent-pr", "set_by": BOB, "set_at": "2026-10-08T12:10:00Z", "via_app": "mergify"},
+    ]
+
+
+def test_an_app_the_line_cannot_name_leaves_the_label_set_by_nobody_and_is_named(outcome, tmp_path):
+    payload = gh.event(merged=True, merged_by=gh.ALICE, labels=("lanelog:accept-quarantine",))
+    event = gh.labeled("lanelog:accept-quarantine", gh.BOB, "2026-10-08T13:00:00Z", 1)
+    event["performed_via_github_app"] = {"id": 1, "slug": "merge\u202ebot"}
+    done = outcome("--event", str(gh.write(tmp_path / "event.json", payload)),
+                   "--label-events", str(gh.write(tmp_path / "events.json", [event])))
+    assert done.line["labels"] == [{"name": "lanelog:accept-quarantine", "set_at": "2026-10-08T13:00:00Z"}]
+    assert done.line["omitted"] == [{"field": "labels", "key": "[0].performed_via_github_app.slug",
+                                     "why": "holds the control, separator or bidi character U+202E"}]
+
+
+def test_a_pull_request_object_without_a_labels_key_has_no_labels(outcome, tmp_path):
+    payload = gh.merged_by_a_person()
+    del payload["pull_request"]["labels"]
+    assert outcome("--event", str(gh.write(tmp_path / "event.json", payload))).line["labels"] == []
+
+
 def test_under_actions_without_an_event_file_the_flags_still_work_and_take_the_runs_repository(outcome):
     line = outcome("--pull-request", "7", "--state", "closed", "--closed-at", "2026-10-08T16:03:00+02:00",
                    env={"GITHUB_ACTIONS": "true", "GITHUB_REPOSITORY": "acme/orders", "GITHUB_RUN_ID": "12",

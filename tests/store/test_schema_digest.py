@@ -24,6 +24,7 @@ from tests.store.catalog import digest, pinned_form
 SCHEMA_DIGESTS = {
     5: "sha256:c837c674bc0ee7d61267afdf186a55f363fbf70d87395cef3b5cc663697adeab",
     6: "sha256:1cdb0b25749ae239fe486c8133112a60a4e80ce46e775ef80fd54ed7cf541ad8",
+    7: "sha256:329b1003fc1aef0b476b2728951d705fb57285793e995b7678dea48345fac8c8",
 }
 
 

@@ -61,7 +61,7 @@ def test_a_read_only_open_refuses_and_says_how_to_upgrade(v2: Path) -> None:
     with pytest.raises(SchemaMismatch) as caught:
         store.open_db(v2, read_only=True)
     assert caught.value.message == (
-        f"{v2} was made with lanelog schema version 2, and this lanelog uses version 6: run "
+        f"{v2} was made with lanelog schema version 2, and this lanelog uses version 7: run "
         f"`lanelog ingest LANE_LOG --db {v2}` once (with any of your logs; a log read before adds "
         "nothing) to upgrade it in place, keeping every row"
     )
@@ -73,7 +73,7 @@ def test_a_read_write_open_upgrades_keeping_every_row_and_figure(v2: Path) -> No
     store.open_db(v2).close()
     after = _every_row(v2)
     meta = dict(after.pop("lanelog_meta"))
-    assert meta["schema_version"] == "6" and meta["created_by"] == "lanelog 0.1.0"
+    assert meta["schema_version"] == "7" and meta["created_by"] == "lanelog 0.1.0"
     assert meta["upgraded_by"].startswith("lanelog ")
     # Version 3 adds the usage and the shadow columns at the end of attempts, version 4 the shadow's
     # error, version 5 the change (pull request, agent, CI run), version 6 the source and the hook: NULL, as
@@ -221,11 +221,11 @@ def test_a_version_3_database_keeps_its_replays_and_gets_empty_evidence(tmp_path
         before = con.execute("SELECT * FROM replay_patches").fetchall()
     finally:
         con.close()
-    with pytest.raises(SchemaMismatch, match="schema version 3, and this lanelog uses version 6"):
+    with pytest.raises(SchemaMismatch, match="schema version 3, and this lanelog uses version 7"):
         store.open_db(path, read_only=True)
     con = store.open_db(path)
     try:
-        assert store.read_meta(con)["schema_version"] == "6"
+        assert store.read_meta(con)["schema_version"] == "7"
         stored = latest(con)
     finally:
         con.close()
@@ -239,7 +239,7 @@ def test_a_version_3_database_keeps_its_replays_and_gets_empty_evidence(tmp_path
 
 
 def test_an_upgraded_version_2_database_holds_the_catalog_of_a_new_one(v2: Path) -> None:
-    """Every table, column, type, key and macro of version 6, and nothing else (the version-4
+    """Every table, column, type, key and macro of version 7, and nothing else (the version-4
     shapes: tests/store/test_upgrade_v4.py)."""
     from tests.store.catalog import INGEST_MACRO, catalog
 

@@ -113,7 +113,7 @@ def test_the_shape_is_version_4_as_it_was_then(tmp_path: Path, shape: str) -> No
 def test_a_version_4_database_of_any_shape_is_upgraded_to_what_a_new_one_holds(tmp_path: Path, shape: str) -> None:
     path = tmp_path / "old.duckdb"
     old_database(path, shape)
-    with pytest.raises(SchemaMismatch, match="schema version 4, and this lanelog uses version 6: run `lanelog"):
+    with pytest.raises(SchemaMismatch, match="schema version 4, and this lanelog uses version 7: run `lanelog"):
         store.open_db(path, read_only=True)
     store.open_db(path).close()
     new = fresh()
@@ -133,7 +133,7 @@ def test_a_version_4_database_of_any_shape_is_upgraded_to_what_a_new_one_holds(t
         for found in (upgraded, fresh_catalog):
             found["macros"].pop(INGEST_MACRO, None)  # ingest's, made again by the next ingest
         assert upgraded == fresh_catalog
-        assert dict(con.execute("SELECT key, value FROM lanelog_meta").fetchall())["schema_version"] == "6"
+        assert dict(con.execute("SELECT key, value FROM lanelog_meta").fetchall())["schema_version"] == "7"
     finally:
         con.close()
         new.close()
@@ -177,7 +177,7 @@ def test_report_on_an_in_between_database_says_how_to_upgrade_and_ingest_does_it
     refused = lanelog("report", "--db", str(path), "--format", "json")
     assert refused.returncode == 2
     assert refused.stderr == (
-        f"Error: {path} was made with lanelog schema version 4, and this lanelog uses version 6: run `lanelog "
+        f"Error: {path} was made with lanelog schema version 4, and this lanelog uses version 7: run `lanelog "
         f"ingest LANE_LOG --db {path}` once (with any of your logs; a log read before adds nothing) to upgrade it "
         "in place, keeping every row\n")
     log = tmp_path / "lane.jsonl"
@@ -206,7 +206,7 @@ def test_a_shape_no_step_can_upgrade_is_refused_with_how_to_rebuild_and_left_as_
     with pytest.raises(SchemaMismatch) as caught:
         store.open_db(path)
     assert caught.value.message.startswith(
-        f"{path} was made with lanelog schema version 3 in a shape this lanelog cannot upgrade to version 6, and "
+        f"{path} was made with lanelog schema version 3 in a shape this lanelog cannot upgrade to version 7, and "
         "was left as it was: move the file aside and ingest the logs again into a new database (the logs "
         "themselves are the source of truth). The upgrade stopped at upgrade.sql:")
     con = duckdb.connect(str(path), read_only=True)

@@ -123,13 +123,22 @@ def merge_message(merge: dict[str, Any], fmt: str, dashboard_url: str | None) ->
         f"*Merged by:* {alerts.slack_code(merge['merged_by'])} ({alerts.slack_code(merge['merged_by_type'])})"
         + (f", auto-merge enabled by {alerts.slack_code(merge['auto_merge_by'])}" if merge["auto_merge"] else ""),
         f"*Agent:* {alerts.slack_code(merge['agent'])}",
-        "*What to do:* check the quarantined tests on the merged commit; a person's approval after the "
-        "attempt (or the label lanelog:accept-quarantine) makes such a merge a reviewed exception",
+        f"*What to do:* check the quarantined tests on the merged commit; {merge_advice(merge)}",
         "*Quarantine:* ",
     ]
     room = alerts.SECTION_LIMIT - len("\n".join(detail))
     detail[-1] += alerts.listed([alerts.slack_code(test) for test in merge["quarantine"]], room, noun=" tests")
     return _slack(alerts.slack_escape(headline), detail, link, "Open in credit-bug triage")
+
+
+def merge_advice(merge: dict[str, Any]) -> str:
+    """What could have made the merge a reviewed exception: for a person's merge, a person's word; for an
+    auto-merge, a bot's merge or the author's own, nothing (outcomes.sql's person_merged)."""
+    if merge["person_merged"]:
+        return ("a person's approval of the merged commit before the merge (or the label "
+                "lanelog:accept-quarantine set by a person) makes such a merge a reviewed exception")
+    how = "an auto-merge" if merge["auto_merge"] else "a merge by a bot or by the pull request's author"
+    return f"{how} over a live quarantine is always a credit bug: no approval or label would have changed it"
 
 
 def pull_request(merge: dict[str, Any]) -> str:

@@ -179,7 +179,8 @@ def _credit_lines(credit: CreditBugs | None) -> list[str]:
         how = "auto-merge" if merge["auto_merge"] else f"merged by {md(merge['merged_by'])}"
         out.append(f"- **{md(merge['pr_repository'])}#{merge['pr_number']}** ({md_link(merge['pr_url'])}), "
                    f"{how} {merged_when(merge, md)} over quarantine {md(merge['quarantine'])}: "
-                   f"nobody said the quarantine may go")
+                   + ("nobody said the quarantine may go" if merge["person_merged"]
+                      else "always a credit bug, whatever anyone said"))
     for bug in credit.lines:
         out.append(
             f"- **{md(bug['attempt_id'])}** at {md(bug['ts'])}, repo {md(bug['repo'])}, "
