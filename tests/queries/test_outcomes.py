@@ -10,7 +10,9 @@ straight, in Python, by the rules docs/report.md states.
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import json
 import random
 import statistics
@@ -387,3 +389,56 @@ def test_the_review_names_a_merge_recorded_before_its_first_attempt(tmp_path: Pa
         assert done.exit_code == 0, done.output
         assert "1 pull request(s) closed before their first attempt" in done.stdout
         assert "orders#1 (closed 2026-09-03" in done.stdout.replace("\\", "")
+
+
+def report_of(tmp_path: Path, *args: str) -> str:
+    from click.testing import CliRunner
+
+    from lanelog.cli import cli
+
+    log = tmp_path / "lane-log.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in history(3)), encoding="utf-8")
+    done = CliRunner().invoke(cli, ["report", str(log), "--today", "2026-12-01", *args])
+    assert done.exit_code == 0, done.output
+    return done.stdout
+
+
+def test_every_report_format_shows_the_first_try_merges_the_stale_and_the_cohorts(tmp_path: Path) -> None:
+    outcomes = json.loads(report_of(tmp_path, "--format", "json"))["outcomes"]
+    totals = outcomes["totals"]
+    assert outcomes["cohorts"] and totals["merged"] and totals["open"]
+    for form in ("text", "markdown"):
+        shown = report_of(tmp_path, "--format", form).replace("\\", "")
+        assert f"Merged at the first try (one routed attempt): {totals['first_try_merges']}," in shown
+        assert f"Open now (no outcome line yet): {totals['open']}, of which {totals['stale_open']} stale" in shown
+        assert "By the week they opened (what became of them, as of now)" in shown
+        assert "open at week's end" in shown
+    rows = list(csv.DictReader(io.StringIO(report_of(tmp_path, "--format", "csv"))))
+    weeks = {row["week"]: row for row in outcomes["weeks"]}
+    for cohort in outcomes["cohorts"]:
+        row = next(row for row in rows if row["week"] == cohort["week"])
+        assert (row["cohort_merged"], row["cohort_open"], row["open_at_week_end"], row["stale_open"]) == (
+            str(cohort["merged"]), str(cohort["open"]), str(weeks[cohort["week"]]["open_at_week_end"]),
+            str(weeks[cohort["week"]]["stale_open"]))
+
+
+def test_stale_days_moves_which_open_pull_requests_are_stale(tmp_path: Path) -> None:
+    """Every open pull request is stale at 0 days on 2026-12-01, none at 36500; the days count to --until when given."""
+    def totals(*args: str) -> dict[str, Any]:
+        return dict(json.loads(report_of(tmp_path, "--format", "json", *args))["outcomes"]["totals"])
+
+    assert totals("--stale-days", "0")["stale_open"] == totals()["open"] > 0
+    assert totals("--stale-days", "36500")["stale_open"] == 0
+    # The one pull request open in the range up to 2026-10-04 is 14 days old a week later, not yet on that day.
+    assert (totals("--until", "2026-10-04")["open"], totals("--until", "2026-10-04")["stale_open"]) == (1, 0)
+    assert (totals("--until", "2026-10-11")["open"], totals("--until", "2026-10-11")["stale_open"]) == (1, 1)
+
+
+def test_a_stale_days_lanelog_cannot_count_is_refused_by_name(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from lanelog.cli import cli
+
+    done = CliRunner().invoke(cli, ["report", "--stale-days", "-1"])
+    assert done.exit_code == 2
+    assert "Invalid value for '--stale-days': -1 is not in the range 0<=x<=36500." in done.stderr
