@@ -52,11 +52,12 @@ def funnel(outcomes: dict[str, Any], weeks: list[str] | None = None) -> alt.Char
 
 
 def agent_cost_frame(by_agent: list[dict[str, Any]]) -> pd.DataFrame:
-    """agent, cost, currency, label, merged, unknown: each agent's cost per merged pull request."""
+    """agent, cost, currency, label, merged, unknown: each agent's cost per merged pull request, in its currency
+    (one whose merged pull requests armed no call cost nothing in no currency: it has no bar, as one unknown)."""
     rows = [{"agent": row["agent"] or "(unknown)", "cost": row["cost_per_merged_pr"], "currency": row["currency"],
              "label": money_text(row["cost_per_merged_pr"], row["currency"] or ""), "merged": row["merged"],
              "unknown": row["merged_cost_unknown"]}
-            for row in by_agent if row["cost_per_merged_pr"] is not None]
+            for row in by_agent if row["cost_per_merged_pr"] is not None and row["currency"] is not None]
     return pd.DataFrame(rows, columns=["agent", "cost", "currency", "label", "merged", "unknown"])
 
 

@@ -18,9 +18,10 @@ if not totals["pull_requests"]:
     st.stop()
 
 weeks = [row["week"] for row in outcomes["weeks"]]
+span = (f"the week of {weeks[0]}" if weeks[0] == weeks[-1] else f"weeks {weeks[0]} to {weeks[-1]}") if weeks else ""
 st.caption(f"Merged, closed, the merge rate, the cost and the time to merge: of the pull requests that closed in "
-           f"range (weeks {weeks[0]} to {weeks[-1]}). Open now: those opened in range with no outcome line yet, as "
-           "of the latest line ingested." if weeks else
+           f"range ({span}). Open now: those opened in range with no outcome line yet, as of the latest line "
+           "ingested." if weeks else
            "Open now: no outcome line yet, as of the latest line ingested.")
 columns = [*st.columns(3), *st.columns(3)]
 columns[0].metric("Merged in range", totals["merged"], help="Agent pull requests merged in range.")
