@@ -143,7 +143,7 @@ ORDER BY first_ts, pr_repository, pr_number
 -- row at all, the total's neither: the total is grouped by a constant (in_range), not the empty
 -- set, whose row over no rows Spark would ask again for.
 -- params: since, until, repo, accept_label, stale_before
-WITH judged AS (
+WITH placed AS (
     SELECT agent, repo, state, attempts, first_rejected, verdict, cost_known, currency, cost, first_ts,
            closed_ts IS NOT NULL AND week_in_scope(week_of(closed_ts), $since, $until) AS closed_in_scope,
            week_in_scope(week_of(first_ts), $since, $until) AS opened_in_scope,
@@ -159,7 +159,7 @@ WITH judged AS (
            attempts, first_rejected, verdict, contradicts, hours,
            CASE WHEN decided AND cost_known THEN currency END AS currency,
            CASE WHEN decided AND cost_known THEN CAST(cost AS DECIMAL(38, 10)) END AS cost
-    FROM (SELECT *, state IN ('merged', 'closed') AND closed_in_scope AS decided FROM judged) AS scoped
+    FROM (SELECT *, state IN ('merged', 'closed') AND closed_in_scope AS decided FROM placed) AS scoped
     WHERE opened_in_scope OR closed_in_scope
 ), groups AS (
     SELECT closed_week, agent, repo,
