@@ -146,6 +146,8 @@ ORDER BY first_ts, pr_repository, pr_number
 WITH placed AS (
     SELECT agent, repo, state, attempts, first_rejected, verdict, cost_known, currency, cost, first_ts,
            closed_ts IS NOT NULL AND week_in_scope(week_of(closed_ts), $since, $until) AS closed_in_scope,
+           state IN ('merged', 'closed') AND closed_ts IS NOT NULL
+               AND week_in_scope(week_of(closed_ts), $since, $until) AS decided,
            week_in_scope(week_of(first_ts), $since, $until) AS opened_in_scope,
            week_of(closed_ts) AS week_closed,
            coalesce(closed_ts < first_ts OR merged_at < first_ts, false) AS contradicts,
@@ -159,7 +161,7 @@ WITH placed AS (
            attempts, first_rejected, verdict, contradicts, hours,
            CASE WHEN decided AND cost_known THEN currency END AS currency,
            CASE WHEN decided AND cost_known THEN CAST(cost AS DECIMAL(38, 10)) END AS cost
-    FROM (SELECT *, state IN ('merged', 'closed') AND closed_in_scope AS decided FROM placed) AS scoped
+    FROM placed
     WHERE opened_in_scope OR closed_in_scope
 ), groups AS (
     SELECT closed_week, agent, repo,
@@ -246,7 +248,8 @@ WITH prs AS (
     FROM moves
     GROUP BY week
 ), running AS (
-    SELECT *, sum(change) OVER (ORDER BY week ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS open_at_week_end
+    SELECT week, opened, attempts, probe_rejects, calls_armed, lanes_held, merged, closed_without_merge, still_open,
+           stale, sum(change) OVER (ORDER BY week ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS open_at_week_end
     FROM weeks
 )
 SELECT week, opened AS pull_requests_opened, attempts, probe_rejects, calls_armed, lanes_held, open_at_week_end,
