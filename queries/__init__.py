@@ -27,7 +27,7 @@ _HOMES = {
     **dict.fromkeys(("CreditBugs", "credit_bugs", "split_words"), "credit"),
     **dict.fromkeys(("SHADOW_FIGURES", "shadow_report", "shadow_flips"), "shadow"),
     **dict.fromkeys(("HOOK_FIGURES", "hook_report"), "hooks"),
-    **dict.fromkeys(("RULE_WORDS", "PullRequest",
+    **dict.fromkeys(("RULE_WORDS", "STALE_DAYS", "PullRequest",
                      "outcome_figures", "pull_requests"), "outcomes"),
     **dict.fromkeys(("ESTIMATE", "ESTIMATE_WORDS"), "costs"),
     **dict.fromkeys(("weekly", "reject_reasons", "credit_bug_rows", "audit", "spend_by_property", "spend_by_repo",
@@ -78,6 +78,7 @@ if TYPE_CHECKING:
     from lanelog.queries.named import ACCEPT_LABEL, QUERIES, SQL
     from lanelog.queries.outcomes import (
         RULE_WORDS,
+        STALE_DAYS,
         PullRequest,
         outcome_figures,
         pull_requests,
@@ -114,7 +115,7 @@ __getattr__ = lazy_attributes(__name__, _HOMES)
 __all__ = [
     "ACCEPT_LABEL", "BUDGETS", "CREDIT_COUNTS", "DATABASE", "ESTIMATE", "ESTIMATE_WORDS", "FIGURES", "FIRST_DAY",
     "FRAMES", "HOOK_FIGURES", "JOBS", "LABELS", "LAST_DAY", "PERIODS", "QUERIES", "RULE_WORDS", "SESSION",
-    "SHADOW_FIGURES", "SPIKES", "SQL", "TABLE", "WEEKLY", "Budget", "Checked", "Comparison", "CreditBugs",
+    "SHADOW_FIGURES", "SPIKES", "SQL", "STALE_DAYS", "TABLE", "WEEKLY", "Budget", "Checked", "Comparison", "CreditBugs",
     "DuckDBEngine", "Engine", "Figure", "Filters", "Period", "PullRequest", "Review", "Source", "SparkSettings",
     "Spend", "Spike", "SpikeRule", "Status", "audit", "checked", "choose_source", "compare_latest", "credit_bug_rows",
     "credit_bugs", "day_outside", "engine_class", "engines_that", "freeze_owners", "freeze_summary", "freezes",

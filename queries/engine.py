@@ -167,9 +167,11 @@ def records(source: Readable, query: Query, filters: Filters | None = None,
     return engine_of(source).rows(query, scoped(query, filters, values))
 
 
-def together(source: Readable, filters: Filters | None, queries: Iterable[Query]) -> None:
-    """Ask these queries at once on an engine that answers several in one pass (Spark: one job)."""
-    engine_of(source).prefetch({query: scoped(query, filters, {}) for query in queries})
+def together(source: Readable, filters: Filters | None, queries: Iterable[Query], **values: Any) -> None:
+    """Ask these queries at once on an engine that answers several in one pass (Spark: one job); each binds the
+    `values` it takes."""
+    engine_of(source).prefetch({query: scoped(query, filters, {key: value for key, value in values.items()
+                                                                if key in query.params}) for query in queries})
 
 
 def frame(source: Readable, query: Query, filters: Filters | None = None,

@@ -85,15 +85,24 @@ MONEY = (
            worse="down", source="figures"),
 )
 OUTCOMES = (
-    Figure("merged", "merged", "Merged", source="pull_request_rows"),
-    Figure("closed_without_merge", "closed without merge", "Closed without merge", source="pull_request_rows"),
-    Figure("merge_rate", "merge rate", "Merge rate", format="rate", worse="down", source="pull_request_rows"),
+    Figure("merged", "merged", "Merged", source="outcome_groups"),
+    Figure("merged_cost_known", "merged, cost known", "Merged, cost known", source="outcome_groups"),
+    Figure("cost_coverage", "cost known of merged", "Cost known of merged", format="rate", worse="down",
+           source="outcome_groups"),
+    Figure("closed_without_merge", "closed without merge", "Closed without merge", source="outcome_groups"),
+    Figure("merge_rate", "merge rate", "Merge rate", format="rate", worse="down", source="outcome_groups"),
+    Figure("first_try_merges", "merged at the first try", "Merged at the first try", source="outcome_groups"),
+    Figure("first_try_rate", "first-try rate", "First-try rate", format="rate", worse="down",
+           source="outcome_groups"),
     Figure("cost_per_merged_pr", "cost per merged pr", "Cost per merged pr", format="money", worse="up",
-           source="outcome_money"),
+           source="outcome_groups"),
     Figure("spend_closed_without_merge", "spend closed without merge", "Spend closed without merge",
-           format="money", worse="up", source="outcome_money"),
+           format="money", worse="up", source="outcome_groups"),
     Figure("median_hours_to_merge", "median hours to merge", "Median hours to merge", format="hours", worse="up",
-           source="pull_request_rows"),
+           source="outcome_groups"),
+    Figure("open", "open now", "Open now", source="outcome_groups"),
+    Figure("stale_open", "stale, open now", "Stale, open now", worse="up", source="outcome_groups"),
+    Figure("open_at_week_end", "open at the week's end", "Open at the week's end", source="outcome_weeks"),
 )
 TABLE: dict[str, Figure] = {figure.key: figure for figure in (*WEEKLY, *MONEY, *OUTCOMES)}
 

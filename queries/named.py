@@ -70,8 +70,8 @@ class Named:
     # outcomes.sql
     agent_pull_requests: Query
     pull_request_rows: Query
-    outcome_money: Query
-    pull_request_weeks: Query
+    outcome_groups: Query
+    outcome_weeks: Query
     # shadow.sql
     shadow_figures: Query
     shadow_errors: Query

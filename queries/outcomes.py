@@ -7,12 +7,17 @@ JSON-ready dicts on any engine.  The rules, stated once here and in docs/report.
   outcome line (a merge line before any other); it falls in the week it closed, and was opened in the
   week of its first attempt.  A close ingest could not date is in no week and never open; its merge
   is judged in every range.
+  ``open`` is open now; a week's ``open_at_week_end`` counts every pull request open when the week
+  ended; ``stale_open`` those open now whose first attempt ran ``--stale-days`` days or more before
+  the report's last day; ``cohorts`` what became of the pull requests opened each week.
 - ``merge_rate`` is merged / (merged + closed_without_merge), its denominator given beside it:
   a pull request still open is in neither.
 - ``cost_per_merged_pr`` is what all the attempts of the pull requests merged in the week cost,
   over those merged whose cost is known; one whose armed calls did not all record a cost (or
-  recorded two currencies) is counted in ``merged_cost_unknown``, never as costing nothing.  The money
-  is summed in SQL (outcomes.sql's ``outcome_money``, per week, agent, repository and in total).
+  recorded two currencies) is counted in ``merged_cost_unknown``, never as costing nothing.  Every
+  figure is counted in SQL (outcomes.sql's ``outcome_groups``, per week closed, agent, repository and
+  in total, and ``outcome_weeks``, per week and opening week), so both engines count alike; here they
+  are only put in the report's shape.
 - A merge whose times contradict each other (closed or merged before its first attempt) is left out
   of ``median_hours_to_merge`` and named in ``contradicting_times``.
 - A merge gives the pull request's last routed attempt merge credit, the verdict taken at the merge:
@@ -30,16 +35,15 @@ JSON-ready dicts on any engine.  The rules, stated once here and in docs/report.
 
 from __future__ import annotations
 
-import statistics
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
 from lanelog.money import money_value
 from lanelog.queries.engine import records
 from lanelog.queries.filters import Filters
 from lanelog.queries.named import SQL
+from lanelog.queries.periods import today_or_now
 from lanelog.times import monday
 
 if TYPE_CHECKING:
@@ -55,6 +59,8 @@ RULE_WORDS = ("Merge rate is merged / (merged + closed unmerged): a pull request
 COST_RULE = ("cost_per_merged_pr is what every attempt of the pull requests merged in the week cost, over "
              "those whose cost is known; merged_cost_unknown counts those whose armed calls did not all "
              "record a cost in one currency, never as costing nothing")
+# How long a pull request may stay open from its first attempt before it is stale (`report --stale-days`).
+STALE_DAYS = 14
 
 
 @dataclass(frozen=True)
@@ -74,26 +80,8 @@ class PullRequest:
             raise AttributeError(key) from None
 
     @property
-    def opened(self) -> date:
-        return monday(self.row["first_ts"].date())
-
-    @property
     def closed_week(self) -> date | None:
         return monday(self.row["closed_ts"].date()) if self.row["closed_ts"] is not None else None
-
-    def closed_by(self, end: datetime) -> bool:
-        """Whether it closed before ``end``: a close ingest could not date (closed_ts NULL) has, its time unknown."""
-        if self.row["closed_ts"] is None:
-            return self.row["state"] is not None
-        return bool(self.row["closed_ts"] < end)
-
-    @property
-    def merged(self) -> bool:
-        return bool(self.row["state"] == "merged")
-
-    @property
-    def closed_unmerged(self) -> bool:
-        return bool(self.row["state"] == "closed")
 
     def verdict(self) -> str | None:
         """credit_bug, reviewed_exception, or None (not merged over a live quarantine): outcomes.sql's judgement."""
@@ -106,115 +94,114 @@ class PullRequest:
 
 
 def pull_requests(source: Readable, filters: Filters | None = None) -> list[PullRequest]:
-    """Every agent pull request of the repository in scope (all weeks: a merge counts all its attempts)."""
+    """Every agent pull request of the repository (all weeks: a merge counts all its attempts), each saying
+    whether it opened and closed in scope."""
     return [PullRequest(row) for row in records(source, SQL.pull_request_rows, filters)]
 
 
-def _in_scope(week: date | None, filters: Filters) -> bool:
-    """Whether a week touches [since, until], as in_scope (scope.sql) says of an attempt's."""
-    if week is None:
-        return False
-    return (filters.since is None or week >= filters.since - timedelta(days=6)) and \
-        (filters.until is None or week <= filters.until)
+def stale_before(filters: Filters | None, today: date | None = None, days: int = STALE_DAYS) -> date:
+    """The day a pull request still open must have first been tried before to be stale: `days` before the
+    report's last day (--until, else today)."""
+    last = filters.until if filters is not None and filters.until is not None else today_or_now(today)
+    return last - timedelta(days=days)
 
 
-# The money figures of a group no pull request closed in (outcome_money has no row for it).
-_NO_MONEY: dict[str, Any] = {"cost_per_merged_pr": None, "merged_cost_unknown": 0, "currency": None,
-                             "costs_in_several_currencies": False, "spend_closed_without_merge": None,
-                             "closed_cost_unknown": 0}
+# The figures of a group no pull request is counted in (outcome_groups has no row for it).
+_NONE: dict[str, Any] = {
+    "pull_requests": 0, "merged": 0, "closed_without_merge": 0, "open": 0, "stale_open": 0, "first_try_merges": 0,
+    "rejected_then_merged": 0, "merge_credit_bugs": 0, "reviewed_exceptions": 0, "median_hours_to_merge": None,
+    "merged_cost_known": 0, "merged_cost_unknown": 0, "closed_cost_unknown": 0, "merge_rate": None,
+    "merge_rate_denominator": 0, "first_try_rate": None, "cost_coverage": None,
+    "costs_in_several_currencies": False, "currency": None, "cost_per_merged_pr": None,
+    "spend_closed_without_merge": None}
 
 
-def contradicts(pr: PullRequest) -> bool:
-    """Whether a pull request's times contradict each other: it closed (or merged) before its first attempt."""
-    first, closed = pr.row["first_ts"], pr.row["closed_ts"]
-    merged = pr.row["merged_at"]
-    return closed is not None and (closed < first or (merged is not None and merged < first))
+def _share(value: float | None) -> float | None:
+    return round(value, 4) if value is not None else None
 
 
-def _figures(merged: list[PullRequest], closed: list[PullRequest], money: dict[str, Any] | None) -> dict[str, Any]:
-    """The figures of the pull requests merged and closed without merge in a week, an agent's or a repository's;
-    their money is outcome_money's row of the same group (outcomes.sql).  A merge whose times contradict each
-    other is left out of the median (contradicting_times names it)."""
-    money = money or _NO_MONEY
-    decided = len(merged) + len(closed)
-    hours = [(pr.merged_at or pr.closed_ts) - pr.first_ts for pr in merged if not contradicts(pr)]
-    verdicts = [pr.verdict() for pr in merged]
+def _figures(row: dict[str, Any] | None) -> dict[str, Any]:
+    """The figures of the pull requests merged and closed without merge in a week, an agent's or a repository's:
+    outcome_groups' row of the group, in the report's order and numbers."""
+    row = row or _NONE
+    hours = row["median_hours_to_merge"]
     return {
-        "merged": len(merged), "closed_without_merge": len(closed),
-        "merge_rate": round(len(merged) / decided, 4) if decided else None, "merge_rate_denominator": decided,
-        "cost_per_merged_pr": money_value(money["cost_per_merged_pr"]),
-        "merged_cost_unknown": int(money["merged_cost_unknown"]),
-        "currency": money["currency"],
-        "costs_in_several_currencies": bool(money["costs_in_several_currencies"]),
-        "spend_closed_without_merge": money_value(money["spend_closed_without_merge"]),
-        "closed_cost_unknown": int(money["closed_cost_unknown"]),
-        "median_hours_to_merge": round(statistics.median(hour.total_seconds() / 3600 for hour in hours), 2)
-        if hours else None,
-        "rejected_then_merged": sum(pr.first_rejected for pr in merged),
-        "merge_credit_bugs": verdicts.count("credit_bug"),
-        "reviewed_exceptions": verdicts.count("reviewed_exception"),
+        "merged": int(row["merged"]), "merged_cost_known": int(row["merged_cost_known"]),
+        "cost_coverage": _share(row["cost_coverage"]), "closed_without_merge": int(row["closed_without_merge"]),
+        "merge_rate": _share(row["merge_rate"]), "merge_rate_denominator": int(row["merge_rate_denominator"]),
+        "cost_per_merged_pr": money_value(row["cost_per_merged_pr"]),
+        "merged_cost_unknown": int(row["merged_cost_unknown"]),
+        "currency": row["currency"],
+        "costs_in_several_currencies": bool(row["costs_in_several_currencies"]),
+        "spend_closed_without_merge": money_value(row["spend_closed_without_merge"]),
+        "closed_cost_unknown": int(row["closed_cost_unknown"]),
+        "median_hours_to_merge": round(float(hours), 2) if hours is not None else None,
+        "rejected_then_merged": int(row["rejected_then_merged"]),
+        "merge_credit_bugs": int(row["merge_credit_bugs"]),
+        "reviewed_exceptions": int(row["reviewed_exceptions"]),
+        "first_try_merges": int(row["first_try_merges"]), "first_try_rate": _share(row["first_try_rate"]),
     }
 
 
-def _money_rows(source: Readable, filters: Filters) -> dict[tuple[str, Any], dict[str, Any]]:
-    """outcome_money's rows by group: ("week", Monday), ("total", None), ("agent", name), ("repo", name)."""
-    out = {}
-    for row in records(source, SQL.outcome_money, filters):
-        group = ("week", row["closed_week"]) if row["by_week"] else ("agent", row["agent"]) if row["by_agent"] \
-            else ("repo", row["repo"]) if row["by_repo"] else ("total", None)
-        out[group] = row
+def _range(row: dict[str, Any] | None) -> dict[str, Any]:
+    """A group's figures over the range: merged and closed in it; open now (no outcome line yet), and stale."""
+    row = row or _NONE
+    return {"pull_requests": int(row["pull_requests"]), **_figures(row), "open": int(row["open"]),
+            "stale_open": int(row["stale_open"])}
+
+
+def _groups(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """outcome_groups' rows by group: "week", "total", "agent", "repo"."""
+    out: dict[str, list[dict[str, Any]]] = {"week": [], "total": [], "agent": [], "repo": []}
+    for row in rows:
+        out["week" if row["by_week"] else "agent" if row["by_agent"] else "repo" if row["by_repo"] else "total"] \
+            .append(row)
     return out
 
 
-def _week(week: date, prs: list[PullRequest], attempts: dict[date, dict[str, Any]],
-          money: dict[str, Any] | None) -> dict[str, Any]:
-    end = datetime.combine(week + timedelta(days=7), datetime.min.time())
-    tried = attempts.get(week, {})
+def _week(row: dict[str, Any], closed: dict[str, Any] | None) -> dict[str, Any]:
+    """A week's row: the attempts and pull requests opened then, those closed then, those open at its end."""
     return {
-        "week": week.isoformat(),
-        "pull_requests_opened": sum(pr.opened == week for pr in prs),
-        **{key: tried.get(key, 0) for key in ("attempts", "probe_rejects", "calls_armed", "lanes_held")},
-        **_figures([pr for pr in prs if pr.merged and pr.closed_week == week],
-                   [pr for pr in prs if pr.closed_unmerged and pr.closed_week == week], money),
-        "open": sum(pr.opened <= week and not pr.closed_by(end) for pr in prs),
+        "week": row["week"].isoformat(), "pull_requests_opened": int(row["pull_requests_opened"]),
+        **{key: int(row[key]) for key in ("attempts", "probe_rejects", "calls_armed", "lanes_held")},
+        **_figures(closed),
+        "open_at_week_end": int(row["open_at_week_end"]), "stale_open": int(row["stale_open"]),
     }
 
 
-def _grouped(prs: list[PullRequest], key: Callable[[PullRequest], Any], name: str,
-             filters: Filters, money: dict[tuple[str, Any], dict[str, Any]]) -> list[dict[str, Any]]:
-    """The range's figures per agent or repository: its pull requests merged, closed and open."""
-    out = []
-    for value in sorted({key(pr) for pr in prs}, key=lambda item: (item is None, item or "")):
-        mine = [pr for pr in prs if key(pr) == value]
-        out.append({name: value, "pull_requests": len(mine), **_range(mine, filters, money.get((name, value)))})
-    return out
+def _cohort(row: dict[str, Any]) -> dict[str, Any]:
+    """The pull requests opened in a week, and what became of them as of now."""
+    return {"week": row["week"].isoformat(), "opened": int(row["pull_requests_opened"]),
+            "merged": int(row["cohort_merged"]), "closed_without_merge": int(row["cohort_closed_without_merge"]),
+            "open": int(row["cohort_open"])}
 
 
-def _range(prs: list[PullRequest], filters: Filters, money: dict[str, Any] | None) -> dict[str, Any]:
-    """Figures over the range: merged and closed in it; open now (the latest outcome is none)."""
-    return {**_figures([pr for pr in prs if pr.merged and _in_scope(pr.closed_week, filters)],
-                       [pr for pr in prs if pr.closed_unmerged and _in_scope(pr.closed_week, filters)], money),
-            "open": sum(pr.row["state"] is None for pr in prs)}
+def _named_order(name: str) -> Any:
+    return lambda row: (row[name] is None, row[name] or "")
 
 
-def outcome_figures(source: Readable, filters: Filters | None = None,
-                    everyone: list[PullRequest] | None = None) -> dict[str, Any]:
-    """The report's ``outcomes`` section: per week, in total, by agent and by repository (of ``everyone``, the
-    pull requests already read, else read here)."""
+def outcome_figures(source: Readable, filters: Filters | None = None, everyone: list[PullRequest] | None = None,
+                    stale_days: int = STALE_DAYS, today: date | None = None) -> dict[str, Any]:
+    """The report's ``outcomes`` section: per week, in total, by agent, by repository and by opening week (of
+    ``everyone``, the pull requests already read, else read here); a pull request still open is stale
+    `stale_days` after its first attempt, counted to the report's last day (stale_before)."""
     filters = filters or Filters()
+    stale = stale_before(filters, today, stale_days)
     everyone = pull_requests(source, filters) if everyone is None else everyone
-    prs = [pr for pr in everyone if _in_scope(pr.opened, filters) or _in_scope(pr.closed_week, filters)]
-    attempts = {row["week"]: row for row in records(source, SQL.pull_request_weeks, filters)}
-    weeks = sorted({week for week in _weeks(prs, attempts) if _in_scope(week, filters)})
-    money = _money_rows(source, filters)
+    groups = _groups(records(source, SQL.outcome_groups, filters, stale_before=stale))
+    closed = {row["closed_week"]: row for row in groups["week"]}
+    weeks = records(source, SQL.outcome_weeks, filters, stale_before=stale)
     return {
-        "weeks": [_week(week, everyone, attempts, money.get(("week", week))) for week in weeks],
-        "totals": {"pull_requests": len(prs), **_range(prs, filters, money.get(("total", None)))},
-        "by_agent": _grouped(prs, lambda pr: pr.agent, "agent", filters, money),
-        "by_repo": _grouped(prs, lambda pr: pr.repo, "repo", filters, money),
+        "weeks": [_week(row, closed.get(row["week"])) for row in weeks],
+        "totals": _range(groups["total"][0] if groups["total"] else None),
+        "by_agent": [{"agent": row["agent"], **_range(row)} for row in sorted(groups["agent"],
+                                                                                key=_named_order("agent"))],
+        "by_repo": [{"repo": row["repo"], **_range(row)} for row in sorted(groups["repo"], key=_named_order("repo"))],
+        "cohorts": [_cohort(row) for row in weeks if row["pull_requests_opened"]],
+        "stale_days": stale_days,
         "merge_rate_rule": MERGE_RATE_RULE,
         "cost_rule": COST_RULE,
-        "contradicting_times": [_named(pr) for pr in prs if contradicts(pr) and _in_scope(pr.closed_week, filters)],
+        "contradicting_times": [_named(pr) for pr in everyone if pr.contradicts and pr.closed_in_scope],
     }
 
 
@@ -223,15 +210,6 @@ def _named(pr: PullRequest) -> dict[str, Any]:
     return {"pr_repository": pr.pr_repository, "pr_number": pr.pr_number,
             "first_attempt_at": pr.first_ts.isoformat(), "closed_at": pr.closed_ts.isoformat(),
             "merged_at": pr.merged_at.isoformat() if pr.merged_at is not None else None}
-
-
-def _weeks(prs: list[PullRequest], attempts: dict[date, dict[str, Any]]) -> Iterable[date]:
-    """Every week something happened to an agent pull request: opened, tried, merged or closed."""
-    yield from attempts
-    for pr in prs:
-        yield pr.opened
-        if pr.closed_week is not None:
-            yield pr.closed_week
 
 
 def merge_verdicts(source: Readable, filters: Filters | None = None,
@@ -243,8 +221,8 @@ def merge_verdicts(source: Readable, filters: Filters | None = None,
     for pr in pull_requests(source, filters) if everyone is None else everyone:
         verdict = pr.verdict()
         # A merge whose close ingest could not date is in no week, so in every range (an undated attempt is too).
-        undated_merge = pr.merged and pr.closed_week is None
-        if verdict is None or not (undated_merge or _in_scope(pr.closed_week, filters)):
+        undated_merge = pr.state == "merged" and pr.closed_ts is None
+        if verdict is None or not (undated_merge or pr.closed_in_scope):
             continue
         out.append({
             "verdict": verdict, "repo": pr.repo, "pr_repository": pr.pr_repository, "pr_number": pr.pr_number,

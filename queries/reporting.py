@@ -23,7 +23,7 @@ from lanelog.queries.figures import WEEKLY
 from lanelog.queries.filters import Filters
 from lanelog.queries.hooks import hook_report
 from lanelog.queries.named import SQL
-from lanelog.queries.outcomes import merge_verdicts, outcome_figures, pull_requests
+from lanelog.queries.outcomes import STALE_DAYS, merge_verdicts, outcome_figures, pull_requests, stale_before
 from lanelog.queries.shadow import shadow_report
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 # The queries report() reads, and its money and outcomes sections' (queries/costs.py, queries/outcomes.py).
 REPORT_QUERIES = (SQL.figures, SQL.rejected_line_count, SQL.shadow_figures, SQL.shadow_errors, SQL.pull_request_rows,
                   SQL.hook_figures, SQL.hook_sessions)
-MONEY_QUERIES = (SQL.money_currencies, SQL.money_by_property, SQL.pull_request_weeks, SQL.outcome_money)
+MONEY_QUERIES = (SQL.money_currencies, SQL.money_by_property, SQL.outcome_weeks, SQL.outcome_groups)
 
 
 def _number(value: float | None) -> int | float | None:
@@ -59,13 +59,16 @@ def totals(engine: Readable, filters: Filters | None = None) -> dict[str, Any]:
     return out
 
 
-def report(engine: Readable, filters: Filters | None = None, *, with_money: bool = False) -> dict[str, Any]:
+def report(engine: Readable, filters: Filters | None = None, *, with_money: bool = False,
+           stale_days: int = STALE_DAYS, today: date | None = None) -> dict[str, Any]:
     """The JSON contract of ``lanelog report --format json`` (see docs/report.md).
 
     with_money: the report's ``money`` and ``outcomes`` sections too, last, from the same pass over the
-    attempts (on Spark, one job).
+    attempts (on Spark, one job); a pull request still open is stale `stale_days` after its first attempt,
+    counted to the report's last day (its --until, else `today`: queries.outcomes.stale_before).
     """
-    together(engine, filters, REPORT_QUERIES + (MONEY_QUERIES if with_money else ()))
+    together(engine, filters, REPORT_QUERIES + (MONEY_QUERIES if with_money else ()),
+             stale_before=stale_before(filters, today, stale_days))
     rows = records(engine, SQL.figures, filters)
     weeks = [
         {"week": row["week"].isoformat() if row["week"] else None, **_figures(row)}
@@ -85,7 +88,7 @@ def report(engine: Readable, filters: Filters | None = None, *, with_money: bool
         out["hooks"] = hooks
     if with_money:
         out["money"] = money_figures(engine, filters, rows)
-        out["outcomes"] = outcome_figures(engine, filters, everyone)
+        out["outcomes"] = outcome_figures(engine, filters, everyone, stale_days, today)
     return out
 
 
@@ -120,13 +123,15 @@ class Review:
 
 
 def review(engine: Readable, filters: Filters, budgets: Sequence[Budget], day: date, *,
-           with_rows: bool = False, before: Filters | None = None) -> Review:
+           with_rows: bool = False, before: Filters | None = None, stale_days: int = STALE_DAYS) -> Review:
     """`lanelog report`'s figures: the report with money, each budget judged on `day`, and, with_rows,
     the credit-bug and reject-reason rows the markdown review lists; with `before` (the week before a
-    report of one week), that week's report too, for the week-over-week change."""
-    found = Review(report(engine, filters, with_money=True), judge(engine, budgets, day))
+    report of one week), that week's report too, for the week-over-week change.  A pull request open
+    `stale_days` after its first attempt, counted to the report's last day (--until, else `day`), is stale."""
+    found = Review(report(engine, filters, with_money=True, stale_days=stale_days, today=day),
+                   judge(engine, budgets, day))
     if before is not None:
-        found.before = report(engine, before, with_money=True)
+        found.before = report(engine, before, with_money=True, stale_days=stale_days, today=day)
     if budgets:
         found.figures["budgets"] = [status.as_dict() for status in found.spend.statuses]
     if with_rows:

@@ -21,7 +21,7 @@ from lanelog.queries.named import CONSTANTS, QUERIES
 # The named queries `report` and `check` run (every format).
 SPARK_QUERIES = ("figures", "rejected_line_count", "credit_bug_rows", "audit", "reject_reasons",
                  "money_by_property", "money_currencies", "shadow_figures", "shadow_errors", "pull_request_rows",
-                 "pull_request_weeks", "outcome_money", "hook_figures", "hook_sessions")
+                 "outcome_weeks", "outcome_groups", "hook_figures", "hook_sessions")
 # scope.sql's scalar macros (DuckDB's temporary macros), by the name a query calls: inlined for Spark.
 SCALAR_MACROS = {"is_person": "person", "week_in_scope": "week_scope", "week_of": "week_of"}
 # The table macros of queries/*.sql (DuckDB's temporary macros), by the name a query reads, in the order they

@@ -1142,3 +1142,32 @@ def test_the_outcomes_page_names_a_merge_recorded_before_its_first_attempt(app: 
                for warning in at.warning)
     assert "Median time to merge" in [metric.label for metric in at.metric]
     assert [metric.value for metric in at.metric if metric.label == "Median time to merge"] == ["10.0 h"]
+
+
+def test_the_outcomes_page_draws_the_funnel_by_opening_week_and_its_open_list_follows_the_range(
+        app: Any, demo_db: Path) -> None:
+    """One week in range: the merges and the open pull requests are those of the week, each headline says so,
+    and the funnel's bar for the week holds exactly the pull requests opened in it."""
+    import json
+
+    from click.testing import CliRunner
+
+    from lanelog.cli import cli
+    from lanelog.dashboard import outcome_charts
+
+    week = ["2026-10-05", "2026-10-11"]
+    done = CliRunner().invoke(cli, ["report", "--db", str(demo_db), "--since", week[0], "--until", week[1],
+                                    "--format", "json"])
+    outcomes = json.loads(done.stdout)["outcomes"]
+    at = app(demo_db, "views/outcomes.py", query={"weeks": week})
+    assert not at.exception, [e.value for e in at.exception]
+    metrics = {metric.label: metric.value for metric in at.metric}
+    assert (metrics["Merged in range"], metrics["Open now"]) == (str(outcomes["totals"]["merged"]),
+                                                                 str(outcomes["totals"]["open"]))
+    waiting = next(frame.value for frame in at.dataframe if "days open" in frame.value.columns)
+    assert len(waiting) == outcomes["totals"]["open"] > 0
+    assert "From attempt to merge, by the week pull requests opened" in [header.value for header in at.subheader]
+    drawn = outcome_charts.cohort_frame(outcomes).groupby("week")["count"].sum().to_dict()
+    opened = {row["week"]: row["pull_requests_opened"] for row in outcomes["weeks"]}
+    assert drawn == {row["week"]: row["opened"] for row in outcomes["cohorts"]} == opened
+    assert opened[week[0]] > 0

@@ -404,3 +404,20 @@ def test_spark_workers_run_lanelogs_interpreter_not_the_python3_on_path(tmp_path
                           timeout=300)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["totals"]["attempts"] == 0
+
+
+@pytest.mark.parametrize("seed", (0, 5))
+def test_the_outcome_figures_on_spark_equal_the_independent_reader(spark: Any, tmp_path: Path, seed: int) -> None:
+    """The outcome figures, cohorts and stale pull requests counted by Spark over generated histories, each scope
+    equal to the reader that recomputes them from the lines (tests/queries/test_outcomes.py)."""
+    from tests.queries.test_outcomes import SCOPES, TODAY, expected, history
+
+    lines = history(seed)
+    log = tmp_path / "lane-log.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    lake, _ = lake_of(log, lambda con: None)
+    spark_lake = on_spark(spark, lake)
+    for name, filters in SCOPES.items():
+        found = queries.outcome_figures(spark_lake, filters, today=TODAY)
+        assert {key: found[key] for key in ("weeks", "totals", "by_agent", "by_repo", "cohorts")} == \
+            expected(lines, filters), name

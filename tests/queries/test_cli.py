@@ -93,13 +93,17 @@ REVIEW_REPORT = {
     # No line names a pull request: no week, and every count 0, every mean and cost null (never 0).
     "outcomes": {
         "weeks": [],
-        "totals": {"pull_requests": 0, "merged": 0, "closed_without_merge": 0, "merge_rate": None,
+        "totals": {"pull_requests": 0, "merged": 0, "merged_cost_known": 0, "cost_coverage": None,
+                   "closed_without_merge": 0, "merge_rate": None,
                    "merge_rate_denominator": 0, "cost_per_merged_pr": None, "merged_cost_unknown": 0, "currency": None,
                    "costs_in_several_currencies": False, "spend_closed_without_merge": None, "closed_cost_unknown": 0,
                    "median_hours_to_merge": None, "rejected_then_merged": 0, "merge_credit_bugs": 0,
-                   "reviewed_exceptions": 0, "open": 0},
+                   "reviewed_exceptions": 0, "first_try_merges": 0, "first_try_rate": None, "open": 0,
+                   "stale_open": 0},
         "by_agent": [],
         "by_repo": [],
+        "cohorts": [],
+        "stale_days": 14,
         "merge_rate_rule": ("merge_rate is merged / (merged + closed_without_merge); pull requests still open are "
                             "in neither, and merge_rate_denominator says how many closed"),
         "cost_rule": ("cost_per_merged_pr is what every attempt of the pull requests merged in the week cost, over "

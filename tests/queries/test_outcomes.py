@@ -12,7 +12,9 @@ straight, in Python, by the rules docs/report.md states.
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import json
 import random
 import statistics
@@ -31,6 +33,13 @@ START = datetime(2026, 9, 7, tzinfo=UTC)  # a Monday
 PEOPLE = ("alice", "bob")
 BOTS = ("mergify[bot]", "renovate[bot]")
 AGENTS = ("tidy-bot[bot]", "sweep-bot[bot]", None)
+# The day taken as today: a pull request still open whose first attempt ran 14 days or more before it (or before the
+# scope's last day) is stale; some of the histories' are, some not.
+TODAY = date(2026, 10, 12)
+
+
+def stale_day(filters: Filters) -> datetime:
+    return datetime.combine((filters.until or TODAY) - timedelta(days=14), datetime.min.time())
 
 
 def stamp(moment: datetime) -> str:
@@ -258,8 +267,11 @@ def figures(merged: list[Change], closed: list[Change]) -> dict[str, Any]:
     hours = [(parse(change.closed["merged_at"]) - change.first).total_seconds() / 3600 for change in merged]
     decided = len(merged) + len(closed)
     verdicts = [change.verdict() for change in merged]
+    first_try = sum(len(change.attempts) == 1 for change in merged)
     return {
-        "merged": len(merged), "closed_without_merge": len(closed),
+        "merged": len(merged), "merged_cost_known": len(known),
+        "cost_coverage": round(len(known) / len(merged), 4) if merged else None,
+        "closed_without_merge": len(closed),
         "merge_rate": round(len(merged) / decided, 4) if decided else None, "merge_rate_denominator": decided,
         "cost_per_merged_pr": float(round(total / len(known), 10)) if known and len(currencies) <= 1 else None,
         "merged_cost_unknown": unknown,
@@ -272,6 +284,7 @@ def figures(merged: list[Change], closed: list[Change]) -> dict[str, Any]:
         "rejected_then_merged": sum(change.attempts[0]["probe"] == "reject" for change in merged),
         "merge_credit_bugs": verdicts.count("credit_bug"),
         "reviewed_exceptions": verdicts.count("reviewed_exception"),
+        "first_try_merges": first_try, "first_try_rate": round(first_try / len(merged), 4) if merged else None,
     }
 
 
@@ -294,14 +307,26 @@ def expected(lines: list[dict[str, Any]], filters: Filters) -> dict[str, Any]:
             "lanes_held": sum(line["lane"] == "hold" for line in here),
             **figures([c for c in everyone if c.state == "merged" and c.closed_week == week],
                       [c for c in everyone if c.state == "closed" and c.closed_week == week]),
-            "open": sum(change.opened <= week and not (change.closed and parse(change.closed["ts"]) < end)
-                        for change in everyone),
+            "open_at_week_end": sum(change.opened <= week and not (change.closed and parse(change.closed["ts"]) < end)
+                                    for change in everyone),
+            "stale_open": sum(stale(change) for change in everyone if change.opened == week),
         }
+
+    def stale(change: Change) -> bool:
+        return change.state is None and change.first < stale_day(filters)
 
     def over_range(group: list[Change]) -> dict[str, Any]:
         return {**figures([c for c in group if c.state == "merged" and in_scope(c.closed_week, filters)],
                           [c for c in group if c.state == "closed" and in_scope(c.closed_week, filters)]),
-                "open": sum(change.state is None for change in group)}
+                "open": sum(change.state is None for change in group),
+                "stale_open": sum(stale(change) for change in group)}
+
+    def cohort(week: date) -> dict[str, Any]:
+        opened = [change for change in everyone if change.opened == week]
+        return {"week": week.isoformat(), "opened": len(opened),
+                "merged": sum(change.state == "merged" for change in opened),
+                "closed_without_merge": sum(change.state == "closed" for change in opened),
+                "open": sum(change.state is None for change in opened)}
 
     def grouped(name: str, key: Any) -> list[dict[str, Any]]:
         values = sorted({key(c) for c in changes}, key=lambda value: (value is None, value or ""))
@@ -316,6 +341,7 @@ def expected(lines: list[dict[str, Any]], filters: Filters) -> dict[str, Any]:
         "totals": {"pull_requests": len(changes), **over_range(changes)},
         "by_agent": grouped("agent", agent),
         "by_repo": grouped("repo", lambda change: change.attempts[-1]["repo"]),
+        "cohorts": [cohort(week) for week in weeks if any(change.opened == week for change in everyone)],
     }
 
 
@@ -324,8 +350,8 @@ def lanelog_figures(tmp_path: Path, lines: list[dict[str, Any]], filters: Filter
     log.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     con = store.open_memory()
     ingest.ingest_paths(con, [log])
-    found = queries.outcome_figures(con, filters)
-    return {key: found[key] for key in ("weeks", "totals", "by_agent", "by_repo")}
+    found = queries.outcome_figures(con, filters, today=TODAY)
+    return {key: found[key] for key in ("weeks", "totals", "by_agent", "by_repo", "cohorts")}
 
 
 SCOPES = {
@@ -351,6 +377,9 @@ def test_the_generated_histories_hold_every_case_the_rules_name() -> None:
     assert any(change.cost() is None and change.state == "merged" for change in everything)
     assert any(change.cost() is not None and change.cost()[1] == "EUR" for change in everything)
     assert any(change.attempts[0]["probe"] == "reject" and change.state == "merged" for change in everything)
+    assert {len(change.attempts) == 1 for change in everything if change.state == "merged"} == {True, False}
+    assert {change.first < stale_day(Filters())
+            for change in everything if change.state is None} == {True, False}
 
 
 FIRST = START + timedelta(days=2)
@@ -391,3 +420,56 @@ def test_the_review_names_a_merge_recorded_before_its_first_attempt(tmp_path: Pa
         assert done.exit_code == 0, done.output
         assert "1 pull request(s) closed before their first attempt" in done.stdout
         assert "orders#1 (closed 2026-09-03" in done.stdout.replace("\\", "")
+
+
+def report_of(tmp_path: Path, *args: str) -> str:
+    from click.testing import CliRunner
+
+    from lanelog.cli import cli
+
+    log = tmp_path / "lane-log.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in history(3)), encoding="utf-8")
+    done = CliRunner().invoke(cli, ["report", str(log), "--today", "2026-12-01", *args])
+    assert done.exit_code == 0, done.output
+    return done.stdout
+
+
+def test_every_report_format_shows_the_first_try_merges_the_stale_and_the_cohorts(tmp_path: Path) -> None:
+    outcomes = json.loads(report_of(tmp_path, "--format", "json"))["outcomes"]
+    totals = outcomes["totals"]
+    assert outcomes["cohorts"] and totals["merged"] and totals["open"]
+    for form in ("text", "markdown"):
+        shown = report_of(tmp_path, "--format", form).replace("\\", "")
+        assert f"Merged at the first try (one routed attempt): {totals['first_try_merges']}," in shown
+        assert f"Open now (no outcome line yet): {totals['open']}, of which {totals['stale_open']} stale" in shown
+        assert "By the week they opened (what became of them, as of now)" in shown
+        assert "open at week's end" in shown
+    rows = list(csv.DictReader(io.StringIO(report_of(tmp_path, "--format", "csv"))))
+    weeks = {row["week"]: row for row in outcomes["weeks"]}
+    for cohort in outcomes["cohorts"]:
+        row = next(row for row in rows if row["week"] == cohort["week"])
+        assert (row["cohort_merged"], row["cohort_open"], row["open_at_week_end"], row["stale_open"]) == (
+            str(cohort["merged"]), str(cohort["open"]), str(weeks[cohort["week"]]["open_at_week_end"]),
+            str(weeks[cohort["week"]]["stale_open"]))
+
+
+def test_stale_days_moves_which_open_pull_requests_are_stale(tmp_path: Path) -> None:
+    """Every open pull request is stale at 0 days on 2026-12-01, none at 36500; the days count to --until when given."""
+    def totals(*args: str) -> dict[str, Any]:
+        return dict(json.loads(report_of(tmp_path, "--format", "json", *args))["outcomes"]["totals"])
+
+    assert totals("--stale-days", "0")["stale_open"] == totals()["open"] > 0
+    assert totals("--stale-days", "36500")["stale_open"] == 0
+    # The one pull request open in the range up to 2026-10-04 is 14 days old a week later, not yet on that day.
+    assert (totals("--until", "2026-10-04")["open"], totals("--until", "2026-10-04")["stale_open"]) == (1, 0)
+    assert (totals("--until", "2026-10-11")["open"], totals("--until", "2026-10-11")["stale_open"]) == (1, 1)
+
+
+def test_a_stale_days_lanelog_cannot_count_is_refused_by_name(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from lanelog.cli import cli
+
+    done = CliRunner().invoke(cli, ["report", "--stale-days", "-1"])
+    assert done.exit_code == 2
+    assert "Invalid value for '--stale-days': -1 is not in the range 0<=x<=36500." in done.stderr

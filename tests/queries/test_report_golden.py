@@ -3,7 +3,8 @@ report's figures and money came from one pass over the attempts (docs/performanc
 
 demo.report.json is the report of `lanelog demo --weeks 4` (the session's demo database,
 tests/conftest.py); when the demo itself changes, make it again with
-`lanelog demo --db D --weeks 4 --out L && lanelog report --db D --format json`.
+`lanelog demo --db D --weeks 4 --out L && lanelog report --db D --format json --today 2026-12-01` (the day
+fixed, so the stale pull requests are counted to the same day whenever the test runs).
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from click.testing import CliRunner
 from lanelog.cli import cli
 
 DATA = Path(__file__).parent / "data"
+TODAY = "2026-12-01"
 
 
 def report_json(*args: str) -> str:
-    result = CliRunner().invoke(cli, ["report", *args, "--format", "json"], catch_exceptions=False)
+    result = CliRunner().invoke(cli, ["report", *args, "--format", "json", "--today", TODAY],
+                                catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return result.stdout
 

@@ -22,6 +22,7 @@ from lanelog.cli.render import money as money_forms
 from lanelog.cli.render import outcomes as outcome_forms
 from lanelog.errors import AlertError
 from lanelog.lazy import lazy_module
+from lanelog.queries import STALE_DAYS
 
 if TYPE_CHECKING:
     import lanelog.cli.alerts as alerts
@@ -64,9 +65,13 @@ class Asked:
               "before the one holding it) and, without --week, the day budgets are judged on.")
 @notify_options
 @dashboard_url_option("With --notify: the dashboard's address, so the digest links to its week there.")
+@click.option("--stale-days", type=click.IntRange(0, 36500), default=STALE_DAYS, show_default=True, metavar="DAYS",
+              help="A pull request still open counts as stale when its first attempt ran before the day DAYS days "
+                   "before the report's last day (--until, else --today): with 14 and 2026-11-15, before "
+                   "2026-11-01.")
 @click.pass_context
 def report(ctx: click.Context, source: ReadOptions, week_text: str | None, fmt: str, budgets: Path | None,
-           today: date | None, notify: NotifyOptions, dashboard_url: str | None) -> None:
+           today: date | None, notify: NotifyOptions, dashboard_url: str | None, stale_days: int) -> None:
     """Print the weekly figures: attempts, probe rejects, armed calls, credit bugs, units.
 
     Reads the DuckDB file, or, given LOG files, ingests them into a throwaway
@@ -98,7 +103,7 @@ def report(ctx: click.Context, source: ReadOptions, week_text: str | None, fmt: 
     link_base = alerts.check_dashboard_url(dashboard_url) if notify.urls else None
     with source.opened(write=asked.once and bool(notify.urls)) as engine:
         found = review(engine, source.filters, asked.budgets or [], asked.day, with_rows=fmt == "markdown",
-                       before=asked.week_before(source.filters))
+                       before=asked.week_before(source.filters), stale_days=stale_days)
     if found.jobs is not None and source.verbose:
         echo(f"Spark ran {found.jobs} job(s) for this report", err=True)
     _printed(found, asked, source)

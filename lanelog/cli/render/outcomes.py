@@ -21,17 +21,24 @@ COLUMNS = (
     ("calls_armed", "armed calls"),
     ("lanes_held", "held"),
     ("merged", "merged"),
+    ("first_try_merges", "at first try"),
     ("closed_without_merge", "closed unmerged"),
-    ("open", "open"),
+    ("open_at_week_end", "open at week's end"),
     ("merge_rate", "merge rate"),
     ("cost_per_merged_pr", "cost per merged PR"),
     ("median_hours_to_merge", "hours to merge"),
 )
-# The CSV's outcome columns, after the money's, per week.
-CSV_COLUMNS = ("pull_requests_opened", "merged", "closed_without_merge", "open", "merge_rate",
-               "merge_rate_denominator", "cost_per_merged_pr", "merged_cost_unknown", "spend_closed_without_merge",
-               "median_hours_to_merge", "rejected_then_merged", "merge_credit_bugs", "reviewed_exceptions")
+# The CSV's outcome columns, after the money's, per week; the cohort's are of the pull requests opened in the week.
+CSV_COLUMNS = ("pull_requests_opened", "merged", "merged_cost_known", "cost_coverage", "closed_without_merge",
+               "open_at_week_end", "stale_open", "merge_rate", "merge_rate_denominator", "first_try_merges",
+               "first_try_rate", "cost_per_merged_pr", "merged_cost_unknown", "spend_closed_without_merge",
+               "median_hours_to_merge", "rejected_then_merged", "merge_credit_bugs", "reviewed_exceptions",
+               "cohort_merged", "cohort_closed_without_merge", "cohort_open")
+# The cohorts' table: the pull requests opened each week, and what became of them as of now.
+COHORT_COLUMNS = (("week", "opened in the week of"), ("opened", "opened"), ("merged", "merged"),
+                  ("closed_without_merge", "closed unmerged"), ("open", "open now"))
 GROUPS = (("agent", "agent", "by_agent"), ("repo", "repository", "by_repo"))
+COHORT_HEADING = "By the week they opened (what became of them, as of now)"
 
 
 def _rate(row: dict[str, Any]) -> str:
@@ -62,13 +69,24 @@ def _cell(key: str, row: dict[str, Any], escape: Any) -> str:
 
 def _rows(outcomes: dict[str, Any], escape: Any) -> list[list[str]]:
     rows = [[_cell(key, week, escape) for key, _ in COLUMNS] for week in outcomes["weeks"]]
-    totals = {**outcomes["totals"], "pull_requests_opened": outcomes["totals"]["pull_requests"]}
+    # The total has no week's end: its open pull requests are open now, in the sentences below.
+    totals = {**outcomes["totals"], "pull_requests_opened": outcomes["totals"]["pull_requests"],
+              "open_at_week_end": None}
     return rows + [["total"] + [_cell(key, totals, escape) for key, _ in COLUMNS[1:]]]
 
 
-GROUP_COLUMNS = (("pull_requests", "pull requests"), ("merged", "merged"), ("closed_without_merge", "closed unmerged"),
-                 ("open", "open"), ("merge_rate", "merge rate"), ("cost_per_merged_pr", "cost per merged PR"),
+GROUP_COLUMNS = (("pull_requests", "pull requests"), ("merged", "merged"), ("first_try_merges", "at first try"),
+                 ("closed_without_merge", "closed unmerged"), ("open", "open now"), ("stale_open", "stale"),
+                 ("merge_rate", "merge rate"), ("cost_per_merged_pr", "cost per merged PR"),
                  ("rejected_then_merged", "rejected, then merged"))
+
+
+def _cohort_rows(outcomes: dict[str, Any], escape: Any) -> list[list[str]]:
+    return [[escape(row[key]) for key, _ in COHORT_COLUMNS] for row in outcomes.get("cohorts", [])]
+
+
+def _share(value: float | None, of: int, noun: str) -> str:
+    return f"{value:.0%} of {of} {noun}" if value is not None else f"none {noun}"
 
 
 def _group_rows(rows: list[dict[str, Any]], key: str, escape: Any) -> list[list[str]]:
@@ -79,7 +97,12 @@ def _group_rows(rows: list[dict[str, Any]], key: str, escape: Any) -> list[list[
 def _sentences(outcomes: dict[str, Any], escape: Any) -> list[str]:
     totals = outcomes["totals"]
     bugs, exceptions = totals["merge_credit_bugs"], totals["reviewed_exceptions"]
-    out = [f"{totals['rejected_then_merged']} pull request(s) rejected by the probe at first were merged after a "
+    out = [f"Merged at the first try (one routed attempt): {totals['first_try_merges']}, "
+           f"{_share(totals['first_try_rate'], totals['merged'], 'merged')} in range; their cost known for "
+           f"{totals['merged_cost_known']}, {_share(totals['cost_coverage'], totals['merged'], 'merged')}.",
+           f"Open now (no outcome line yet): {totals['open']}, of which {totals['stale_open']} stale (first attempt "
+           f"{outcomes['stale_days']} days or more before the report's last day).",
+           f"{totals['rejected_then_merged']} pull request(s) rejected by the probe at first were merged after a "
            "later attempt."]
     if totals["spend_closed_without_merge"] is not None:
         out.append(f"Spent on pull requests closed without merge: "
@@ -104,6 +127,8 @@ def table(outcomes: dict[str, Any]) -> str:
         if outcomes[section]:
             out += ["", f"By {words}", *aligned([words, *(name for _, name in GROUP_COLUMNS)],
                                                  _group_rows(outcomes[section], key, plain))]
+    if outcomes.get("cohorts"):
+        out += ["", COHORT_HEADING, *aligned([words for _, words in COHORT_COLUMNS], _cohort_rows(outcomes, plain))]
     return "\n".join([*out, "", *_sentences(outcomes, plain), f"({RULE_WORDS})"])
 
 
@@ -115,10 +140,15 @@ def markdown(outcomes: dict[str, Any]) -> str:
             out += ["", f"### By {words}", "",
                     *markdown_table([words, *(name for _, name in GROUP_COLUMNS)],
                                     _group_rows(outcomes[section], key, md), bold_total=False)]
+    if outcomes.get("cohorts"):
+        out += ["", f"### {COHORT_HEADING}", "",
+                *markdown_table([words for _, words in COHORT_COLUMNS], _cohort_rows(outcomes, md), bold_total=False)]
     return "\n".join([*out, "", *_sentences(outcomes, md), "", f"_{RULE_WORDS}._"])
 
 
 def csv_cells(outcomes: dict[str, Any] | None, week: str | None) -> list[Any]:
     """One week's outcome cells, in CSV_COLUMNS' order (empty where the week has none)."""
     found: dict[str, Any] = next((row for row in (outcomes or {}).get("weeks", []) if row["week"] == week), {})
+    cohort: dict[str, Any] = next((row for row in (outcomes or {}).get("cohorts", []) if row["week"] == week), {})
+    found = {**found, **{f"cohort_{key}": cohort.get(key) for key in ("merged", "closed_without_merge", "open")}}
     return [found.get(key) for key in CSV_COLUMNS]
