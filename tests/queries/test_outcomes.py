@@ -460,9 +460,30 @@ def test_stale_days_moves_which_open_pull_requests_are_stale(tmp_path: Path) -> 
 
     assert totals("--stale-days", "0")["stale_open"] == totals()["open"] > 0
     assert totals("--stale-days", "36500")["stale_open"] == 0
-    # The one pull request open in the range up to 2026-10-04 is 14 days old a week later, not yet on that day.
-    assert (totals("--until", "2026-10-04")["open"], totals("--until", "2026-10-04")["stale_open"]) == (1, 0)
-    assert (totals("--until", "2026-10-11")["open"], totals("--until", "2026-10-11")["stale_open"]) == (1, 1)
+    # Counted apart from the lines: the pull requests with no outcome line, by their first routed attempt.
+    firsts: dict[tuple[str, int], datetime] = {}
+    closed = set()
+    for line in history(3):
+        key = (line["pull_request"]["repository"], line["pull_request"]["number"])
+        if line.get("producer") == "lanelog-outcome":
+            closed.add(key)
+        elif line.get("producer") == "lanelog-route":
+            ts = datetime.fromisoformat(line["ts"].replace("Z", "+00:00")).replace(tzinfo=None)
+            firsts[key] = min(ts, firsts.get(key, ts))
+    still = sorted(ts for key, ts in firsts.items() if key not in closed)
+
+    def expected(until: date) -> tuple[int, int]:
+        """Open pull requests in the range up to `until` (their first week by then), and of them the stale."""
+        mine = [ts for ts in still if ts.date() - timedelta(days=ts.weekday()) <= until]
+        edge = datetime.combine(until - timedelta(days=14), datetime.min.time())
+        return len(mine), sum(ts < edge for ts in mine)
+
+    # The oldest open pull request is not stale on the 14th day after its first attempt, and is on the 15th.
+    day = still[0].date()
+    for until in (day + timedelta(days=14), day + timedelta(days=15)):
+        found = totals("--until", until.isoformat())
+        assert (found["open"], found["stale_open"]) == expected(until)
+    assert expected(day + timedelta(days=15))[1] == expected(day + timedelta(days=14))[1] + 1
 
 
 def test_a_stale_days_lanelog_cannot_count_is_refused_by_name(tmp_path: Path) -> None:
