@@ -103,11 +103,12 @@ def _cost(row: dict[str, Any]) -> str:
 GROUP_TABLES = (("pull_requests", "merged", "closed_without_merge", "open"),
                 ("stale_open", "first_try_merges", "merge rate"),
                 ("cost per merged PR", "rejected_then_merged"))
-# The weeks' two tables, headed in short words (a row of seven columns fits the expander at 1000 px).
+# The weeks' two tables, headed in short words (a row of six columns fits the expander at 1000 px): what happened
+# in the week, then the merges' rate, cost and time and the pull requests open when it ended.
 WEEK_TABLES = ((("pull_requests_opened", "opened"), ("attempts", "attempts"), ("lanes_held", "held"),
-                ("merged", "merged"), ("closed_without_merge", "closed"), ("open_at_week_end", "open at week's end")),
+                ("merged", "merged"), ("closed_without_merge", "closed")),
                (("merge rate", "merge rate"), ("cost per merged PR", "cost per merged PR"),
-                ("median_hours_to_merge", "hours to merge")))
+                ("median_hours_to_merge", "hours to merge"), ("open_at_week_end", "open at end")))
 
 
 def group_tables(rows: list[dict[str, Any]], key: str) -> list[pd.DataFrame]:

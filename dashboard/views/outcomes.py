@@ -100,6 +100,6 @@ with st.expander("By repository, and the weeks as a table"):
     for number, table in enumerate(outcome_charts.group_tables(outcomes["by_repo"], "repo")):
         ui.table(present.worded(table), key=f"by_repo_table_{number}")
     st.caption("A week's merged and closed pull requests are those that closed in it; opened, those whose first "
-               "attempt ran in it; open at week's end, every one opened by then and not closed by its end.")
+               "attempt ran in it; open at end, every one opened by then and not closed by the week's end.")
     for number, table in enumerate(outcome_charts.weeks_tables(outcomes)):
         ui.table(present.worded(table), key=f"outcome_weeks_table_{number}")

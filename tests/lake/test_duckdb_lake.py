@@ -50,6 +50,8 @@ def test_every_query_gives_the_same_rows_on_lake_and_database(generated: tuple[P
             extra: dict[str, object] = {"limit": 5000} if "limit" in params else {}
             if "first_day" in params:  # a budget's period: the whole generated history
                 extra |= {"first_day": date(2020, 1, 1), "last_day": date(2030, 12, 31)}
+            if "stale_before" in params:  # the day a still-open pull request's first attempt is stale before
+                extra |= {"stale_before": date(2026, 3, 1)}
             expected = queries.records(con, queries.QUERIES[name], filters, **extra)
             assert queries.records(lake_con, queries.QUERIES[name], filters, **extra) == expected, name
         report = queries.report(con, filters)
