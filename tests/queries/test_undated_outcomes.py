@@ -68,7 +68,7 @@ def test_an_undated_close_reads_as_closed_in_no_week_never_as_open(tmp_path: Pat
     finally:
         con.close()
     (week,) = found["weeks"]
-    assert (week["week"], week["open"], week["merged"]) == ("2026-10-05", 0, 0)
+    assert (week["week"], week["open_at_week_end"], week["merged"]) == ("2026-10-05", 0, 0)
     assert (found["totals"]["open"], found["totals"]["merged"]) == (0, 0)
 
 
