@@ -69,6 +69,7 @@ def demo(
         check_exposure(host, None, False)
         check_port_free(host, port)
     summary = run_demo(target, weeks=weeks, replace=replace, log_dir=log_dir)
+    summary.credit_bugs, summary.merge_credit_bugs = _credit_counts(target)
     if fmt == "json":
         echo(json.dumps(summary.as_dict(), sort_keys=True), json=True)
     else:
@@ -79,6 +80,18 @@ def demo(
 
         echo(f"serving the dashboard on http://{host}:{port}", err=True)
         serve_dashboard(target, host=host, port=port)
+
+
+def _credit_counts(db: Path) -> tuple[int, int]:
+    """The one credit-bug count of the demo's database, as report and check give it: read from what was stored."""
+    from lanelog import queries, store
+
+    con = store.open_db(db, read_only=True)
+    try:
+        found = queries.credit_bugs(con)
+    finally:
+        con.close()
+    return len(found.lines), len(found.merges)
 
 
 def summary_text(summary: dict[str, Any]) -> list[str]:
