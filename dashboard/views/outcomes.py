@@ -95,6 +95,7 @@ else:
                "listed (widen the range to see it).")
     st.dataframe(waiting, hide_index=True, key="open_pull_requests", height=cells.table_height(len(waiting)),
                  column_config=present.fixed_columns(outcome_charts.OPEN_WIDTHS))
+    ui.more_rows(len(waiting), noun="pull requests")
 
 with st.expander("By repository, and the weeks as a table"):
     for number, table in enumerate(outcome_charts.group_tables(outcomes["by_repo"], "repo")):

@@ -104,6 +104,16 @@ def test_a_table_that_holds_more_rows_than_it_shows_says_so_and_how_to_see_them(
         "The first 5 of 8 rows, in file order; `lanelog report` and the database hold them all.")
 
 
+
+def test_the_open_pull_requests_list_says_when_it_holds_more_than_it_shows(app: Any, make_db: Any) -> None:
+    lines = [dashboard_line("2026-10-06", attempt_id=f"open-{n}", agent="sweep-bot[bot]",
+                            pull_request={"number": n, "repository": "demo-org/orders-service"}) for n in range(1, 23)]
+    at = app(make_db(lines), "views/outcomes.py", query={"weeks": ["2026-10-05", "2026-10-11"]})
+    assert not at.exception, [e.value for e in at.exception]
+    waiting = next(frame.value for frame in at.dataframe if "days open" in frame.value.columns)
+    assert len(waiting) == 22
+    assert "20 of 22 pull requests in view: scroll inside the table for the others." in texts(at)
+
 def log_db(tmp_path: Path, lines: bytes) -> Path:
     log, db = tmp_path / "mixed.jsonl", tmp_path / "mixed.duckdb"
     log.write_bytes(lines)
