@@ -114,6 +114,7 @@ def test_the_open_pull_requests_list_says_when_it_holds_more_than_it_shows(app: 
     assert len(waiting) == 22
     assert "20 of 22 pull requests in view: scroll inside the table for the others." in texts(at)
 
+
 def log_db(tmp_path: Path, lines: bytes) -> Path:
     log, db = tmp_path / "mixed.jsonl", tmp_path / "mixed.duckdb"
     log.write_bytes(lines)
