@@ -264,7 +264,7 @@ def test_the_demo_text_summary_states_the_one_credit_bug_count(demo_dir: Path) -
     summary = json.loads((demo_dir / "summary.json").read_text())
     first = summary_text(summary)[0]
     total = summary["credit_bugs"] + summary["merge_credit_bugs"]
-    assert f"({total} credit bugs ({summary['credit_bugs']} attempts given merge credit while quarantined, " in first
+    assert f"; {total} credit bugs ({summary['credit_bugs']} attempts given merge credit while quarantined, " in first
     assert f"{summary['merge_credit_bugs']} pull request" in first and "merged over a live quarantine" in first
 
 

@@ -101,8 +101,8 @@ def summary_text(summary: dict[str, Any]) -> list[str]:
     faulty = " (legacy-promoter: the labelled faulty producer)" if summary["producers"].get("legacy-promoter") else ""
     neither = " (neither: passed the probe without an armed call)" if summary["outcomes"].get("neither") else ""
     return [
-        f"demo: {summary['attempts']} attempts over {summary['weeks']} weeks ({split_words(summary)}) "
-        f"in {summary['seconds']:.1f} s -> {summary['db']}",
+        f"demo: {summary['attempts']} attempts over {summary['weeks']} weeks; {split_words(summary)}; "
+        f"made in {summary['seconds']:.1f} s -> {summary['db']}",
         "by producer: " + ", ".join(f"{k} {v}" for k, v in sorted(summary["producers"].items())) + faulty,
         "by outcome: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(summary["outcomes"].items()))
         + neither,
