@@ -304,6 +304,13 @@ def noted(read: Callable[[], Any], field: str, notify: Callable[[str], None]) ->
         return None
 
 
+def change_read(readers: Mapping[str, Callable[[], Any]], wanted: Collection[str],
+                notify: Callable[[str], None]) -> Change:
+    """A job's Change from one reader per field it can tell (``pull_request``, ``agent``, ``ci_run``): each read
+    only when wanted, one that cannot be read None with its note (noted); a field with no reader is None."""
+    return Change(**{field: noted(read, field, notify) for field, read in readers.items() if field in wanted})
+
+
 def outside_ci(environ: Mapping[str, str]) -> dict[str, str]:
     """``environ`` without any forge's CI variables: a process started with it is no CI job."""
     adapters = every_forge()

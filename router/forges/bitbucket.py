@@ -47,7 +47,7 @@ from lanelog.router.forges import (
     Omit,
     PullRequest,
     Run,
-    noted,
+    change_read,
     refuse,
 )
 from lanelog.router.forges._payload import a_flag, a_word, an_array, an_object
@@ -83,10 +83,9 @@ class Bitbucket(Forge):
                    notify: Callable[[str], None]) -> Change:
         if not self.runs_here(environ):
             return Change()
-        pull_request = noted(lambda: _job_pull_request(environ), "pull_request", notify) \
-            if "pull_request" in wanted else None
-        run = noted(lambda: _job_run(environ), "ci_run", notify) if "ci_run" in wanted else None
-        return Change(pull_request=pull_request, agent=None, ci_run=run)
+        # The agent comes from --agent alone on Bitbucket Pipelines.
+        return change_read({"pull_request": lambda: _job_pull_request(environ), "ci_run": lambda: _job_run(environ)},
+                           wanted, notify)
 
     def close_of(self, event: Any, named: str, environ: Mapping[str, str], omit: Omit = refuse) -> Close:
         return _close(event, named)  # (its pipelines carry no close: the base's job_close, None, stands)

@@ -53,7 +53,7 @@ from lanelog.router.forges import (
     Omit,
     PullRequest,
     Run,
-    noted,
+    change_read,
     refuse,
 )
 from lanelog.router.forges._payload import MAX_ITEMS, a_flag, a_word, an_array, an_object
@@ -90,11 +90,8 @@ class GitLab(Forge):
                    notify: Callable[[str], None]) -> Change:
         if not self.runs_here(environ):
             return Change()
-        pull_request = noted(lambda: _job_merge_request(environ), "pull_request", notify) \
-            if "pull_request" in wanted else None
-        agent = noted(lambda: _job_agent(environ), "agent", notify) if "agent" in wanted else None
-        run = noted(lambda: _job_run(environ), "ci_run", notify) if "ci_run" in wanted else None
-        return Change(pull_request=pull_request, agent=agent, ci_run=run)
+        return change_read({"pull_request": lambda: _job_merge_request(environ), "agent": lambda: _job_agent(environ),
+                            "ci_run": lambda: _job_run(environ)}, wanted, notify)
 
     def close_of(self, event: Any, named: str, environ: Mapping[str, str], omit: Omit = refuse) -> Close:
         return _close(event, named)  # (its pipelines carry no close: the base's job_close, None, stands)
