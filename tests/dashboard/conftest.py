@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lanelog import ingest, store
-from tests.dashboard.dashboard_support import APP, PAGES
+from tests.dashboard.dashboard_support import APP, PAGES, ingested
 
 
 @pytest.fixture(autouse=True)
@@ -43,13 +42,7 @@ def make_db(tmp_path: Path) -> Callable[[list[dict[str, Any]]], Path]:
         n = next(counter)
         log = tmp_path / f"lane-log-{n}.jsonl"
         log.write_text("".join(json.dumps({"attempt_id": f"t{n}-{i}", **obj}) + "\n" for i, obj in enumerate(lines)))
-        db = tmp_path / f"db-{n}.duckdb"
-        con = store.open_db(db)
-        try:
-            ingest.ingest_paths(con, [log])
-        finally:
-            con.close()
-        return db
+        return ingested(log, tmp_path / f"db-{n}.duckdb")
 
     return make
 

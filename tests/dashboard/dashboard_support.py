@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from lanelog import ingest, store
+
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 PAGES = [
     "views/overview.py",
@@ -67,3 +69,13 @@ def write_long_history(path: Path, per_week: int = 45) -> int:
             out.append(json.dumps(row).encode())
     path.write_bytes(b"".join(data + b"\n" for data in out))
     return len(out)
+
+
+def ingested(log: Path, db: Path) -> Path:
+    """`log` ingested into a new database at `db`, closed again: the database's path."""
+    con = store.open_db(db)
+    try:
+        ingest.ingest_paths(con, [log])
+    finally:
+        con.close()
+    return db

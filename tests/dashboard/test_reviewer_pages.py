@@ -13,9 +13,10 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from lanelog import ingest, queries, store
+from lanelog import queries, store
 from lanelog.dashboard import cells, charts, present, spend_charts, triage_tables
 from lanelog.money import amount_text
+from tests.dashboard.dashboard_support import ingested
 from tests.dashboard.dashboard_support import line as dashboard_line
 from tests.dashboard.test_pages import flat_layers, texts
 from tests.ingest.support import line, outcome
@@ -118,12 +119,7 @@ def test_the_open_pull_requests_list_says_when_it_holds_more_than_it_shows(app: 
 def log_db(tmp_path: Path, lines: bytes) -> Path:
     log, db = tmp_path / "mixed.jsonl", tmp_path / "mixed.duckdb"
     log.write_bytes(lines)
-    con = store.open_db(db)
-    try:
-        ingest.ingest_paths(con, [log])
-    finally:
-        con.close()
-    return db
+    return ingested(log, db)
 
 
 def test_data_health_counts_each_logs_outcome_lines_beside_its_attempts(app: Any, demo_db: Path) -> None:
