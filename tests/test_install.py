@@ -144,7 +144,8 @@ def test_the_bare_install_holds_none_of_the_extras(bare: Path) -> None:
     assert (done.returncode, done.stdout, done.stderr) == (0, "\n", "")
 
 
-def test_the_bare_install_routes_a_real_patch(bare: Path, tmp_path: Path) -> None:
+def patched_repo(tmp_path: Path, name: str, text: str, message: str) -> Path:
+    """A repository of BASE_FILES on main, and a branch `patch` whose one commit writes `text` to `name`."""
     repo = tmp_path / "repo"
     repo.mkdir()
 
@@ -153,14 +154,19 @@ def test_the_bare_install_routes_a_real_patch(bare: Path, tmp_path: Path) -> Non
                        env={**os.environ, **GIT_ENV}, timeout=60)
 
     git("init", "-q", "-b", "main")
-    for name, text in BASE_FILES.items():
-        (repo / name).parent.mkdir(parents=True, exist_ok=True)
-        (repo / name).write_text(text, encoding="utf-8")
+    for base_name, base_text in BASE_FILES.items():
+        (repo / base_name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / base_name).write_text(base_text, encoding="utf-8")
     git("add", "-A")
     git("commit", "-q", "-m", "base")
     git("checkout", "-q", "-b", "patch")
-    (repo / "store.py").write_text("def put(key, body):\n    return dict(body)\n", encoding="utf-8")
-    git("commit", "-q", "-am", "copy the body on put")
+    (repo / name).write_text(text, encoding="utf-8")
+    git("commit", "-q", "-am", message)
+    return repo
+
+
+def test_the_bare_install_routes_a_real_patch(bare: Path, tmp_path: Path) -> None:
+    repo = patched_repo(tmp_path, "store.py", "def put(key, body):\n    return dict(body)\n", "copy the body on put")
     log = tmp_path / "lane-log.jsonl"
     done = _bare(bare, "route", "--repo", str(repo), "--base", "main", "--today", "2026-10-08",
                  "--out", str(log), cwd=tmp_path)
@@ -174,22 +180,7 @@ def test_the_bare_install_routes_a_real_patch(bare: Path, tmp_path: Path) -> Non
 def test_the_bare_install_blocks_a_push_in_an_agents_hook(bare: Path, tmp_path: Path) -> None:
     """The hook path needs no extra: Claude Code's PreToolUse input of a push that drops an assertion
     (https://code.claude.com/docs/en/hooks#pretooluse-input) is blocked, exit 2, by the bare install."""
-    repo = tmp_path / "repo"
-    repo.mkdir()
-
-    def git(*args: str) -> None:
-        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
-                       env={**os.environ, **GIT_ENV}, timeout=60)
-
-    git("init", "-q", "-b", "main")
-    for name, text in BASE_FILES.items():
-        (repo / name).parent.mkdir(parents=True, exist_ok=True)
-        (repo / name).write_text(text, encoding="utf-8")
-    git("add", "-A")
-    git("commit", "-q", "-m", "base")
-    git("checkout", "-q", "-b", "patch")
-    (repo / "api.py").write_text("def handle(payload):\n    return payload\n", encoding="utf-8")
-    git("commit", "-q", "-am", "drop the check")
+    repo = patched_repo(tmp_path, "api.py", "def handle(payload):\n    return payload\n", "drop the check")
     payload = json.dumps({"session_id": "abc123", "transcript_path": "/t.jsonl", "cwd": str(repo),
                           "hook_event_name": "PreToolUse", "tool_name": "Bash",
                           "tool_input": {"command": "git push origin patch"}})
