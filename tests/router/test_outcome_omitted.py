@@ -10,28 +10,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from lanelog.framing import UNSAFE
 from tests.router import github_payloads as gh
+from tests.router.test_outcome_hostile import TEN_MB, merged_with, written
 from tests.router.test_route_github import runner_reads
 
-TEN_MB = "x" * (10 * 1024 * 1024)
 BIDI = "holds the control, separator or bidi character U+{}"
-
-
-def written(tmp_path: Path, payload: object, name: str = "event.json") -> Path:
-    path = tmp_path / name
-    path.write_text(json.dumps(payload), encoding="utf-8")  # ensure_ascii: a lone surrogate as its escape
-    return path
-
-
-def merged_with(**change: object) -> dict:
-    payload = gh.auto_merged()
-    payload["pull_request"].update(change)
-    return payload
 
 
 @pytest.mark.parametrize(("change", "field", "key", "why"), [
